@@ -1,0 +1,32 @@
+"""Exceptions raised by darrm.
+
+Every error names the offending parameter so that a user sees at once what to fix.
+All are subclasses of :class:`DarrmError` (itself a ``ValueError``), so callers can
+catch one type.
+"""
+
+from __future__ import annotations
+
+
+class DarrmError(ValueError):
+    """Base class of every error raised deliberately by darrm."""
+
+
+class ParameterError(DarrmError):
+    """A parameter is outside its domain (e.g. ``eps <= 0``, even ``K``)."""
+
+    def __init__(self, name: str, message: str):
+        self.parameter = name
+        super().__init__(f"{name}: {message}")
+
+
+class SolveError(DarrmError):
+    """The LP was infeasible, unbounded, or the solver failed."""
+
+
+class CertificationError(DarrmError):
+    """A γ table does not satisfy the privacy constraints it claims."""
+
+
+class GammaFileError(DarrmError):
+    """A γ table file is unreadable, corrupt, or fails re-verification."""

@@ -1,0 +1,1 @@
+"""Reproductions of the DaRRM paper's experiments and extensions."""
