@@ -1,0 +1,254 @@
+"""The ``darrm`` command line: solve, verify, evaluate and use γ tables.
+
+Every subcommand returns an exit code; bad input gives a one-line message on stderr
+and exit code 2 (a :class:`~darrm.errors.DarrmError`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__, gamma_file
+from .certify import certify
+from .errors import DarrmError, ParameterError
+from .gamma import gamma_const, gamma_dsub, gamma_sub
+from .lp import expected_signed_error, solve_gamma_opt
+from .mechanism import aggregate
+from .params import PrivacyParams
+from .prior import IIDPrior, parse_prior
+from .report import error_curve_text, gamma_table_text, plot_gammas
+from .table import GammaTable
+
+# Modules that add subcommands through ``register(subparsers)``.
+EXTENSIONS = ("accounting.cli", "accounting.shuffle.cli")
+
+DEMO = {"K": 11, "m": 3.0, "eps": 0.1, "Delta": 1e-5}
+
+
+def _params(args: argparse.Namespace) -> PrivacyParams:
+    return PrivacyParams(K=args.K, m=args.m, eps=args.eps, Delta=args.Delta, delta=args.delta)
+
+
+def _table_for(params: PrivacyParams, family: str, prior_spec: str, progress: bool | None) -> GammaTable:
+    if family == "opt":
+        return solve_gamma_opt(params, parse_prior(prior_spec), progress=progress)
+    if family == "sub":
+        g = gamma_sub(params.K, _int_m(params))
+    elif family == "dsub":
+        g = gamma_dsub(params.K, _int_m(params))
+    else:
+        g = gamma_const(params)
+    cert = certify(g, params, progress=progress)
+    if not cert.certified:
+        raise DarrmError(
+            f"γ_{family} is not (mε, δ)-DP for these parameters (violation {cert.violation:.3e}); "
+            "γ_dsub needs pure DP (Delta = delta = 0)"
+        )
+    prior = parse_prior(prior_spec)
+    return GammaTable(params, g, family, cert.violation, prior.to_dict(), expected_signed_error(g, prior))
+
+
+def _int_m(params: PrivacyParams) -> int:
+    if not float(params.m).is_integer():
+        raise ParameterError("m", f"must be an integer for this family, got {params.m}")
+    return int(params.m)
+
+
+def _baselines(params: PrivacyParams, gamma_opt: np.ndarray) -> dict[str, np.ndarray]:
+    out = {"opt": gamma_opt}
+    if float(params.m).is_integer():
+        out["sub"] = gamma_sub(params.K, int(params.m))
+        if params.Delta == 0 and params.delta == 0:
+            out["dsub"] = gamma_dsub(params.K, int(params.m))
+    out["const"] = gamma_const(params)
+    return out
+
+
+def _describe(table: GammaTable) -> str:
+    p = table.params
+    lines = [
+        f"DaRRM γ_{table.family}: K={p.K}, m={p.m:g}, eps={p.eps:g}, Delta={p.Delta:g}, delta={p.delta:.6g}",
+        f"  guarantee: ({p.m * p.eps:.6g}, {p.delta:.6g})-DP per query "
+        f"(certified over all corner multisets, both outputs, both directions; max violation {table.violation:.2e})",
+    ]
+    if table.prior is not None and table.objective is not None:
+        lines.append(f"  prior: {table.prior}; expected error under it: {table.objective:.6f}")
+    if table.info:
+        keys = ("lp_rows", "multisets", "repair_scale")
+        lines.append("  " + ", ".join(f"{k}={table.info[k]}" for k in keys if k in table.info))
+    return "\n".join(lines)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    params = PrivacyParams(**DEMO)
+    table = solve_gamma_opt(params, IIDPrior(), progress=args.progress)
+    gammas = _baselines(params, table.gamma)
+    print(_describe(table))
+    print()
+    print(gamma_table_text(gammas))
+    print()
+    print("Error curve for i.i.d. mechanisms (exact; E(p) = E(1-p)):")
+    print(error_curve_text(gammas))
+    if args.out:
+        gamma_file.save(table, args.out)
+        print(f"\nwrote {args.out}")
+    if args.plot:
+        plot_gammas(gammas, args.plot, "K=11, m=3, ε=0.1, Δ=1e-5")
+        print(f"wrote {args.plot}")
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    params = _params(args)
+    table = _table_for(params, args.family, args.prior, args.progress)
+    print(_describe(table))
+    print(gamma_table_text({table.family: table.gamma}))
+    if args.out:
+        gamma_file.save(table, args.out)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    table = gamma_file.load(args.file)
+    print(f"{args.file}: OK (checksum and certificate re-checked)")
+    print(_describe(table))
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    table = gamma_file.load(args.file)
+    gammas = _baselines(table.params, table.gamma)
+    if table.family != "opt":
+        gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
+    grid = [float(v) for v in args.p.split(",")] if args.p else None
+    if args.json:
+        from .error import error_curve
+
+        ps = np.array(grid if grid else np.linspace(0, 1, 21))
+        print(json.dumps({"p": ps.tolist(), **{k: error_curve(v, ps).tolist() for k, v in gammas.items()}}))
+        return 0
+    print(_describe(table))
+    print(gamma_table_text(gammas))
+    print()
+    print(error_curve_text(gammas, grid) if grid else error_curve_text(gammas))
+    if args.plot:
+        plot_gammas(gammas, args.plot, f"K={table.K}, m={table.params.m:g}, ε={table.params.eps:g}")
+        print(f"wrote {args.plot}")
+    return 0
+
+
+def read_votes(path: str) -> np.ndarray:
+    """Votes from .npy or CSV (comma/whitespace separated; one query per row)."""
+    p = Path(path)
+    try:
+        if p.suffix == ".npy":
+            return np.load(p, allow_pickle=False)
+        text = p.read_text()
+    except (OSError, ValueError) as exc:
+        raise ParameterError("votes", f"cannot read {path}: {exc}") from None
+    try:
+        rows = [[float(x) for x in line.replace(",", " ").split()] for line in text.splitlines() if line.strip()]
+        arr = np.array(rows)
+    except ValueError as exc:
+        raise ParameterError("votes", f"{path}: not numeric CSV ({exc})") from None
+    if arr.ndim != 2:
+        raise ParameterError("votes", f"{path}: rows must all have the same length")
+    return arr[:, 0] if arr.shape[1] == 1 else arr
+
+
+def cmd_aggregate(args: argparse.Namespace) -> int:
+    table = gamma_file.load(args.file)
+    votes = read_votes(args.votes)
+    labels = aggregate(votes, table.gamma, np.random.default_rng(args.seed))
+    out = "\n".join(str(int(v)) for v in labels) + "\n"
+    if args.out:
+        gamma_file.atomic_write_bytes(args.out, out.encode())
+    else:
+        sys.stdout.write(out)
+    return 0
+
+
+def _add_param_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--K", type=int, default=DEMO["K"], help="number of mechanisms (odd); default 11")
+    p.add_argument("--m", type=float, default=DEMO["m"], help="privacy allowance in [1, K]; default 3")
+    p.add_argument("--eps", type=float, default=DEMO["eps"], help="per-mechanism ε > 0; default 0.1")
+    p.add_argument("--Delta", type=float, default=DEMO["Delta"], help="per-mechanism Δ in [0,1); default 1e-5")
+    p.add_argument("--delta", type=float, default=None, help="target δ in [Δ, 1); default 1-(1-Δ)^m")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="darrm", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"darrm {__version__}")
+    prog = parser.add_mutually_exclusive_group()
+    prog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress bars")
+    prog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress bars")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("demo", help="solve, certify and show γ_opt for K=11, m=3, ε=0.1, Δ=1e-5")
+    p.add_argument("--out", help="also write the γ file here")
+    p.add_argument("--plot", help="write γ shapes and error curves as PNG")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("solve", help="compute and certify a γ table and write it as a γ file")
+    _add_param_args(p)
+    p.add_argument("--family", choices=("opt", "sub", "dsub", "const"), default="opt")
+    p.add_argument("--prior", default="iid:0.75",
+                   help="objective prior: iid:MU | means:M1,..,MK | beta:A,B | paper-mc[:P_LOWER,TAU,T,SEED]")
+    p.add_argument("--out", help="γ file to write (atomically); omitted: print only")
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("verify", help="check a γ file's checksum and re-certify its privacy")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("evaluate", help="error table/curve of a γ file against γ_Sub and γ_const")
+    p.add_argument("file")
+    p.add_argument("--p", help="comma-separated p grid for the error table")
+    p.add_argument("--plot", help="write a PNG")
+    p.add_argument("--json", action="store_true", help="print the error curves as JSON")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("aggregate", help="private labels for votes (Q×K 0/1 or Q counts) from a γ file")
+    p.add_argument("file")
+    p.add_argument("--votes", required=True, help="votes as .npy or CSV")
+    p.add_argument("--seed", type=int, default=None, help="seed for the mechanism's randomness")
+    p.add_argument("--out", help="write labels here (one per line) instead of stdout")
+    p.set_defaults(func=cmd_aggregate)
+
+    for name in EXTENSIONS:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and name.startswith(exc.name):
+                continue  # extension not installed in this tree
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except DarrmError as exc:
+        print(f"darrm: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("darrm: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,131 @@
+"""The γ families of DaRRM (Algorithm 1): symmetric noise functions γ: {0..K} → [0, 1].
+
+A γ is stored as the full table of K+1 floats but is determined by its upper half
+γ(mid..K), mid = (K+1)/2, because every γ here is symmetric, γ(l) = γ(K−l)
+(design rule (b), L145–153; Lemma 3.4 needs it).
+
+Families:
+    * :func:`gamma_const` — randomized response with the largest p_const (Lemma A.1).
+    * :func:`gamma_sub`   — subsampling m of K without replacement (Lemma 3.1).
+    * :func:`gamma_dsub`  — the 2m−1 subsampling γ of Theorem 4.1 (pure DP).
+    * γ_opt is in :mod:`darrm.lp`.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+from scipy import stats
+
+from .corners import corners
+from .errors import ParameterError
+from .params import PrivacyParams, validate_K
+
+
+def symmetric_from_upper(upper: np.ndarray, K: int) -> np.ndarray:
+    """Full table γ(0..K) from γ(mid..K) using γ(K−l) = γ(l)."""
+    upper = np.asarray(upper, dtype=np.float64)
+    mid = (K + 1) // 2
+    if upper.shape != (K + 1 - mid,):
+        raise ParameterError("gamma", f"upper half must have {K + 1 - mid} entries, got shape {upper.shape}")
+    return np.concatenate([upper[::-1], upper])
+
+
+def upper_half(gamma: np.ndarray) -> np.ndarray:
+    """γ(mid..K) of a full table."""
+    gamma = np.asarray(gamma, dtype=np.float64)
+    K = gamma.shape[0] - 1
+    return gamma[(K + 1) // 2 :].copy()
+
+
+def validate_gamma(gamma: object, K: int | None = None, *, name: str = "gamma", sym_tol: float = 0.0) -> np.ndarray:
+    """Check a full γ table: 1-D, length K+1 (K odd), finite, in [0, 1], symmetric."""
+    g = np.asarray(gamma, dtype=np.float64)
+    if g.ndim != 1:
+        raise ParameterError(name, f"must be a 1-D table, got shape {g.shape}")
+    Kg = g.shape[0] - 1
+    if K is not None and Kg != K:
+        raise ParameterError(name, f"must have K+1={K + 1} entries, got {g.shape[0]}")
+    if Kg < 1 or Kg % 2 == 0:
+        raise ParameterError(name, f"length must be K+1 with K odd >= 1, got {g.shape[0]}")
+    if not np.all(np.isfinite(g)):
+        raise ParameterError(name, "contains NaN or infinite values")
+    if np.any(g < 0.0) or np.any(g > 1.0):
+        raise ParameterError(name, "values must lie in [0, 1]")
+    if np.max(np.abs(g - g[::-1])) > sym_tol:
+        raise ParameterError(name, "must be symmetric: gamma[l] == gamma[K-l]")
+    return g
+
+
+def _integer_m(m: object, K: int, name: str = "m") -> int:
+    try:
+        if isinstance(m, float) and m.is_integer():
+            m = int(m)
+        mi = operator.index(m)
+    except TypeError:
+        raise ParameterError(name, f"must be an integer for subsampling, got {m!r}") from None
+    if not 1 <= mi <= K:
+        raise ParameterError(name, f"must lie in [1, K={K}], got {mi}")
+    return int(mi)
+
+
+def gamma_sub(K: int, m: int) -> np.ndarray:
+    """γ_Sub of Lemma 3.1: DaRRM_γSub has the law of the majority of m of the K votes
+    drawn without replacement (SubMaj, Algorithm 3), ties of even m broken by a fair coin.
+
+    With H ~ Hypergeom(K, l, m) and h_m(l) = Pr[H ≥ (m+1)/2] (m odd) or
+    Pr[H ≥ m/2+1] + ½Pr[H = m/2] (m even): γ(l) = 1 − 2h_m(l) for l ≤ (K−1)/2 and
+    γ(l) = γ(K−l) above (the printed display is only valid for l ≤ (K−1)/2; spec §1.3).
+    """
+    K = validate_K(K)
+    m = _integer_m(m, K)
+    lows = np.arange((K + 1) // 2)  # l = 0..(K-1)/2
+    H = stats.hypergeom(K, lows, m)
+    if m % 2 == 1:
+        h = H.sf((m + 1) // 2 - 1)
+    else:
+        h = H.sf(m // 2) + 0.5 * H.pmf(m // 2)
+    low = np.clip(1.0 - 2.0 * h, 0.0, 1.0)
+    return np.concatenate([low, low[::-1]])
+
+
+def gamma_dsub(K: int, m: int) -> np.ndarray:
+    """γ of Theorem 4.1 (pure DP, i.i.d. mechanisms): γ ≡ 1 if m ≥ (K+1)/2, else γ_Sub with
+    subsample size 2m−1 ("double subsampling"), which is mε-DP."""
+    K = validate_K(K)
+    m = _integer_m(m, K)
+    if m >= (K + 1) // 2:
+        return np.ones(K + 1)
+    return gamma_sub(K, 2 * m - 1)
+
+
+def p_const(params: PrivacyParams, tau: float | None = None, lam: float | None = None) -> float:
+    """Largest p_const for which RR (Algorithm 2) is (mε, δ)-DP (Lemma A.1, Eq. 4/16).
+
+    The true majority of the K votes is assumed (τε, λ)-DP; by default τ = K and
+    λ = 1 − (1 − Δ)^K (K-fold composition).  We maximise h(q, q′) = q − e^{mε}q′ + ½(e^{mε}−1)
+    over the 8 corners of the (τε, λ) region rather than using the closed form, which is
+    only the maximiser when τ ≥ m; the result is clipped at 1 (spec §1.2).
+    """
+    K = params.K
+    tau = float(K) if tau is None else float(tau)
+    if not (math.isfinite(tau) and tau > 0):
+        raise ParameterError("tau", f"must be finite and > 0, got {tau!r}")
+    if lam is None:
+        lam = 0.0 if params.Delta == 0 else -math.expm1(K * math.log1p(-params.Delta))
+    lam = float(lam)
+    if not (math.isfinite(lam) and 0.0 <= lam < 1.0):
+        raise ParameterError("lam", f"must lie in [0, 1), got {lam!r}")
+    e = params.exp_meps
+    c = corners(tau * params.eps, lam)
+    h = c[:, 0] - e * c[:, 1] + 0.5 * (e - 1.0)
+    hmax = float(h.max())
+    budget = 0.5 * (e - 1.0) + float(params.delta)  # type: ignore[arg-type]
+    return 1.0 if hmax <= budget else budget / hmax
+
+
+def gamma_const(params: PrivacyParams, tau: float | None = None, lam: float | None = None) -> np.ndarray:
+    """γ_const ≡ p_const: randomized response as a DaRRM instance (L232)."""
+    return np.full(params.K + 1, p_const(params, tau, lam))

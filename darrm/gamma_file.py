@@ -1,0 +1,145 @@
+"""γ table files: JSON, written atomically, checksummed, re-certified on load.
+
+Format (all keys required)::
+
+    {"format": "darrm-gamma/1", "K", "m", "eps", "Delta", "delta", "prior", "family",
+     "gamma": [K+1 floats], "solver", "status", "objective", "violation", "version",
+     "info", "checksum": sha256 of the canonical JSON of every other key}
+
+Floats are written with Python's shortest round-trip repr, so a loaded table is
+bit-identical to the saved one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .certify import DEFAULT_TOL, certify
+from .errors import DarrmError, GammaFileError
+from .gamma import validate_gamma
+from .params import PrivacyParams
+from .table import GammaTable
+
+FORMAT = "darrm-gamma/1"
+_KEYS = ("format", "K", "m", "eps", "Delta", "delta", "prior", "family", "gamma", "solver",
+         "status", "objective", "violation", "version", "info")
+
+
+def _canonical(d: dict) -> bytes:
+    return json.dumps(d, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+
+
+def checksum(d: dict) -> str:
+    """sha256 of the canonical JSON of ``d`` without its "checksum" key."""
+    return hashlib.sha256(_canonical({k: v for k, v in d.items() if k != "checksum"})).hexdigest()
+
+
+def table_to_dict(table: GammaTable) -> dict:
+    p = table.params
+    d = {
+        "format": FORMAT,
+        "K": p.K,
+        "m": p.m,
+        "eps": p.eps,
+        "Delta": p.Delta,
+        "delta": p.delta,
+        "prior": table.prior,
+        "family": table.family,
+        "gamma": [float(v) for v in table.gamma],
+        "solver": table.solver,
+        "status": table.status,
+        "objective": table.objective,
+        "violation": table.violation,
+        "version": __version__,
+        "info": table.info,
+    }
+    d["checksum"] = checksum(d)
+    return d
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: temp file in the same folder, fsync, rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def save(table: GammaTable, path: str | os.PathLike, *, tol: float = DEFAULT_TOL) -> None:
+    """Re-certify ``table`` and write it atomically; an uncertified table is never written."""
+    cert = certify(table.gamma, table.params, tol=tol)
+    if not cert.certified:
+        raise GammaFileError(f"refusing to write an uncertified table (violation {cert.violation:.3e})")
+    d = table_to_dict(table)
+    atomic_write_bytes(path, json.dumps(d, indent=1, allow_nan=False).encode() + b"\n")
+
+
+def load(path: str | os.PathLike, *, tol: float = DEFAULT_TOL, recertify: bool = True) -> GammaTable:
+    """Read a γ file, check format, checksum and parameters, and re-run the certificate.
+
+    Raises:
+        GammaFileError: unreadable, corrupt, tampered with, or not certified.
+    """
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise GammaFileError(f"{path}: cannot read γ file: {exc.strerror or exc}") from None
+    try:
+        d = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GammaFileError(f"{path}: not a valid JSON γ file ({exc})") from None
+    if not isinstance(d, dict):
+        raise GammaFileError(f"{path}: γ file must hold a JSON object")
+    missing = [k for k in (*_KEYS, "checksum") if k not in d]
+    if missing:
+        raise GammaFileError(f"{path}: γ file is missing keys {missing}")
+    if d["format"] != FORMAT:
+        raise GammaFileError(f"{path}: unsupported format {d['format']!r} (expected {FORMAT!r})")
+    if checksum(d) != d["checksum"]:
+        raise GammaFileError(f"{path}: checksum mismatch: the file is corrupt or was edited")
+    try:
+        params = PrivacyParams(K=d["K"], m=d["m"], eps=d["eps"], Delta=d["Delta"], delta=d["delta"])
+        gamma = validate_gamma(d["gamma"], params.K)
+        violation = float(d["violation"])
+        if not math.isfinite(violation):
+            raise GammaFileError(f"{path}: violation must be finite")
+    except (DarrmError, TypeError, ValueError) as exc:
+        raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
+    table = GammaTable(
+        params=params,
+        gamma=np.array(gamma),
+        family=str(d["family"]),
+        violation=violation,
+        prior=d["prior"],
+        objective=d["objective"],
+        solver=d["solver"],
+        status=d["status"],
+        info=dict(d["info"] or {}),
+    )
+    if recertify:
+        cert = certify(table.gamma, params, tol=tol)
+        if not cert.certified:
+            raise GammaFileError(
+                f"{path}: table is NOT (mε, δ)-DP for its parameters: violation {cert.violation:.3e} > {tol:.1e}"
+            )
+        table = GammaTable(**{**table.__dict__, "violation": cert.violation})
+    return table

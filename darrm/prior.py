@@ -1,0 +1,214 @@
+"""Priors over the mechanisms' probabilities (p_1..p_K) for the γ_opt objective.
+
+The LP objective (Eq. 201) is −½ Σ_{l≥mid} E_T[α_l − α_{K−l}]·γ(l), so a prior enters
+only through the expected pmf E_T[α] of the vote count.  α_l is multilinear in
+(p_1..p_K), hence under a product prior E_T[α] is exactly the Poisson-binomial pmf at
+the means (spec §2.5 "exact closed form"): the paper's Monte-Carlo grid estimator
+(Algorithm 5, Appendix C.2.2) averages to Binomial(K, 0.745).  A prior with all p_i
+equal to one random p (perfectly correlated mechanisms) is handled by quadrature.
+
+The linearised objective equals the expected error E_T[E(DaRRM_γ)] exactly when the
+prior is supported where p ≥ ½ coordinatewise-in-distribution, i.e. where
+α_l ≥ α_{K−l} for all l ≥ mid (e.g. the paper's [0.5, 1]^K surrogate).  Otherwise it
+is the expected *signed* error; see spec §2.5 and §9 item 7.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import integrate, stats
+
+from .errors import ParameterError
+from .poisson_binomial import binomial_pmf, pmf
+
+
+class Prior:
+    """Interface: ``expected_pmf(K)`` returns E_T[α] (length K+1), ``to_dict()`` describes it."""
+
+    def expected_pmf(self, K: int) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def to_dict(self) -> dict:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def _prob(name: str, v: float) -> float:
+    v = float(v)
+    if not (math.isfinite(v) and 0.0 <= v <= 1.0):
+        raise ParameterError(name, f"must lie in [0, 1], got {v!r}")
+    return v
+
+
+@dataclass(frozen=True)
+class IIDPrior(Prior):
+    """p_i i.i.d. with mean μ; E[α] = Binomial(K, μ).  μ = 0.75 is the paper's uniform
+    prior on [0.5, 1] (Eq. 202); μ = 0.745 its τ = 50 left-endpoint grid."""
+
+    mean: float = 0.75
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mean", _prob("prior.mean", self.mean))
+
+    def expected_pmf(self, K: int) -> np.ndarray:
+        return binomial_pmf(K, self.mean)
+
+    def to_dict(self) -> dict:
+        return {"kind": "iid", "mean": self.mean}
+
+
+@dataclass(frozen=True)
+class IndependentPrior(Prior):
+    """Independent p_i with per-mechanism means μ_i; E[α] = PoissonBinomial(μ_1..μ_K)."""
+
+    means: tuple[float, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        ms = tuple(_prob("prior.means", v) for v in self.means)
+        if not ms:
+            raise ParameterError("prior.means", "needs one mean per mechanism")
+        object.__setattr__(self, "means", ms)
+
+    def expected_pmf(self, K: int) -> np.ndarray:
+        if len(self.means) != K:
+            raise ParameterError("prior.means", f"needs K={K} means, got {len(self.means)}")
+        return pmf(np.array(self.means))
+
+    def to_dict(self) -> dict:
+        return {"kind": "independent", "means": list(self.means)}
+
+
+@dataclass(frozen=True)
+class BetaPrior(Prior):
+    """Perfectly correlated mechanisms: p_1 = … = p_K = p with p ~ Beta(a, b);
+    E[α] is the beta-binomial pmf (exact)."""
+
+    a: float = 3.0
+    b: float = 1.0
+
+    def __post_init__(self) -> None:
+        for n in ("a", "b"):
+            v = float(getattr(self, n))
+            if not (math.isfinite(v) and v > 0):
+                raise ParameterError(f"prior.{n}", f"must be finite and > 0, got {v!r}")
+            object.__setattr__(self, n, v)
+
+    def expected_pmf(self, K: int) -> np.ndarray:
+        return stats.betabinom.pmf(np.arange(K + 1), K, self.a, self.b)
+
+    def to_dict(self) -> dict:
+        return {"kind": "beta", "a": self.a, "b": self.b}
+
+
+@dataclass(frozen=True)
+class DensityPrior(Prior):
+    """Perfectly correlated mechanisms with p drawn from a user density on [0, 1]
+    (normalised here); E[α] = ∫ Binomial(K, p) π(p) dp by adaptive quadrature
+    (scipy.integrate.quad_vec, absolute tolerance ``tol``)."""
+
+    density: Callable[[float], float] = field(compare=False)
+    name: str = "density"
+    tol: float = 1e-12
+
+    def expected_pmf(self, K: int) -> np.ndarray:
+        def f(p: float) -> np.ndarray:
+            d = float(self.density(p))
+            if not math.isfinite(d) or d < 0:
+                raise ParameterError("prior.density", f"must be finite and >= 0, got {d!r} at p={p}")
+            return d * binomial_pmf(K, p)
+
+        def g(p: float) -> float:
+            return float(self.density(p))
+
+        z, _ = integrate.quad(g, 0.0, 1.0, epsabs=self.tol, limit=200)
+        if not (math.isfinite(z) and z > 0):
+            raise ParameterError("prior.density", "must integrate to a positive finite mass on [0, 1]")
+        v, _ = integrate.quad_vec(f, 0.0, 1.0, epsabs=self.tol, limit=200)
+        return np.asarray(v) / z
+
+    def to_dict(self) -> dict:
+        return {"kind": "density", "name": self.name}
+
+
+@dataclass(frozen=True)
+class PaperMCPrior(Prior):
+    """The paper's Monte-Carlo grid objective (Algorithm 5, Appendix C.2.2), for reproduction.
+
+    Each of T draws samples K coordinates i.i.d. uniformly from the τ left endpoints of
+    [p_lower, 1) (as the reference code does) and averages the Poisson-binomial pmfs.
+    Its expectation is Binomial(K, mean of the grid): 0.745 for p_lower = 0.5, τ = 50.
+    The positive constant P·w/N of Algorithm 5 does not change the argmin and is omitted.
+    """
+
+    p_lower: float = 0.5
+    tau: int = 50
+    T: int = 10000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "p_lower", _prob("prior.p_lower", self.p_lower))
+        if self.p_lower >= 1.0:
+            raise ParameterError("prior.p_lower", "must be < 1")
+        for n in ("tau", "T"):
+            v = int(getattr(self, n))
+            if v < 1:
+                raise ParameterError(f"prior.{n}", f"must be >= 1, got {v}")
+            object.__setattr__(self, n, v)
+
+    def grid(self) -> np.ndarray:
+        return np.linspace(self.p_lower, 1.0, self.tau + 1)[:-1]
+
+    def expected_pmf(self, K: int) -> np.ndarray:
+        rng = np.random.default_rng(self.seed)
+        s = rng.choice(self.grid(), size=(self.T, K), replace=True)
+        return pmf(s).mean(axis=0)
+
+    def to_dict(self) -> dict:
+        return {"kind": "paper-mc", "p_lower": self.p_lower, "tau": self.tau, "T": self.T, "seed": self.seed}
+
+
+def prior_from_dict(d: dict) -> Prior:
+    """Inverse of ``to_dict`` (a :class:`DensityPrior` cannot be rebuilt from its name)."""
+    if not isinstance(d, dict) or "kind" not in d:
+        raise ParameterError("prior", f"must be a dict with a 'kind', got {d!r}")
+    kind = d["kind"]
+    try:
+        if kind == "iid":
+            return IIDPrior(d["mean"])
+        if kind == "independent":
+            return IndependentPrior(tuple(d["means"]))
+        if kind == "beta":
+            return BetaPrior(d["a"], d["b"])
+        if kind == "paper-mc":
+            return PaperMCPrior(d["p_lower"], d["tau"], d["T"], d["seed"])
+    except KeyError as exc:
+        raise ParameterError("prior", f"{kind!r} prior is missing {exc}") from None
+    raise ParameterError("prior", f"cannot rebuild a prior of kind {kind!r}")
+
+
+def parse_prior(spec: str) -> Prior:
+    """Parse a CLI prior: ``iid:0.75``, ``means:0.6,0.7,...``, ``beta:3,1``, ``paper-mc[:p_lower[,tau[,T[,seed]]]]``."""
+    kind, _, rest = spec.partition(":")
+    vals = [v for v in rest.split(",") if v.strip()] if rest else []
+    try:
+        if kind == "iid":
+            return IIDPrior(float(vals[0]) if vals else 0.75)
+        if kind == "means":
+            return IndependentPrior(tuple(float(v) for v in vals))
+        if kind == "beta":
+            if len(vals) != 2:
+                raise ParameterError("prior", "beta needs two parameters: beta:a,b")
+            return BetaPrior(float(vals[0]), float(vals[1]))
+        if kind == "paper-mc":
+            kw: dict = {}
+            for key, conv, v in zip(("p_lower", "tau", "T", "seed"), (float, int, int, int), vals):
+                kw[key] = conv(v)
+            return PaperMCPrior(**kw)
+    except ValueError as exc:
+        if isinstance(exc, ParameterError):
+            raise
+        raise ParameterError("prior", f"cannot parse {spec!r}: {exc}") from None
+    raise ParameterError("prior", f"unknown prior {spec!r}; use iid:MU, means:M1,...,MK, beta:A,B or paper-mc[:P_LOWER,TAU,T,SEED]")

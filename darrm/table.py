@@ -1,0 +1,43 @@
+"""A γ table together with the parameters, prior and certificate it was made for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .params import PrivacyParams
+
+
+@dataclass(frozen=True, eq=False)
+class GammaTable:
+    """A symmetric γ: {0..K} → [0, 1] for a given (K, m, ε, Δ, δ).
+
+    Attributes:
+        params: the privacy parameters the table is certified for.
+        gamma: the full table γ(0..K) (length K+1, symmetric).
+        family: "opt", "sub", "dsub", "const" or "custom".
+        prior: description of the prior the objective used (γ_opt), else None.
+        objective: expected (signed) error under the prior, ½Σ_{l≥mid}E[α_l−α_{K−l}](1−γ(l)).
+        violation: the certificate's largest DP violation (≤ tol when certified).
+        solver, status: how it was obtained (γ_opt).
+        info: extra facts (rows in the LP, repair factor, timings).
+    """
+
+    params: PrivacyParams
+    gamma: np.ndarray
+    family: str
+    violation: float
+    prior: dict | None = None
+    objective: float | None = None
+    solver: str | None = None
+    status: str | None = None
+    info: dict = field(default_factory=dict)
+
+    @property
+    def K(self) -> int:
+        return self.params.K
+
+    def __call__(self, L: np.ndarray | int) -> np.ndarray:
+        """γ(L) for vote counts L."""
+        return self.gamma[np.asarray(L)]
