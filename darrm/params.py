@@ -79,13 +79,15 @@ class PrivacyParams:
             raise ParameterError("Delta", f"must lie in [0, 1), got {self.Delta!r}")
         if self.delta is None:
             delta = composed_delta(Delta, m)
+            if delta >= 1.0:
+                raise ParameterError("delta", f"the default 1-(1-Delta)^m = {delta!r} is not < 1: the guarantee would be vacuous")
         else:
             delta = _finite("delta", self.delta)
             if not 0.0 <= delta < 1.0:
                 raise ParameterError("delta", f"must lie in [0, 1), got {self.delta!r}")
             if delta < Delta:
                 raise ParameterError("delta", f"must be >= Delta={Delta!r}, got {self.delta!r}")
-        if math.isinf(math.exp(min(m * eps, 709.0))) or m * eps > 700.0:
+        if m * eps > 700.0:
             raise ParameterError("eps", f"m*eps={m * eps!r} is too large to represent e^(m*eps)")
         object.__setattr__(self, "K", K)
         object.__setattr__(self, "m", m)

@@ -10,7 +10,7 @@ rounding for every entry that does not underflow (tails may underflow to 0).
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from .errors import ParameterError
 
@@ -53,7 +53,18 @@ def pmf(ps: np.ndarray) -> np.ndarray:
 
 
 def binomial_pmf(K: int, p: float | np.ndarray) -> np.ndarray:
-    """Binomial(K, p) pmf (scipy, accurate in the tails); p may be an array -> (..., K+1)."""
-    p = np.asarray(p, dtype=np.float64)
-    ls = np.arange(K + 1)
-    return stats.binom.pmf(ls, K, p[..., None])
+    """Binomial(K, p) pmf evaluated in log space; p may be an array -> (..., K+1).
+
+    log C(K,l) + l·log p + (K−l)·log1p(−p), with 0·log 0 = 0, so p ∈ {0, 1} and subnormal
+    p are exact and deep tails underflow to 0 instead of overflowing.
+    """
+    shape = np.shape(p)
+    p = _as_probs(np.asarray(p, dtype=np.float64).reshape(*shape, 1), "p").reshape(shape)
+    ls = np.arange(K + 1, dtype=np.float64)
+    logc = special.gammaln(K + 1) - special.gammaln(ls + 1) - special.gammaln(K - ls + 1)
+    pe = p[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = np.where(ls == 0, 0.0, ls * np.log(pe))
+        t2 = np.where(ls == K, 0.0, (K - ls) * np.log1p(-pe))
+    out = np.exp(logc + t1 + t2)
+    return out
