@@ -45,7 +45,8 @@ def composed_delta(Delta: float, m: float) -> float:
     """
     if Delta == 0.0:
         return 0.0
-    return -math.expm1(m * math.log1p(-Delta))
+    # ≥ Δ mathematically for m ≥ 1; the max guards rounding toward the weaker (safe) claim
+    return max(Delta, -math.expm1(m * math.log1p(-Delta)))
 
 
 @dataclass(frozen=True)
