@@ -48,8 +48,7 @@ def _table_for(params: PrivacyParams, family: str, prior_spec: str, progress: bo
     cert = certify(g, params, progress=progress)
     if not cert.certified:
         raise DarrmError(
-            f"γ_{family} is not (mε, δ)-DP for these parameters (violation {cert.violation:.3e}); "
-            "γ_dsub needs pure DP (Delta = delta = 0)"
+            f"γ_{family} is not (mε, δ)-DP for these parameters (violation {cert.violation:.3e})"
         )
     prior = parse_prior(prior_spec)
     return GammaTable(params, g, family, cert.violation, prior.to_dict(), expected_signed_error(g, prior))
@@ -248,6 +247,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("darrm: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into e.g. `head`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
