@@ -32,6 +32,11 @@ from .prior import IIDPrior, Prior
 from .table import GammaTable
 
 
+#: Tighter than HiGHS's 1e-7 defaults, so the certification repair rarely needs to act
+#: and constraint generation converges to ~1e-10.
+HIGHS_DEFAULTS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
 def objective_coefficients(K: int, prior: Prior) -> tuple[np.ndarray, float]:
     """(c, A): LP costs c_l = −½E[α_l − α_{K−l}] (l = mid..K) and constant A = −Σc, so that
     the expected signed error of γ is A + c·γ(mid..K) (Eq. 196–201)."""
@@ -67,8 +72,9 @@ def solve_lp(rows: np.ndarray, rhs: float, c: np.ndarray, *, solver_opts: dict |
     if rows.shape[0]:
         cons.append(rows @ x <= rhs)
     prob = cp.Problem(cp.Minimize(c @ x), cons)
+    opts = {**HIGHS_DEFAULTS, **(solver_opts or {})}
     try:
-        prob.solve(solver=cp.HIGHS, **(solver_opts or {}))
+        prob.solve(solver=cp.HIGHS, **opts)
     except cp.error.SolverError as exc:  # pragma: no cover - depends on solver internals
         raise SolveError(f"HiGHS failed: {exc}") from exc
     if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or x.value is None:
@@ -84,33 +90,75 @@ def repair(gamma: np.ndarray, params: PrivacyParams, violation: float) -> tuple[
     return gamma * s, s
 
 
+#: Above this many corner multisets "auto" uses constraint generation instead of all rows.
+FULL_LP_LIMIT = 200_000
+
+
+def choose_method(params: PrivacyParams) -> str:
+    """"full" (every row; K ≤ 15 for Δ > 0, K ≤ 111 for Δ = 0) or "cutting-planes"."""
+    from .corners import multiset_count
+
+    C = 8 if params.Delta > 0 else 4
+    return "full" if multiset_count(params.K, C) <= FULL_LP_LIMIT else "cutting-planes"
+
+
 def solve_gamma_opt(
     params: PrivacyParams,
     prior: Prior | None = None,
     *,
+    method: str = "auto",
     tol: float = DEFAULT_TOL,
     progress: bool | None = None,
     solver_opts: dict | None = None,
+    executor=None,
+    checkpoint: str | None = None,
+    log=None,
 ) -> GammaTable:
     """Certified γ_opt for ``params`` under ``prior`` (default: i.i.d. mean 0.75).
+
+    Args:
+        method: "full" (all folded rows, pruned), "cutting-planes" (constraint generation,
+            :mod:`darrm.cutting_planes`) or "auto" (by the number of multisets).
+        executor: runs the exhaustive sweeps (see :mod:`darrm.executor`).
+        checkpoint: constraint generation saves its working set here and resumes from it.
+        log: callable receiving one progress line per constraint-generation round.
 
     Raises:
         SolveError: the LP solver failed.
         CertificationError: the solution could not be certified even after repair.
     """
+    from .errors import ParameterError
+
     prior = IIDPrior() if prior is None else prior
+    if method == "auto":
+        method = choose_method(params)
+    if method not in ("full", "cutting-planes"):
+        raise ParameterError("method", f"must be auto, full or cutting-planes, got {method!r}")
     t0 = time.perf_counter()
     c, _ = objective_coefficients(params.K, prior)
-    rows = build_rows(params)
-    t1 = time.perf_counter()
-    x, status = solve_lp(rows, params.rhs, c, solver_opts=solver_opts)
+
+    def lp(rows, rhs, cc):
+        return solve_lp(rows, rhs, cc, solver_opts=solver_opts)
+
+    if method == "full":
+        rows = build_rows(params)
+        t1 = time.perf_counter()
+        x, status = lp(rows, params.rhs, c)
+        info: dict = {"method": "full", "lp_rows": int(rows.shape[0])}
+    else:
+        from .cutting_planes import solve_cutting_planes
+
+        t1 = time.perf_counter()
+        x, status, info = solve_cutting_planes(
+            params, c, solve_lp=lp, executor=executor, checkpoint=checkpoint, progress=progress, log=log
+        )
     t2 = time.perf_counter()
     gamma = symmetric_from_upper(np.clip(x, 0.0, 1.0), params.K)
-    cert = certify(gamma, params, tol=tol, progress=progress)
+    cert = certify(gamma, params, tol=tol, progress=progress, executor=executor)
     scale = 1.0
     if cert.violation > 0.0:
         gamma, scale = repair(gamma, params, cert.violation)
-        cert = certify(gamma, params, tol=tol, progress=progress)
+        cert = certify(gamma, params, tol=tol, progress=progress, executor=executor)
     if not cert.certified:
         raise CertificationError(
             f"γ_opt violates (mε, δ)-DP by {cert.violation:.3e} > tol {tol:.1e} after repair "
@@ -127,7 +175,7 @@ def solve_gamma_opt(
         solver="cvxpy+HiGHS",
         status=status,
         info={
-            "lp_rows": int(rows.shape[0]),
+            **info,
             "multisets": cert.checked,
             "repair_scale": scale,
             "seconds_build": t1 - t0,

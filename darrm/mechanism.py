@@ -8,6 +8,15 @@ from .errors import ParameterError
 from .gamma import validate_gamma
 
 
+def output_weights(gamma: np.ndarray) -> np.ndarray:
+    """w_l = Pr[A = 1 | L = l] = γ(l)·1{l ≥ mid} + ½(1 − γ(l)) (Algorithm 1)."""
+    gamma = np.asarray(gamma, dtype=np.float64)
+    K = gamma.shape[0] - 1
+    w = 0.5 * (1.0 - gamma)
+    w[(K + 1) // 2 :] += gamma[(K + 1) // 2 :]
+    return w
+
+
 def vote_counts(votes: object, K: int) -> np.ndarray:
     """Vote counts L from a (Q, K) 0/1 vote matrix or a 1-D array of counts in [0, K]."""
     a = np.asarray(votes)
