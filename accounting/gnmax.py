@@ -82,7 +82,11 @@ def paper_grid(eps: float, delta: float, step: float = 0.5, order_max: float = 5
     lam_min = log_inv / eps + 1.0
     n = int(math.floor((order_max - lam_min) / step + 1e-9))
     if n < 1:
-        raise ParameterError("order_max", f"grid (λ_min={lam_min:.4g}, {order_max}] is empty")
+        raise ParameterError(
+            "eps",
+            f"the paper's grid (λ_min={lam_min:.4g}, {order_max}] is empty for eps={eps}, delta={delta}: "
+            "raise order_max or use method='rdp'",
+        )
     lam = lam_min + step * np.arange(1, n + 1)
     sigma2 = lam / (eps - log_inv / (lam - 1.0))
     i = int(np.argmin(sigma2))

@@ -34,7 +34,7 @@ from scipy.special import logsumexp
 from scipy.stats import norm
 
 from accounting import validation as v
-from accounting.gnmax import gaussian_rdp
+from accounting.gnmax import SENSITIVITY_L2, gaussian_rdp
 from darrm.errors import ParameterError
 
 
@@ -70,51 +70,70 @@ def log_q(votes: Sequence[int], sigma: float, candidate: int) -> float:
     sigma = v.positive("sigma", sigma)
     if not 0 <= candidate < n.size:
         raise ParameterError("candidate", f"must index a class in [0, {n.size}), got {candidate}")
+    return _log_q(n, sigma, candidate)
+
+
+def _log_q(n: np.ndarray, sigma: float, candidate: int) -> float:
     gaps = n[candidate] - np.delete(n, candidate)
     return float(min(0.0, logsumexp(norm.logsf(gaps, scale=math.sqrt(2.0) * sigma))))
 
 
-def _bound_from_logq(lq: float, sigma: float, order: float) -> float | None:
-    """Papernot Theorem 6 bound for a given log q, or None where it does not apply."""
+def _bounds_from_logq(lq: float, sigma: float, orders: np.ndarray) -> np.ndarray:
+    """Papernot Theorem 6 bound at each order for a given log q; NaN where it does not apply."""
+    out = np.full(orders.shape, np.nan)
     if lq >= 0.0:
-        return None
+        return out
     var = sigma * sigma
     mu2 = math.sqrt(var * -lq)
     mu1 = mu2 + 1.0
     eps1, eps2 = mu1 / var, mu2 / var
-    if not (mu2 > 1.0 and order < mu1 and -lq > eps2):
-        return None
+    if not (mu2 > 1.0 and -lq > eps2):
+        return out
     log_q_ub = (mu2 - 1.0) * eps2 - mu2 * (math.log(mu1 / (mu1 - 1.0)) + math.log(mu2 / (mu2 - 1.0)))
     if lq > log_q_ub:
-        return None
+        return out
+    ok = orders < mu1
+    lam = orders[ok]
     log1mq = math.log(-math.expm1(lq))
     log_a = log1mq - math.log(-math.expm1((lq + eps2) * (1.0 - 1.0 / mu2)))
     log_b = eps1 - lq / (mu1 - 1.0)
-    log_s = np.logaddexp(log1mq + (order - 1.0) * log_a, lq + (order - 1.0) * log_b)
-    return float(log_s / (order - 1.0))
+    log_s = np.logaddexp(log1mq + (lam - 1.0) * log_a, lq + (lam - 1.0) * log_b)
+    out[ok] = log_s / (lam - 1.0)
+    return out
+
+
+def _best_bounds(n: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndarray:
+    """Min over candidate answers i* of the Theorem 6 bound (NaN where none applies)."""
+    per_candidate = np.array([_bounds_from_logq(_log_q(n, sigma, i), sigma, orders) for i in range(n.size)])
+    with np.errstate(all="ignore"):
+        best = np.nanmin(np.where(np.isnan(per_candidate), np.inf, per_candidate), axis=0)
+    return np.where(np.isinf(best), np.nan, best)
 
 
 def data_dependent_rdp(votes: Sequence[int], sigma: float, order: float) -> DataDependentRDP:
     """Algorithm 6 of the DaRRM paper (corrected) at RDP order λ for one histogram."""
     n = _votes(votes)
     gauss = gaussian_rdp(order, sigma)
-    candidates = [_bound_from_logq(log_q(votes, sigma, i), float(sigma), float(order)) for i in range(n.size)]
-    valid = [c for c in candidates if c is not None]
-    return DataDependentRDP(float(order), gauss, min(valid) if valid else None)
+    best = float(_best_bounds(n, float(sigma), np.array([float(order)]))[0])
+    return DataDependentRDP(float(order), gauss, None if math.isnan(best) else best)
 
 
 def applies_anywhere(n_teachers: int, n_classes: int, sigma: float, orders: Sequence[float]) -> bool:
     """Whether the data-dependent bound beats λ/σ² for *some* histogram at some order.
 
-    The bound depends on the votes only through q, which is smallest for the
-    unanimous histogram; Theorem 6's bound is increasing in q on its domain, so if it
-    fails or is not better there, it is not better anywhere.  We nevertheless scan
-    every histogram when there are few (C = 2: K+1 histograms).
+    For C = 2 every histogram (a, K−a) is scanned; for C > 2 the unanimous one, where
+    q is smallest (the bound is increasing in q on its domain, Papernot et al. 2018).
     """
     k = v.count("n_teachers", n_teachers)
     c = v.count("n_classes", n_classes, minimum=2)
-    if c == 2:
-        hists = [[a, k - a] for a in range(k + 1)]
-    else:
-        hists = [[k] + [0] * (c - 1)]
-    return any(data_dependent_rdp(h, sigma, lam).applies for h in hists for lam in orders)
+    sigma = v.positive("sigma", sigma)
+    lam = np.asarray(orders, dtype=float)
+    if lam.ndim != 1 or lam.size == 0 or not np.all(lam > 1.0):
+        raise ParameterError("orders", "must be a non-empty 1-D sequence of orders > 1")
+    gauss = lam * SENSITIVITY_L2**2 / (2.0 * sigma**2)
+    hists = [[a, k - a] for a in range(k + 1)] if c == 2 else [[k] + [0] * (c - 1)]
+    for h in hists:
+        best = _best_bounds(_votes(h), sigma, lam)
+        if np.any(best < gauss):
+            return True
+    return False
