@@ -36,9 +36,25 @@ def _params(args: argparse.Namespace) -> PrivacyParams:
     return PrivacyParams(K=args.K, m=args.m, eps=args.eps, Delta=args.Delta, delta=args.delta)
 
 
-def _table_for(params: PrivacyParams, family: str, prior_spec: str, progress: bool | None) -> GammaTable:
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _table_for(params: PrivacyParams, family: str, prior_spec: str, progress: bool | None,
+               args: argparse.Namespace | None = None) -> GammaTable:
     if family == "opt":
-        return solve_gamma_opt(params, parse_prior(prior_spec), progress=progress)
+        from .executor import make_executor
+
+        executor = make_executor(getattr(args, "executor", None))
+        return solve_gamma_opt(
+            params,
+            parse_prior(prior_spec),
+            method=getattr(args, "method", "auto"),
+            progress=progress,
+            executor=executor,
+            checkpoint=getattr(args, "checkpoint", None),
+            log=None if progress is False else _log,
+        )
     if family == "sub":
         g = gamma_sub(params.K, _int_m(params))
     elif family == "dsub":
@@ -106,7 +122,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     params = _params(args)
-    table = _table_for(params, args.family, args.prior, args.progress)
+    table = _table_for(params, args.family, args.prior, args.progress, args)
     print(_describe(table))
     print(gamma_table_text({table.family: table.gamma}))
     if args.out:
@@ -202,6 +218,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prior", default="iid:0.75",
                    help="objective prior: iid:MU | means:M1,..,MK | beta:A,B | paper-mc[:P_LOWER,TAU,T,SEED]")
     p.add_argument("--out", help="γ file to write (atomically); omitted: print only")
+    p.add_argument("--method", choices=("auto", "full", "cutting-planes"), default="auto",
+                   help="full LP over all corner multisets, or constraint generation (auto: by size)")
+    p.add_argument("--executor", default="serial",
+                   help="where exhaustive sweeps run: serial | local[:N] (processes) | dask:ADDRESS")
+    p.add_argument("--checkpoint", help="constraint generation: save/resume the working set in this .npz file")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("verify", help="check a γ file's checksum and re-certify its privacy")

@@ -134,7 +134,10 @@ def sweep_R(tables: SweepTables, R: int, e_meps: float, delta: float, top: int, 
     cands: list[np.ndarray] = []
     viols: list[np.ndarray] = []
     cd = K - R
-    for c in range(cd + 1):
+    # Swap symmetry: swap(v) exchanges n_6 ↔ n_7 (and n_2 ↔ n_3, n_4 ↔ n_5) and its four
+    # values are v's with the directions exchanged, which we evaluate anyway; so the
+    # blocks with n_6 < n_7 repeat blocks with n_6 > n_7 and are skipped.
+    for c in range((cd + 1) // 2, cd + 1):
         d = cd - c
         pa = tables.V[tables.r2[c, d]][ia]  # Pr[A(D)=1]
         pb = tables.V[tables.r2[d, c]][ib]  # Pr[A(D′)=1]
@@ -158,7 +161,7 @@ def sweep_R(tables: SweepTables, R: int, e_meps: float, delta: float, top: int, 
     if cand.shape[0] > top > 0:
         keep = np.argpartition(vv, -top)[-top:]
         cand, vv = cand[keep], vv[keep]
-    return SweepBlockResult(best, cand, vv, inner.shape[0] * (cd + 1))
+    return SweepBlockResult(best, cand, vv, inner.shape[0] * (cd + 1))  # covered, incl. swapped blocks
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ def test_checkpoint_resumes_with_the_same_working_set(tmp_path):
 
 
 def test_auto_picks_the_path_by_size():
-    assert choose_method(PrivacyParams(11, 3, 0.1, 1e-5)) == "full"
-    assert choose_method(PrivacyParams(21, 3, 0.1, 1e-5)) == "cutting-planes"
-    assert choose_method(PrivacyParams(101, 3, 0.1, 0.0)) == "full"
+    assert choose_method(PrivacyParams(9, 3, 0.1, 1e-5)) == "full"
+    assert choose_method(PrivacyParams(11, 3, 0.1, 1e-5)) == "cutting-planes"
+    assert choose_method(PrivacyParams(11, 3, 0.1, 0.0)) == "full"
+    assert choose_method(PrivacyParams(101, 3, 0.1, 0.0)) == "cutting-planes"
