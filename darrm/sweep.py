@@ -18,7 +18,9 @@ over 5-tuples with s+a+b+c+d ≤ K (C(K+5,5) entries instead of C(K+7,7) multise
 computed as one matrix product.  The sweep then visits every multiset (n_6, n_7 in an outer
 loop, the other six counts vectorised) and gathers Pr[A(D)=1] = V(n_1+n_5, n_3, n_4, n_6, n_7)
 and Pr[A(D′)=1] = V(n_1+n_4, n_2, n_5, n_7, n_6): a few arithmetic operations per multiset.
-For Δ = 0 only (0,0), (1,1), (hi,lo), (lo,hi) exist and a = b = 0.
+For Δ = 0 only (0,0), (1,1), (hi,lo), (lo,hi) exist (a = b = 0) and
+:func:`build_pure_tables` stores V(s, c, d) per c as matrices of size (K−c+1)², built with
+two matrix products, which reaches K in the thousands.
 
 Every value is a sum of products of non-negative numbers (binomial pmfs and weights in
 [0, 1]), so there is no cancellation before the final difference; float64 rounding is
@@ -49,9 +51,8 @@ class SweepTables:
     """The table V (rows: (s,a,b) triples, columns: (c,d) pairs) and its rank look-ups."""
 
     K: int
-    eight: bool  # Δ > 0 (8 corners) or Δ = 0 (4 corners)
     V: np.ndarray  # shape (n_pairs, n_triples): V[r2(c,d), r3(s,a,b)]
-    r3: np.ndarray  # dense (K+1)^3 look-up of triple ranks (-1 where s+a+b > K); Δ=0: (K+1,1,1)
+    r3: np.ndarray  # dense (K+1)^3 look-up of triple ranks (-1 where s+a+b > K)
     r2: np.ndarray  # dense (K+1)^2 look-up of pair ranks
 
 
@@ -75,26 +76,17 @@ def _conv_table(K: int, p: float, q: float, pairs: np.ndarray) -> np.ndarray:
 
 
 def build_tables(gamma: np.ndarray, params: PrivacyParams) -> SweepTables:
-    """V(s,a,b,c,d) for all 5-tuples with sum ≤ K (module docstring)."""
+    """Δ > 0: V(s,a,b,c,d) for all 5-tuples with sum ≤ K (module docstring)."""
     K = params.K
     e = math.exp(params.eps)
     Delta = params.Delta
     hi, lo = (e + Delta) / (e + 1.0), (1.0 - Delta) / (e + 1.0)
     w = output_weights(np.asarray(gamma, dtype=np.float64))
-    eight = Delta > 0
     pairs, r2 = _ranks(K, 2)
-    H = _conv_table(K, hi, lo, pairs)  # (n_pairs, K+1)
-    if eight:
-        triples, r3 = _ranks(K, 3)
-        ab, rab = _ranks(K, 2)
-        G = _conv_table(K, Delta, 1.0 - Delta, ab)
-        g_rows = G[rab[triples[:, 1], triples[:, 2]]]
-    else:
-        triples = np.zeros((K + 1, 3), dtype=np.int64)
-        triples[:, 0] = np.arange(K + 1)
-        r3 = np.arange(K + 1, dtype=np.int64).reshape(K + 1, 1, 1)
-        g_rows = np.zeros((K + 1, K + 1))
-        g_rows[:, 0] = 1.0
+    H = _conv_table(K, hi, lo, pairs)  # (n_pairs, K+1), independent of γ
+    triples, r3 = _ranks(K, 3)
+    G = _conv_table(K, Delta, 1.0 - Delta, pairs)  # (a, b) pairs share the (c, d) ranking
+    g_rows = G[r2[triples[:, 1], triples[:, 2]]]
     # U[t, j] = Σ_i g_t[i] · w[s_t + i + j]  (w padded with zeros beyond K)
     wpad = np.concatenate([w, np.zeros(2 * K + 2)])
     idx = np.arange(K + 1)
@@ -104,7 +96,7 @@ def build_tables(gamma: np.ndarray, params: PrivacyParams) -> SweepTables:
         if np.any(sel):
             U[sel] = g_rows[sel] @ wpad[s + idx[:, None] + idx[None, :]]  # Hankel of w from s
     V = H @ U.T  # (n_pairs, n_triples)
-    return SweepTables(K=K, eight=eight, V=np.ascontiguousarray(V), r3=r3, r2=r2)
+    return SweepTables(K=K, V=np.ascontiguousarray(V), r3=r3, r2=r2)
 
 
 @dataclass(frozen=True)
@@ -115,21 +107,13 @@ class SweepBlockResult:
     checked: int
 
 
-def _inner_counts(R: int, eight: bool) -> np.ndarray:
-    """Counts of the corners other than (hi,lo), (lo,hi) with sum R: (n, 6) or (n, 2)."""
-    return count_vectors(R, 6 if eight else 2)
-
-
 def sweep_R(tables: SweepTables, R: int, e_meps: float, delta: float, top: int, threshold: float) -> SweepBlockResult:
-    """Every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi))."""
+    """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi))."""
     K = tables.K
-    inner = _inner_counts(R, tables.eight)
-    if tables.eight:
-        n1, n2, n3, n4, n5 = (inner[:, i] for i in (1, 2, 3, 4, 5))
-        ia = tables.r3[n1 + n5, n3, n4]
-        ib = tables.r3[n1 + n4, n2, n5]
-    else:
-        ia = ib = tables.r3[inner[:, 1], 0, 0]
+    inner = count_vectors(R, 6)  # counts of the six corners other than (hi,lo), (lo,hi)
+    n1, n2, n3, n4, n5 = (inner[:, i] for i in (1, 2, 3, 4, 5))
+    ia = tables.r3[n1 + n5, n3, n4]
+    ib = tables.r3[n1 + n4, n2, n5]
     best = -np.inf
     cands: list[np.ndarray] = []
     viols: list[np.ndarray] = []
@@ -155,8 +139,7 @@ def sweep_R(tables: SweepTables, R: int, e_meps: float, delta: float, top: int, 
             full = np.concatenate([inner[sel], np.full((sel.shape[0], 1), c), np.full((sel.shape[0], 1), d)], axis=1)
             cands.append(full.astype(np.int64))
             viols.append(viol[sel])
-    C = 8 if tables.eight else 4
-    cand = np.concatenate(cands) if cands else np.zeros((0, C), dtype=np.int64)
+    cand = np.concatenate(cands) if cands else np.zeros((0, 8), dtype=np.int64)
     vv = np.concatenate(viols) if viols else np.zeros(0)
     if cand.shape[0] > top > 0:
         keep = np.argpartition(vv, -top)[-top:]
@@ -192,9 +175,92 @@ def merge(results: Iterable[SweepBlockResult], top: int) -> SweepResult:
     return SweepResult(best, cand, vv, checked)
 
 
+@dataclass(frozen=True)
+class PureTables:
+    """Δ = 0: Z[c][d, s] = Pr[A=1] for α = z^s·Bin(c, hi)⊛Bin(d, lo), d + s ≤ K − c."""
+
+    K: int
+    Z: list
+
+
+def _binomial_rows(K: int, p: float) -> np.ndarray:
+    """B[n, j] = Bin(n, p)(j) for n, j = 0..K (zero for j > n), in log space."""
+    from scipy import special
+
+    n = np.arange(K + 1, dtype=np.float64)[:, None]
+    j = np.arange(K + 1, dtype=np.float64)[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logc = special.gammaln(n + 1) - special.gammaln(j + 1) - special.gammaln(n - j + 1)
+        t1 = np.where(j == 0, 0.0, j * np.log(p)) if p > 0 else np.where(j == 0, 0.0, -np.inf)
+        t2 = np.where(j == n, 0.0, (n - j) * np.log1p(-p)) if p < 1 else np.where(j == n, 0.0, -np.inf)
+        B = np.exp(logc + t1 + t2)
+    B[j.repeat(K + 1, 0) > n.repeat(K + 1, 1)] = 0.0
+    return B
+
+
+def build_pure_tables(gamma: np.ndarray, params: PrivacyParams) -> PureTables:
+    """Δ = 0 tables in O(K⁴/4) flops and K³/3 floats (pure DP has 4 corners: (0,0), (1,1),
+    (hi,lo), (lo,hi), so α = z^s·Bin(c,hi)⊛Bin(d,lo) with s = n_(1,1), c = n_(hi,lo), d = n_(lo,hi)).
+
+    X[c, t] = Σ_i Bin(c,hi)_i·w[t+i]  (one matrix product with the Hankel matrix of w), then
+    Z_c[d, s] = Σ_j Bin(d,lo)_j·X[c, s+j]  (one matrix product per c, of size K−c+1).
+    """
+    K = params.K
+    e = math.exp(params.eps)
+    hi, lo = e / (e + 1.0), 1.0 / (e + 1.0)
+    w = output_weights(np.asarray(gamma, dtype=np.float64))
+    wpad = np.concatenate([w, np.zeros(2 * K + 2)])
+    idx = np.arange(K + 1)
+    X = _binomial_rows(K, hi) @ wpad[idx[:, None] + idx[None, :]]  # (c, t), t = 0..K
+    Xpad = np.concatenate([X, np.zeros((K + 1, K + 1))], axis=1)
+    Blo = _binomial_rows(K, lo)
+    Z = []
+    for c in range(K + 1):
+        n = K - c + 1
+        j = np.arange(n)
+        Z.append(Blo[:n, :n] @ Xpad[c][j[:, None] + j[None, :]])
+    return PureTables(K, Z)
+
+
+def sweep_c(tables: PureTables, c: int, e_meps: float, delta: float, top: int, threshold: float) -> SweepBlockResult:
+    """Δ = 0: every multiset with n_(hi,lo) = c and n_(lo,hi) = d ≤ c (swap symmetry covers d > c)."""
+    K = tables.K
+    best = -np.inf
+    cands, viols = [], []
+    checked = 0
+    for d in range(0, min(c, K - c) + 1):
+        ns = K - c - d + 1  # s = 0..K−c−d
+        pa = tables.Z[c][d, :ns]  # Pr[A(D)=1]
+        pb = tables.Z[d][c, :ns]  # Pr[A(D′)=1]: the hi/lo counts exchange under p ↔ p′
+        v1, v2 = pa - e_meps * pb, pb - e_meps * pa
+        v3, v4 = (1.0 - pa) - e_meps * (1.0 - pb), (1.0 - pb) - e_meps * (1.0 - pa)
+        viol = np.maximum(np.maximum(v1, v2), np.maximum(v3, v4)) - delta
+        m = float(viol.max())
+        best = max(best, m)
+        checked += ns * (2 if d < c else 1)
+        if top > 0 and m > threshold:
+            k = min(top, ns)
+            sel = np.argpartition(viol, -k)[-k:]
+            sel = sel[viol[sel] > threshold]
+            sv = sel.astype(np.int64)
+            cands.append(np.stack([K - sv - c - d, sv, np.full_like(sv, c), np.full_like(sv, d)], axis=1))
+            viols.append(viol[sel])
+    cand = np.concatenate(cands) if cands else np.zeros((0, 4), dtype=np.int64)
+    vv = np.concatenate(viols) if viols else np.zeros(0)
+    if cand.shape[0] > top > 0:
+        keep = np.argpartition(vv, -top)[-top:]
+        cand, vv = cand[keep], vv[keep]
+    return SweepBlockResult(best, cand, vv, checked)
+
+
 def _sweep_task(shared: tuple, R: int) -> SweepBlockResult:
     tables, e_meps, delta, top, threshold = shared
     return sweep_R(tables, R, e_meps, delta, top, threshold)
+
+
+def _sweep_pure_task(shared: tuple, c: int) -> SweepBlockResult:
+    tables, e_meps, delta, top, threshold = shared
+    return sweep_c(tables, c, e_meps, delta, top, threshold)
 
 
 def sweep(
@@ -213,17 +279,22 @@ def sweep(
 
     from .executor import SerialExecutor
 
-    tables = build_tables(np.asarray(gamma, dtype=np.float64), params)
+    g = np.asarray(gamma, dtype=np.float64)
+    K = params.K
+    if params.Delta > 0:
+        tables: object = build_tables(g, params)
+        fn, items = _sweep_task, list(range(K, -1, -1))  # biggest blocks first
+    else:
+        tables = build_pure_tables(g, params)
+        fn, items = _sweep_pure_task, list(range(K + 1))
     shared = (tables, params.exp_meps, float(params.delta), int(top), float(threshold))
     ex = executor or SerialExecutor()
-    items = list(range(params.K, -1, -1))  # biggest blocks first
-    K, eight = params.K, tables.eight
-    total = math.comb(K + (7 if eight else 3), K)
+    total = math.comb(K + (7 if params.Delta > 0 else 3), K)
     bar = tqdm(total=total, desc="sweep", unit="multiset", unit_scale=True, leave=False,
                disable=(not progress) if progress is not None else None)
     results = []
     with bar:
-        for r in ex.run(_sweep_task, shared, items):
+        for r in ex.run(fn, shared, items):
             results.append(r)
             bar.update(r.checked)
     return merge(results, top)
