@@ -221,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", choices=("auto", "full", "cutting-planes"), default="auto",
                    help="full LP over all corner multisets, or constraint generation (auto: by size)")
     p.add_argument("--executor", default="serial",
-                   help="where exhaustive sweeps run: serial | local[:N] (processes) | dask:ADDRESS")
+                   help="where exhaustive sweeps run: serial | local[:N] (processes) | dask:ADDRESS | torch[:DEVICE]")
     p.add_argument("--checkpoint", help="constraint generation: save/resume the working set in this .npz file")
     p.set_defaults(func=cmd_solve)
 

@@ -277,9 +277,13 @@ def sweep(
     violating by more than ``threshold``, worst first (for constraint generation)."""
     from tqdm.auto import tqdm
 
-    from .executor import SerialExecutor
+    from .executor import SerialExecutor, TorchBackend
 
     g = np.asarray(gamma, dtype=np.float64)
+    if isinstance(executor, TorchBackend):
+        from .sweep_torch import sweep_torch
+
+        return sweep_torch(g, params, top=top, threshold=threshold, device=executor.device)
     K = params.K
     if params.Delta > 0:
         tables: object = build_tables(g, params)

@@ -72,3 +72,27 @@ def test_make_executor_parses_specs():
         make_executor("cloud:9")
     with pytest.raises(ParameterError, match="executor"):
         make_executor("dask")
+
+
+@pytest.mark.parametrize("K,Delta", [(11, 1e-5), (17, 0.0), (19, 1e-4)])
+def test_torch_backend_matches_numpy_to_1e12(K, Delta):
+    pytest.importorskip("torch")
+    from darrm.executor import TorchBackend
+
+    P = PrivacyParams(K, 3, 0.1, Delta)
+    g = np.minimum(1.15 * gamma_sub(K, 3), 1.0)
+    a = sweep(g, P, top=25, threshold=-1.0)
+    b = sweep(g, P, top=25, threshold=-1.0, executor=TorchBackend("cpu"))
+    assert abs(a.max_violation - b.max_violation) <= 1e-12 and a.checked == b.checked
+    np.testing.assert_allclose(np.sort(a.violations), np.sort(b.violations), atol=1e-12)
+
+
+def test_solve_on_the_torch_backend_gives_the_same_table():
+    pytest.importorskip("torch")
+    from darrm.executor import TorchBackend
+    from darrm.lp import solve_gamma_opt
+
+    P = PrivacyParams(13, 3, 0.1, 1e-5)
+    a = solve_gamma_opt(P, method="cutting-planes")
+    b = solve_gamma_opt(P, method="cutting-planes", executor=TorchBackend("cpu"))
+    assert b.objective == pytest.approx(a.objective, abs=1e-12)
