@@ -107,6 +107,48 @@ class SweepBlockResult:
     checked: int
 
 
+def pair_violation(pa, pb, e_meps: float, delta: float, xp=np):
+    """max over the four inequalities (output 1/0 × direction D→D′/D′→D) of
+    Pr[A(·)=o] − e^{mε}Pr[A(·′)=o] − δ, elementwise; ``xp`` is numpy or torch."""
+    v = xp.maximum(
+        xp.maximum(pa - e_meps * pb, pb - e_meps * pa),
+        xp.maximum((1.0 - pa) - e_meps * (1.0 - pb), (1.0 - pb) - e_meps * (1.0 - pa)),
+    )
+    return v - delta
+
+
+class TopCollector:
+    """Running maximum and the (up to) ``top`` worst multisets above ``threshold``."""
+
+    def __init__(self, top: int, threshold: float, C: int):
+        self.top, self.threshold, self.C = top, threshold, C
+        self.best = -np.inf
+        self.cands: list[np.ndarray] = []
+        self.viols: list[np.ndarray] = []
+
+    def add(self, m: float, select: Callable[[int], tuple[np.ndarray, np.ndarray]]) -> None:
+        """``m``: the block's max; ``select(k)`` returns (counts, violations) of its k worst."""
+        self.best = max(self.best, m)
+        if self.top > 0 and m > self.threshold:
+            counts, vv = select(self.top)
+            keep = vv > self.threshold
+            self.cands.append(np.asarray(counts, dtype=np.int64)[keep])
+            self.viols.append(vv[keep])
+
+    def result(self, checked: int) -> "SweepBlockResult":
+        cand = np.concatenate(self.cands) if self.cands else np.zeros((0, self.C), dtype=np.int64)
+        vv = np.concatenate(self.viols) if self.viols else np.zeros(0)
+        if cand.shape[0] > self.top > 0:
+            keep = np.argpartition(vv, -self.top)[-self.top :]
+            cand, vv = cand[keep], vv[keep]
+        return SweepBlockResult(self.best, cand, vv, checked)
+
+
+def _worst(viol: np.ndarray, k: int) -> np.ndarray:
+    k = min(k, viol.shape[0])
+    return np.argpartition(viol, -k)[-k:]
+
+
 def sweep_R(tables: SweepTables, R: int, e_meps: float, delta: float, top: int, threshold: float) -> SweepBlockResult:
     """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi))."""
     K = tables.K
@@ -114,9 +156,7 @@ def sweep_R(tables: SweepTables, R: int, e_meps: float, delta: float, top: int, 
     n1, n2, n3, n4, n5 = (inner[:, i] for i in (1, 2, 3, 4, 5))
     ia = tables.r3[n1 + n5, n3, n4]
     ib = tables.r3[n1 + n4, n2, n5]
-    best = -np.inf
-    cands: list[np.ndarray] = []
-    viols: list[np.ndarray] = []
+    col = TopCollector(top, threshold, 8)
     cd = K - R
     # Swap symmetry: swap(v) exchanges n_6 ↔ n_7 (and n_2 ↔ n_3, n_4 ↔ n_5) and its four
     # values are v's with the directions exchanged, which we evaluate anyway; so the
@@ -125,26 +165,15 @@ def sweep_R(tables: SweepTables, R: int, e_meps: float, delta: float, top: int, 
         d = cd - c
         pa = tables.V[tables.r2[c, d]][ia]  # Pr[A(D)=1]
         pb = tables.V[tables.r2[d, c]][ib]  # Pr[A(D′)=1]
-        v1 = pa - e_meps * pb
-        v2 = pb - e_meps * pa
-        v3 = (1.0 - pa) - e_meps * (1.0 - pb)
-        v4 = (1.0 - pb) - e_meps * (1.0 - pa)
-        viol = np.maximum(np.maximum(v1, v2), np.maximum(v3, v4)) - delta
-        m = float(viol.max())
-        best = max(best, m)
-        if top > 0 and m > threshold:
-            k = min(top, viol.shape[0])
-            sel = np.argpartition(viol, -k)[-k:]
-            sel = sel[viol[sel] > threshold]
-            full = np.concatenate([inner[sel], np.full((sel.shape[0], 1), c), np.full((sel.shape[0], 1), d)], axis=1)
-            cands.append(full.astype(np.int64))
-            viols.append(viol[sel])
-    cand = np.concatenate(cands) if cands else np.zeros((0, 8), dtype=np.int64)
-    vv = np.concatenate(viols) if viols else np.zeros(0)
-    if cand.shape[0] > top > 0:
-        keep = np.argpartition(vv, -top)[-top:]
-        cand, vv = cand[keep], vv[keep]
-    return SweepBlockResult(best, cand, vv, inner.shape[0] * (cd + 1))  # covered, incl. swapped blocks
+        viol = pair_violation(pa, pb, e_meps, delta)
+
+        def select(k: int, viol=viol, c=c, d=d) -> tuple[np.ndarray, np.ndarray]:
+            sel = _worst(viol, k)
+            n = sel.shape[0]
+            return np.concatenate([inner[sel], np.full((n, 1), c), np.full((n, 1), d)], axis=1), viol[sel]
+
+        col.add(float(viol.max()), select)
+    return col.result(inner.shape[0] * (cd + 1))  # covered, incl. the swapped blocks
 
 
 @dataclass(frozen=True)
@@ -225,32 +254,21 @@ def build_pure_tables(gamma: np.ndarray, params: PrivacyParams) -> PureTables:
 def sweep_c(tables: PureTables, c: int, e_meps: float, delta: float, top: int, threshold: float) -> SweepBlockResult:
     """Δ = 0: every multiset with n_(hi,lo) = c and n_(lo,hi) = d ≤ c (swap symmetry covers d > c)."""
     K = tables.K
-    best = -np.inf
-    cands, viols = [], []
+    col = TopCollector(top, threshold, 4)
     checked = 0
     for d in range(0, min(c, K - c) + 1):
         ns = K - c - d + 1  # s = 0..K−c−d
         pa = tables.Z[c][d, :ns]  # Pr[A(D)=1]
         pb = tables.Z[d][c, :ns]  # Pr[A(D′)=1]: the hi/lo counts exchange under p ↔ p′
-        v1, v2 = pa - e_meps * pb, pb - e_meps * pa
-        v3, v4 = (1.0 - pa) - e_meps * (1.0 - pb), (1.0 - pb) - e_meps * (1.0 - pa)
-        viol = np.maximum(np.maximum(v1, v2), np.maximum(v3, v4)) - delta
-        m = float(viol.max())
-        best = max(best, m)
+        viol = pair_violation(pa, pb, e_meps, delta)
         checked += ns * (2 if d < c else 1)
-        if top > 0 and m > threshold:
-            k = min(top, ns)
-            sel = np.argpartition(viol, -k)[-k:]
-            sel = sel[viol[sel] > threshold]
-            sv = sel.astype(np.int64)
-            cands.append(np.stack([K - sv - c - d, sv, np.full_like(sv, c), np.full_like(sv, d)], axis=1))
-            viols.append(viol[sel])
-    cand = np.concatenate(cands) if cands else np.zeros((0, 4), dtype=np.int64)
-    vv = np.concatenate(viols) if viols else np.zeros(0)
-    if cand.shape[0] > top > 0:
-        keep = np.argpartition(vv, -top)[-top:]
-        cand, vv = cand[keep], vv[keep]
-    return SweepBlockResult(best, cand, vv, checked)
+
+        def select(k: int, viol=viol, d=d) -> tuple[np.ndarray, np.ndarray]:
+            sv = _worst(viol, k).astype(np.int64)
+            return np.stack([K - sv - c - d, sv, np.full_like(sv, c), np.full_like(sv, d)], axis=1), viol[sv]
+
+        col.add(float(viol.max()), select)
+    return col.result(checked)
 
 
 def _sweep_task(shared: tuple, R: int) -> SweepBlockResult:
