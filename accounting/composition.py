@@ -1,0 +1,234 @@
+"""Composition theorems for (ε, δ)-differential privacy.
+
+All functions are pure and validate their inputs (``ParameterError`` names the
+offending parameter).  k-fold *adaptive* composition of mechanisms that are each
+(ε, δ)-DP is bounded by, from loosest to tightest:
+
+* :func:`simple` — (kε, kδ) (Dwork et al. 2006; DaRRM paper Theorem 2.2);
+* :func:`advanced_dwork_roth` — Dwork, Rothblum & Vadhan 2010 / Dwork & Roth
+  2014 Theorem 3.20;
+* :func:`kairouz_general` — Kairouz, Oh & Viswanath 2015 Theorem 3.4, the
+  "general composition" of the DaRRM paper (Theorem 2.3), used for its Tables
+  2, 3, 5, 7, 9;
+* :func:`optimal_homogeneous_epsilon` — the exact (optimal) privacy profile of
+  k-fold composition, Kairouz et al. Theorem 3.3, evaluated in log space for
+  any real ε_total (:func:`kairouz_optimal_discrete` restricts ε_total to the
+  theorem's grid {(k−2i)ε}, which is what ``dp_accounting`` implements);
+* :func:`heterogeneous_pld` — heterogeneous (ε_i, δ_i) through pessimistic
+  privacy-loss distributions (``dp_accounting.pld``).
+
+:func:`parallel` documents the parallel-composition rule for mechanisms that
+each see a disjoint shard of the data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import gammaln, logsumexp
+
+from accounting import validation as v
+from darrm.errors import ParameterError
+
+Budget = tuple[float, float]
+
+
+def _check(eps: float, delta: float, k: int) -> tuple[float, float, int]:
+    return v.positive("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
+
+
+def simple(eps: float, delta: float, k: int) -> Budget:
+    """Simple composition (DaRRM Theorem 2.2): k-fold composition is (kε, min(1, kδ))-DP."""
+    eps, delta, k = _check(eps, delta, k)
+    return k * eps, min(1.0, k * delta)
+
+
+def advanced_dwork_roth(eps: float, delta: float, k: int, delta_prime: float) -> Budget:
+    """Advanced composition, Dwork & Roth 2014 Theorem 3.20.
+
+    ε_total = ε·sqrt(2k·ln(1/δ′)) + k·ε·(e^ε − 1),  δ_total = kδ + δ′.
+    This is the bound the DaRRM reference code prints (spec §3.3); the paper's
+    tables use :func:`kairouz_general` instead.
+    """
+    eps, delta, k = _check(eps, delta, k)
+    delta_prime = v.open_unit("delta_prime", delta_prime)
+    eps_total = eps * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) + k * eps * math.expm1(eps)
+    return eps_total, min(1.0, k * delta + delta_prime)
+
+
+def kairouz_terms(eps: float, delta: float, k: int, delta_prime: float) -> tuple[float, float, float]:
+    """The three candidate ε_total of Kairouz et al. Theorem 3.4 (DaRRM Theorem 2.3).
+
+    Returns (kε,
+             k·ε·tanh(ε/2) + ε·sqrt(2k·log(e + sqrt(kε²)/δ′)),
+             k·ε·tanh(ε/2) + ε·sqrt(2k·log(1/δ′))),
+    using (e^ε − 1)/(e^ε + 1) = tanh(ε/2).
+    """
+    eps, delta, k = _check(eps, delta, k)
+    delta_prime = v.open_unit("delta_prime", delta_prime)
+    drift = k * eps * math.tanh(eps / 2.0)
+    second = drift + eps * math.sqrt(2.0 * k * math.log(math.e + math.sqrt(k * eps * eps) / delta_prime))
+    third = drift + eps * math.sqrt(2.0 * k * math.log(1.0 / delta_prime))
+    return k * eps, second, third
+
+
+def kairouz_general(eps: float, delta: float, k: int, delta_prime: float) -> Budget:
+    """General composition, Kairouz, Oh & Viswanath 2015 Theorem 3.4 (DaRRM Theorem 2.3).
+
+    For ε > 0, δ ∈ [0, 1), δ′ ∈ (0, 1): the k-fold adaptive composition of
+    (ε, δ)-DP mechanisms is (ε_total, 1 − (1−δ)^k·(1−δ′))-DP with ε_total the
+    minimum of :func:`kairouz_terms`.  (The theorem allows δ′ = 1, which is
+    vacuous; it is refused here.)
+    """
+    terms = kairouz_terms(eps, delta, k, delta_prime)
+    delta_total = -math.expm1(k * math.log1p(-float(delta)) + math.log1p(-float(delta_prime)))
+    return min(terms), delta_total
+
+
+def _log_binom(k: int, j: np.ndarray) -> np.ndarray:
+    return gammaln(k + 1.0) - gammaln(j + 1.0) - gammaln(k - j + 1.0)
+
+
+def _pure_profile(eps: float, k: int, eps_total: float) -> float:
+    """Exact hockey-stick divergence H_{e^{ε_total}} of k-fold ε-randomised response.
+
+    δ(ε_total) = Σ_{l: (k−2l)ε > ε_total} C(k,l)·(e^{(k−l)ε} − e^{ε_total + lε}) / (1+e^ε)^k,
+    the privacy profile of the composition of k pure ε-DP mechanisms (Kairouz
+    et al. 2015, proof of Theorem 3.3), evaluated with logsumexp.
+    """
+    lvals = np.arange(k + 1, dtype=float)
+    losses = (k - 2.0 * lvals) * eps
+    mask = losses > eps_total
+    if not mask.any():
+        return 0.0
+    lv = lvals[mask]
+    log_terms = (
+        _log_binom(k, lv)
+        + (k - lv) * eps
+        - k * np.logaddexp(0.0, eps)
+        + np.log(-np.expm1(eps_total - losses[mask]))
+    )
+    return float(min(1.0, math.exp(logsumexp(log_terms))))
+
+
+def optimal_homogeneous_delta(eps: float, delta: float, k: int, eps_total: float) -> float:
+    """Smallest δ_total such that k-fold composition of (ε, δ)-DP is (ε_total, δ_total)-DP.
+
+    Exact (optimal) composition, Kairouz et al. 2015 Theorem 3.3: every (ε, δ)-DP
+    mechanism is a post-processing of the four-outcome pair dominating it, so
+    δ_total = 1 − (1−δ)^k·(1 − δ_pure(ε_total)) with δ_pure from the k-fold
+    composition of ε-randomised response.  Valid for every real ε_total ≥ 0
+    (Theorem 3.3 states it on the grid ε_total = (k−2i)ε).
+    """
+    eps, delta, k = _check(eps, delta, k)
+    eps_total = v.non_negative("eps_total", eps_total)
+    pure = _pure_profile(eps, k, eps_total)
+    return -math.expm1(k * math.log1p(-delta) + math.log1p(-pure))
+
+
+def _pure_target(delta: float, k: int, delta_total: float) -> float:
+    """δ_pure allowed by δ_total: 1 − (1−δ_total)/(1−δ)^k; refuses δ_total < 1 − (1−δ)^k."""
+    floor = -math.expm1(k * math.log1p(-delta))
+    if delta_total < floor:
+        raise ParameterError(
+            "delta_total",
+            f"must be >= 1-(1-delta)^k = {floor:.6g}: no finite eps_total reaches {delta_total:.6g}",
+        )
+    return -math.expm1(math.log1p(-delta_total) - k * math.log1p(-delta))
+
+
+def optimal_homogeneous_epsilon(eps: float, delta: float, k: int, delta_total: float) -> float:
+    """Smallest ε_total with k-fold (ε, δ)-DP composition (ε_total, δ_total)-DP (exact).
+
+    Inverts :func:`optimal_homogeneous_delta` by root finding; the returned ε_total
+    is rounded *up* so that ``optimal_homogeneous_delta(..., result) <= delta_total``
+    holds in float64.  Raises ``ParameterError('delta_total')`` when
+    δ_total < 1 − (1−δ)^k, where no finite ε_total exists.
+    """
+    eps, delta, k = _check(eps, delta, k)
+    delta_total = v.open_unit("delta_total", delta_total)
+    target = _pure_target(delta, k, delta_total)
+    if _pure_profile(eps, k, 0.0) <= target:
+        return 0.0
+    hi = k * eps  # δ_pure(kε) = 0 <= target
+    root = brentq(lambda t: _pure_profile(eps, k, t) - target, 0.0, hi, xtol=1e-13, rtol=1e-14)
+    step = 1e-13 + 4e-16 * hi
+    while _pure_profile(eps, k, root) > target:
+        root = min(hi, root + step)
+        step *= 2.0
+    return root
+
+
+def kairouz_optimal_discrete(eps: float, delta: float, k: int, delta_total: float) -> float:
+    """Kairouz et al. Theorem 3.3 restricted to its grid: the smallest (k−2i)ε, i ∈ {0..⌊k/2⌋},
+    whose δ_i satisfies 1 − (1−δ)^k(1−δ_i) <= δ_total.
+
+    Same quantity as ``dp_accounting.pld.accountant.advanced_composition``
+    (which overflows for large kε); :func:`optimal_homogeneous_epsilon` is never larger.
+    """
+    eps, delta, k = _check(eps, delta, k)
+    delta_total = v.open_unit("delta_total", delta_total)
+    target = _pure_target(delta, k, delta_total)
+    for i in range(k // 2, -1, -1):
+        if _pure_profile(eps, k, (k - 2 * i) * eps) <= target:
+            return (k - 2 * i) * eps
+    raise AssertionError("unreachable: i = 0 always satisfies the bound")  # pragma: no cover
+
+
+def heterogeneous_pld(
+    budgets: Sequence[Budget], delta_total: float, discretization: float = 1e-4
+) -> float:
+    """ε_total of the composition of mechanisms with heterogeneous (ε_i, δ_i) guarantees.
+
+    Each (ε_i, δ_i) is replaced by the pessimistic privacy-loss distribution of its
+    dominating pair (``dp_accounting.pld.privacy_loss_distribution.from_privacy_parameters``;
+    losses rounded up to multiples of ``discretization``) and the PLDs are
+    convolved.  The result is a valid upper bound; for equal budgets it exceeds
+    the exact :func:`optimal_homogeneous_epsilon` by at most about
+    k·``discretization``.
+    """
+    from dp_accounting.pld import privacy_loss_distribution as pld
+    from dp_accounting.pld.common import DifferentialPrivacyParameters
+
+    if len(budgets) == 0:
+        raise ParameterError("budgets", "must contain at least one (eps, delta) pair")
+    delta_total = v.open_unit("delta_total", delta_total)
+    discretization = v.positive("discretization", discretization)
+    checked = Counter(
+        (v.positive(f"budgets[{i}].eps", e), v.half_open_unit(f"budgets[{i}].delta", d))
+        for i, (e, d) in enumerate(budgets)
+    )
+    total = None
+    for (e, d), times in checked.items():
+        one = pld.from_privacy_parameters(DifferentialPrivacyParameters(e, d), discretization)
+        part = one.self_compose(times) if times > 1 else one
+        total = part if total is None else total.compose(part)
+    return float(total.get_epsilon_for_delta(delta_total))
+
+
+def parallel(budgets: Sequence[Budget]) -> Budget:
+    """Parallel composition over disjoint shards: (max_i ε_i, max_i δ_i).
+
+    Rule (McSherry 2009, Thm 4): the data set is split into disjoint shards by a
+    partition that does not depend on the private records' values beyond which
+    shard they go to (e.g. by index), and member i is (ε_i, δ_i)-DP *with respect
+    to its own shard*, its guarantee covering everything it ever outputs (e.g. a
+    teacher model trained with DP-SGD, queried any number of times afterwards).
+    Then the tuple of all members' outputs — and any post-processing of it,
+    including any number of queries answered by the members — is
+    (max ε_i, max δ_i)-DP, because neighbouring data sets differ in one record,
+    hence in one shard, and the other members' outputs have the same distribution.
+
+    Caveat: under replace-one adjacency a value-dependent partition (e.g. by
+    hashing the record) can move the record to another shard and change two
+    members; then use sequential composition of those two instead.
+    """
+    if len(budgets) == 0:
+        raise ParameterError("budgets", "must contain at least one (eps, delta) pair")
+    eps = [v.positive(f"budgets[{i}].eps", e) for i, (e, _) in enumerate(budgets)]
+    deltas = [v.half_open_unit(f"budgets[{i}].delta", d) for i, (_, d) in enumerate(budgets)]
+    return max(eps), max(deltas)

@@ -1,0 +1,120 @@
+"""Data-dependent RDP bound of GNMax (Papernot et al. 2018, Thm 6 + Prop 10;
+DaRRM paper Algorithm 6 with its typos corrected, spec §5).
+
+For the vote histogram n of a data set D and a candidate answer i*, with
+q ≥ Pr[M(D) ≠ i*] bounded by q = Σ_{i≠i*} ½·erfc((n_{i*} − n_i)/(2σ)):
+
+    μ2 = σ·sqrt(log(1/q)), μ1 = μ2 + 1, ε_j = μ_j/σ²  (GNMax is (μ_j, ε_j)-RDP)
+
+If q < 1, λ < μ1, μ2 > 1, q·e^{ε2} < 1 and
+q ≤ e^{(μ2−1)ε2} / (μ1/(μ1−1) · μ2/(μ2−1))^{μ2}, then for every neighbour D′
+
+    D_λ(M(D) ‖ M(D′)) ≤ log((1−q)·A^{λ−1} + q·B^{λ−1}) / (λ−1),
+    A = (1−q)/(1 − (q e^{ε2})^{(μ2−1)/μ2}),  B = e^{ε1}/q^{1/(μ1−1)}.
+
+Corrections to Algorithm 6 as printed: exp((μ2−1)·ε2) (not a power), the
+missing log in line 11, (q·e^{ε2})^{(μ2−1)/μ2} in A (Papernot's Theorem 6), and
+the loop index: the loop runs over candidate answers i* ∈ [C].  We use the strict
+λ < μ1 of Papernot et al.'s code (the theorem allows λ ≤ μ1).
+
+The result is a bound for *this* D, not a DP guarantee: publishing it needs the
+smooth-sensitivity machinery of Papernot et al.  The paper only uses it to note
+that it never applies for K = 11 teachers and C = 2 classes
+(:func:`applies_anywhere`), so the data-independent λ/σ² is used.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import logsumexp
+from scipy.stats import norm
+
+from accounting import validation as v
+from accounting.gnmax import gaussian_rdp
+from darrm.errors import ParameterError
+
+
+@dataclass(frozen=True)
+class DataDependentRDP:
+    """RDP bound at one order for one vote histogram."""
+
+    order: float
+    gaussian_bound: float  # λ/σ², data-independent
+    data_dependent: float | None  # min over candidates where Theorem 6 applies, else None
+
+    @property
+    def applies(self) -> bool:
+        return self.data_dependent is not None and self.data_dependent < self.gaussian_bound
+
+    @property
+    def value(self) -> float:
+        return min(self.gaussian_bound, self.data_dependent) if self.data_dependent is not None else self.gaussian_bound
+
+
+def _votes(votes: Sequence[int]) -> np.ndarray:
+    arr = np.asarray(votes)
+    if arr.ndim != 1 or arr.size < 2:
+        raise ParameterError("votes", "must be a 1-D histogram over at least 2 classes")
+    if not np.issubdtype(arr.dtype, np.integer) or (arr < 0).any():
+        raise ParameterError("votes", "must be non-negative integer counts")
+    return arr.astype(float)
+
+
+def log_q(votes: Sequence[int], sigma: float, candidate: int) -> float:
+    """log of the union bound Σ_{i≠i*} Pr[n_i + Z_i ≥ n_{i*} + Z_{i*}] = Σ ½ erfc(gap/(2σ))."""
+    n = _votes(votes)
+    sigma = v.positive("sigma", sigma)
+    if not 0 <= candidate < n.size:
+        raise ParameterError("candidate", f"must index a class in [0, {n.size}), got {candidate}")
+    gaps = n[candidate] - np.delete(n, candidate)
+    return float(min(0.0, logsumexp(norm.logsf(gaps, scale=math.sqrt(2.0) * sigma))))
+
+
+def _bound_from_logq(lq: float, sigma: float, order: float) -> float | None:
+    """Papernot Theorem 6 bound for a given log q, or None where it does not apply."""
+    if lq >= 0.0:
+        return None
+    var = sigma * sigma
+    mu2 = math.sqrt(var * -lq)
+    mu1 = mu2 + 1.0
+    eps1, eps2 = mu1 / var, mu2 / var
+    if not (mu2 > 1.0 and order < mu1 and -lq > eps2):
+        return None
+    log_q_ub = (mu2 - 1.0) * eps2 - mu2 * (math.log(mu1 / (mu1 - 1.0)) + math.log(mu2 / (mu2 - 1.0)))
+    if lq > log_q_ub:
+        return None
+    log1mq = math.log(-math.expm1(lq))
+    log_a = log1mq - math.log(-math.expm1((lq + eps2) * (1.0 - 1.0 / mu2)))
+    log_b = eps1 - lq / (mu1 - 1.0)
+    log_s = np.logaddexp(log1mq + (order - 1.0) * log_a, lq + (order - 1.0) * log_b)
+    return float(log_s / (order - 1.0))
+
+
+def data_dependent_rdp(votes: Sequence[int], sigma: float, order: float) -> DataDependentRDP:
+    """Algorithm 6 of the DaRRM paper (corrected) at RDP order λ for one histogram."""
+    n = _votes(votes)
+    gauss = gaussian_rdp(order, sigma)
+    candidates = [_bound_from_logq(log_q(votes, sigma, i), float(sigma), float(order)) for i in range(n.size)]
+    valid = [c for c in candidates if c is not None]
+    return DataDependentRDP(float(order), gauss, min(valid) if valid else None)
+
+
+def applies_anywhere(n_teachers: int, n_classes: int, sigma: float, orders: Sequence[float]) -> bool:
+    """Whether the data-dependent bound beats λ/σ² for *some* histogram at some order.
+
+    The bound depends on the votes only through q, which is smallest for the
+    unanimous histogram; Theorem 6's bound is increasing in q on its domain, so if it
+    fails or is not better there, it is not better anywhere.  We nevertheless scan
+    every histogram when there are few (C = 2: K+1 histograms).
+    """
+    k = v.count("n_teachers", n_teachers)
+    c = v.count("n_classes", n_classes, minimum=2)
+    if c == 2:
+        hists = [[a, k - a] for a in range(k + 1)]
+    else:
+        hists = [[k] + [0] * (c - 1)]
+    return any(data_dependent_rdp(h, sigma, lam).applies for h in hists for lam in orders)
