@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from darrm.errors import DarrmError, ParameterError
+from experiments.cache import atomic_write_bytes
 from experiments.data.idx import IdxFormatError, decompress, parse_idx
 
 __all__ = [
@@ -181,20 +181,6 @@ def verify_file(name: str, path: Path) -> tuple[np.ndarray, dict[str, str]]:
     return arr, info
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def download(name: str, dest: Path | None = None, timeout: float = 30.0) -> Path:
     """Download the four official files of ``name`` into ``dest`` (default ``<repo>/data/<name>``).
 
@@ -227,7 +213,7 @@ def download(name: str, dest: Path | None = None, timeout: float = 30.0) -> Path
             if hashlib.sha256(content).hexdigest() != CONTENT_SHA256[name][stem]:
                 errors.append(f"{url}: checksum mismatch, discarded")
                 continue
-            _atomic_write(target, raw)
+            atomic_write_bytes(target, raw)
             break
         else:
             raise DatasetError(_missing_message(name, None, errors))
