@@ -1,0 +1,321 @@
+"""Locate, verify (SHA-256) and load MNIST / Fashion-MNIST, and the paper's 5-vs-8 task.
+
+Search order for the four standard ``*-idx?-ubyte.gz`` files of a data set ``<name>``:
+
+1. the ``data_dir`` argument (``--data-dir``), used as is or with ``<name>/`` appended;
+2. the environment variable ``$DARRM_DATA`` (same two forms);
+3. ``../shared/datasets/<name>/`` relative to the repository root (resolved from this
+   file's location) and relative to the current working directory;
+4. ``data/<name>/`` relative to the repository root and to the current working directory;
+5. Debian's ``/usr/share/datasets/fashion-mnist/`` (package ``dataset-fashion-mnist``).
+
+When none holds all four files and ``download=True``, the official files are fetched
+into ``<repo>/data/<name>/`` (atomic writes).  Every file, found or downloaded, is checked
+against the SHA-256 of its **decompressed** content: the gzip wrappers of equally valid
+copies differ (the shared MNIST train-images was re-gzipped with an unknown MTIME;
+Debian strips the gzip header), the IDX content does not.  The known ``.gz`` hashes of the
+shared copies are embedded as well and reported by :func:`verify_file`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from darrm.errors import DarrmError, ParameterError
+from experiments.cache import atomic_write_bytes
+from experiments.data.idx import IdxFormatError, decompress, parse_idx
+
+__all__ = [
+    "DATASETS",
+    "FILES",
+    "BinaryTask",
+    "DatasetError",
+    "Dataset",
+    "binary_task",
+    "candidate_dirs",
+    "download",
+    "find_dataset_dir",
+    "load_dataset",
+    "verify_file",
+]
+
+DATASETS = ("mnist", "fashion-mnist")
+FILES = (
+    "train-images-idx3-ubyte",
+    "train-labels-idx1-ubyte",
+    "t10k-images-idx3-ubyte",
+    "t10k-labels-idx1-ubyte",
+)
+
+#: SHA-256 of the decompressed IDX content (authoritative; from shared/datasets/SOURCES.md,
+#: equal to the official files' content: MNIST md5s match LeCun's published ones).
+CONTENT_SHA256: dict[str, dict[str, str]] = {
+    "mnist": {
+        "train-images-idx3-ubyte": "ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db",
+        "train-labels-idx1-ubyte": "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5",
+        "t10k-images-idx3-ubyte": "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7",
+        "t10k-labels-idx1-ubyte": "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2",
+    },
+    "fashion-mnist": {
+        "train-images-idx3-ubyte": "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888",
+        "train-labels-idx1-ubyte": "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9",
+        "t10k-images-idx3-ubyte": "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b",
+        "t10k-labels-idx1-ubyte": "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34",
+    },
+}
+
+#: SHA-256 of the ``.gz`` files (shared/datasets/SHA256SUMS; Fashion-MNIST = the official
+#: release files).  Informational: a different wrapper around the right content is accepted.
+GZ_SHA256: dict[str, dict[str, str]] = {
+    "mnist": {
+        "train-images-idx3-ubyte": "ae46c4f260ac4905871204038b01a6c0a113631ad2d5a23f68961fc8b88747cb",
+        "train-labels-idx1-ubyte": "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
+        "t10k-images-idx3-ubyte": "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
+        "t10k-labels-idx1-ubyte": "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+    },
+    "fashion-mnist": {
+        "train-images-idx3-ubyte": "3aede38d61863908ad78613f6a32ed271626dd12800ba2636569512369268a84",
+        "train-labels-idx1-ubyte": "a04f17134ac03560a47e3764e11b92fc97de4d1bfaf8ba1a3aa29af54cc90845",
+        "t10k-images-idx3-ubyte": "346e55b948d973a97e58d2351dde16a484bd415d4595297633bb08f03db6a073",
+        "t10k-labels-idx1-ubyte": "67da17c76eaffca5446c3361aaab5c3cd6d1c2608764d35dfb1850b086bf8dd5",
+    },
+}
+
+#: Official download locations, tried in order (content verified after download).
+URLS: dict[str, tuple[str, ...]] = {
+    "mnist": (
+        "https://ossci-datasets.s3.amazonaws.com/mnist/",  # PyTorch's mirror of LeCun's files
+        "http://yann.lecun.com/exdb/mnist/",
+    ),
+    "fashion-mnist": ("http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/",),
+}
+
+DEBIAN_DIRS = {"fashion-mnist": Path("/usr/share/datasets/fashion-mnist")}
+
+_REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class DatasetError(DarrmError):
+    """A data set is missing, corrupt, or fails its checksum."""
+
+
+def _check_name(name: str) -> str:
+    if name not in DATASETS:
+        raise ParameterError("dataset", f"must be one of {DATASETS}, got {name!r}")
+    return name
+
+
+def candidate_dirs(name: str, data_dir: str | os.PathLike | None = None) -> list[Path]:
+    """Directories searched for ``name``'s files, in order (see the module docstring)."""
+    _check_name(name)
+    out: list[Path] = []
+    for base in (data_dir, os.environ.get("DARRM_DATA")):
+        if base:
+            out += [Path(base), Path(base) / name]
+    for root in (_REPO_ROOT, Path.cwd()):
+        out.append(root / ".." / "shared" / "datasets" / name)
+    for root in (_REPO_ROOT, Path.cwd()):
+        out.append(root / "data" / name)
+    if name in DEBIAN_DIRS:
+        out.append(DEBIAN_DIRS[name])
+    seen: set[Path] = set()
+    unique = []
+    for p in out:
+        key = p.resolve() if p.exists() else p
+        if key not in seen:
+            seen.add(key)
+            unique.append(p)
+    return unique
+
+
+def _has_all(d: Path) -> bool:
+    return all((d / f"{f}.gz").is_file() or (d / f).is_file() for f in FILES)
+
+
+def find_dataset_dir(name: str, data_dir: str | os.PathLike | None = None) -> Path | None:
+    """First candidate directory that holds all four files (``.gz`` or uncompressed), or None."""
+    for d in candidate_dirs(name, data_dir):
+        if d.is_dir() and _has_all(d):
+            return d
+    return None
+
+
+def verify_file(name: str, path: Path) -> tuple[np.ndarray, dict[str, str]]:
+    """Read ``path`` (one of :data:`FILES`, gz or raw), check its content SHA-256, return array + info.
+
+    Raises :class:`DatasetError` on a corrupt file or a checksum mismatch.
+    """
+    stem = path.name[:-3] if path.name.endswith(".gz") else path.name
+    if stem not in CONTENT_SHA256[name]:
+        raise DatasetError(f"{path}: not one of the {name} files {FILES}")
+    raw = path.read_bytes()
+    try:
+        content = decompress(raw, str(path))
+    except IdxFormatError as exc:
+        raise DatasetError(str(exc)) from exc
+    digest = hashlib.sha256(content).hexdigest()
+    expected = CONTENT_SHA256[name][stem]
+    if digest != expected:
+        raise DatasetError(
+            f"{path}: SHA-256 of the decompressed content is {digest}, expected {expected} "
+            f"(corrupt or wrong file; delete it and re-download, see docs/experiments.md)"
+        )
+    try:
+        arr = parse_idx(content, str(path))
+    except IdxFormatError as exc:  # pragma: no cover - hash already matched a valid file
+        raise DatasetError(str(exc)) from exc
+    gz_digest = hashlib.sha256(raw).hexdigest()
+    info = {
+        "path": str(path),
+        "content_sha256": digest,
+        "gz_sha256": gz_digest,
+        "gz_matches_shared_copy": str(gz_digest == GZ_SHA256[name][stem]),
+    }
+    return arr, info
+
+
+def download(name: str, dest: Path | None = None, timeout: float = 30.0) -> Path:
+    """Download the four official files of ``name`` into ``dest`` (default ``<repo>/data/<name>``).
+
+    Each file is verified (content SHA-256) before it is atomically moved into place.
+    """
+    _check_name(name)
+    dest = Path(dest) if dest is not None else _REPO_ROOT / "data" / name
+    errors: list[str] = []
+    for stem in FILES:
+        target = dest / f"{stem}.gz"
+        if target.is_file():
+            try:
+                verify_file(name, target)
+                continue
+            except DatasetError:
+                target.unlink()
+        for base in URLS[name]:
+            url = base + f"{stem}.gz"
+            try:
+                with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 (fixed https/http URLs)
+                    raw = resp.read()
+            except (urllib.error.URLError, OSError, TimeoutError) as exc:
+                errors.append(f"{url}: {exc}")
+                continue
+            try:
+                content = decompress(raw, url)
+            except IdxFormatError as exc:
+                errors.append(str(exc))
+                continue
+            if hashlib.sha256(content).hexdigest() != CONTENT_SHA256[name][stem]:
+                errors.append(f"{url}: checksum mismatch, discarded")
+                continue
+            atomic_write_bytes(target, raw)
+            break
+        else:
+            raise DatasetError(_missing_message(name, None, errors))
+    return dest
+
+
+def _missing_message(name: str, data_dir, errors: list[str] | None = None) -> str:
+    searched = "\n  ".join(str(p) for p in candidate_dirs(name, data_dir))
+    msg = (
+        f"{name}: the files {', '.join(f + '.gz' for f in FILES)} were not found in any of\n  {searched}\n"
+        f"Get them by one of: pass --data-dir DIR (or set $DARRM_DATA) to a folder holding them; "
+        f"copy the project's shared/datasets/{name}/ folder next to the repository; "
+        f"run with network access so they download into data/{name}/"
+    )
+    if name == "fashion-mnist":
+        msg += "; or `apt-get install dataset-fashion-mnist` (Debian)"
+    if errors:
+        msg += "\nDownload attempts failed:\n  " + "\n  ".join(errors)
+    return msg
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A full 10-class data set: uint8 images ``(n, 28, 28)`` and uint8 labels ``(n,)``."""
+
+    name: str
+    train_images: np.ndarray
+    train_labels: np.ndarray
+    test_images: np.ndarray
+    test_labels: np.ndarray
+    source_dir: str
+    files: tuple[dict[str, str], ...] = field(default=())
+
+
+def load_dataset(
+    name: str, data_dir: str | os.PathLike | None = None, *, allow_download: bool = True
+) -> Dataset:
+    """Find, verify and load ``name`` (``"mnist"`` or ``"fashion-mnist"``)."""
+    _check_name(name)
+    d = find_dataset_dir(name, data_dir)
+    if d is None:
+        if not allow_download:
+            raise DatasetError(_missing_message(name, data_dir))
+        d = download(name)
+    arrays, infos = [], []
+    for stem in FILES:
+        p = d / f"{stem}.gz"
+        if not p.is_file():
+            p = d / stem
+        arr, info = verify_file(name, p)
+        arrays.append(arr)
+        infos.append(info)
+    tr_x, tr_y, te_x, te_y = arrays
+    if len(tr_x) != len(tr_y) or len(te_x) != len(te_y):
+        raise DatasetError(f"{name}: images and labels counts differ")
+    return Dataset(name, tr_x, tr_y, te_x, te_y, str(d), tuple(infos))
+
+
+@dataclass(frozen=True)
+class BinaryTask:
+    """The paper's two-class task (Section 6.2): images of ``classes`` with their original labels."""
+
+    name: str
+    classes: tuple[int, int]
+    train_images: np.ndarray
+    train_labels: np.ndarray
+    test_images: np.ndarray
+    test_labels: np.ndarray
+    train_indices: np.ndarray  # indices into the full training set (record of the choice)
+    test_indices: np.ndarray
+
+
+def binary_task(
+    ds: Dataset,
+    classes: tuple[int, int] = (5, 8),
+    train_size: int | None = None,
+    seed: int = 0,
+) -> BinaryTask:
+    """Restrict ``ds`` to ``classes`` (labels kept as the original digits).
+
+    ``train_size=None`` keeps every training image of the two classes (MNIST 11,272;
+    Fashion-MNIST 12,000).  The paper reports 10,000 Fashion-MNIST training images without
+    saying how they were chosen [spec §5, NOT GIVEN]; ``train_size=10000`` takes a seeded
+    uniformly random subset (kept in original order) to mimic it.
+    """
+    a, b = (int(c) for c in classes)
+    if a == b or not (0 <= a <= 9 and 0 <= b <= 9):
+        raise ParameterError("classes", f"two distinct labels in 0..9, got {classes!r}")
+    tr = np.flatnonzero((ds.train_labels == a) | (ds.train_labels == b))
+    te = np.flatnonzero((ds.test_labels == a) | (ds.test_labels == b))
+    if train_size is not None:
+        if not (1 <= train_size <= len(tr)):
+            raise ParameterError("train_size", f"must be in [1, {len(tr)}], got {train_size}")
+        keep = np.random.default_rng(seed).permutation(len(tr))[:train_size]
+        tr = tr[np.sort(keep)]
+    return BinaryTask(
+        ds.name,
+        (a, b),
+        ds.train_images[tr],
+        ds.train_labels[tr],
+        ds.test_images[te],
+        ds.test_labels[te],
+        tr,
+        te,
+    )

@@ -1,0 +1,113 @@
+"""Train (or reload) an ensemble of K teachers and their votes on the public (test) set, cached.
+
+Cache layout, under ``<cache_dir>/<dataset>-<private|nonprivate>-<key>/`` where ``key`` hashes
+the data (content hashes of the selected images/labels), the :class:`TeacherConfig` and the
+library versions:
+
+* ``settings.json`` — what the key was computed from;
+* ``shards.npz`` — the train-index split (indices into the two-class training set);
+* ``teacher_XX.pt`` — one file per trained teacher (state dict + training record), so an
+  interrupted run resumes at the first missing teacher;
+* ``votes.npy`` — ``(n_test, K)`` int64 predicted labels of every teacher on the test set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from experiments.cache import atomic_write_bytes, atomic_write_json, load_npy, save_npy, settings_key
+from experiments.data.loader import BinaryTask
+from experiments.pate.teachers import TeacherConfig, pick_device, predict, shard_indices, train_teacher
+
+__all__ = ["Ensemble", "ensemble_dir", "get_ensemble"]
+
+
+@dataclass(frozen=True)
+class Ensemble:
+    """Votes ``(n_test, K)`` of K teachers on the test images, with per-teacher records."""
+
+    config: TeacherConfig
+    votes: np.ndarray
+    teachers: tuple[dict, ...]
+    shards: tuple[np.ndarray, ...]
+    directory: Path
+
+
+def _digest(*arrays: np.ndarray) -> str:
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def ensemble_settings(task: BinaryTask, cfg: TeacherConfig) -> dict:
+    import opacus
+
+    return {
+        "dataset": task.name,
+        "classes": list(task.classes),
+        "train_sha256": _digest(task.train_images, task.train_labels),
+        # votes depend on the test images only (never on their labels)
+        "test_images_sha256": _digest(task.test_images),
+        "config": cfg.as_dict(),
+        "torch": torch.__version__.split("+")[0],
+        "opacus": opacus.__version__,
+    }
+
+
+def ensemble_dir(task: BinaryTask, cfg: TeacherConfig, cache_dir: Path) -> Path:
+    kind = "private" if cfg.private else "nonprivate"
+    return Path(cache_dir) / f"{task.name}-{kind}-{settings_key(ensemble_settings(task, cfg))}"
+
+
+def get_ensemble(
+    task: BinaryTask,
+    cfg: TeacherConfig,
+    cache_dir: Path,
+    device: torch.device | None = None,
+    progress: bool = True,
+) -> Ensemble:
+    """Train the K teachers of ``cfg`` on disjoint shards of ``task`` (or reload them) and vote."""
+    device = device or pick_device()
+    d = ensemble_dir(task, cfg, cache_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(d / "settings.json", ensemble_settings(task, cfg))
+    shards = shard_indices(len(task.train_labels), cfg.K, cfg.seed)
+    if not (d / "shards.npz").is_file():
+        buf = io.BytesIO()
+        np.savez(buf, **{f"shard_{i:02d}": s for i, s in enumerate(shards)})
+        atomic_write_bytes(d / "shards.npz", buf.getvalue())
+    kind = "DP-SGD" if cfg.private else "SGD"
+    records, states = [], []
+    for i in tqdm(range(cfg.K), desc=f"{task.name}: {kind} teachers", disable=not progress, leave=False):
+        path = d / f"teacher_{i:02d}.pt"
+        if path.is_file():
+            blob = torch.load(path, map_location="cpu", weights_only=False)
+            state, info = blob["state_dict"], dict(blob["info"], cached=True)
+        else:
+            t = train_teacher(task.train_images[shards[i]], task.train_labels[shards[i]], cfg, i, device)
+            state, info = t.state_dict, t.info
+            buf = io.BytesIO()
+            torch.save({"state_dict": state, "info": info}, buf)
+            atomic_write_bytes(path, buf.getvalue())
+            info = dict(info, cached=False)
+        records.append(info)
+        states.append(state)
+    vpath = d / "votes.npy"
+    if vpath.is_file():
+        votes = load_npy(vpath)
+    else:
+        cols = [predict(s, task.test_images, cfg.n_classes, device)
+                for s in tqdm(states, desc=f"{task.name}: {kind} votes", disable=not progress, leave=False)]
+        votes = np.stack(cols, axis=1).astype(np.int64)
+        save_npy(vpath, votes)
+    for i, info in enumerate(records):
+        info["test_accuracy"] = float(np.mean(votes[:, i] == task.test_labels))
+    return Ensemble(cfg, votes, tuple(records), tuple(shards), d)

@@ -1,0 +1,233 @@
+"""Run the private knowledge-transfer study end to end and write its results.
+
+Stages (each with a progress bar): load + verify data → private (DP-SGD) and non-private
+teachers and their test-set votes (cached, resumable) → per m: γ_Sub, certified γ_opt and
+GNMax σ (paper RDP calibration and the tightest accountant) at the same per-query budget
+(mε, δ = 1 − (1−Δ)^m) → Q-query draws → released labels (votes only) → accuracy.
+
+Outputs in ``out``: ``results.json`` (list of records), ``teachers.json``, ``mechanisms.json``
+(γ tables, σ), ``tables.md`` (next to the paper's numbers) and ``accuracy_vs_m.png``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from accounting import composition
+from accounting.gnmax import calibrate_sigma
+from accounting.gnmax import epsilon as gnmax_epsilon
+from darrm.gamma import gamma_sub
+from darrm.lp import solve_gamma_opt
+from darrm.params import PrivacyParams
+from experiments.cache import atomic_write_bytes, atomic_write_json, default_cache_dir
+from experiments.data.loader import binary_task, load_dataset
+from experiments.pate.aggregators import darrm_release, gnmax_release, majority_release
+from experiments.pate.ensemble import get_ensemble
+from experiments.pate.study import METHODS, StudyConfig, mechanism_rng, query_indices
+from experiments.pate.teachers import pick_device
+
+__all__ = ["Mechanisms", "build_mechanisms", "release", "run_study", "score"]
+
+TIGHT_METHODS = ("rdp", "pld")
+
+
+class Mechanisms(dict):
+    """Per-m mechanism parameters: ``{m: {"gamma_sub", "gamma_opt", "sigma_paper", "sigma_tight", ...}}``."""
+
+
+def build_mechanisms(cfg: StudyConfig, eps_teacher: float, progress: bool = True) -> Mechanisms:
+    """γ_Sub, γ_opt and GNMax σ for every m at the per-query budget (m·ε_teacher, 1 − (1−Δ)^m)."""
+    mech = Mechanisms()
+    for m in tqdm(cfg.ms, desc="γ_opt LP + GNMax σ per m", disable=not progress, leave=False):
+        params = PrivacyParams(K=cfg.K, m=m, eps=eps_teacher, Delta=cfg.Delta)
+        eps_q, delta_q = m * eps_teacher, float(params.delta)
+        table = solve_gamma_opt(params, progress=False)
+        tight = {meth: calibrate_sigma(eps_q, delta_q, meth) for meth in TIGHT_METHODS}
+        best = min(tight, key=tight.get)
+        mech[m] = {
+            "eps_query": eps_q,
+            "delta_query": delta_q,
+            "gamma_sub": gamma_sub(cfg.K, m),
+            "gamma_opt": np.asarray(table.gamma, dtype=np.float64),
+            "gamma_opt_violation": float(table.violation),
+            "gamma_opt_info": {k: v for k, v in table.info.items()},
+            "sigma_paper": calibrate_sigma(eps_q, delta_q, "paper-rdp"),
+            "sigma_tight": tight[best],
+            "sigma_tight_method": best,
+            "sigma_all": tight,
+        }
+    return mech
+
+
+def release(method: str, votes_private: np.ndarray, votes_nonprivate: np.ndarray,
+            mech_m: dict, rng: np.random.Generator, classes: tuple[int, int]) -> np.ndarray:
+    """Released labels of ``method`` for query rows of the two ensembles' votes (no true labels)."""
+    if method == "gnmax-paper":
+        return gnmax_release(votes_nonprivate, mech_m["sigma_paper"], rng, classes)
+    if method == "gnmax-tight":
+        return gnmax_release(votes_nonprivate, mech_m["sigma_tight"], rng, classes)
+    if method == "darrm-sub":
+        return darrm_release(votes_private, mech_m["gamma_sub"], rng, classes)
+    if method == "darrm-opt":
+        return darrm_release(votes_private, mech_m["gamma_opt"], rng, classes)
+    if method == "majority-private-parallel":
+        return majority_release(votes_private, classes)
+    if method == "majority-nonprivate":
+        return majority_release(votes_nonprivate, classes)
+    raise KeyError(method)
+
+
+def released_labels(cfg: StudyConfig, votes_private: np.ndarray, votes_nonprivate: np.ndarray,
+                    mech: Mechanisms) -> dict[tuple[str, int, int, int], tuple[np.ndarray, np.ndarray]]:
+    """Every released label of the study: ``{(method, m, Q, draw): (query indices, labels)}``.
+
+    Only the votes enter; the true labels are never passed in.
+    """
+    n_test = votes_private.shape[0]
+    out = {}
+    for Q in cfg.queries:
+        for r in range(cfg.draws):
+            idx = query_indices(cfg.seed, n_test, Q, r)
+            for m in cfg.ms:
+                for method in METHODS:
+                    rng = mechanism_rng(cfg.seed, method, m, Q, r)
+                    out[(method, m, Q, r)] = (idx, release(method, votes_private[idx], votes_nonprivate[idx],
+                                                          mech[m], rng, cfg.classes))
+    return out
+
+
+def score(released: dict, labels: np.ndarray) -> dict[tuple[str, int, int], np.ndarray]:
+    """Per (method, m, Q): the array of per-draw accuracies against ``labels``."""
+    acc: dict[tuple[str, int, int], list[float]] = {}
+    for (method, m, Q, r), (idx, lab) in sorted(released.items()):
+        acc.setdefault((method, m, Q), []).append(float(np.mean(lab == labels[idx])))
+    return {k: np.asarray(v) for k, v in acc.items()}
+
+
+def _privacy(method: str, m: int, Q: int, mech_m: dict, eps_t: float, cfg: StudyConfig) -> dict:
+    if method == "majority-nonprivate":
+        return {"eps_query": None, "delta_query": None, "eps_total": None, "delta_total": None,
+                "eps_total_optimal": None, "privacy_note": "teachers trained without DP: no guarantee"}
+    if method == "majority-private-parallel":
+        return {"eps_query": eps_t, "delta_query": cfg.Delta, "eps_total": eps_t, "delta_total": cfg.Delta,
+                "eps_total_optimal": eps_t,
+                "privacy_note": "post-processing of the teachers: parallel composition, the teachers' "
+                                "(eps, Delta) once for all Q queries"}
+    eq, dq = mech_m["eps_query"], mech_m["delta_query"]
+    et, dt = composition.kairouz_general(eq, dq, Q, cfg.delta_prime)
+    rec = {"eps_query": eq, "delta_query": dq, "eps_total": et, "delta_total": dt,
+           "eps_total_optimal": composition.optimal_homogeneous_epsilon(eq, dq, Q, dt)}
+    if method.startswith("gnmax"):
+        sigma = mech_m["sigma_paper" if method == "gnmax-paper" else "sigma_tight"]
+        rec["sigma"] = sigma
+        rec["eps_total_gaussian_pld"] = gnmax_epsilon(sigma, dt, Q, "pld")
+    return rec
+
+
+def build_records(cfg: StudyConfig, accs: dict, mech: Mechanisms, eps_t: float) -> list[dict]:
+    records = []
+    for m in cfg.ms:
+        for Q in cfg.queries:
+            for method in METHODS:
+                a = accs[(method, m, Q)]
+                rec = {"dataset": cfg.dataset, "method": method, "m": m, "Q": Q,
+                       "accuracy_mean": float(np.mean(a)), "accuracy_std": float(np.std(a, ddof=0)),
+                       "draws": int(len(a))}
+                rec.update(_privacy(method, m, Q, mech[m], eps_t, cfg))
+                records.append(rec)
+    return records
+
+
+def _teacher_record(dataset: str, method: str, infos: tuple[dict, ...], eps: float | None, delta: float | None) -> dict:
+    acc = np.array([t["test_accuracy"] for t in infos])
+    return {"dataset": dataset, "method": method, "m": None, "Q": None,
+            "accuracy_mean": float(acc.mean()), "accuracy_std": float(acc.std(ddof=0)),
+            "eps_query": eps, "delta_query": delta, "eps": eps, "delta": delta,
+            "note": "accuracy = mean (std) over the K teachers of test-set accuracy on the two-class task; "
+                    "eps = max over teachers (PRV accountant)" if eps is not None else
+                    "accuracy = mean (std) over the K teachers; no privacy"}
+
+
+def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache_dir: Path | None = None,
+              device: str | None = None, progress: bool = True) -> list[dict]:
+    """Run the whole study for ``cfg`` and write the outputs into ``out``; return the records."""
+    t_start = time.perf_counter()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    dev = pick_device(device)
+    ds = load_dataset(cfg.dataset, data_dir)
+    task = binary_task(ds, cfg.classes, cfg.train_size, cfg.seed)
+    t0 = time.perf_counter()
+    priv = get_ensemble(task, cfg.teacher_config(True), cache_dir, dev, progress)
+    nonpriv = get_ensemble(task, cfg.teacher_config(False), cache_dir, dev, progress)
+    t_teachers = time.perf_counter() - t0
+    eps_t = max(float(t["eps"]) for t in priv.teachers)
+    mech = build_mechanisms(cfg, eps_t, progress)
+    released = released_labels(cfg, priv.votes, nonpriv.votes, mech)
+    accs = score(released, task.test_labels)
+    records = build_records(cfg, accs, mech, eps_t)
+    records.append(_teacher_record(cfg.dataset, "teachers-dpsgd", priv.teachers, eps_t, cfg.Delta))
+    records.append(_teacher_record(cfg.dataset, "teachers-nonprivate", nonpriv.teachers, None, None))
+    atomic_write_json(out / "results.json", records)
+    save_releases(out / "releases.npz", released)
+    run_info = {
+        "config": cfg.as_dict(),
+        "device": str(dev),
+        "device_name": torch.cuda.get_device_name(dev) if dev.type == "cuda" else platform.processor() or "cpu",
+        "torch_threads": torch.get_num_threads(),
+        "seconds_teachers_stage": t_teachers,
+        "seconds_total": time.perf_counter() - t_start,
+        "data": {"source_dir": ds.source_dir, "files": list(ds.files),
+                 "n_train": int(len(task.train_labels)), "n_test": int(len(task.test_labels)),
+                 "train_class_counts": {int(c): int((task.train_labels == c).sum()) for c in cfg.classes},
+                 "test_class_counts": {int(c): int((task.test_labels == c).sum()) for c in cfg.classes}},
+        "cache": {"private": str(priv.directory), "nonprivate": str(nonpriv.directory)},
+    }
+    atomic_write_json(out / "teachers.json", {
+        "eps_teacher": eps_t, "delta_teacher": cfg.Delta,
+        "shard_sizes": [int(len(s)) for s in priv.shards],
+        "split": "seeded permutation (numpy default_rng(seed)) of the two-class training set, "
+                 "np.array_split into K shards; private and non-private teachers share the split",
+        "private": list(priv.teachers), "nonprivate": list(nonpriv.teachers), "run": run_info})
+    atomic_write_json(out / "mechanisms.json", {str(m): {k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                                                         for k, v in d.items()} for m, d in mech.items()})
+    from experiments.pate.report import accuracy_plot, markdown_report
+
+    atomic_write_bytes(out / "tables.md", markdown_report(records, run_info).encode())
+    accuracy_plot(records, out / "accuracy_vs_m.png")
+    return records
+
+
+def save_releases(path: Path, released: dict) -> None:
+    """Every released label with its query indices: arrays ``"<method>|m|Q|draw|idx"`` / ``"…|labels"``."""
+    buf = io.BytesIO()
+    arrays = {}
+    for (method, m, Q, r), (idx, lab) in released.items():
+        arrays[f"{method}|{m}|{Q}|{r}|idx"] = idx
+        arrays[f"{method}|{m}|{Q}|{r}|labels"] = lab
+    np.savez_compressed(buf, **arrays)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def load_releases(path: Path) -> dict:
+    """Inverse of :func:`save_releases`."""
+    with np.load(path, allow_pickle=False) as z:
+        out: dict = {}
+        for key in z.files:
+            method, m, Q, r, what = key.split("|")
+            cell = out.setdefault((method, int(m), int(Q), int(r)), {})
+            cell[what] = z[key]
+    return {k: (v["idx"], v["labels"]) for k, v in out.items()}
+
+
+def load_results(out: Path) -> list[dict]:
+    return json.loads((Path(out) / "results.json").read_text())
