@@ -1,0 +1,143 @@
+"""Pure computation of a simulation figure: γ tables, their privacy certificates, LP
+objectives, exact error curves and expected errors.  No I/O, no plotting.
+
+Every γ — baselines included — is passed through the independent certificate
+:func:`darrm.certify.certify` for the panel's (mε, δ), so a figure never compares
+against a baseline that is not actually (mε, δ)-DP without saying so (``certified``).
+
+Tolerance: γ_opt is certified by the solver at 1e-12 (after its repair).  The closed-form
+baselines are exactly private in exact arithmetic and several are *tight* (γ_Sub, γ_DSub
+and RR with τ = m meet some constraint with equality), so their float64 violation is
+rounding of order-1 probabilities multiplied by e^{mε} (3.5e-12 for γ_Sub at K = 101,
+m = 60, e^{mε} ≈ 403).  A baseline counts as certified when its violation is at most
+:func:`rounding_tol` = 1e-12·max(1, e^{mε}); the raw violation is always reported.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from darrm.certify import DEFAULT_TOL, certify
+from darrm.gamma import gamma_const, gamma_dsub, gamma_sub
+from darrm.lp import expected_signed_error, solve_gamma_opt
+from darrm.params import PrivacyParams
+from darrm.prior import IIDPrior
+
+from .config import Actual, Curve, FigureConfig, Panel
+from .expected_error import iid_error_curve, iid_uniform_error, is_one_sided, product_uniform_error, product_uniform_error_mc
+
+
+@dataclass(frozen=True)
+class ExpectedError:
+    """Expected error of one curve under one actual distribution.
+
+    method: "exact" (point mass, or product law on one side of ½), "iid-exact" (all p_i
+    equal to one p ~ U[low, high], exact quadrature) or "product-mc" (p_i i.i.d.,
+    seeded Monte Carlo; ``se`` is its standard error, 0 for exact values).
+    """
+
+    curve: str
+    actual: str
+    method: str
+    value: float
+    se: float = 0.0
+    samples: int = 0
+
+
+@dataclass(frozen=True)
+class CurveResult:
+    name: str
+    family: str
+    gamma: np.ndarray
+    violation: float  # certificate: max over corner multisets of Pr[A(D)=o] − e^{mε}Pr[A(D′)=o] − δ
+    certified: bool
+    objectives: dict[float, float]  # prior μ → expected signed error (Eq. 196 without |·|)
+    seconds: float
+    info: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PanelResult:
+    label: str
+    params: PrivacyParams
+    curves: tuple[CurveResult, ...]
+    p: np.ndarray
+    error_curves: dict[str, np.ndarray]
+    expected: tuple[ExpectedError, ...]
+
+    def curve(self, name: str) -> CurveResult:
+        for c in self.curves:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def expected_value(self, curve: str, actual: str, method: str | None = None) -> ExpectedError:
+        for e in self.expected:
+            if e.curve == curve and e.actual == actual and (method is None or e.method == method):
+                return e
+        raise KeyError((curve, actual, method))
+
+
+@dataclass(frozen=True)
+class FigureResult:
+    config: FigureConfig
+    panels: tuple[PanelResult, ...]
+    seconds: float
+
+
+def rounding_tol(params: PrivacyParams) -> float:
+    """Float64 rounding scale of the certificate's violations: 1e-12·max(1, e^{mε})."""
+    return DEFAULT_TOL * max(1.0, params.exp_meps)
+
+
+def build_gamma(curve: Curve, params: PrivacyParams) -> tuple[np.ndarray, dict]:
+    """The γ table of a curve (γ_opt is certified inside the solver) and solver facts."""
+    if curve.family == "opt":
+        t = solve_gamma_opt(params, IIDPrior(curve.prior_mean), method=curve.method, progress=False)
+        info = {k: v for k, v in t.info.items() if isinstance(v, (int, float, str, bool))}
+        return t.gamma, {"solver": t.solver, "status": t.status, **info}
+    if curve.family == "sub":
+        return gamma_sub(params.K, curve.size), {}
+    if curve.family == "dsub":
+        return gamma_dsub(params.K, curve.size), {}
+    return gamma_const(params, tau=curve.tau, lam=curve.lam), {"tau": curve.tau, "lam": curve.lam}
+
+
+def expected_errors(name: str, gamma: np.ndarray, actual: Actual, samples: int, seed: int) -> list[ExpectedError]:
+    """Exact values where they exist, plus the i.i.d.-reading and a seeded MC otherwise."""
+    if actual.is_point:
+        return [ExpectedError(name, actual.name, "exact", iid_uniform_error(gamma, actual.low, actual.high))]
+    out = [ExpectedError(name, actual.name, "iid-exact", iid_uniform_error(gamma, actual.low, actual.high))]
+    if is_one_sided(actual.low, actual.high):
+        out.append(ExpectedError(name, actual.name, "exact", product_uniform_error(gamma, actual.low, actual.high)))
+    else:
+        mean, se = product_uniform_error_mc(gamma, actual.low, actual.high, samples=samples, seed=seed)
+        out.append(ExpectedError(name, actual.name, "product-mc", mean, se, samples))
+    return out
+
+
+def compute_panel(panel: Panel, cfg: FigureConfig) -> PanelResult:
+    p = np.linspace(0.0, 1.0, int(cfg.p_points))
+    curves, errs, expected = [], {}, []
+    for curve in panel.curves:
+        t0 = time.perf_counter()
+        g, info = build_gamma(curve, panel.params)
+        cert = certify(g, panel.params, tol=DEFAULT_TOL if curve.family == "opt" else rounding_tol(panel.params),
+                       progress=False)
+        objs = {mu: expected_signed_error(g, IIDPrior(mu)) for mu in cfg.objective_means}
+        curves.append(CurveResult(curve.name, curve.family, g, cert.violation, cert.certified, objs,
+                                  time.perf_counter() - t0, info))
+        errs[curve.name] = iid_error_curve(g, p)
+        for actual in cfg.actuals:
+            expected.extend(expected_errors(curve.name, g, actual, int(cfg.mc_samples), int(cfg.seed)))
+    return PanelResult(panel.label, panel.params, tuple(curves), p, errs, tuple(expected))
+
+
+def compute_figure(cfg: FigureConfig) -> FigureResult:
+    """All panels of a figure (deterministic: the LP is exact, the MC seeded)."""
+    t0 = time.perf_counter()
+    panels = tuple(compute_panel(panel, cfg) for panel in cfg.panels)
+    return FigureResult(cfg, panels, time.perf_counter() - t0)
