@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .certify import DEFAULT_TOL, certify
+from .certify import certify
 from .errors import DarrmError, GammaFileError
 from .gamma import validate_gamma
 from .params import PrivacyParams
@@ -84,7 +84,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
-def save(table: GammaTable, path: str | os.PathLike, *, tol: float = DEFAULT_TOL) -> None:
+def save(table: GammaTable, path: str | os.PathLike, *, tol: float | None = None) -> None:
     """Re-certify ``table`` and write it atomically; an uncertified table is never written."""
     cert = certify(table.gamma, table.params, tol=tol)
     if not cert.certified:
@@ -93,7 +93,7 @@ def save(table: GammaTable, path: str | os.PathLike, *, tol: float = DEFAULT_TOL
     atomic_write_bytes(path, json.dumps(d, indent=1, allow_nan=False).encode() + b"\n")
 
 
-def load(path: str | os.PathLike, *, tol: float = DEFAULT_TOL, recertify: bool = True) -> GammaTable:
+def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool = True) -> GammaTable:
     """Read a γ file, check format, checksum and parameters, and re-run the certificate.
 
     Raises:
@@ -139,7 +139,7 @@ def load(path: str | os.PathLike, *, tol: float = DEFAULT_TOL, recertify: bool =
         cert = certify(table.gamma, params, tol=tol)
         if not cert.certified:
             raise GammaFileError(
-                f"{path}: table is NOT (mε, δ)-DP for its parameters: violation {cert.violation:.3e} > {tol:.1e}"
+                f"{path}: table is NOT (mε, δ)-DP for its parameters: violation {cert.violation:.3e} > {cert.tol:.1e}"
             )
         table = GammaTable(**{**table.__dict__, "violation": cert.violation})
     return table

@@ -23,7 +23,7 @@ import time
 import cvxpy as cp
 import numpy as np
 
-from .certify import DEFAULT_TOL, certify
+from .certify import certify
 from .constraints import iter_row_blocks, possibly_binding
 from .errors import CertificationError, SolveError
 from .gamma import symmetric_from_upper
@@ -108,7 +108,7 @@ def solve_gamma_opt(
     prior: Prior | None = None,
     *,
     method: str = "auto",
-    tol: float = DEFAULT_TOL,
+    tol: float | None = None,
     progress: bool | None = None,
     solver_opts: dict | None = None,
     executor=None,
@@ -162,7 +162,7 @@ def solve_gamma_opt(
         cert = certify(gamma, params, tol=tol, progress=progress, executor=executor)
     if not cert.certified:
         raise CertificationError(
-            f"γ_opt violates (mε, δ)-DP by {cert.violation:.3e} > tol {tol:.1e} after repair "
+            f"γ_opt violates (mε, δ)-DP by {cert.violation:.3e} > tol {cert.tol:.1e} after repair "
             f"(worst multiset {cert.worst_counts}, output {cert.worst_output}, {cert.worst_direction})"
         )
     t3 = time.perf_counter()

@@ -19,6 +19,7 @@ __all__ = ["REGISTRY", "build_parser", "main"]
 #: Modules whose ``register(subparsers)`` adds subcommands, in help order.
 REGISTRY: list[str] = [
     "experiments.pate.cli",
+    "experiments.simulations.cli",
 ]
 
 

@@ -10,7 +10,7 @@ baselines are exactly private in exact arithmetic and several are *tight* (γ_Su
 and RR with τ = m meet some constraint with equality), so their float64 violation is
 rounding of order-1 probabilities multiplied by e^{mε} (3.5e-12 for γ_Sub at K = 101,
 m = 60, e^{mε} ≈ 403).  A baseline counts as certified when its violation is at most
-:func:`rounding_tol` = 1e-12·max(1, e^{mε}); the raw violation is always reported.
+:func:`darrm.certify.tolerance` = 1e-12·max(1, e^{mε}); the raw violation is always reported.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from darrm.certify import DEFAULT_TOL, certify
+from darrm.certify import certify
 from darrm.gamma import gamma_const, gamma_dsub, gamma_sub
 from darrm.lp import expected_signed_error, solve_gamma_opt
 from darrm.params import PrivacyParams
@@ -88,11 +88,6 @@ class FigureResult:
     seconds: float
 
 
-def rounding_tol(params: PrivacyParams) -> float:
-    """Float64 rounding scale of the certificate's violations: 1e-12·max(1, e^{mε})."""
-    return DEFAULT_TOL * max(1.0, params.exp_meps)
-
-
 def build_gamma(curve: Curve, params: PrivacyParams) -> tuple[np.ndarray, dict]:
     """The γ table of a curve (γ_opt is certified inside the solver) and solver facts."""
     if curve.family == "opt":
@@ -125,8 +120,7 @@ def compute_panel(panel: Panel, cfg: FigureConfig) -> PanelResult:
     for curve in panel.curves:
         t0 = time.perf_counter()
         g, info = build_gamma(curve, panel.params)
-        cert = certify(g, panel.params, tol=DEFAULT_TOL if curve.family == "opt" else rounding_tol(panel.params),
-                       progress=False)
+        cert = certify(g, panel.params, progress=False)  # tolerance 1e-12·max(1, e^{mε})
         objs = {mu: expected_signed_error(g, IIDPrior(mu)) for mu in cfg.objective_means}
         curves.append(CurveResult(curve.name, curve.family, g, cert.violation, cert.certified, objs,
                                   time.perf_counter() - t0, info))

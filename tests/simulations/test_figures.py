@@ -10,7 +10,8 @@ from darrm.gamma import gamma_sub
 from darrm.lp import solve_gamma_opt
 from darrm.params import PrivacyParams
 from darrm.prior import IIDPrior
-from experiments.simulations.compute import compute_figure, rounding_tol
+from darrm.certify import tolerance as rounding_tol
+from experiments.simulations.compute import compute_figure
 from experiments.simulations.expected_error import iid_error_curve, product_uniform_error_mc
 from experiments.simulations.figures import FIGURES, figure2
 from experiments.simulations.table3 import PAPER_TABLE3, table3
