@@ -107,3 +107,38 @@ def bisect_eps(
         else:
             b = m
     return b if kind == "upper" else a
+
+
+def solve_eps(
+    delta_of_eps: Callable[[float], float],
+    delta: float,
+    hi: float,
+    kind: Kind,
+    rtol: float = 1e-7,
+) -> float:
+    """ε(δ) by Brent's method on log δ(ε), then a checked step to the safe side.
+
+    Same contract as :func:`bisect_eps` (the returned end is verified, not assumed)
+    but needs ~10-15 evaluations instead of ~30.
+    """
+    from scipy.optimize import brentq
+
+    if delta_of_eps(0.0) <= delta:
+        return 0.0
+    if delta_of_eps(hi) > delta:
+        raise ParameterError("delta", f"target delta={delta} not reached even at eps={hi}")
+    ld = math.log(delta)
+    f = lambda e: math.log(max(delta_of_eps(e), 1e-300)) - ld  # noqa: E731
+    root = brentq(f, 0.0, hi, xtol=1e-14, rtol=rtol)
+    step = max(4 * rtol * root, 1e-13)
+    if kind == "upper":
+        e = min(root, hi)
+        while delta_of_eps(e) > delta:
+            e = min(hi, e + step)
+            step *= 2
+        return e
+    e = root
+    while e > 0 and delta_of_eps(e) <= delta:
+        e = max(0.0, e - step)
+        step *= 2
+    return e
