@@ -137,9 +137,8 @@ def expected_positive_part(
     F = np.fft.rfft(a)
     absF = np.abs(F)
     with np.errstate(divide="ignore", invalid="ignore"):
-        logF = np.log(F.astype(complex))
-    Fn = np.exp(n * logF)
-    Fn[absF == 0] = 0.0
+        logF = np.log(np.where(absF == 0, 1.0, F).astype(complex))
+        Fn = np.where(absF == 0, 0.0, np.exp(n * logF))
     pmf_circ = np.fft.irfft(Fn, N)
     # floating-point allowance per entry (coefficient errors ~ eps log N, amplified
     # by n |F|^{n-1} in the power, then averaged by the inverse FFT)
