@@ -1,0 +1,56 @@
+"""The ``darrm shuffle`` subcommand (called through a tiny argparse harness)."""
+
+import argparse
+import json
+
+import pytest
+
+from accounting.shuffle.cli import register
+from darrm.errors import ParameterError
+
+
+def _run(argv, capsys):
+    p = argparse.ArgumentParser()
+    register(p.add_subparsers())
+    args = p.parse_args(argv)
+    rc = args.func(args)
+    return rc, capsys.readouterr().out
+
+
+def test_json_records_for_k_rr(capsys):
+    rc, out = _run(["shuffle", "--n", "500", "--eps0", "1,2", "--delta", "1e-5", "--k", "3", "--json"], capsys)
+    assert rc == 0
+    recs = json.loads(out)
+    assert {"method", "bound", "valid", "eps"} <= set(recs[0])
+    for e0 in (1.0, 2.0):
+        rs = [r for r in recs if r["eps0"] == e0]
+        names = [r["method"] for r in rs]
+        assert len(names) == len(set(names))  # one record per method
+        ups = [r["eps"] for r in rs if r["bound"] == "upper" and r["valid"]]
+        lows = [r["eps"] for r in rs if r["bound"] == "lower"]
+        assert lows and max(lows) <= min(ups) <= e0
+        assert {"optimal-decomposition", "clones", "variation-ratio"} <= set(names)
+
+
+def test_generic_marks_flawed_variation_ratio_invalid(capsys):
+    _, out = _run(["shuffle", "--n", "2000", "--eps0", "1", "--delta", "1e-5", "--json"], capsys)
+    recs = {r["method"]: r for r in json.loads(out)}
+    assert recs["variation-ratio"]["valid"] is False
+    assert recs["clones"]["valid"] is True and "optimal-decomposition" not in recs
+
+
+def test_table_output_and_plot(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "eps.png"
+    rc, out = _run(["shuffle", "--n", "300", "--eps0", "1", "--delta", "1e-4", "--k", "2", "--plot", str(png)], capsys)
+    assert rc == 0 and "clones" in out and png.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("argv,name", [
+    (["--n", "abc", "--eps0", "1", "--delta", "1e-6"], "n"),
+    (["--n", "100", "--eps0", "0", "--delta", "1e-6"], "eps0"),
+    (["--n", "100", "--eps0", "1", "--delta", "2"], "delta"),
+    (["--n", "100", "--eps0", "1", "--delta", "1e-6", "--k", "1"], "k")])
+def test_bad_arguments_raise_parameter_error(argv, name, capsys):
+    with pytest.raises(ParameterError, match=name):
+        _run(["shuffle", *argv], capsys)
