@@ -165,30 +165,44 @@ def shuffled_votes_guarantee(
     return VotesGuarantee(m.K, m.eps0, int(queries), eq, delta, et, dt, m.worst_n1(eq))
 
 
-def largest_eps0(
-    K: int, target_eps: float, target_delta: float, queries: int = 1, *, eps0_max: float = 50.0
-) -> float:
-    """Largest ε0 (to within 1e-9, rounded down) for which Q rounds of shuffled ε0-RR votes
-    from K members are (target_eps, target_delta)-DP.
+def per_query_epsilon(K: int, eps0: float, delta: float, k: int = 2) -> tuple[float, str]:
+    """(ε, method) of one round for target δ: exact for binary RR (k = 2); for k-ary RR the
+    best *valid* upper bound of :func:`accounting.shuffle.best.best_upper_bound`."""
+    k = v.count("k", k, minimum=2)
+    if k == 2:
+        return ShuffledBinaryRR(K, eps0).epsilon(delta), "exact"
+    from accounting.shuffle.best import best_upper_bound
+    from accounting.shuffle.randomizers import RandomizedResponse
 
-    Q = 1: δ(target_eps) ≤ target_delta exactly.  Q > 1: per query δ_q and δ′ = target_delta/2
-    with 1 − (1−δ_q)^Q(1−δ′) = target_delta, and the exact optimal composition of the
-    per-query (ε(δ_q), δ_q).  Privacy only decreases with ε0 (RR with a smaller ε0 is a
-    post-processing of each report), so bisection applies.
+    b = best_upper_bound(RandomizedResponse(eps0, k), K, delta=delta)
+    return min(b.eps, v.positive("eps0", eps0)), b.method  # the victim's report alone is ε0-DP
+
+
+def largest_eps0(
+    K: int, target_eps: float, target_delta: float, queries: int = 1, *, k: int = 2, eps0_max: float = 50.0
+) -> float:
+    """Largest ε0 (to within 1e-9 relative, rounded down) for which Q rounds of shuffled
+    ε0-k-RR votes from K members are (target_eps, target_delta)-DP by
+    :func:`per_query_epsilon` and :func:`compose_queries`.
+
+    Q = 1: per-query δ = target_delta.  Q > 1: δ′ = target_delta/2 and per-query δ_q with
+    1 − (1−δ_q)^Q(1−δ′) = target_delta.  Privacy only decreases with ε0 (RR with a smaller
+    ε0 is a post-processing of each report), so bisection applies; the returned ε0 is
+    checked to satisfy the target.
     """
     target_eps = v.positive("target_eps", target_eps)
     target_delta = v.open_unit("target_delta", target_delta)
     queries = v.count("queries", queries)
     if queries == 1:
-        def ok(e0: float) -> bool:
-            return ShuffledBinaryRR(K, e0).delta(target_eps) <= target_delta
+        dq, dprime = target_delta, target_delta
     else:
         dprime = target_delta / 2.0
         dq = -math.expm1((math.log1p(-target_delta) - math.log1p(-dprime)) / queries)
 
-        def ok(e0: float) -> bool:
-            eq = ShuffledBinaryRR(K, e0).epsilon(dq)
-            return compose_queries(eq, dq, queries, dprime)[0] <= target_eps
+    def ok(e0: float) -> bool:
+        eq, _ = per_query_epsilon(K, e0, dq, k)
+        return compose_queries(eq, dq, queries, dprime)[0] <= target_eps
+
     x = min(target_eps, eps0_max)
     if ok(x):  # grow: ε0 ≤ target ε is enough when Q = 1 (post-processing)
         lo, hi = x, 2.0 * x
