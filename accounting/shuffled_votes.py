@@ -179,9 +179,10 @@ def per_query_epsilon(K: int, eps0: float, delta: float, k: int = 2) -> tuple[fl
 
 
 def largest_eps0(
-    K: int, target_eps: float, target_delta: float, queries: int = 1, *, k: int = 2, eps0_max: float = 50.0
+    K: int, target_eps: float, target_delta: float, queries: int = 1, *, k: int = 2, eps0_max: float = 50.0,
+    rel_tol: float = 1e-9,
 ) -> float:
-    """Largest ε0 (to within 1e-9 relative, rounded down) for which Q rounds of shuffled
+    """Largest ε0 (to within ``rel_tol`` relative, rounded down) for which Q rounds of shuffled
     ε0-k-RR votes from K members are (target_eps, target_delta)-DP by
     :func:`per_query_epsilon` and :func:`compose_queries`.
 
@@ -217,7 +218,7 @@ def largest_eps0(
             if lo < 1e-9:
                 raise ParameterError("target_eps", f"no ε0 >= 1e-9 reaches ({target_eps}, {target_delta}) over {queries} queries")
             lo, hi = lo / 2.0, lo
-    while hi - lo > 1e-9 * max(1.0, hi):
+    while hi - lo > rel_tol * max(1.0, hi):
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if ok(mid) else (lo, mid)
     return lo

@@ -84,6 +84,22 @@ TIE_BREAK = 1e-8
 
 
 # ----------------------------------------------------------------------------- member models
+def _eps(name: str, value: float) -> float:
+    """A finite ε in (0, 700] (e^ε must be representable)."""
+    x = _finite(name, value)
+    if not 0.0 < x <= 700.0:
+        raise ParameterError(name, f"must lie in (0, 700], got {value!r}")
+    return x
+
+
+def _prob(name: str, value: float) -> float:
+    """A δ or Δ in [0, 1)."""
+    x = _finite(name, value)
+    if not 0.0 <= x < 1.0:
+        raise ParameterError(name, f"must lie in [0, 1), got {value!r}")
+    return x
+
+
 class MemberPrivacy:
     """What is known about one member's vote probability (see the module docstring)."""
 
@@ -127,14 +143,8 @@ class ApproxDP(MemberPrivacy):
     Delta: float = 0.0
 
     def __post_init__(self) -> None:
-        eps = _finite("member.eps", self.eps)
-        if not 0.0 < eps <= 700.0:
-            raise ParameterError("member.eps", f"must lie in (0, 700], got {self.eps!r}")
-        Delta = _finite("member.Delta", self.Delta)
-        if not 0.0 <= Delta < 1.0:
-            raise ParameterError("member.Delta", f"must lie in [0, 1), got {self.Delta!r}")
-        object.__setattr__(self, "eps", eps)
-        object.__setattr__(self, "Delta", Delta)
+        object.__setattr__(self, "eps", _eps("member.eps", self.eps))
+        object.__setattr__(self, "Delta", _prob("member.Delta", self.Delta))
 
     def changed_vertices(self) -> np.ndarray:
         return corners(self.eps, self.Delta)
@@ -156,10 +166,7 @@ class LocalRR(MemberPrivacy):
     eps0: float
 
     def __post_init__(self) -> None:
-        e0 = _finite("member.eps0", self.eps0)
-        if not 0.0 < e0 <= 700.0:
-            raise ParameterError("member.eps0", f"must lie in (0, 700], got {self.eps0!r}")
-        object.__setattr__(self, "eps0", e0)
+        object.__setattr__(self, "eps0", _eps("member.eps0", self.eps0))
 
     @property
     def flip(self) -> float:
@@ -224,15 +231,9 @@ class DisjointParams:
         K = validate_K(self.K)
         if not isinstance(self.member, MemberPrivacy):
             raise ParameterError("member", f"must be NonPrivate, ApproxDP or LocalRR, got {self.member!r}")
-        eps = _finite("target_eps", self.target_eps)
-        if not 0.0 < eps <= 700.0:
-            raise ParameterError("target_eps", f"must lie in (0, 700], got {self.target_eps!r}")
-        delta = _finite("target_delta", self.target_delta)
-        if not 0.0 <= delta < 1.0:
-            raise ParameterError("target_delta", f"must lie in [0, 1), got {self.target_delta!r}")
         object.__setattr__(self, "K", K)
-        object.__setattr__(self, "target_eps", eps)
-        object.__setattr__(self, "target_delta", delta)
+        object.__setattr__(self, "target_eps", _eps("target_eps", self.target_eps))
+        object.__setattr__(self, "target_delta", _prob("target_delta", self.target_delta))
 
     @property
     def exp_eps(self) -> float:
