@@ -22,12 +22,13 @@ from .gamma import gamma_const, gamma_dsub, gamma_sub
 from .lp import expected_signed_error, solve_gamma_opt
 from .mechanism import aggregate
 from .params import PrivacyParams
+from .partition import DisjointParams, parse_member, solve_gamma_opt_disjoint
 from .prior import IIDPrior, parse_prior
 from .report import error_curve_text, gamma_table_text, plot_gammas
 from .table import GammaTable
 
 # Modules that add subcommands through ``register(subparsers)``.
-EXTENSIONS = ("accounting.cli", "accounting.shuffle.cli")
+EXTENSIONS = ("accounting.cli", "accounting.shuffle.cli", "accounting.votes_cli")
 
 DEMO = {"K": 11, "m": 3.0, "eps": 0.1, "Delta": 1e-5}
 
@@ -86,8 +87,23 @@ def _baselines(params: PrivacyParams, gamma_opt: np.ndarray) -> dict[str, np.nda
     return out
 
 
+def _describe_disjoint(table: GammaTable) -> str:
+    p: DisjointParams = table.params  # type: ignore[assignment]
+    lines = [
+        f"DaRRM γ_{table.family} for K={p.K} {p.member.describe()} on disjoint shards",
+        f"  guarantee: ({p.target_eps:.6g}, {p.target_delta:.6g})-DP per query (certified over every "
+        f"(changed-member vertex, number of high members), both outputs, both directions; "
+        f"max violation {table.violation:.2e})",
+    ]
+    if table.prior is not None and table.objective is not None:
+        lines.append(f"  prior: {table.prior}; expected error under it: {table.objective:.6f}")
+    return "\n".join(lines)
+
+
 def _describe(table: GammaTable) -> str:
     p = table.params
+    if isinstance(p, DisjointParams):
+        return _describe_disjoint(table)
     lines = [
         f"DaRRM γ_{table.family}: K={p.K}, m={p.m:g}, eps={p.eps:g}, Delta={p.Delta:g}, delta={p.delta:.6g}",
         f"  guarantee: ({p.m * p.eps:.6g}, {p.delta:.6g})-DP per query "
@@ -120,9 +136,20 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _disjoint_table(args: argparse.Namespace) -> GammaTable:
+    if args.member_privacy is None or args.target_eps is None:
+        raise ParameterError("members", "disjoint members need --member-privacy and --target-eps")
+    if args.family != "opt":
+        raise ParameterError("family", "only --family opt is available for disjoint members")
+    params = DisjointParams(args.K, parse_member(args.member_privacy), args.target_eps, args.target_delta)
+    return solve_gamma_opt_disjoint(params, parse_prior(args.prior))
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
-    params = _params(args)
-    table = _table_for(params, args.family, args.prior, args.progress, args)
+    if args.members == "disjoint":
+        table = _disjoint_table(args)
+    else:
+        table = _table_for(_params(args), args.family, args.prior, args.progress, args)
     print(_describe(table))
     print(gamma_table_text({table.family: table.gamma}))
     if args.out:
@@ -140,6 +167,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     table = gamma_file.load(args.file)
+    if isinstance(table.params, DisjointParams):
+        raise ParameterError("file", "evaluate compares shared-data baselines; not available for disjoint-member tables")
     gammas = _baselines(table.params, table.gamma)
     if table.family != "opt":
         gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
@@ -215,6 +244,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solve", help="compute and certify a γ table and write it as a γ file")
     _add_param_args(p)
     p.add_argument("--family", choices=("opt", "sub", "dsub", "const"), default="opt")
+    p.add_argument("--members", choices=("shared", "disjoint"), default="shared",
+                   help="shared: every member sees the record (the paper); disjoint: members on disjoint shards")
+    p.add_argument("--member-privacy", default=None,
+                   help="disjoint only: nonprivate | EPS,DELTA ((ε,Δ)-DP members) | rr:EPS0 (members behind ε0-RR)")
+    p.add_argument("--target-eps", type=float, default=None, help="disjoint only: per-query target ε")
+    p.add_argument("--target-delta", type=float, default=0.0, help="disjoint only: per-query target δ; default 0")
     p.add_argument("--prior", default="iid:0.75",
                    help="objective prior: iid:MU | means:M1,..,MK | beta:A,B | paper-mc[:P_LOWER,TAU,T,SEED]")
     p.add_argument("--out", help="γ file to write (atomically); omitted: print only")

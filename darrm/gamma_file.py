@@ -6,6 +6,11 @@ Format (all keys required)::
      "gamma": [K+1 floats], "solver", "status", "objective", "violation", "version",
      "info", "checksum": sha256 of the canonical JSON of every other key}
 
+Tables for members on disjoint shards (:mod:`darrm.partition`) use the format
+``"darrm-gamma-disjoint/1"``: the keys K, target_eps, target_delta and "model" (the
+member-privacy model, e.g. ``{"kind": "rr", "eps0": 1.0}``) replace m, eps, Delta,
+delta; :func:`load` dispatches on "format" and re-certifies with the recorded model.
+
 Floats are written with Python's shortest round-trip repr, so a loaded table is
 bit-identical to the saved one.
 """
@@ -26,11 +31,21 @@ from .certify import certify
 from .errors import DarrmError, GammaFileError
 from .gamma import validate_gamma
 from .params import PrivacyParams
+from .partition import DisjointParams, certify_disjoint, member_from_dict
 from .table import GammaTable
 
 FORMAT = "darrm-gamma/1"
-_KEYS = ("format", "K", "m", "eps", "Delta", "delta", "prior", "family", "gamma", "solver",
-         "status", "objective", "violation", "version", "info")
+FORMAT_DISJOINT = "darrm-gamma-disjoint/1"
+_COMMON = ("prior", "family", "gamma", "solver", "status", "objective", "violation", "version", "info")
+_KEYS = ("format", "K", "m", "eps", "Delta", "delta", *_COMMON)
+_KEYS_DISJOINT = ("format", "K", "model", "target_eps", "target_delta", *_COMMON)
+
+
+def _certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams, tol: float):
+    """The certificate matching the parameters' model (shared data or disjoint shards)."""
+    if isinstance(params, DisjointParams):
+        return certify_disjoint(gamma, params, tol=tol)
+    return certify(gamma, params, tol=tol)
 
 
 def _canonical(d: dict) -> bytes:
@@ -44,13 +59,13 @@ def checksum(d: dict) -> str:
 
 def table_to_dict(table: GammaTable) -> dict:
     p = table.params
+    if isinstance(p, DisjointParams):
+        head = {"format": FORMAT_DISJOINT, "K": p.K, "model": p.member.to_dict(),
+                "target_eps": p.target_eps, "target_delta": p.target_delta}
+    else:
+        head = {"format": FORMAT, "K": p.K, "m": p.m, "eps": p.eps, "Delta": p.Delta, "delta": p.delta}
     d = {
-        "format": FORMAT,
-        "K": p.K,
-        "m": p.m,
-        "eps": p.eps,
-        "Delta": p.Delta,
-        "delta": p.delta,
+        **head,
         "prior": table.prior,
         "family": table.family,
         "gamma": [float(v) for v in table.gamma],
@@ -86,7 +101,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 def save(table: GammaTable, path: str | os.PathLike, *, tol: float | None = None) -> None:
     """Re-certify ``table`` and write it atomically; an uncertified table is never written."""
-    cert = certify(table.gamma, table.params, tol=tol)
+    cert = _certify(table.gamma, table.params, tol=tol)
     if not cert.certified:
         raise GammaFileError(f"refusing to write an uncertified table (violation {cert.violation:.3e})")
     d = table_to_dict(table)
@@ -109,15 +124,20 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         raise GammaFileError(f"{path}: not a valid JSON γ file ({exc})") from None
     if not isinstance(d, dict):
         raise GammaFileError(f"{path}: γ file must hold a JSON object")
-    missing = [k for k in (*_KEYS, "checksum") if k not in d]
+    fmt = d.get("format")
+    if fmt not in (FORMAT, FORMAT_DISJOINT):
+        raise GammaFileError(f"{path}: unsupported format {fmt!r} (expected {FORMAT!r} or {FORMAT_DISJOINT!r})")
+    missing = [k for k in (*(_KEYS if fmt == FORMAT else _KEYS_DISJOINT), "checksum") if k not in d]
     if missing:
         raise GammaFileError(f"{path}: γ file is missing keys {missing}")
-    if d["format"] != FORMAT:
-        raise GammaFileError(f"{path}: unsupported format {d['format']!r} (expected {FORMAT!r})")
     if checksum(d) != d["checksum"]:
         raise GammaFileError(f"{path}: checksum mismatch: the file is corrupt or was edited")
     try:
-        params = PrivacyParams(K=d["K"], m=d["m"], eps=d["eps"], Delta=d["Delta"], delta=d["delta"])
+        params: PrivacyParams | DisjointParams
+        if fmt == FORMAT:
+            params = PrivacyParams(K=d["K"], m=d["m"], eps=d["eps"], Delta=d["Delta"], delta=d["delta"])
+        else:
+            params = DisjointParams(d["K"], member_from_dict(d["model"]), d["target_eps"], d["target_delta"])
         gamma = validate_gamma(d["gamma"], params.K)
         violation = float(d["violation"])
         if not math.isfinite(violation):
@@ -136,10 +156,10 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         info=dict(d["info"] or {}),
     )
     if recertify:
-        cert = certify(table.gamma, params, tol=tol)
+        cert = _certify(table.gamma, params, tol=tol)
         if not cert.certified:
             raise GammaFileError(
-                f"{path}: table is NOT (mε, δ)-DP for its parameters: violation {cert.violation:.3e} > {cert.tol:.1e}"
+                f"{path}: table is NOT {'(mε, δ)' if fmt == FORMAT else '(target_eps, target_delta)'}-DP for its parameters: violation {cert.violation:.3e} > {cert.tol:.1e}"
             )
         table = GammaTable(**{**table.__dict__, "violation": cert.violation})
     return table
