@@ -157,7 +157,9 @@ def optimal_homogeneous_epsilon(eps: float, delta: float, k: int, delta_total: f
     hi = k * eps  # δ_pure(kε) = 0 <= target
     root = brentq(lambda t: _pure_profile(eps, k, t) - target, 0.0, hi, xtol=1e-13, rtol=1e-14)
     step = 1e-13 + 4e-16 * hi
-    while _pure_profile(eps, k, root) > target:
+    # round up until the *public* δ (which adds 1 − (1−δ)^k in float64) is within budget
+    while root < hi and (_pure_profile(eps, k, root) > target
+                         or optimal_homogeneous_delta(eps, delta, k, root) > delta_total):
         root = min(hi, root + step)
         step *= 2.0
     return root

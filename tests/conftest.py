@@ -17,3 +17,14 @@ def paper_params():
         return PrivacyParams(K=11, m=m, eps=0.1, Delta=Delta, delta=delta)
 
     return make
+
+
+# Property tests are derandomised so that every run (and CI) explores the same examples;
+# set HYPOTHESIS_PROFILE=explore locally to search with fresh random seeds.
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("explore", deadline=None, max_examples=1000)
+import os  # noqa: E402
+
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
