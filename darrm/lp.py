@@ -114,6 +114,7 @@ def solve_gamma_opt(
     executor=None,
     checkpoint: str | None = None,
     log=None,
+    cuts_per_round: int = 256,
 ) -> GammaTable:
     """Certified γ_opt for ``params`` under ``prior`` (default: i.i.d. mean 0.75).
 
@@ -123,6 +124,8 @@ def solve_gamma_opt(
         executor: runs the exhaustive sweeps (see :mod:`darrm.executor`).
         checkpoint: constraint generation saves its working set here and resumes from it.
         log: callable receiving one progress line per constraint-generation round.
+        cuts_per_round: worst multisets added per constraint-generation round (each with
+            its swapped/reflected orientations).
 
     Raises:
         SolveError: the LP solver failed.
@@ -151,7 +154,8 @@ def solve_gamma_opt(
 
         t1 = time.perf_counter()
         x, status, info = solve_cutting_planes(
-            params, c, solve_lp=lp, executor=executor, checkpoint=checkpoint, progress=progress, log=log
+            params, c, solve_lp=lp, top=cuts_per_round, executor=executor, checkpoint=checkpoint,
+            progress=progress, log=log,
         )
     t2 = time.perf_counter()
     gamma = symmetric_from_upper(np.clip(x, 0.0, 1.0), params.K)
