@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__, gamma_file
+from .atomic import atomic_write_bytes
 from .certify import certify
 from .errors import DarrmError, ParameterError
 from .gamma import gamma_const, gamma_dsub, gamma_sub
@@ -214,7 +215,7 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
     labels = aggregate(votes, table.gamma, np.random.default_rng(args.seed))
     out = "\n".join(str(int(v)) for v in labels) + "\n"
     if args.out:
-        gamma_file.atomic_write_bytes(args.out, out.encode())
+        atomic_write_bytes(args.out, out.encode())
     else:
         sys.stdout.write(out)
     return 0

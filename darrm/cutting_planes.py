@@ -57,7 +57,7 @@ def _fingerprint(params: PrivacyParams, c: np.ndarray) -> str:
 
 
 def _save_checkpoint(path: Path, fp: str, working: np.ndarray) -> None:
-    from .gamma_file import atomic_write_bytes
+    from .atomic import atomic_write_bytes
     import io
 
     buf = io.BytesIO()

@@ -21,12 +21,12 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from . import __version__
+from .atomic import atomic_write_bytes
 from .certify import certify
 from .errors import DarrmError, GammaFileError
 from .gamma import validate_gamma
@@ -78,25 +78,6 @@ def table_to_dict(table: GammaTable) -> dict:
     }
     d["checksum"] = checksum(d)
     return d
-
-
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: temp file in the same folder, fsync, rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def save(table: GammaTable, path: str | os.PathLike, *, tol: float | None = None) -> None:

@@ -63,7 +63,7 @@ def plot_gammas(gammas: Mapping[str, np.ndarray], path: str, title: str = "") ->
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    from .gamma_file import atomic_write_bytes
+    from .atomic import atomic_write_bytes
     import io
 
     buf = io.BytesIO()

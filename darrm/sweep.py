@@ -31,7 +31,7 @@ O(K·1e-16).  Tests compare the sweep with the direct per-multiset computation o
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 from dataclasses import dataclass
 

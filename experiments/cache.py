@@ -10,10 +10,11 @@ import hashlib
 import io
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from darrm.atomic import atomic_write_bytes, atomic_write_json  # noqa: F401  (re-exported)
 
 __all__ = ["REPO_ROOT", "atomic_write_bytes", "atomic_write_json", "default_cache_dir",
            "load_npy", "save_npy", "settings_key"]
@@ -31,28 +32,6 @@ def settings_key(settings: dict, length: int = 16) -> str:
     """Stable hex key of a JSON-serialisable ``settings`` dict (sorted keys, SHA-256)."""
     blob = json.dumps(settings, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:length]
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the usual file mode
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_json(path: Path, obj) -> None:
-    atomic_write_bytes(path, (json.dumps(obj, indent=2, sort_keys=False) + "\n").encode())
 
 
 def save_npy(path: Path, arr: np.ndarray) -> None:

@@ -18,7 +18,7 @@ import io
 import json
 from pathlib import Path
 
-from darrm.gamma_file import atomic_write_bytes
+from darrm.atomic import atomic_write_bytes
 
 from .compute import FigureResult, PanelResult
 from .summary import figure_markdown

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from darrm.errors import DarrmError
-from darrm.gamma_file import atomic_write_bytes
+from darrm.atomic import atomic_write_bytes
 
 from .compute import FigureResult
 

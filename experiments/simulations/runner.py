@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from darrm.errors import ParameterError
-from darrm.gamma_file import atomic_write_bytes
+from darrm.atomic import atomic_write_bytes
 
 from .compute import compute_figure
 from .figures import FIGURES
