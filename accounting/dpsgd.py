@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from accounting import validation as v
-from darrm.errors import ParameterError
+from darrm.errors import ParameterError, require
 
 Accountant = Literal["prv", "rdp", "pld"]
 ACCOUNTANTS: tuple[str, ...] = ("prv", "rdp", "pld")
@@ -79,7 +79,7 @@ def _check_accountant(accountant: str) -> str:
 
 
 def _eps_prv(sigma: float, q: float, steps: int, delta: float, eps_error: float) -> float:
-    from opacus.accountants import PRVAccountant
+    PRVAccountant = require("opacus.accountants", "experiments", "the DP-SGD accountant").PRVAccountant
 
     acc = PRVAccountant()
     acc.history = [(sigma, q, steps)]
@@ -90,7 +90,8 @@ def _eps_prv(sigma: float, q: float, steps: int, delta: float, eps_error: float)
 
 
 def _eps_rdp(sigma: float, q: float, steps: int, delta: float, orders: tuple[float, ...]) -> float:
-    from opacus.accountants.analysis.rdp import compute_rdp, get_privacy_spent
+    rdp_mod = require("opacus.accountants.analysis.rdp", "experiments", "the DP-SGD accountant")
+    compute_rdp, get_privacy_spent = rdp_mod.compute_rdp, rdp_mod.get_privacy_spent
 
     rdp = compute_rdp(q=q, noise_multiplier=sigma, steps=steps, orders=list(orders))
     with warnings.catch_warnings():

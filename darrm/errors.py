@@ -30,3 +30,17 @@ class CertificationError(DarrmError):
 
 class GammaFileError(DarrmError):
     """A γ table file is unreadable, corrupt, or fails re-verification."""
+
+
+class MissingDependencyError(DarrmError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+
+def require(module: str, extra: str, purpose: str):
+    """Import ``module`` or raise :class:`MissingDependencyError` naming ``pip install 'darrm[extra]'``."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependencyError(f"{purpose} needs {module.split('.')[0]}: pip install 'darrm[{extra}]'") from None

@@ -11,18 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from .corners import count_vectors
+from .errors import require
 from .params import PrivacyParams
 from .sweep import SweepResult, TopCollector, build_pure_tables, build_tables, merge, pair_violation
 
 
 def _torch():
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - optional extra
-        from .errors import ParameterError
-
-        raise ParameterError("backend", "the torch backend needs torch: pip install 'darrm[experiments]'") from None
-    return torch
+    return require("torch", "experiments", "the torch backend")
 
 
 def default_device() -> str:
