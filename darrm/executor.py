@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol
 
-from .errors import ParameterError
+from .errors import ParameterError, require
 
 
 class Executor(Protocol):
@@ -66,10 +66,7 @@ class DaskExecutor:
     """
 
     def __init__(self, client: Any):
-        try:
-            from distributed import Client
-        except ImportError:  # pragma: no cover - optional extra
-            raise ParameterError("executor", "Dask needs the extra: pip install 'darrm[distributed]'") from None
+        Client = require("distributed", "distributed", "the Dask executor").Client
         self.client = client if isinstance(client, Client) else Client(client)
 
     def run(self, fn, shared, items):
