@@ -120,8 +120,10 @@ def pair_violation(pa, pb, e_meps: float, delta: float, xp=np):
 class TopCollector:
     """Running maximum and the (up to) ``top`` worst multisets above ``threshold``."""
 
-    def __init__(self, top: int, threshold: float, C: int):
+    def __init__(self, top: int, threshold: float, C: int, per_block: int | None = None):
         self.top, self.threshold, self.C = top, threshold, C
+        # at most this many candidates from one block: fewer, more diverse cuts
+        self.per_block = top if per_block is None else min(top, per_block)
         self.best = -np.inf
         self.cands: list[np.ndarray] = []
         self.viols: list[np.ndarray] = []
@@ -130,7 +132,7 @@ class TopCollector:
         """``m``: the block's max; ``select(k)`` returns (counts, violations) of its k worst."""
         self.best = max(self.best, m)
         if self.top > 0 and m > self.threshold:
-            counts, vv = select(self.top)
+            counts, vv = select(self.per_block)
             keep = vv > self.threshold
             self.cands.append(np.asarray(counts, dtype=np.int64)[keep])
             self.viols.append(vv[keep])
@@ -149,14 +151,16 @@ def _worst(viol: np.ndarray, k: int) -> np.ndarray:
     return np.argpartition(viol, -k)[-k:]
 
 
-def sweep_R(tables: SweepTables, R: int, e_meps: float, delta: float, top: int, threshold: float) -> SweepBlockResult:
+def sweep_R(
+    tables: SweepTables, R: int, e_meps: float, delta: float, top: int, threshold: float, per_block: int | None = None
+) -> SweepBlockResult:
     """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi))."""
     K = tables.K
     inner = count_vectors(R, 6)  # counts of the six corners other than (hi,lo), (lo,hi)
     n1, n2, n3, n4, n5 = (inner[:, i] for i in (1, 2, 3, 4, 5))
     ia = tables.r3[n1 + n5, n3, n4]
     ib = tables.r3[n1 + n4, n2, n5]
-    col = TopCollector(top, threshold, 8)
+    col = TopCollector(top, threshold, 8, per_block)
     cd = K - R
     # Swap symmetry: swap(v) exchanges n_6 ↔ n_7 (and n_2 ↔ n_3, n_4 ↔ n_5) and its four
     # values are v's with the directions exchanged, which we evaluate anyway; so the
@@ -272,12 +276,12 @@ def sweep_c(tables: PureTables, c: int, e_meps: float, delta: float, top: int, t
 
 
 def _sweep_task(shared: tuple, R: int) -> SweepBlockResult:
-    tables, e_meps, delta, top, threshold = shared
-    return sweep_R(tables, R, e_meps, delta, top, threshold)
+    tables, e_meps, delta, top, threshold, per_block = shared
+    return sweep_R(tables, R, e_meps, delta, top, threshold, per_block)
 
 
 def _sweep_pure_task(shared: tuple, c: int) -> SweepBlockResult:
-    tables, e_meps, delta, top, threshold = shared
+    tables, e_meps, delta, top, threshold, _ = shared
     return sweep_c(tables, c, e_meps, delta, top, threshold)
 
 
@@ -289,10 +293,15 @@ def sweep(
     threshold: float = 0.0,
     executor: "Executor | None" = None,
     progress: bool | None = None,
+    diverse: bool = True,
 ) -> SweepResult:
     """Largest violation of Pr[A(D)=o] ≤ e^{mε}Pr[A(D′)=o] + δ over every corner multiset,
     both outputs and both directions; with ``top`` > 0 also the (up to) ``top`` multisets
-    violating by more than ``threshold``, worst first (for constraint generation)."""
+    violating by more than ``threshold``, worst first (for constraint generation).
+
+    ``diverse`` (Δ > 0): take at most one candidate per (n_(hi,lo), n_(lo,hi)) block, so the
+    cuts spread over the corner space (measured: 18 → 7 rounds at K = 41); the maximum is
+    exact either way."""
     from tqdm.auto import tqdm
 
     from .executor import SerialExecutor, TorchBackend
@@ -301,7 +310,7 @@ def sweep(
     if isinstance(executor, TorchBackend):
         from .sweep_torch import sweep_torch
 
-        return sweep_torch(g, params, top=top, threshold=threshold, device=executor.device)
+        return sweep_torch(g, params, top=top, threshold=threshold, device=executor.device, diverse=diverse)
     K = params.K
     if params.Delta > 0:
         tables: object = build_tables(g, params)
@@ -309,7 +318,7 @@ def sweep(
     else:
         tables = build_pure_tables(g, params)
         fn, items = _sweep_pure_task, list(range(K + 1))
-    shared = (tables, params.exp_meps, float(params.delta), int(top), float(threshold))
+    shared = (tables, params.exp_meps, float(params.delta), int(top), float(threshold), 1 if diverse else None)
     ex = executor or SerialExecutor()
     total = math.comb(K + (7 if params.Delta > 0 else 3), K)
     bar = tqdm(total=total, desc="sweep", unit="multiset", unit_scale=True, leave=False,

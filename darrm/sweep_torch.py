@@ -26,7 +26,8 @@ def default_device() -> str:
 
 
 def sweep_torch(
-    gamma: np.ndarray, params: PrivacyParams, *, top: int = 0, threshold: float = 0.0, device: str | None = None
+    gamma: np.ndarray, params: PrivacyParams, *, top: int = 0, threshold: float = 0.0, device: str | None = None,
+    diverse: bool = True,
 ) -> SweepResult:
     """Same result as :func:`darrm.sweep.sweep`, computed with torch on ``device``."""
     torch = _torch()
@@ -47,7 +48,7 @@ def sweep_torch(
             inner = torch.from_numpy(count_vectors(R, 6).astype(np.int64)).to(dev)
             n1, n2, n3, n4, n5 = (inner[:, i] for i in (1, 2, 3, 4, 5))
             ia, ib = r3[n1 + n5, n3, n4], r3[n1 + n4, n2, n5]
-            col = TopCollector(top, threshold, 8)
+            col = TopCollector(top, threshold, 8, 1 if diverse else None)
             cd = K - R
             for c in range((cd + 1) // 2, cd + 1):  # swap symmetry, as in darrm.sweep.sweep_R
                 d = cd - c

@@ -24,7 +24,7 @@ def test_factorised_sweep_equals_direct_certificate(K, Delta, rng):
 def test_sweep_top_violators_are_exact_and_sorted(rng):
     P = PrivacyParams(9, 2, 0.2, 1e-3)
     g = np.ones(10)
-    res = sweep(g, P, top=20, threshold=0.0)
+    res = sweep(g, P, top=20, threshold=0.0, diverse=False)
     assert res.candidates.shape == (20, 8)
     assert np.all(np.diff(res.violations) <= 0)
     assert res.violations[0] == pytest.approx(res.max_violation)
@@ -96,3 +96,13 @@ def test_solve_on_the_torch_backend_gives_the_same_table():
     a = solve_gamma_opt(P, method="cutting-planes")
     b = solve_gamma_opt(P, method="cutting-planes", executor=TorchBackend("cpu"))
     assert b.objective == pytest.approx(a.objective, abs=1e-12)
+
+
+def test_diverse_cuts_come_from_distinct_blocks_and_keep_the_maximum():
+    P = PrivacyParams(11, 2, 0.2, 1e-3)
+    g = np.ones(12)
+    full = sweep(g, P, top=30, threshold=0.0, diverse=False)
+    div = sweep(g, P, top=30, threshold=0.0, diverse=True)
+    assert div.max_violation == full.max_violation and div.violations[0] == full.violations[0]
+    blocks = {(int(c[6]), int(c[7])) for c in div.candidates}
+    assert len(blocks) == div.candidates.shape[0]  # one per (n_(hi,lo), n_(lo,hi)) block
