@@ -92,6 +92,7 @@ def solve_cutting_planes(
     checkpoint: str | os.PathLike | None = None,
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
+    tie_break: float = 1e-7,
 ) -> tuple[np.ndarray, str, dict]:
     """Optimal x = γ(mid..K) by constraint generation; returns (x, status, info).
 
@@ -100,11 +101,19 @@ def solve_cutting_planes(
         top: multisets added per round (each with its 3 other orientations).
         tol_cp: stop when no multiset violates by more than this (probability units).
         checkpoint: file to save the working set after every round and resume from.
+        tie_break: the LPs minimise c/‖c‖∞ − tie_break·Σx: among (near-)optimal γ prefer
+            the larger (less noise).  For large K most c_l underflow to ~0, the LP is
+            degenerate and HiGHS jumps between vertices, so the sweeps' violations oscillate;
+            the tie-break makes the iterates stable (K = 301, Δ = 0: 27 → 21 rounds,
+            125 → 34 s).  It can cost at most tie_break·n·‖c‖∞ of objective (measured:
+            2.5e-14); the objective reported by the caller is the exact one of the final γ.
     """
     cs = corners(params.eps, params.Delta)
     C = cs.shape[0]
     e = params.exp_meps
     fp = _fingerprint(params, c)
+    scale = float(np.max(np.abs(c))) or 1.0
+    c_lp = c / scale - tie_break
     ckpt = Path(checkpoint) if checkpoint else None
     working = _load_checkpoint(ckpt, fp, C) if ckpt else None
     resumed = working is not None
@@ -114,7 +123,7 @@ def solve_cutting_planes(
     t0 = time.perf_counter()
     sweeps = 0.0
     for rnd in range(1, max_rounds + 1):
-        x, status = solve_lp(rows, params.rhs, c)
+        x, status = solve_lp(rows, params.rhs, c_lp)
         gamma = symmetric_from_upper(np.clip(x, 0.0, 1.0), params.K)
         ts = time.perf_counter()
         res = sweep(gamma, params, top=top, threshold=tol_cp, executor=executor, progress=progress)
