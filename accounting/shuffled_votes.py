@@ -125,7 +125,12 @@ class ShuffledBinaryRR:
 
 @dataclass(frozen=True)
 class VotesGuarantee:
-    """Central guarantee of Q rounds of shuffled ε0-RR votes from K members."""
+    """Central guarantee of Q rounds of shuffled ε0-RR votes from K members.
+
+    ``eps_total`` composes the count's own privacy-loss distribution
+    (:mod:`accounting.shuffled_votes_pld`, valid for adaptive queries); ``eps_total_generic``
+    composes the per-query (ε, δ) (:func:`compose_queries`), both at ``delta_total``.
+    """
 
     K: int
     eps0: float
@@ -135,6 +140,7 @@ class VotesGuarantee:
     eps_total: float
     delta_total: float
     worst_n1: int
+    eps_total_generic: float
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -143,7 +149,10 @@ class VotesGuarantee:
 def compose_queries(eps: float, delta: float, queries: int, delta_prime: float) -> tuple[float, float]:
     """Q-fold composition of an (ε, δ)-DP query: exact optimal composition
     (:func:`accounting.composition.optimal_homogeneous_epsilon`) at
-    δ_total = 1 − (1−δ)^Q(1−δ′); Q = 1 returns (ε, δ) unchanged."""
+    δ_total = 1 − (1−δ)^Q(1−δ′); Q = 1 returns (ε, δ) unchanged.
+
+    Valid for any (ε, δ)-DP query but loose for the shuffled count: prefer
+    :func:`tight_total_epsilon`, which composes the count's privacy-loss distribution."""
     queries = v.count("queries", queries)
     if queries == 1:
         return eps, delta
@@ -154,15 +163,28 @@ def compose_queries(eps: float, delta: float, queries: int, delta_prime: float) 
     return composition.optimal_homogeneous_epsilon(eps, delta, queries, delta_total), delta_total
 
 
+def tight_total_epsilon(K: int, eps0: float, queries: int, delta_total: float) -> float:
+    """ε of Q (adaptive) rounds of shuffled binary ε0-RR votes at total δ: exact per-query ε for
+    Q = 1, else the composed dominating PLD (:func:`accounting.shuffled_votes_pld.composed_epsilon`)."""
+    queries = v.count("queries", queries)
+    if queries == 1:
+        return ShuffledBinaryRR(K, eps0).epsilon(delta_total)
+    from accounting.shuffled_votes_pld import composed_epsilon
+
+    return composed_epsilon(K, eps0, queries, delta_total)
+
+
 def shuffled_votes_guarantee(
     K: int, eps0: float, delta: float, queries: int = 1, delta_prime: float | None = None
 ) -> VotesGuarantee:
-    """Per-query exact (ε, δ) of the shuffled count and its Q-fold composition (δ′ defaults to δ)."""
+    """Per-query exact (ε, δ) of the shuffled count and its Q-fold total at
+    δ_total = 1 − (1−δ)^Q(1−δ′) (δ′ defaults to δ): tight (PLD) and generic (per-query) composition."""
     m = ShuffledBinaryRR(K, eps0)
     delta = v.open_unit("delta", delta)
     eq = m.epsilon(delta)
-    et, dt = compose_queries(eq, delta, queries, delta if delta_prime is None else delta_prime)
-    return VotesGuarantee(m.K, m.eps0, int(queries), eq, delta, et, dt, m.worst_n1(eq))
+    eg, dt = compose_queries(eq, delta, queries, delta if delta_prime is None else delta_prime)
+    et = eq if queries == 1 else min(eg, tight_total_epsilon(m.K, m.eps0, queries, dt))
+    return VotesGuarantee(m.K, m.eps0, int(queries), eq, delta, et, dt, m.worst_n1(eq), eg)
 
 
 def per_query_epsilon(K: int, eps0: float, delta: float, k: int = 2) -> tuple[float, str]:
@@ -183,17 +205,19 @@ def largest_eps0(
     rel_tol: float = 1e-9,
 ) -> float:
     """Largest ε0 (to within ``rel_tol`` relative, rounded down) for which Q rounds of shuffled
-    ε0-k-RR votes from K members are (target_eps, target_delta)-DP by
-    :func:`per_query_epsilon` and :func:`compose_queries`.
+    ε0-k-RR votes from K members are (target_eps, target_delta)-DP.
 
-    Q = 1: per-query δ = target_delta.  Q > 1: δ′ = target_delta/2 and per-query δ_q with
-    1 − (1−δ_q)^Q(1−δ′) = target_delta.  Privacy only decreases with ε0 (RR with a smaller
-    ε0 is a post-processing of each report), so bisection applies; the returned ε0 is
-    checked to satisfy the target.
+    Binary votes (k = 2): the total is :func:`tight_total_epsilon` at δ = target_delta (exact
+    for Q = 1, composed dominating PLD for Q > 1).  k-ary votes: per-query ε from
+    :func:`per_query_epsilon` composed by :func:`compose_queries` with δ′ = target_delta/2 and
+    per-query δ_q such that 1 − (1−δ_q)^Q(1−δ′) = target_delta.  Privacy only decreases with ε0
+    (RR with a smaller ε0 is a post-processing of each report), so bisection applies; the
+    returned ε0 is checked to satisfy the target.
     """
     target_eps = v.positive("target_eps", target_eps)
     target_delta = v.open_unit("target_delta", target_delta)
     queries = v.count("queries", queries)
+    k = v.count("k", k, minimum=2)
     if queries == 1:
         dq, dprime = target_delta, target_delta
     else:
@@ -201,6 +225,8 @@ def largest_eps0(
         dq = -math.expm1((math.log1p(-target_delta) - math.log1p(-dprime)) / queries)
 
     def ok(e0: float) -> bool:
+        if k == 2:
+            return tight_total_epsilon(K, e0, queries, target_delta) <= target_eps
         eq, _ = per_query_epsilon(K, e0, dq, k)
         return compose_queries(eq, dq, queries, dprime)[0] <= target_eps
 

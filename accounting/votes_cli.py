@@ -2,7 +2,8 @@
 
 K members report through ε0-RR (binary, or k-ary with ``--k``); a shuffler hides who
 sent what.  Prints the per-query (ε, δ) (exact for binary RR, best valid shuffle bound
-for k-RR), the total over ``--Q`` queries (optimal composition), and with
+for k-RR), the total over ``--Q`` queries (binary: the composed privacy-loss distribution
+of the count, :mod:`accounting.shuffled_votes_pld`; k-ary: optimal composition), and with
 ``--target-eps`` the largest ε0 that meets (target ε, δ) over the Q queries.
 """
 
@@ -29,8 +30,12 @@ def account_votes(K: int, eps0: float | None, delta: float, k: int = 2, queries:
     out: dict = {"K": K, "k": k, "Q": queries, "delta_query": delta}
     if eps0 is not None:
         eq, method = sv.per_query_epsilon(K, eps0, delta, k)
-        et, dt = sv.compose_queries(eq, delta, queries, delta)
-        out.update(eps0=eps0, method=method, eps_query=eq, eps_total=et, delta_total=dt)
+        eg, dt = sv.compose_queries(eq, delta, queries, delta)
+        et, how = eg, "optimal composition of the per-query (eps, delta)"
+        if k == 2 and queries > 1:
+            et, how = min(eg, sv.tight_total_epsilon(K, eps0, queries, dt)), "composed privacy-loss distribution"
+        out.update(eps0=eps0, method=method, eps_query=eq, eps_total=et, delta_total=dt,
+                   eps_total_generic=eg, composition=how)
     if target_eps is not None:
         dt = target_delta
         if dt is None:
@@ -52,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         how = "exact hockey-stick divergence" if rec["method"] == "exact" else f"best valid bound: {rec['method']}"
         w(f"  eps0={rec['eps0']:g}: per query ({rec['eps_query']:.6g}, {rec['delta_query']:.3g})-DP [{how}]\n")
         if rec["Q"] > 1:
-            w(f"  over Q={rec['Q']} (optimal composition): ({rec['eps_total']:.6g}, {rec['delta_total']:.3g})-DP\n")
+            w(f"  over Q={rec['Q']} ({rec['composition']}): ({rec['eps_total']:.6g}, {rec['delta_total']:.3g})-DP\n")
     if "largest_eps0" in rec:
         w(f"  largest eps0 for ({rec['target_eps']:g}, {rec['target_delta']:.3g})-DP over Q={rec['Q']}: "
           f"{rec['largest_eps0']:.6g}\n")

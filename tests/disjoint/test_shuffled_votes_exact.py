@@ -20,6 +20,7 @@ from accounting.shuffled_votes import (
     largest_eps0,
     per_query_epsilon,
     shuffled_votes_guarantee,
+    tight_total_epsilon,
 )
 from accounting.votes_cli import register
 from darrm.errors import ParameterError
@@ -93,11 +94,13 @@ def test_amplification_grows_with_the_number_of_members():
     assert es[0] > es[1] > es[2] and es[0] <= 2.0
 
 
-def test_guarantee_over_queries_uses_optimal_composition():
+def test_guarantee_over_queries_composes_the_pld_below_the_per_query_composition():
     g = shuffled_votes_guarantee(101, 2.0, 1e-6, queries=20)
     dt = -math.expm1(20 * math.log1p(-1e-6) + math.log1p(-1e-6))
     assert g.delta_total == pytest.approx(dt)
-    assert g.eps_total == composition.optimal_homogeneous_epsilon(g.eps_query, 1e-6, 20, dt)
+    assert g.eps_total_generic == composition.optimal_homogeneous_epsilon(g.eps_query, 1e-6, 20, dt)
+    assert g.eps_total == tight_total_epsilon(101, 2.0, 20, dt)
+    assert g.eps_query < g.eps_total < g.eps_total_generic / 2
     assert compose_queries(0.3, 1e-6, 1, 1e-6) == (0.3, 1e-6)
 
 
@@ -105,11 +108,9 @@ def test_guarantee_over_queries_uses_optimal_composition():
 def test_largest_eps0_meets_the_target_and_is_maximal(queries):
     K, te, td = 51, 1.0, 1e-5
     e0 = largest_eps0(K, te, td, queries)
-    dq = td if queries == 1 else -math.expm1((math.log1p(-td) - math.log1p(-td / 2)) / queries)
-    dp = td if queries == 1 else td / 2
 
     def total(x):
-        return compose_queries(ShuffledBinaryRR(K, x).epsilon(dq), dq, queries, dp)[0]
+        return tight_total_epsilon(K, x, queries, td)
 
     assert total(e0) <= te < total(e0 * (1 + 1e-6))
     if queries == 1:
@@ -215,7 +216,8 @@ def test_account_votes_cli_json(capsys):
     rec = json.loads(capsys.readouterr().out)
     m = ShuffledBinaryRR(101, 2.0)
     assert rec["method"] == "exact" and rec["eps_query"] == m.epsilon(1e-6)
-    assert rec["eps_total"] >= rec["eps_query"] and rec["largest_eps0"] > 0
+    assert rec["eps_query"] <= rec["eps_total"] < rec["eps_total_generic"] and rec["largest_eps0"] > 0
+    assert rec["composition"] == "composed privacy-loss distribution"
 
 
 def test_account_votes_cli_text_and_errors(capsys):
