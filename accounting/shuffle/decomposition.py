@@ -22,8 +22,12 @@ the FFT coefficients is added/subtracted.  The window covers the whole support
 when it fits in ``max_points`` (small n: essentially exact).
 
 For n ~ 1e6 the grid step forced by ``max_points`` makes the rounding shift n·l
-non-negligible, so the upper bound is valid but looser than the exact optimal
-value; increase ``max_points`` for tighter results.
+non-negligible, so the FFT bound is valid but loose.  Hence :func:`positive_part`
+uses the exact count sums of :mod:`.count_sums` whenever the GPARV has at most
+three non-zero atoms (k-RR and binary RR, for the blanket GPARV, the lower-bound
+datasets with x* in {x0, x1}, and the uniform i.i.d. mixture of the others'
+inputs), and otherwise the better of the FFT (n <= FFT_MAX_N) and a count sum over
+atoms coarsened in the safe direction.
 
 Composition: pass :func:`accounting.shuffle.randomizers.joint` or
 :func:`~accounting.shuffle.randomizers.parallel` of finite randomizers; every pair of
@@ -217,13 +221,13 @@ FFT_MAX_N = 20_000
 
 def positive_part(vals: np.ndarray, w: np.ndarray, n: int, kind: str) -> tuple[float, bool]:
     """Bound on E[(ΣG)_+]: the exact count sum (:mod:`.count_sums`) when G has at
-    most three non-zero atoms, otherwise the better of the coarsened count sum and
-    the FFT (the latter only for n <= FFT_MAX_N).  Returns (value, exact)."""
-    val, exact = count_sums.expected_positive_part(vals, w, n, kind)
+    most three non-zero atoms; otherwise the FFT for n <= FFT_MAX_N (its grid then
+    resolves the sum) and the count sum over atoms coarsened in the safe direction
+    above.  Returns (value, exact)."""
+    exact = count_sums.coarsen(vals, w, kind)[2]
     if exact or n > FFT_MAX_N:
-        return val, exact
-    f = expected_positive_part(vals, w, n, kind)
-    return (min(val, f) if kind == "upper" else max(val, f)), False
+        return count_sums.expected_positive_part(vals, w, n, kind)
+    return expected_positive_part(vals, w, n, kind), False
 
 
 def _optimal(randomizer: Randomizer, n: int, eps: float) -> tuple[float, bool]:
