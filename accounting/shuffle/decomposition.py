@@ -22,8 +22,12 @@ the FFT coefficients is added/subtracted.  The window covers the whole support
 when it fits in ``max_points`` (small n: essentially exact).
 
 For n ~ 1e6 the grid step forced by ``max_points`` makes the rounding shift n·l
-non-negligible, so the upper bound is valid but looser than the exact optimal
-value; increase ``max_points`` for tighter results.
+non-negligible, so the FFT bound is valid but loose.  Hence :func:`positive_part`
+uses the exact count sums of :mod:`.count_sums` whenever the GPARV has at most
+three non-zero atoms (k-RR and binary RR, for the blanket GPARV, the lower-bound
+datasets with x* in {x0, x1}, and the uniform i.i.d. mixture of the others'
+inputs), and otherwise the better of the FFT (n <= FFT_MAX_N) and a count sum over
+atoms coarsened in the safe direction.
 
 Composition: pass :func:`accounting.shuffle.randomizers.joint` or
 :func:`~accounting.shuffle.randomizers.parallel` of finite randomizers; every pair of
@@ -40,6 +44,7 @@ import numpy as np
 
 from darrm.errors import ParameterError
 
+from . import count_sums
 from .bound import Bound, check_delta, check_eps, check_n, solve_eps
 from .randomizers import GenericLDP, RandomizedResponse, Randomizer, as_finite
 
@@ -84,6 +89,17 @@ def blanket_atoms(m: np.ndarray, x0: int, x1: int) -> Atoms:
 def dataset_atoms(m: np.ndarray, x0: int, x1: int, xs: int) -> Atoms:
     """Lower-bound GPARV for the dataset x_2 = ... = x_n = xs (Su et al. Thm 14)."""
     return _merge(m[x0] / m[xs], m[x1] / m[xs], m[xs].copy())
+
+
+def mixture_atoms(m: np.ndarray, x0: int, x1: int) -> Atoms:
+    """Lower-bound GPARV when the other users' inputs are i.i.d. uniform (GKMP20's
+    choice): each other output is ~ the average row π, and Thm 12 gives the
+    divergence of this *mixture* of dataset pairs; by joint convexity of the
+    hockey-stick divergence it is <= the worst fixed dataset pair, so it is a valid
+    lower bound.  For k-RR it has three atoms (the values of the blanket GPARV scaled
+    by γ), so it is computed exactly at any n."""
+    pi = m.mean(axis=0)
+    return _merge(m[x0] / pi, m[x1] / pi, pi.copy())
 
 
 def _log_mgf(j: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -187,24 +203,41 @@ def _pairs(randomizer: Randomizer) -> list[tuple[int, int]]:
     return [(a, b) for a in range(k) for b in range(k) if a != b]
 
 
-def _lower_triples(randomizer: Randomizer) -> list[tuple[int, int, int]]:
+def _lower_datasets(randomizer: Randomizer) -> list[tuple[int, int, int | None]]:
+    """(x0, x1, x*) for the datasets (x0|x*,...,x*) vs (x1|x*,...,x*); x* = None is
+    the uniform i.i.d. mixture of :func:`mixture_atoms`."""
     if isinstance(randomizer, RandomizedResponse):
         if randomizer.k == 2:
             return [(0, 1, 1), (0, 1, 0), (1, 0, 0), (1, 0, 1)]
-        return [(0, 1, 2)]
+        return [(0, 1, 1), (0, 1, 0), (0, 1, None), (0, 1, 2)]
     k = as_finite(randomizer).n_inputs
-    return [(a, b, c) for a in range(k) for b in range(k) for c in range(k) if a != b]
+    out = [(a, b, c) for a in range(k) for b in range(k) for c in range(k) if a != b]
+    return out + [(a, b, None) for a in range(k) for b in range(k) if a != b]
 
 
-def optimal_delta(randomizer: Randomizer, n: int, eps: float, max_points: int = 1 << 18) -> float:
-    """Upper bound: max over victim pairs of (1/n) E[(ΣG)_+] with rounded-up GPARV."""
+#: the FFT is only worth its cost where its grid resolves the sum (small n)
+FFT_MAX_N = 20_000
+
+
+def positive_part(vals: np.ndarray, w: np.ndarray, n: int, kind: str) -> tuple[float, bool]:
+    """Bound on E[(ΣG)_+]: the exact count sum (:mod:`.count_sums`) when G has at
+    most three non-zero atoms; otherwise the FFT for n <= FFT_MAX_N (its grid then
+    resolves the sum) and the count sum over atoms coarsened in the safe direction
+    above.  Returns (value, exact)."""
+    exact = count_sums.coarsen(vals, w, kind)[2]
+    if exact or n > FFT_MAX_N:
+        return count_sums.expected_positive_part(vals, w, n, kind)
+    return expected_positive_part(vals, w, n, kind), False
+
+
+def _optimal(randomizer: Randomizer, n: int, eps: float) -> tuple[float, bool]:
     fin = as_finite(randomizer)
     if fin is None:
         raise ParameterError("randomizer", "the optimal decomposition needs a specific randomizer")
     if eps >= fin.eps0:
-        return 0.0
+        return 0.0, True
     m = fin.array
-    best = 0.0
+    best, all_exact = 0.0, True
     seen = set()
     for a, b in _pairs(randomizer):
         at = blanket_atoms(m, a, b)
@@ -212,21 +245,30 @@ def optimal_delta(randomizer: Randomizer, n: int, eps: float, max_points: int = 
         if key in seen:
             continue
         seen.add(key)
-        best = max(best, expected_positive_part(at.values(eps), at.w, n, "upper", max_points) / n)
-    return min(1.0, best)
+        v, exact = positive_part(at.values(eps), at.w, n, "upper")
+        all_exact &= exact
+        best = max(best, v / n)
+    return min(1.0, best), all_exact
 
 
-def lower_delta(randomizer: Randomizer, n: int, eps: float, max_points: int = 1 << 18) -> float:
-    """Lower bound: max over datasets (x0 | x*^{n-1}) vs (x1 | x*^{n-1}) of rounded-down Thm 14."""
+def optimal_delta(randomizer: Randomizer, n: int, eps: float) -> float:
+    """Upper bound: max over victim pairs of (1/n) E[(ΣG)_+] for the blanket GPARV
+    (Su et al. Thm 13), exact count sums (k-RR) or FFT / coarsened sums."""
+    return _optimal(randomizer, n, eps)[0]
+
+
+def lower_delta(randomizer: Randomizer, n: int, eps: float) -> float:
+    """Lower bound: max over datasets (x0|x*^{n-1}) vs (x1|x*^{n-1}) (and the uniform
+    i.i.d. mixture) of Thm 14, exact count sums or FFT / coarsened sums rounded down."""
     fin = as_finite(randomizer)
     if fin is None:
         fin = RandomizedResponse(randomizer.eps0, 2).to_finite()
         randomizer = RandomizedResponse(randomizer.eps0, 2)
     m = fin.array
     best = 0.0
-    for a, b, xs in _lower_triples(randomizer):
-        at = dataset_atoms(m, a, b, xs)
-        best = max(best, expected_positive_part(at.values(eps), at.w, n, "lower", max_points) / n)
+    for a, b, xs in _lower_datasets(randomizer):
+        at = mixture_atoms(m, a, b) if xs is None else dataset_atoms(m, a, b, xs)
+        best = max(best, positive_part(at.values(eps), at.w, n, "lower")[0] / n)
     return min(1.0, best)
 
 
@@ -243,9 +285,24 @@ def capped_optimal_delta(randomizer: Randomizer, n: int, eps: float) -> float:
     from .clones import clone_delta
     from .variation_ratio import delta_bound as vr_delta_bound
 
-    d = optimal_delta(randomizer, n, eps)
+    d, exact = _optimal(randomizer, n, eps)
+    if exact:  # already the optimal value (+ rigorous error terms)
+        return d
     d = min(d, clone_delta(eps, n, randomizer.eps0))
     return min(d, vr_delta_bound(randomizer, n, eps).delta)
+
+
+def _bracket(f, randomizer: Randomizer, n: int, delta: float) -> float:
+    """A point where ``f`` <= delta, for the root search: 1.25 × the clone ε (the
+    optimal and every lower δ(ε) are <= the clone δ(ε), Su et al. Thm 6) if ``f``
+    is indeed <= delta there (checked), else ε0.  Keeps the search away from large
+    ε, where the count sums are slow."""
+    from .clones import clone_delta
+
+    e0 = randomizer.eps0
+    ec = solve_eps(lambda x: clone_delta(x, n, e0), delta, e0, "upper", rtol=1e-4)
+    hi = min(e0, 1.25 * ec)
+    return hi if hi < e0 and f(hi) <= delta else e0
 
 
 def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
@@ -255,7 +312,8 @@ def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     delta, n = check_delta(delta), check_n(n)
-    e = solve_eps(lambda x: capped_optimal_delta(randomizer, n, x), delta, randomizer.eps0, "upper", rtol=1e-5)
+    f = lambda x: capped_optimal_delta(randomizer, n, x)  # noqa: E731
+    e = solve_eps(f, delta, _bracket(f, randomizer, n, delta), "upper", rtol=1e-5)
     return Bound("optimal-decomposition", "upper", True, e, delta, _UP_NOTE)
 
 
@@ -272,5 +330,6 @@ def lower_delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
 
 def lower_eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     delta, n = check_delta(delta), check_n(n)
-    e = solve_eps(lambda x: lower_delta(randomizer, n, x), delta, randomizer.eps0, "lower", rtol=1e-5)
+    f = lambda x: lower_delta(randomizer, n, x)  # noqa: E731
+    e = solve_eps(f, delta, _bracket(f, randomizer, n, delta), "lower", rtol=1e-5)
     return Bound("fft-lower", "lower", True, e, delta, _lower_note(randomizer))
