@@ -56,6 +56,8 @@ def _table_for(params: PrivacyParams, family: str, prior_spec: str, progress: bo
             executor=executor,
             checkpoint=getattr(args, "checkpoint", None),
             log=None if progress is False else _log,
+            max_rounds=getattr(args, "max_rounds", 500),
+            accept_gap=getattr(args, "accept_gap", False),
         )
     if family == "sub":
         g = gamma_sub(params.K, _int_m(params))
@@ -113,7 +115,7 @@ def _describe(table: GammaTable) -> str:
     if table.prior is not None and table.objective is not None:
         lines.append(f"  prior: {table.prior}; expected error under it: {table.objective:.6f}")
     if table.info:
-        keys = ("lp_rows", "multisets", "repair_scale")
+        keys = ("method", "rounds", "lp_rows", "multisets", "repair_scale", "optimality_gap")
         lines.append("  " + ", ".join(f"{k}={table.info[k]}" for k in keys if k in table.info))
     return "\n".join(lines)
 
@@ -259,6 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--executor", default="serial",
                    help="where exhaustive sweeps run: serial | local[:N] (processes) | dask:ADDRESS | torch[:DEVICE]")
     p.add_argument("--checkpoint", help="constraint generation: save/resume the working set in this .npz file")
+    p.add_argument("--max-rounds", type=int, default=500, help="constraint generation: round limit (default 500)")
+    p.add_argument("--accept-gap", action="store_true",
+                   help="at the round limit, write the certified table anyway with its optimality gap")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("verify", help="check a γ file's checksum and re-certify its privacy")

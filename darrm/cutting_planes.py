@@ -101,6 +101,8 @@ def solve_cutting_planes(
         top: multisets added per round (each with its 3 other orientations).
         tol_cp: stop when no multiset violates by more than this (probability units).
         checkpoint: file to save the working set after every round and resume from.
+        max_rounds: after this many rounds return the last iterate with ``converged=False``
+            (the caller decides; see :func:`darrm.lp.solve_gamma_opt`'s ``accept_gap``).
         tie_break: the LPs minimise c/‖c‖∞ − tie_break·Σx: among (near-)optimal γ prefer
             the larger (less noise).  For large K most c_l underflow to ~0, the LP is
             degenerate and HiGHS jumps between vertices, so the sweeps' violations oscillate;
@@ -122,6 +124,19 @@ def solve_cutting_planes(
     rows = folded_rows(*pmf_pairs(working, cs), e) if working.shape[0] else np.zeros((0, c.shape[0]))
     t0 = time.perf_counter()
     sweeps = 0.0
+    n = c.shape[0]
+
+    def info(rnd: int, res, converged: bool, x: np.ndarray) -> dict:
+        d = {"method": "cutting-planes", "rounds": rnd, "working_set": int(working.shape[0]),
+             "lp_rows": int(rows.shape[0]), "multisets": res.checked, "resumed": resumed,
+             "converged": converged, "seconds_sweeps": sweeps, "seconds_total": time.perf_counter() - t0,
+             # every full-LP point is feasible for the working-set LP, so (tie-break accounted for)
+             # c·x − tie_break·‖c‖∞·n is a lower bound on the optimal c·x
+             "lp_lower_bound": float(c @ x) - tie_break * scale * n}
+        if res.max_violation > tol_cp:
+            d["residual_violation"] = res.max_violation
+        return d
+
     for rnd in range(1, max_rounds + 1):
         x, status = solve_lp(rows, params.rhs, c_lp)
         gamma = symmetric_from_upper(np.clip(x, 0.0, 1.0), params.K)
@@ -132,10 +147,7 @@ def solve_cutting_planes(
             log(f"round {rnd}: working set {working.shape[0]} multisets ({rows.shape[0]} rows), "
                 f"max violation {res.max_violation:.3e}, sweep {time.perf_counter() - ts:.1f}s")
         if res.max_violation <= tol_cp:
-            info = {"method": "cutting-planes", "rounds": rnd, "working_set": int(working.shape[0]),
-                    "lp_rows": int(rows.shape[0]), "multisets": res.checked, "resumed": resumed,
-                    "seconds_sweeps": sweeps, "seconds_total": time.perf_counter() - t0}
-            return x, status, info
+            return x, status, info(rnd, res, True, x)
         new = _unique_rows(orientations(res.candidates))
         if working.shape[0]:
             # drop multisets already in the working set
@@ -145,13 +157,13 @@ def solve_cutting_planes(
         if new.shape[0] == 0:
             # every violated multiset is already a row: what is left is the LP solver's
             # feasibility tolerance, which the caller's repair-and-certify step removes
-            info = {"method": "cutting-planes", "rounds": rnd, "working_set": int(working.shape[0]),
-                    "lp_rows": int(rows.shape[0]), "multisets": res.checked, "resumed": resumed,
-                    "residual_violation": res.max_violation,
-                    "seconds_sweeps": sweeps, "seconds_total": time.perf_counter() - t0}
-            return x, status, info
+            return x, status, info(rnd, res, True, x)
+        if rnd == max_rounds:
+            # not converged: the caller repairs x into a certified (sub-optimal) table and
+            # reports the gap to lp_lower_bound, or refuses
+            return x, status, info(rnd, res, False, x)
         working = np.concatenate([working, new])
         rows = np.concatenate([rows, folded_rows(*pmf_pairs(new, cs), e)])
         if ckpt:
             _save_checkpoint(ckpt, fp, working)
-    raise SolveError(f"constraint generation did not converge in {max_rounds} rounds")
+    raise SolveError("max_rounds must be >= 1")  # pragma: no cover - loop always returns

@@ -115,6 +115,8 @@ def solve_gamma_opt(
     checkpoint: str | None = None,
     log=None,
     cuts_per_round: int = 256,
+    max_rounds: int = 500,
+    accept_gap: bool = False,
 ) -> GammaTable:
     """Certified γ_opt for ``params`` under ``prior`` (default: i.i.d. mean 0.75).
 
@@ -126,6 +128,10 @@ def solve_gamma_opt(
         log: callable receiving one progress line per constraint-generation round.
         cuts_per_round: worst multisets added per constraint-generation round (each with
             its swapped/reflected orientations).
+        max_rounds, accept_gap: if constraint generation has not converged after
+            ``max_rounds``, the last iterate is scaled into a certified table anyway when
+            ``accept_gap`` (privacy is exact; ``info["optimality_gap"]`` bounds how far its
+            expected error is from the optimum), else a SolveError is raised.
 
     Raises:
         SolveError: the LP solver failed.
@@ -155,8 +161,14 @@ def solve_gamma_opt(
         t1 = time.perf_counter()
         x, status, info = solve_cutting_planes(
             params, c, solve_lp=lp, top=cuts_per_round, executor=executor, checkpoint=checkpoint,
-            progress=progress, log=log,
+            progress=progress, log=log, max_rounds=max_rounds,
         )
+        if not info["converged"] and not accept_gap:
+            raise SolveError(
+                f"constraint generation did not converge in {max_rounds} rounds (largest violation "
+                f"{info.get('residual_violation', float('nan')):.3e}); raise max_rounds, resume from a "
+                "checkpoint, or accept_gap=True for a certified table with a stated optimality gap"
+            )
     t2 = time.perf_counter()
     gamma = symmetric_from_upper(np.clip(x, 0.0, 1.0), params.K)
     cert = certify(gamma, params, tol=tol, progress=progress, executor=executor)
@@ -170,15 +182,19 @@ def solve_gamma_opt(
             f"(worst multiset {cert.worst_counts}, output {cert.worst_output}, {cert.worst_direction})"
         )
     t3 = time.perf_counter()
+    objective = expected_signed_error(gamma, prior)
+    if "lp_lower_bound" in info:
+        _, A = objective_coefficients(params.K, prior)
+        info["optimality_gap"] = max(0.0, objective - (A + info["lp_lower_bound"]))
     return GammaTable(
         params=params,
         gamma=gamma,
         family="opt",
         violation=cert.violation,
         prior=prior.to_dict(),
-        objective=expected_signed_error(gamma, prior),
+        objective=objective,
         solver="cvxpy+HiGHS",
-        status=status,
+        status=status if info.get("converged", True) else f"{status} (not converged; see optimality_gap)",
         info={
             **info,
             "multisets": cert.checked,

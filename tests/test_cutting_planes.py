@@ -63,3 +63,19 @@ def test_auto_picks_the_path_by_size():
     assert choose_method(PrivacyParams(11, 3, 0.1, 1e-5)) == "cutting-planes"
     assert choose_method(PrivacyParams(11, 3, 0.1, 0.0)) == "full"
     assert choose_method(PrivacyParams(101, 3, 0.1, 0.0)) == "cutting-planes"
+
+
+def test_unconverged_generation_is_refused_or_certified_with_a_stated_gap():
+    from darrm.errors import SolveError
+
+    P = PrivacyParams(21, 5, 0.1, 1e-5)
+    with pytest.raises(SolveError, match="did not converge"):
+        solve_gamma_opt(P, method="cutting-planes", max_rounds=1)
+    opt = solve_gamma_opt(P, method="cutting-planes")
+    early = solve_gamma_opt(P, method="cutting-planes", max_rounds=2, accept_gap=True)
+    assert certify(early.gamma, P).certified  # privacy is never approximate
+    assert not early.info["converged"] and "not converged" in early.status
+    gap = early.info["optimality_gap"]
+    assert early.objective >= opt.objective - 1e-12
+    assert early.objective - opt.objective <= gap + 1e-9  # the gap is a valid bound
+    assert opt.info["converged"] and opt.info["optimality_gap"] <= 1e-6
