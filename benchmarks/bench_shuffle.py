@@ -8,7 +8,8 @@ parameters — reported although *invalid*, for the paper's runtime claim) and, 
 10-ary RR, the valid variation-ratio, the optimal-decomposition upper bound (exact
 count sums, every n) and the Thm-14 lower bound ("fft-lower", exact count sums;
 n <= 1e6).  The clone bound is the in-run baseline: ratios are
-wall time / clone wall time at the same point.  Peak memory by tracemalloc.
+wall time / clone wall time at the same point.  Peak memory by tracemalloc, in a
+separate untimed call.
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ DELTA = 1e-8
 
 
 def _measure(fn):
-    tracemalloc.start()
+    """Wall time of a plain call, then peak memory of a second call under tracemalloc
+    (tracing slows numpy-heavy code by 10–30 %, so it must not be in the timed call)."""
     t = time.perf_counter()
     b = fn()
     dt = time.perf_counter() - t
+    tracemalloc.start()
+    fn()
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return b, dt, peak / 2**20
