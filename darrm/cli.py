@@ -38,6 +38,15 @@ def _params(args: argparse.Namespace) -> PrivacyParams:
     return PrivacyParams(K=args.K, m=args.m, eps=args.eps, Delta=args.Delta, delta=args.delta)
 
 
+def _stabilize(v: str) -> float | str:
+    if v == "auto":
+        return v
+    try:
+        return float(v)
+    except ValueError:
+        raise ParameterError("stabilize", f"must be 'auto' or a number in (0, 1], got {v!r}") from None
+
+
 def _log(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
@@ -58,6 +67,10 @@ def _table_for(params: PrivacyParams, family: str, prior_spec: str, progress: bo
             log=None if progress is False else _log,
             max_rounds=getattr(args, "max_rounds", 500),
             accept_gap=getattr(args, "accept_gap", False),
+            cuts_per_round=getattr(args, "cuts_per_round", 256),
+            stabilize=_stabilize(getattr(args, "stabilize", "auto")),
+            gap_tol=getattr(args, "gap_tol", 1e-9),
+            lp_backend=getattr(args, "lp_backend", "highs"),
         )
     if family == "sub":
         g = gamma_sub(params.K, _int_m(params))
@@ -115,7 +128,7 @@ def _describe(table: GammaTable) -> str:
     if table.prior is not None and table.objective is not None:
         lines.append(f"  prior: {table.prior}; expected error under it: {table.objective:.6f}")
     if table.info:
-        keys = ("method", "rounds", "lp_rows", "multisets", "repair_scale", "optimality_gap")
+        keys = ("method", "rounds", "lp_rows", "multisets", "stop", "repair_scale", "optimality_gap")
         lines.append("  " + ", ".join(f"{k}={table.info[k]}" for k in keys if k in table.info))
     return "\n".join(lines)
 
@@ -264,6 +277,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-rounds", type=int, default=500, help="constraint generation: round limit (default 500)")
     p.add_argument("--accept-gap", action="store_true",
                    help="at the round limit, write the certified table anyway with its optimality gap")
+    p.add_argument("--cuts-per-round", type=int, default=256,
+                   help="constraint generation: worst multisets added per round (default 256)")
+    p.add_argument("--stabilize", default="auto",
+                   help="constraint generation: in-out separation λ in (0, 1] (1 = plain Kelley cuts) or auto "
+                        "(Kelley until the violation oscillates, then 0.5; default)")
+    p.add_argument("--gap-tol", type=float, default=1e-9,
+                   help="constraint generation: stop once the certified table is provably this close to optimal")
+    p.add_argument("--lp-backend", choices=("highs", "cvxpy"), default="highs",
+                   help="restricted LP: incremental warm-started highspy model, or rebuilt through cvxpy")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("verify", help="check a γ file's checksum and re-certify its privacy")

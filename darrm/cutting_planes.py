@@ -1,13 +1,16 @@
 """γ_opt by constraint generation: keep the LP small, keep the certificate exact (Section 5 at scale).
 
 The LP of :mod:`darrm.lp` has one row per corner multiset, C(K+7,7) of them (73.6 M at
-K = 41).  Almost none bind.  Constraint generation solves the LP (cvxpy + HiGHS) on a
-working set W of multisets, then runs the exact sweep of :mod:`darrm.sweep` over ALL
-multisets for the current γ, adds the most violated ones to W, and repeats until no
-multiset violates by more than ``tol_cp``.  Each LP is a relaxation of the full LP (fewer
-rows), so its optimum is ≤ the full optimum; at termination the solution is feasible
-for the full LP up to ``tol_cp``, hence optimal up to that tolerance.  The final γ is
-repaired and certified exactly as in :func:`darrm.lp.solve_gamma_opt`.
+K = 41).  Almost none bind.  Constraint generation solves the LP on a working set W of
+multisets (:mod:`darrm.restricted_lp`, HiGHS), runs the exact sweep of :mod:`darrm.sweep`
+over ALL multisets, adds the most violated ones to W, and repeats.  Each working-set LP is
+a relaxation of the full LP, so its duals give a lower bound on the optimum; each sweep's
+exact maximum violation turns its point into a certified one by scaling, an upper bound.
+The run stops when the LP point violates no multiset by more than ``tol_cp`` or when the
+bounds meet to ``gap_tol``; the final γ is repaired and certified exactly as in
+:func:`darrm.lp.solve_gamma_opt`.  Separation happens between the best certified point and
+the LP point (in-out stabilisation, :func:`solve_cutting_planes`), which is what makes
+K = 1001 (Δ = 0) converge where plain cutting planes oscillate.
 
 Symmetry used (exact, see :mod:`darrm.corners`): the corner set is closed under the swap
 (p, p′)→(p′, p) and the reflection (p, p′)→(1−p, 1−p′).  The sweep reports a multiset v
@@ -27,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .constraints import folded_rows, pmf_pairs
+from .constraints import factored_pmf_pairs, folded_rows
 from .corners import corners
 from .errors import ParameterError, SolveError
 from .gamma import symmetric_from_upper
@@ -80,39 +83,94 @@ def _load_checkpoint(path: Path, fp: str, C: int) -> np.ndarray | None:
     return w
 
 
+#: λ of in-out separation once ``stabilize="auto"`` has switched from plain Kelley cuts
+AUTO_LAMBDA = 0.5
+
+
+def _scale_into_feasibility(x: np.ndarray, violation: float, rhs: float) -> np.ndarray:
+    """x scaled so that the largest violation (probability units) becomes ≤ 0: every
+    output probability gap is affine in γ and ≤ 0 at γ = 0 (see :func:`darrm.lp.repair`)."""
+    if violation <= 0.0:
+        return x
+    return x * float(np.nextafter(rhs / (rhs + 2.0 * violation), 0.0))
+
+
 def solve_cutting_planes(
     params: PrivacyParams,
     c: np.ndarray,
     *,
-    solve_lp: Callable[[np.ndarray, float, np.ndarray], tuple[np.ndarray, str]],
+    lp_backend: str = "highs",
+    solver_opts: dict | None = None,
     top: int = 256,
     tol_cp: float = 1e-10,
+    gap_tol: float = 1e-9,
     max_rounds: int = 500,
     executor=None,
     checkpoint: str | os.PathLike | None = None,
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
     tie_break: float = 1e-7,
+    stabilize: float | str = "auto",
+    purge_after: int = 5,
 ) -> tuple[np.ndarray, str, dict]:
-    """Optimal x = γ(mid..K) by constraint generation; returns (x, status, info).
+    """Optimal x = γ(mid..K) by stabilised constraint generation; returns (x, status, info).
+
+    Each round solves the restricted LP (:mod:`darrm.restricted_lp`) for x_out and a lower
+    bound LB on the full LP (Lagrangian bound from its duals), then sweeps ALL multisets at
+    the separation point x_sep = x_in + λ(x_out − x_in), where x_in is the best feasible
+    point so far (in-out separation, Ben-Ameur & Neto 2007).  Because x_in is feasible and
+    every constraint is linear, a multiset violated at x_sep is also violated at x_out, so
+    every cut found cuts off the LP's point; separating nearer the feasible region finds
+    the cuts that matter near the optimum and damps the vertex-hopping of plain Kelley
+    cuts.  The sweep's exact maximum violation v at x_sep also yields a feasible point for
+    free: x_sep scaled by rhs/(rhs + 2v) (:func:`_scale_into_feasibility`), which becomes
+    x_in when it is better, giving an upper bound UB.  After a separation point that turns
+    out feasible (no cuts) the next round tries x_out itself (λ = 1).  ``stabilize="auto"``
+    uses λ = 1 (plain Kelley cuts, fewest rounds for K ≤ 301) until the LP point's violation
+    first rises, then :data:`AUTO_LAMBDA` (K = 1001, Δ = 0: plain cuts oscillate there).
+
+    Stops when (a) x_out itself violates no multiset by more than ``tol_cp`` (classic
+    convergence; x_out is returned), or (b) UB − LB ≤ ``gap_tol`` (x_in, feasible and
+    within gap_tol of the optimum, is returned).  At ``max_rounds`` the best feasible point
+    is returned with ``converged=False`` and its bound (see :func:`darrm.lp.solve_gamma_opt`'s
+    ``accept_gap``).  The bound reported at the end comes from one more solve with the
+    exact objective (no tie-break), so it is as tight as the working set allows.
 
     Args:
         c: LP costs (see :func:`darrm.lp.objective_coefficients`).
+        lp_backend: "highs" (incremental, warm-started) or "cvxpy" (rebuilt each round).
         top: multisets added per round (each with its 3 other orientations).
-        tol_cp: stop when no multiset violates by more than this (probability units).
+        tol_cp: classic stop: no multiset violates at x_out by more than this (probability units).
+        gap_tol: stop when the best feasible point is provably within this of the optimum
+            (units of the objective, the expected error).
         checkpoint: file to save the working set after every round and resume from.
-        max_rounds: after this many rounds return the last iterate with ``converged=False``
-            (the caller decides; see :func:`darrm.lp.solve_gamma_opt`'s ``accept_gap``).
         tie_break: the LPs minimise c/‖c‖∞ − tie_break·Σx: among (near-)optimal γ prefer
-            the larger (less noise).  For large K most c_l underflow to ~0, the LP is
-            degenerate and HiGHS jumps between vertices, so the sweeps' violations oscillate;
-            the tie-break makes the iterates stable (K = 301, Δ = 0: 27 → 21 rounds,
-            125 → 34 s).  It can cost at most tie_break·n·‖c‖∞ of objective (measured:
-            2.5e-14); the objective reported by the caller is the exact one of the final γ.
+            the larger (less noise).  For large K most c_l underflow to ~0 and the LP is
+            degenerate; the tie-break picks the largest γ where the prior gives no weight.
+            Bounds and objectives are always evaluated with the exact c.
+        stabilize: λ in (0, 1] (1 is plain Kelley cutting planes) or "auto" (see above).
+        purge_after: a row slack at x_out for this many consecutive rounds leaves the LP
+            (its multiset is found again by the sweep if it ever matters); 0 keeps all.
     """
+    auto = stabilize == "auto"
+    if auto:
+        lam0 = AUTO_LAMBDA
+    elif isinstance(stabilize, (int, float)) and 0.0 < float(stabilize) <= 1.0:
+        lam0 = float(stabilize)
+    else:
+        raise ParameterError("stabilize", f"must be 'auto' or lie in (0, 1], got {stabilize!r}")
+    if not (np.isfinite(gap_tol) and gap_tol > 0.0):
+        raise ParameterError("gap_tol", f"must be finite and > 0, got {gap_tol!r}")
+    if int(top) < 1:
+        raise ParameterError("cuts_per_round", f"must be >= 1, got {top!r}")
+    if int(max_rounds) < 1:
+        raise ParameterError("max_rounds", f"must be >= 1, got {max_rounds!r}")
+    from .restricted_lp import lagrangian_bound, make_restricted_lp
+
     cs = corners(params.eps, params.Delta)
     C = cs.shape[0]
     e = params.exp_meps
+    rhs = params.rhs
     fp = _fingerprint(params, c)
     scale = float(np.max(np.abs(c))) or 1.0
     c_lp = c / scale - tie_break
@@ -121,49 +179,98 @@ def solve_cutting_planes(
     resumed = working is not None
     if working is None:
         working = np.zeros((0, C), dtype=np.int64)
-    rows = folded_rows(*pmf_pairs(working, cs), e) if working.shape[0] else np.zeros((0, c.shape[0]))
+    lp = make_restricted_lp(lp_backend, c_lp, rhs, solver_opts)
+    if working.shape[0]:
+        lp.add(folded_rows(*factored_pmf_pairs(working, cs), e))
+    age = np.zeros(working.shape[0], dtype=np.int64)
     t0 = time.perf_counter()
     sweeps = 0.0
-    n = c.shape[0]
+    checked = 0
+    x_in: np.ndarray | None = None
+    ub, lb = np.inf, -np.inf
+    kelley, last_out = True, None
+    lam = 1.0 if auto else lam0
+    added_total = 0
 
-    def info(rnd: int, res, converged: bool, x: np.ndarray) -> dict:
+    def tight_bound() -> float:
+        # the same working set with the exact objective (no tie-break): a warm-started
+        # re-solve, whose duals give the tightest Lagrangian bound this working set allows
+        lp.set_objective(c / scale)
+        _, y = lp.solve()
+        lp.set_objective(c_lp)
+        return lagrangian_bound(c, lp.rows, rhs, scale * y)
+
+    def finish(rnd: int, x: np.ndarray, converged: bool, reason: str, residual: float | None) -> tuple:
+        nonlocal lb
+        lb = max(lb, tight_bound())
         d = {"method": "cutting-planes", "rounds": rnd, "working_set": int(working.shape[0]),
-             "lp_rows": int(rows.shape[0]), "multisets": res.checked, "resumed": resumed,
-             "converged": converged, "seconds_sweeps": sweeps, "seconds_total": time.perf_counter() - t0,
-             # every full-LP point is feasible for the working-set LP, so (tie-break accounted for)
-             # c·x − tie_break·‖c‖∞·n is a lower bound on the optimal c·x
-             "lp_lower_bound": float(c @ x) - tie_break * scale * n}
-        if res.max_violation > tol_cp:
-            d["residual_violation"] = res.max_violation
-        return d
+             "lp_rows": int(lp.rows.shape[0]), "cuts_added": added_total, "multisets": checked,
+             "resumed": resumed, "converged": converged, "stop": reason, "lp_backend": lp_backend,
+             "seconds_sweeps": sweeps, "seconds_total": time.perf_counter() - t0,
+             # a valid lower bound on c·x over every feasible x (module restricted_lp)
+             "lp_lower_bound": lb}
+        if residual is not None and residual > tol_cp:
+            d["residual_violation"] = residual
+        return x, "optimal", d
 
     for rnd in range(1, max_rounds + 1):
-        x, status = solve_lp(rows, params.rhs, c_lp)
-        gamma = symmetric_from_upper(np.clip(x, 0.0, 1.0), params.K)
+        x_out, _ = lp.solve()
+        x_out = np.clip(x_out, 0.0, 1.0)
+        lb = max(lb, tight_bound())
+        at_out = x_in is None or lam >= 1.0
+        x_sep = x_out if at_out else x_in + lam * (x_out - x_in)
+        gamma = symmetric_from_upper(x_sep, params.K)
         ts = time.perf_counter()
         res = sweep(gamma, params, top=top, threshold=tol_cp, executor=executor, progress=progress)
         sweeps += time.perf_counter() - ts
+        checked = res.checked
+        v = res.max_violation
+        x_f = _scale_into_feasibility(x_sep, v, rhs)
+        if float(c @ x_f) < ub:
+            x_in, ub = x_f, float(c @ x_f)
         if log:
-            log(f"round {rnd}: working set {working.shape[0]} multisets ({rows.shape[0]} rows), "
-                f"max violation {res.max_violation:.3e}, sweep {time.perf_counter() - ts:.1f}s")
-        if res.max_violation <= tol_cp:
-            return x, status, info(rnd, res, True, x)
+            log(f"round {rnd}: {lp.rows.shape[0]} LP rows, λ={1.0 if at_out else lam:.2f}, "
+                f"max violation {v:.3e}, gap ≤ {ub - lb:.3e}, sweep {time.perf_counter() - ts:.1f}s")
+        if at_out and v <= tol_cp:
+            return finish(rnd, x_out, True, "no violated multiset", v)
+        if ub - lb <= gap_tol:
+            return finish(rnd, x_in, True, "optimality gap", None)
+        if v <= tol_cp:
+            lam = 1.0  # the separation point is feasible (the new x_in): try the LP point itself next
+            continue
+        if auto and at_out:
+            # plain Kelley cuts while the LP point's violation keeps falling; in-out from the
+            # first rise on (the oscillation that stalls plain cutting planes at large K)
+            if last_out is not None and v > last_out:
+                kelley = False
+            last_out = v
+        lam = 1.0 if (auto and kelley) else lam0
         new = _unique_rows(orientations(res.candidates))
         if working.shape[0]:
-            # drop multisets already in the working set
             allc = np.concatenate([working, new])
             _, first = np.unique(allc, axis=0, return_index=True)
             new = allc[np.sort(first[first >= working.shape[0]])]
         if new.shape[0] == 0:
-            # every violated multiset is already a row: what is left is the LP solver's
-            # feasibility tolerance, which the caller's repair-and-certify step removes
-            return x, status, info(rnd, res, True, x)
+            if not at_out:
+                lam = 1.0  # nothing new between x_in and x_out: look at the LP point itself
+                continue
+            # every multiset violated at x_out is already a row: what is left is the LP
+            # solver's feasibility tolerance, which the caller's repair-and-certify removes
+            return finish(rnd, x_out, True, "violations within LP tolerance", v)
         if rnd == max_rounds:
-            # not converged: the caller repairs x into a certified (sub-optimal) table and
-            # reports the gap to lp_lower_bound, or refuses
-            return x, status, info(rnd, res, False, x)
+            return finish(rnd, x_in, False, "round limit", v)
+        if purge_after > 0 and lp.rows.shape[0]:
+            slack = rhs - lp.rows @ x_out
+            age = np.where(slack > 1e-9 * max(1.0, rhs), age + 1, 0)
+            keep = age < purge_after
+            if not np.all(keep):
+                lp.keep(keep)
+                working, age = working[keep], age[keep]
+        lp.add(folded_rows(*factored_pmf_pairs(new, cs), e))
         working = np.concatenate([working, new])
-        rows = np.concatenate([rows, folded_rows(*pmf_pairs(new, cs), e)])
+        age = np.concatenate([age, np.zeros(new.shape[0], dtype=np.int64)])
+        added_total += new.shape[0]
         if ckpt:
             _save_checkpoint(ckpt, fp, working)
-    raise SolveError("max_rounds must be >= 1")  # pragma: no cover - loop always returns
+    # the last round's separation point was feasible (no cuts) but the gap is still open
+    return finish(max_rounds, x_in, False, "round limit", None)

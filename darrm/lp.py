@@ -117,6 +117,9 @@ def solve_gamma_opt(
     cuts_per_round: int = 256,
     max_rounds: int = 500,
     accept_gap: bool = False,
+    lp_backend: str = "highs",
+    gap_tol: float = 1e-9,
+    stabilize: float | str = "auto",
 ) -> GammaTable:
     """Certified γ_opt for ``params`` under ``prior`` (default: i.i.d. mean 0.75).
 
@@ -129,9 +132,14 @@ def solve_gamma_opt(
         cuts_per_round: worst multisets added per constraint-generation round (each with
             its swapped/reflected orientations).
         max_rounds, accept_gap: if constraint generation has not converged after
-            ``max_rounds``, the last iterate is scaled into a certified table anyway when
+            ``max_rounds``, the best certified point found is returned anyway when
             ``accept_gap`` (privacy is exact; ``info["optimality_gap"]`` bounds how far its
             expected error is from the optimum), else a SolveError is raised.
+        lp_backend: constraint generation's restricted LP, "highs" (incremental highspy
+            model, warm-started) or "cvxpy" (rebuilt every round); see :mod:`darrm.restricted_lp`.
+        gap_tol: constraint generation also stops once the best certified point is provably
+            within this of the optimum (expected-error units).
+        stabilize: in-out separation λ in (0, 1] or "auto" (:func:`darrm.cutting_planes.solve_cutting_planes`).
 
     Raises:
         SolveError: the LP solver failed.
@@ -160,8 +168,9 @@ def solve_gamma_opt(
 
         t1 = time.perf_counter()
         x, status, info = solve_cutting_planes(
-            params, c, solve_lp=lp, top=cuts_per_round, executor=executor, checkpoint=checkpoint,
-            progress=progress, log=log, max_rounds=max_rounds,
+            params, c, lp_backend=lp_backend, solver_opts=solver_opts, top=cuts_per_round,
+            executor=executor, checkpoint=checkpoint, progress=progress, log=log, max_rounds=max_rounds,
+            gap_tol=gap_tol, stabilize=stabilize,
         )
         if not info["converged"] and not accept_gap:
             raise SolveError(

@@ -208,6 +208,10 @@ def merge(results: Iterable[SweepBlockResult], top: int) -> SweepResult:
     return SweepResult(best, cand, vv, checked)
 
 
+#: row blocks of the triangular products in :func:`build_pure_tables`
+PURE_BLOCKS = 8
+
+
 @dataclass(frozen=True)
 class PureTables:
     """Δ = 0: Z[c][d, s] = Pr[A=1] for α = z^s·Bin(c, hi)⊛Bin(d, lo), d + s ≤ K − c."""
@@ -251,27 +255,52 @@ def build_pure_tables(gamma: np.ndarray, params: PrivacyParams) -> PureTables:
     for c in range(K + 1):
         n = K - c + 1
         j = np.arange(n)
-        Z.append(Blo[:n, :n] @ Xpad[c][j[:, None] + j[None, :]])
+        H = Xpad[c][j[:, None] + j[None, :]]  # Hankel: H[j, s] = X[c, s + j]
+        Zc = np.zeros((n, n))
+        # Only the anti-triangle s ≤ n−1−d is ever read (s counts the (1,1) corners, so
+        # d + s ≤ K − c), and Bin(d, lo) is zero beyond j = d: row block [d0, d1) needs
+        # j < d1 and s < n − d0.  Skipping the rest is exact (those terms are structural
+        # zeros or unread) and cuts the flops from n³ to about n³/4 with 8 blocks.
+        edges = np.unique(np.linspace(0, n, min(n, PURE_BLOCKS) + 1).astype(int))
+        for d0, d1 in zip(edges[:-1], edges[1:]):
+            Zc[d0:d1, : n - d0] = Blo[d0:d1, :d1] @ H[:d1, : n - d0]
+        Z.append(Zc)
     return PureTables(K, Z)
 
 
-def sweep_c(tables: PureTables, c: int, e_meps: float, delta: float, top: int, threshold: float) -> SweepBlockResult:
-    """Δ = 0: every multiset with n_(hi,lo) = c and n_(lo,hi) = d ≤ c (swap symmetry covers d > c)."""
+def sweep_c(
+    tables: PureTables, c: int, e_meps: float, delta: float, top: int, threshold: float, per_block: int | None = None
+) -> SweepBlockResult:
+    """Δ = 0: every multiset with n_(hi,lo) = c and n_(lo,hi) = d ≤ c (swap symmetry covers d > c),
+    all d at once: rows d, columns s = n_(1,1) ≤ K − c − d (the rest is masked out)."""
     K = tables.K
+    n = K - c + 1
+    D = min(c, K - c) + 1
+    d = np.arange(D)
+    pa = tables.Z[c][:D, :n]  # Pr[A(D)=1]
+    # Pr[A(D′)=1]: the hi/lo counts exchange under p ↔ p′, so it is row c of Z_d
+    pb = np.stack([tables.Z[j][c, :n] for j in range(D)])
+    viol = pair_violation(pa, pb, e_meps, delta)
+    viol[np.arange(n)[None, :] > (n - 1 - d)[:, None]] = -np.inf
+    checked = int(np.sum((n - d) * np.where(d < c, 2, 1)))
     col = TopCollector(top, threshold, 4)
-    checked = 0
-    for d in range(0, min(c, K - c) + 1):
-        ns = K - c - d + 1  # s = 0..K−c−d
-        pa = tables.Z[c][d, :ns]  # Pr[A(D)=1]
-        pb = tables.Z[d][c, :ns]  # Pr[A(D′)=1]: the hi/lo counts exchange under p ↔ p′
-        viol = pair_violation(pa, pb, e_meps, delta)
-        checked += ns * (2 if d < c else 1)
 
-        def select(k: int, viol=viol, d=d) -> tuple[np.ndarray, np.ndarray]:
-            sv = _worst(viol, k).astype(np.int64)
-            return np.stack([K - sv - c - d, sv, np.full_like(sv, c), np.full_like(sv, d)], axis=1), viol[sv]
+    def select(k: int) -> tuple[np.ndarray, np.ndarray]:
+        p = n if per_block is None else min(per_block, n)
+        if p >= n:
+            rows, cols = np.divmod(_worst(viol.ravel(), k), n)
+        else:  # at most p per (c, d) pair: cuts spread over the corner space
+            part = np.argpartition(viol, -p, axis=1)[:, -p:]
+            rows = np.repeat(d, p)
+            cols = part.ravel()
+            keep = _worst(viol[rows, cols], k)
+            rows, cols = rows[keep], cols[keep]
+        vv = viol[rows, cols]
+        ok = np.isfinite(vv)
+        rows, cols, vv = rows[ok], cols[ok], vv[ok]
+        return np.stack([K - cols - c - rows, cols, np.full_like(cols, c), rows], axis=1), vv
 
-        col.add(float(viol.max()), select)
+    col.add(float(viol.max()), select)
     return col.result(checked)
 
 
@@ -281,8 +310,8 @@ def _sweep_task(shared: tuple, R: int) -> SweepBlockResult:
 
 
 def _sweep_pure_task(shared: tuple, c: int) -> SweepBlockResult:
-    tables, e_meps, delta, top, threshold, _ = shared
-    return sweep_c(tables, c, e_meps, delta, top, threshold)
+    tables, e_meps, delta, top, threshold, per_block = shared
+    return sweep_c(tables, c, e_meps, delta, top, threshold, per_block)
 
 
 def sweep(

@@ -66,7 +66,7 @@ def sweep_torch(
         P = build_pure_tables(g, params)
         Z = [torch.from_numpy(z).to(dev) for z in P.Z]
         for c in range(K + 1):
-            col = TopCollector(top, threshold, 4)
+            col = TopCollector(top, threshold, 4, 1 if diverse else None)  # as darrm.sweep.sweep_c
             checked = 0
             for d in range(0, min(c, K - c) + 1):
                 ns = K - c - d + 1

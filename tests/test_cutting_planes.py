@@ -79,3 +79,75 @@ def test_unconverged_generation_is_refused_or_certified_with_a_stated_gap():
     assert early.objective >= opt.objective - 1e-12
     assert early.objective - opt.objective <= gap + 1e-9  # the gap is a valid bound
     assert opt.info["converged"] and opt.info["optimality_gap"] <= 1e-6
+
+
+def test_factored_pmfs_equal_the_poisson_binomial_dp():
+    from darrm.constraints import factored_pmf_pairs, pmf_pairs
+    from darrm.corners import corners, count_vectors
+
+    for K, Delta in ((9, 1e-5), (7, 0.0), (25, 0.01)):
+        cs = corners(0.3, Delta)
+        cv = count_vectors(K, cs.shape[0])
+        for a, b in zip(pmf_pairs(cv, cs), factored_pmf_pairs(cv, cs)):
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("backend", ["highs", "cvxpy"])
+def test_restricted_lp_backends_agree_and_their_lagrangian_bound_is_tight(backend):
+    from darrm.lp import build_rows, objective_coefficients, solve_lp
+    from darrm.restricted_lp import lagrangian_bound, make_restricted_lp
+
+    P = PrivacyParams(11, 3, 0.1, 1e-5)
+    c, _ = objective_coefficients(P.K, IIDPrior())
+    rows = build_rows(P)
+    x_ref, _ = solve_lp(rows, P.rhs, c)
+    lp = make_restricted_lp(backend, c, P.rhs)
+    lp.add(rows[: rows.shape[0] // 2])
+    lp.add(rows[rows.shape[0] // 2 :])
+    x, y = lp.solve()
+    assert c @ x == pytest.approx(c @ x_ref, abs=1e-12)
+    assert np.all(y >= -1e-12)
+    # at the optimal duals the bound equals the optimum; for any other y ≥ 0 it is below it
+    assert lagrangian_bound(c, lp.rows, P.rhs, y) == pytest.approx(c @ x_ref, abs=1e-10)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        assert lagrangian_bound(c, rows, P.rhs, rng.exponential(size=rows.shape[0])) <= c @ x_ref + 1e-12
+    # dropping rows relaxes the LP: its optimum can only go down
+    lp.keep(np.arange(lp.rows.shape[0]) % 2 == 0)
+    x2, _ = lp.solve()
+    assert c @ x2 <= c @ x + 1e-12
+
+
+def test_unknown_lp_backend_is_refused_by_name():
+    from darrm.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="lp_backend"):
+        solve_gamma_opt(PrivacyParams(15, 3, 0.1, 1e-5), method="cutting-planes", lp_backend="gurobi")
+    with pytest.raises(ParameterError, match="stabilize"):
+        solve_gamma_opt(PrivacyParams(15, 3, 0.1, 1e-5), method="cutting-planes", stabilize=0.0)
+
+
+@pytest.mark.parametrize("stabilize,backend", [(1.0, "highs"), (0.5, "highs"), (0.3, "cvxpy")])
+def test_in_out_stabilised_generation_reaches_the_full_lp_optimum(stabilize, backend):
+    """Every λ and both LP back ends reach the full LP's optimum with a certified table and a
+    stated gap that bounds the true distance to the optimum."""
+    P = PrivacyParams(17, 5, 0.1, 1e-5)
+    full = solve_gamma_opt(P, method="full")
+    t = solve_gamma_opt(P, method="cutting-planes", stabilize=stabilize, lp_backend=backend)
+    assert t.info["converged"] and t.info["lp_backend"] == backend
+    assert t.objective == pytest.approx(full.objective, abs=1e-9)
+    assert t.objective - full.objective <= t.info["optimality_gap"] + 1e-12
+    assert certify(t.gamma, P).certified
+
+
+def test_gap_stop_returns_a_certified_table_within_the_stated_gap():
+    """A loose gap_tol stops early on the bounds alone; the table is still certified and the
+    true distance to the optimum (from the full LP) is within the reported gap."""
+    P = PrivacyParams(21, 5, 0.1, 1e-5)
+    full = solve_gamma_opt(P, method="full")
+    t = solve_gamma_opt(P, method="cutting-planes", gap_tol=2e-3, stabilize=0.3)
+    assert t.info["converged"]
+    assert certify(t.gamma, P).certified
+    assert 0.0 <= t.objective - full.objective <= t.info["optimality_gap"] + 1e-12
+    assert t.info["optimality_gap"] <= 2e-3 + 1e-12
+    assert t.info["stop"] in ("optimality gap", "no violated multiset", "violations within LP tolerance")

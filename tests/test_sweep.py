@@ -9,7 +9,7 @@ from darrm.params import PrivacyParams
 from darrm.sweep import build_tables, sweep
 
 
-@pytest.mark.parametrize("K,Delta", [(1, 0.0), (3, 0.01), (5, 0.0), (7, 1e-3), (9, 1e-5), (13, 0.02), (15, 0.0)])
+@pytest.mark.parametrize("K,Delta", [(1, 0.0), (3, 0.01), (5, 0.0), (7, 1e-3), (9, 1e-5), (13, 0.02), (15, 0.0), (33, 0.0)])
 def test_factorised_sweep_equals_direct_certificate(K, Delta, rng):
     """The C(K+5,5) table + gather gives the same largest violation as the direct
     per-multiset Poisson-binomial computation, to float64 rounding."""
@@ -106,3 +106,32 @@ def test_diverse_cuts_come_from_distinct_blocks_and_keep_the_maximum():
     assert div.max_violation == full.max_violation and div.violations[0] == full.violations[0]
     blocks = {(int(c[6]), int(c[7])) for c in div.candidates}
     assert len(blocks) == div.candidates.shape[0]  # one per (n_(hi,lo), n_(lo,hi)) block
+
+
+def test_blocked_pure_tables_equal_the_full_products_where_read(rng, monkeypatch):
+    """Δ = 0: the triangular row-blocked products equal one full product on every entry the
+    sweep reads (s ≤ K − c − d), for several block counts."""
+    import darrm.sweep as sw
+
+    K = 41
+    P = PrivacyParams(K, 3, 0.2, 0.0)
+    g = symmetric_from_upper(rng.uniform(size=(K + 1) // 2), K)
+    monkeypatch.setattr(sw, "PURE_BLOCKS", 1)
+    ref = sw.build_pure_tables(g, P)
+    for blocks in (2, 5, 8, 64):
+        monkeypatch.setattr(sw, "PURE_BLOCKS", blocks)
+        t = sw.build_pure_tables(g, P)
+        for c in range(K + 1):
+            n = K - c + 1
+            for d in range(n):
+                np.testing.assert_allclose(t.Z[c][d, : n - d], ref.Z[c][d, : n - d], rtol=0, atol=1e-15)
+
+
+def test_pure_dp_diverse_cuts_come_from_distinct_blocks():
+    P = PrivacyParams(21, 2, 0.2, 0.0)
+    g = np.ones(22)
+    full = sweep(g, P, top=25, threshold=0.0, diverse=False)
+    div = sweep(g, P, top=25, threshold=0.0, diverse=True)
+    assert div.max_violation == full.max_violation
+    blocks = {(int(c[2]), int(c[3])) for c in div.candidates}
+    assert len(blocks) == div.candidates.shape[0]  # one per (n_(hi,lo), n_(lo,hi)) pair
