@@ -52,7 +52,8 @@ def main() -> None:
     ap.add_argument("--Delta", type=float, default=1e-5)
     ap.add_argument("--executor", default="serial")
     ap.add_argument("--cuts", type=int, default=256, help="cuts per round")
-    ap.add_argument("--stabilize", type=float, default=0.5, help="in-out λ (1 = plain Kelley)")
+    ap.add_argument("--stabilize", type=lambda v: v if v == "auto" else float(v), default="auto",
+                    help="in-out λ in (0, 1] (1 = plain Kelley) or auto (default)")
     ap.add_argument("--max-rounds", type=int, default=500)
     ap.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
     a = ap.parse_args()

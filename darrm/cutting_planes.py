@@ -32,7 +32,7 @@ import numpy as np
 
 from .constraints import factored_pmf_pairs, folded_rows
 from .corners import corners
-from .errors import ParameterError, SolveError
+from .errors import ParameterError
 from .gamma import symmetric_from_upper
 from .params import PrivacyParams
 from .sweep import sweep

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import time
 
-import cvxpy as cp
 import numpy as np
 
 from .certify import certify
@@ -66,20 +65,12 @@ def build_rows(params: PrivacyParams, *, prune: bool = True, block: int = 1 << 1
 
 def solve_lp(rows: np.ndarray, rhs: float, c: np.ndarray, *, solver_opts: dict | None = None) -> tuple[np.ndarray, str]:
     """Solve min c·x s.t. rows·x ≤ rhs, 0 ≤ x ≤ 1 with cvxpy + HiGHS; returns (x, status)."""
-    n = c.shape[0]
-    x = cp.Variable(n)
-    cons = [x >= 0, x <= 1]
-    if rows.shape[0]:
-        cons.append(rows @ x <= rhs)
-    prob = cp.Problem(cp.Minimize(c @ x), cons)
-    opts = {**HIGHS_DEFAULTS, **(solver_opts or {})}
-    try:
-        prob.solve(solver=cp.HIGHS, **opts)
-    except cp.error.SolverError as exc:  # pragma: no cover - depends on solver internals
-        raise SolveError(f"HiGHS failed: {exc}") from exc
-    if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or x.value is None:
-        raise SolveError(f"LP not solved: status {prob.status!r}")
-    return np.asarray(x.value, dtype=np.float64), str(prob.status)
+    from .restricted_lp import CvxpyRestrictedLP
+
+    lp = CvxpyRestrictedLP(c, rhs, solver_opts)
+    lp.add(rows)
+    x, _ = lp.solve()
+    return x, lp.status
 
 
 def repair(gamma: np.ndarray, params: PrivacyParams, violation: float) -> tuple[np.ndarray, float]:
@@ -202,7 +193,7 @@ def solve_gamma_opt(
         violation=cert.violation,
         prior=prior.to_dict(),
         objective=objective,
-        solver="cvxpy+HiGHS",
+        solver="cvxpy+HiGHS" if info.get("lp_backend", "cvxpy") == "cvxpy" else "HiGHS (highspy, incremental)",
         status=status if info.get("converged", True) else f"{status} (not converged; see optimality_gap)",
         info={
             **info,

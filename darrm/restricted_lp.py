@@ -159,6 +159,7 @@ class CvxpyRestrictedLP(RestrictedLP):
             raise SolveError(f"HiGHS failed: {exc}") from exc
         if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or x.value is None:
             raise SolveError(f"LP not solved: status {prob.status!r}")
+        self.status = str(prob.status)
         y = np.asarray(cons[2].dual_value, dtype=np.float64) if self.rows.shape[0] else np.zeros(0)
         return np.asarray(x.value, dtype=np.float64), y
 
