@@ -31,7 +31,7 @@ O(K·1e-16).  Tests compare the sweep with the direct per-multiset computation o
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 from dataclasses import dataclass
 
@@ -151,33 +151,64 @@ def _worst(viol: np.ndarray, k: int) -> np.ndarray:
     return np.argpartition(viol, -k)[-k:]
 
 
+#: largest number of inner count vectors handled at once by :func:`sweep_R` (memory bound:
+#: ~60 bytes each for the counts, ranks, probabilities and violations)
+SWEEP_CHUNK = 1 << 22
+
+
+def _inner_chunks(R: int) -> Iterator[np.ndarray]:
+    """All 6-tuples of counts summing to R, in chunks of at most ~:data:`SWEEP_CHUNK` rows
+    (split by the first count when needed; K = 101 has 1.1e8 of them for R = K)."""
+    if math.comb(R + 5, 5) <= SWEEP_CHUNK:
+        yield count_vectors(R, 6)
+        return
+    for n0 in range(R + 1):
+        tail = count_vectors(R - n0, 5)
+        yield np.concatenate([np.full((tail.shape[0], 1), n0, dtype=tail.dtype), tail], axis=1)
+
+
 def sweep_R(
     tables: SweepTables, R: int, e_meps: float, delta: float, top: int, threshold: float, per_block: int | None = None
 ) -> SweepBlockResult:
-    """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi))."""
+    """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi)),
+    streamed in memory-bounded chunks of the other six counts."""
     K = tables.K
-    inner = count_vectors(R, 6)  # counts of the six corners other than (hi,lo), (lo,hi)
-    n1, n2, n3, n4, n5 = (inner[:, i] for i in (1, 2, 3, 4, 5))
-    ia = tables.r3[n1 + n5, n3, n4]
-    ib = tables.r3[n1 + n4, n2, n5]
     col = TopCollector(top, threshold, 8, per_block)
     cd = K - R
     # Swap symmetry: swap(v) exchanges n_6 ↔ n_7 (and n_2 ↔ n_3, n_4 ↔ n_5) and its four
     # values are v's with the directions exchanged, which we evaluate anyway; so the
     # blocks with n_6 < n_7 repeat blocks with n_6 > n_7 and are skipped.
-    for c in range((cd + 1) // 2, cd + 1):
-        d = cd - c
-        pa = tables.V[tables.r2[c, d]][ia]  # Pr[A(D)=1]
-        pb = tables.V[tables.r2[d, c]][ib]  # Pr[A(D′)=1]
-        viol = pair_violation(pa, pb, e_meps, delta)
+    cs = range((cd + 1) // 2, cd + 1)
+    best = {c: -np.inf for c in cs}
+    found: dict[int, list] = {c: [] for c in cs}
+    checked = 0
+    for inner in _inner_chunks(R):
+        n1, n2, n3, n4, n5 = (inner[:, i] for i in (1, 2, 3, 4, 5))
+        ia = tables.r3[n1 + n5, n3, n4]
+        ib = tables.r3[n1 + n4, n2, n5]
+        checked += inner.shape[0] * (cd + 1)  # covered, incl. the swapped blocks
+        for c in cs:
+            d = cd - c
+            pa = tables.V[tables.r2[c, d]][ia]  # Pr[A(D)=1]
+            pb = tables.V[tables.r2[d, c]][ib]  # Pr[A(D′)=1]
+            viol = pair_violation(pa, pb, e_meps, delta)
+            m = float(viol.max())
+            best[c] = max(best[c], m)
+            if col.per_block > 0 and m > threshold:
+                sel = _worst(viol, col.per_block)
+                n = sel.shape[0]
+                counts = np.concatenate([inner[sel], np.full((n, 1), c), np.full((n, 1), d)], axis=1)
+                found[c].append((counts, viol[sel]))
+    for c in cs:
 
-        def select(k: int, viol=viol, c=c, d=d) -> tuple[np.ndarray, np.ndarray]:
-            sel = _worst(viol, k)
-            n = sel.shape[0]
-            return np.concatenate([inner[sel], np.full((n, 1), c), np.full((n, 1), d)], axis=1), viol[sel]
+        def select(k: int, c=c) -> tuple[np.ndarray, np.ndarray]:
+            counts = np.concatenate([f[0] for f in found[c]])
+            vv = np.concatenate([f[1] for f in found[c]])
+            keep = _worst(vv, k)
+            return counts[keep], vv[keep]
 
-        col.add(float(viol.max()), select)
-    return col.result(inner.shape[0] * (cd + 1))  # covered, incl. the swapped blocks
+        col.add(best[c], select)
+    return col.result(checked)
 
 
 @dataclass(frozen=True)
