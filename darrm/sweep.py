@@ -151,6 +151,22 @@ def _worst(viol: np.ndarray, k: int) -> np.ndarray:
     return np.argpartition(viol, -k)[-k:]
 
 
+def _top(viol, k: int, xp=np) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, values) of the k largest entries of a 1-d array, as numpy, for numpy or torch."""
+    if xp is np:
+        sel = _worst(viol, k)
+        return sel, viol[sel]
+    vals, idx = xp.topk(viol, min(k, viol.numel()))
+    return idx.cpu().numpy(), vals.cpu().numpy()
+
+
+def _on(tables, a: np.ndarray, xp=np):
+    """``a`` as an array of the tables' library and device (int64 indices for torch)."""
+    if xp is np:
+        return a
+    return xp.from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(tables.V.device)
+
+
 #: largest number of inner count vectors handled at once by :func:`sweep_R` (memory bound:
 #: ~60 bytes each for the counts, ranks, probabilities and violations)
 SWEEP_CHUNK = 1 << 22
@@ -168,10 +184,12 @@ def _inner_chunks(R: int) -> Iterator[np.ndarray]:
 
 
 def sweep_R(
-    tables: SweepTables, R: int, e_meps: float, delta: float, top: int, threshold: float, per_block: int | None = None
+    tables: SweepTables, R: int, e_meps: float, delta: float, top: int, threshold: float, per_block: int | None = None,
+    xp=np,
 ) -> SweepBlockResult:
     """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi)),
-    streamed in memory-bounded chunks of the other six counts."""
+    streamed in memory-bounded chunks of the other six counts.  ``xp`` is numpy, or torch
+    with ``tables.V`` and ``tables.r3`` on a torch device (:mod:`darrm.sweep_torch`)."""
     K = tables.K
     col = TopCollector(top, threshold, 8, per_block)
     cd = K - R
@@ -183,22 +201,22 @@ def sweep_R(
     found: dict[int, list] = {c: [] for c in cs}
     checked = 0
     for inner in _inner_chunks(R):
-        n1, n2, n3, n4, n5 = (inner[:, i] for i in (1, 2, 3, 4, 5))
+        n1, n2, n3, n4, n5 = (_on(tables, inner[:, i], xp) for i in (1, 2, 3, 4, 5))
         ia = tables.r3[n1 + n5, n3, n4]
         ib = tables.r3[n1 + n4, n2, n5]
         checked += inner.shape[0] * (cd + 1)  # covered, incl. the swapped blocks
         for c in cs:
             d = cd - c
-            pa = tables.V[tables.r2[c, d]][ia]  # Pr[A(D)=1]
-            pb = tables.V[tables.r2[d, c]][ib]  # Pr[A(D′)=1]
-            viol = pair_violation(pa, pb, e_meps, delta)
+            pa = tables.V[int(tables.r2[c, d])][ia]  # Pr[A(D)=1]
+            pb = tables.V[int(tables.r2[d, c])][ib]  # Pr[A(D′)=1]
+            viol = pair_violation(pa, pb, e_meps, delta, xp=xp)
             m = float(viol.max())
             best[c] = max(best[c], m)
             if col.per_block > 0 and m > threshold:
-                sel = _worst(viol, col.per_block)
+                sel, vv = _top(viol, col.per_block, xp)
                 n = sel.shape[0]
                 counts = np.concatenate([inner[sel], np.full((n, 1), c), np.full((n, 1), d)], axis=1)
-                found[c].append((counts, viol[sel]))
+                found[c].append((counts, vv))
     for c in cs:
 
         def select(k: int, c=c) -> tuple[np.ndarray, np.ndarray]:
@@ -300,33 +318,37 @@ def build_pure_tables(gamma: np.ndarray, params: PrivacyParams) -> PureTables:
 
 
 def sweep_c(
-    tables: PureTables, c: int, e_meps: float, delta: float, top: int, threshold: float, per_block: int | None = None
+    tables: PureTables, c: int, e_meps: float, delta: float, top: int, threshold: float, per_block: int | None = None,
+    xp=np,
 ) -> SweepBlockResult:
     """Δ = 0: every multiset with n_(hi,lo) = c and n_(lo,hi) = d ≤ c (swap symmetry covers d > c),
-    all d at once: rows d, columns s = n_(1,1) ≤ K − c − d (the rest is masked out)."""
+    all d at once: rows d, columns s = n_(1,1) ≤ K − c − d (the rest is masked out).  ``xp``:
+    numpy, or torch with the Z matrices on a torch device."""
     K = tables.K
     n = K - c + 1
     D = min(c, K - c) + 1
     d = np.arange(D)
     pa = tables.Z[c][:D, :n]  # Pr[A(D)=1]
     # Pr[A(D′)=1]: the hi/lo counts exchange under p ↔ p′, so it is row c of Z_d
-    pb = np.stack([tables.Z[j][c, :n] for j in range(D)])
-    viol = pair_violation(pa, pb, e_meps, delta)
-    viol[np.arange(n)[None, :] > (n - 1 - d)[:, None]] = -np.inf
+    pb = xp.stack([tables.Z[j][c, :n] for j in range(D)])
+    viol = pair_violation(pa, pb, e_meps, delta, xp=xp)
+    mask = np.arange(n)[None, :] > (n - 1 - d)[:, None]
+    viol[mask if xp is np else xp.from_numpy(mask).to(viol.device)] = -np.inf
     checked = int(np.sum((n - d) * np.where(d < c, 2, 1)))
     col = TopCollector(top, threshold, 4)
 
     def select(k: int) -> tuple[np.ndarray, np.ndarray]:
         p = n if per_block is None else min(per_block, n)
+        v = viol if xp is np else viol.cpu().numpy()
         if p >= n:
-            rows, cols = np.divmod(_worst(viol.ravel(), k), n)
+            rows, cols = np.divmod(_worst(v.ravel(), k), n)
         else:  # at most p per (c, d) pair: cuts spread over the corner space
-            part = np.argpartition(viol, -p, axis=1)[:, -p:]
+            part = np.argpartition(v, -p, axis=1)[:, -p:]
             rows = np.repeat(d, p)
             cols = part.ravel()
-            keep = _worst(viol[rows, cols], k)
+            keep = _worst(v[rows, cols], k)
             rows, cols = rows[keep], cols[keep]
-        vv = viol[rows, cols]
+        vv = v[rows, cols]
         ok = np.isfinite(vv)
         rows, cols, vv = rows[ok], cols[ok], vv[ok]
         return np.stack([K - cols - c - rows, cols, np.full_like(cols, c), rows], axis=1), vv
