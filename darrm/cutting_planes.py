@@ -34,6 +34,7 @@ from .constraints import factored_pmf_pairs, folded_rows
 from .corners import corners
 from .errors import ParameterError
 from .gamma import symmetric_from_upper
+from .lp import repair
 from .params import PrivacyParams
 from .sweep import sweep
 
@@ -87,14 +88,6 @@ def _load_checkpoint(path: Path, fp: str, C: int) -> np.ndarray | None:
 AUTO_LAMBDA = 0.5
 
 
-def _scale_into_feasibility(x: np.ndarray, violation: float, rhs: float) -> np.ndarray:
-    """x scaled so that the largest violation (probability units) becomes ≤ 0: every
-    output probability gap is affine in γ and ≤ 0 at γ = 0 (see :func:`darrm.lp.repair`)."""
-    if violation <= 0.0:
-        return x
-    return x * float(np.nextafter(rhs / (rhs + 2.0 * violation), 0.0))
-
-
 def solve_cutting_planes(
     params: PrivacyParams,
     c: np.ndarray,
@@ -123,7 +116,7 @@ def solve_cutting_planes(
     every cut found cuts off the LP's point; separating nearer the feasible region finds
     the cuts that matter near the optimum and damps the vertex-hopping of plain Kelley
     cuts.  The sweep's exact maximum violation v at x_sep also yields a feasible point for
-    free: x_sep scaled by rhs/(rhs + 2v) (:func:`_scale_into_feasibility`), which becomes
+    free: x_sep scaled by rhs/(rhs + 2v) (:func:`darrm.lp.repair`), which becomes
     x_in when it is better, giving an upper bound UB.  After a separation point that turns
     out feasible (no cuts) the next round tries x_out itself (λ = 1).  ``stabilize="auto"``
     uses λ = 1 (plain Kelley cuts, fewest rounds for K ≤ 301) until the LP point's violation
@@ -133,8 +126,8 @@ def solve_cutting_planes(
     convergence; x_out is returned), or (b) UB − LB ≤ ``gap_tol`` (x_in, feasible and
     within gap_tol of the optimum, is returned).  At ``max_rounds`` the best feasible point
     is returned with ``converged=False`` and its bound (see :func:`darrm.lp.solve_gamma_opt`'s
-    ``accept_gap``).  The bound reported at the end comes from one more solve with the
-    exact objective (no tie-break), so it is as tight as the working set allows.
+    ``accept_gap``).  Every round's bound comes from a warm re-solve with the exact
+    objective (no tie-break), so it is as tight as the working set allows.
 
     Args:
         c: LP costs (see :func:`darrm.lp.objective_coefficients`).
@@ -201,8 +194,7 @@ def solve_cutting_planes(
         return lagrangian_bound(c, lp.rows, rhs, scale * y)
 
     def finish(rnd: int, x: np.ndarray, converged: bool, reason: str, residual: float | None) -> tuple:
-        nonlocal lb
-        lb = max(lb, tight_bound())
+        # lb already holds this round's tight bound: the rows have not changed since
         d = {"method": "cutting-planes", "rounds": rnd, "working_set": int(working.shape[0]),
              "lp_rows": int(lp.rows.shape[0]), "cuts_added": added_total, "multisets": checked,
              "resumed": resumed, "converged": converged, "stop": reason, "lp_backend": lp_backend,
@@ -225,7 +217,7 @@ def solve_cutting_planes(
         sweeps += time.perf_counter() - ts
         checked = res.checked
         v = res.max_violation
-        x_f = _scale_into_feasibility(x_sep, v, rhs)
+        x_f = repair(x_sep, params, v)[0] if v > 0.0 else x_sep  # certified by this sweep
         if float(c @ x_f) < ub:
             x_in, ub = x_f, float(c @ x_f)
         if log:
