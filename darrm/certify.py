@@ -2,7 +2,7 @@
 
 Computes, from the definition of DaRRM (Algorithm 1) rather than from the LP rows,
 
-    Pr[A(D)=1] = Σ_l α_l·(γ(l)·1{l ≥ mid} + ½(1 − γ(l))),   Pr[A(D)=0] = 1 − Pr[A(D)=1],
+    Pr[A(D)=1] = Σ_l α_l·w_l,   Pr[A(D)=0] = Σ_l α_l·w_{K−l},   w_l = γ(l)·1{l ≥ mid} + ½(1 − γ(l)),
 
 for every multiset of corners of the (ε, Δ) region (Lemma 5.1: no other point of ∏F
 can do worse, because each output probability is affine in each (p_i, p′_i)), and
@@ -10,21 +10,26 @@ returns the largest violation of
 
     Pr[A(D)=o] ≤ e^{mε}·Pr[A(D′)=o] + δ
 
-over both outputs o ∈ {0, 1} and both directions (D, D′) and (D′, D).  A table is
-certified when that violation is ≤ ``tol`` (default 1e-12, i.e. float64 rounding of
-probabilities of order 1, scaled by max(1, e^{mε}); see :func:`tolerance`).
+over both outputs o ∈ {0, 1} and both directions (D, D′) and (D′, D), as the rigorous
+float64 bound v̂ of :mod:`darrm.condition`: every probability is a sum of non-negative
+terms with a proven relative error ≤ ρ(K), and v̂ ≤ 0 proves that the exact violation is
+≤ 0.  A table is certified iff max v̂ ≤ 0.  The threshold is absolute, in probability
+units, and never scaled by e^{mε}; ``tol`` can only make it stricter (tol ≤ 0).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from .condition import Check, repair_factor, violation
 from .constraints import pmf_pairs
-from .corners import corners, iter_count_vector_blocks, multiset_count
+from .corners import complements, corners, iter_count_vector_blocks, multiset_count
+from .errors import ParameterError
 from .gamma import validate_gamma
 from .mechanism import output_weights
 from .params import PrivacyParams
@@ -32,28 +37,39 @@ from .params import PrivacyParams
 if TYPE_CHECKING:
     from .executor import Executor
 
-DEFAULT_TOL = 1e-12
+#: The certificate's threshold on its rigorous bound v̂: exactly private, nothing widened.
+THRESHOLD = 0.0
 
 
-def tolerance(params: PrivacyParams, tol: float | None = None) -> float:
-    """Certification tolerance: ``tol`` if given, else 1e-12·max(1, e^{mε}).
-
-    The inequality compares probabilities of order 1 after multiplying one of them by
-    e^{mε}, so float64 rounding of the check itself grows with e^{mε} (seen: 9e-11 for an
-    exactly private γ_Sub at K = 101, e^{mε} ≈ 3000).  Relative to the terms it is 1e-12.
-    """
-    return float(tol) if tol is not None else DEFAULT_TOL * max(1.0, params.exp_meps)
+def validate_tol(tol: float | None) -> float:
+    """``tol`` may only tighten the certificate: None → 0, else a finite number ≤ 0."""
+    if tol is None:
+        return THRESHOLD
+    if isinstance(tol, bool):
+        raise ParameterError("tol", f"must be a number <= 0, got {tol!r}")
+    try:
+        t = float(tol)
+    except (TypeError, ValueError):
+        raise ParameterError("tol", f"must be a number <= 0, got {tol!r}") from None
+    if not math.isfinite(t) or t > THRESHOLD:
+        raise ParameterError(
+            "tol", f"must be finite and <= 0 (a certificate cannot be loosened past exact privacy), got {tol!r}"
+        )
+    return t
 
 
 @dataclass(frozen=True)
 class Certificate:
     """Result of :func:`certify`.
 
-    violation: max over multisets, outputs and directions of Pr[A(D)=o] − e^{mε}Pr[A(D′)=o] − δ
-        (negative means slack everywhere).
+    violation: max over multisets, outputs and directions of the rigorous bound v̂ on
+        Pr[A(D)=o] − e^{mε}Pr[A(D′)=o] − δ (:mod:`darrm.condition`): v̂ ≤ 0 proves the exact
+        violation ≤ 0; when positive, the exact violation is ≤ v̂/(1−ρ).
     worst_counts: the corner multiset (count per corner) attaining it.
     worst_output, worst_direction: o ∈ {0, 1} and "D,D'" or "D',D".
     checked: number of multisets examined.
+    tol: the threshold (0, or stricter when negative).
+    rho: the relative forward-error bound ρ(K) the verdict accounts for.
     """
 
     violation: float
@@ -61,7 +77,8 @@ class Certificate:
     worst_output: int
     worst_direction: str
     checked: int
-    tol: float = DEFAULT_TOL
+    tol: float = THRESHOLD
+    rho: float = 0.0
 
     @property
     def certified(self) -> bool:
@@ -71,6 +88,12 @@ class Certificate:
 def output_probability(alpha: np.ndarray, gamma: np.ndarray) -> np.ndarray:
     """Pr[DaRRM_γ = 1] for vote-count pmfs α (N, K+1) (Algorithm 1 / L519–523)."""
     return alpha @ output_weights(gamma)
+
+
+def zero_certificate(params: PrivacyParams, checked: int, tol: float) -> Certificate:
+    """γ ≡ 0 releases a fair coin whatever the votes: exactly (0, 0)-DP, violation ½ − ½e^{mε} − δ."""
+    v = min(0.0, 0.5 - 0.5 * params.exp_meps - float(params.delta))  # type: ignore[arg-type]
+    return Certificate(v, (), 1, "D,D'", checked, tol, params.check.rho)
 
 
 def certify(
@@ -90,24 +113,37 @@ def certify(
     from .sweep import sweep
 
     g = validate_gamma(gamma, params.K)
+    t = validate_tol(tol)
+    C = 8 if params.Delta > 0 else 4
+    if not np.any(g):
+        return zero_certificate(params, multiset_count(params.K, C), t)
     res = sweep(g, params, top=1, threshold=-np.inf, executor=executor, progress=progress)
     worst = res.candidates[0]
-    cs = corners(params.eps, params.Delta)
-    one = certify_reference_counts(g, params, worst[None, :], cs)
-    return Certificate(res.max_violation, tuple(int(c) for c in worst), one[1], one[2], res.checked, tolerance(params, tol))
+    cs, comp = corners(params.eps, params.Delta), complements(params.eps, params.Delta)
+    _, out, direction = certify_reference_counts(g, params, worst[None, :], cs, comp)
+    return Certificate(res.max_violation, tuple(int(c) for c in worst), out, direction, res.checked, t, params.check.rho)
 
 
-def _violations(a: np.ndarray, ap: np.ndarray, g: np.ndarray, e: float, delta: float) -> np.ndarray:
-    """(N, 4) violations: output 1 D→D′, output 1 D′→D, output 0 D→D′, output 0 D′→D."""
-    p1, pp1 = output_probability(a, g), output_probability(ap, g)
-    p0, pp0 = 1.0 - p1, 1.0 - pp1
-    return np.stack([p1 - e * pp1, pp1 - e * p1, p0 - e * pp0, pp0 - e * p0], axis=1) - delta
+def _violations(a: np.ndarray, ap: np.ndarray, g: np.ndarray, chk: Check) -> np.ndarray:
+    """(N, 4) rigorous bounds v̂: output 1 D→D′, output 1 D′→D, output 0 D→D′, output 0 D′→D.
+
+    Pr[A = 0] uses the weights reversed (w_{K−l} = Pr[A = 0 | L = l] for a symmetric γ), a
+    non-negative sum like Pr[A = 1], never 1 − Pr[A = 1]."""
+    w = output_weights(g)
+    p1, pp1 = a @ w, ap @ w
+    p0, pp0 = a @ w[::-1], ap @ w[::-1]
+    return np.stack([violation(p1, pp1, chk), violation(pp1, p1, chk),
+                     violation(p0, pp0, chk), violation(pp0, p0, chk)], axis=1)
 
 
-def certify_reference_counts(g: np.ndarray, params: PrivacyParams, counts: np.ndarray, cs: np.ndarray) -> tuple[float, int, str]:
+def certify_reference_counts(
+    g: np.ndarray, params: PrivacyParams, counts: np.ndarray, cs: np.ndarray, comp: np.ndarray | None = None
+) -> tuple[float, int, str]:
     """(violation, output, direction) of the worst of the given multisets, computed directly."""
-    a, ap = pmf_pairs(counts, cs)
-    cand = _violations(a, ap, g, params.exp_meps, float(params.delta))  # type: ignore[arg-type]
+    if comp is None:
+        comp = complements(params.eps, params.Delta)
+    a, ap = pmf_pairs(counts, cs, comp)
+    cand = _violations(a, ap, g, params.check)
     i, j = np.unravel_index(np.argmax(cand), cand.shape)
     return float(cand[i, j]), 1 if j < 2 else 0, "D,D'" if j % 2 == 0 else "D',D"
 
@@ -123,9 +159,9 @@ def certify_reference(
     """Direct certificate: the Poisson-binomial pmfs of every multiset by dynamic programming,
     then both outputs and both directions (slow; the reference for :func:`certify`)."""
     g = validate_gamma(gamma, params.K)
-    cs = corners(params.eps, params.Delta)
-    e = params.exp_meps
-    delta = float(params.delta)  # type: ignore[arg-type]
+    t = validate_tol(tol)
+    cs, comp = corners(params.eps, params.Delta), complements(params.eps, params.Delta)
+    chk = params.check
     total = multiset_count(params.K, cs.shape[0])
     best = -np.inf
     worst: tuple = ((), 1, "D,D'")
@@ -133,12 +169,84 @@ def certify_reference(
     bar = tqdm(total=total, desc="certify", unit="multiset", disable=(not progress) if progress is not None else None, leave=False)
     with bar:
         for counts in iter_count_vector_blocks(params.K, cs.shape[0], block):
-            a, ap = pmf_pairs(counts, cs)
-            cand = _violations(a, ap, g, e, delta)
+            a, ap = pmf_pairs(counts, cs, comp)
+            cand = _violations(a, ap, g, chk)
             i, j = np.unravel_index(np.argmax(cand), cand.shape)
             if cand[i, j] > best:
                 best = float(cand[i, j])
                 worst = (tuple(int(c) for c in counts[i]), 1 if j < 2 else 0, "D,D'" if j % 2 == 0 else "D',D")
             checked += counts.shape[0]
             bar.update(counts.shape[0])
-    return Certificate(best, worst[0], worst[1], worst[2], checked, tolerance(params, tol))
+    return Certificate(best, worst[0], worst[1], worst[2], checked, t, chk.rho)
+
+
+def repair(gamma: np.ndarray, params, violation: float) -> tuple[np.ndarray, float]:
+    """Scale γ (or its upper half) toward 0 so that the certificate's bound v̂ becomes ≤ 0.
+
+    ``violation`` is the largest v̂ of ``gamma`` (the certificate's or a sweep's); ``params``
+    is anything with a ``check`` (:class:`~darrm.params.PrivacyParams`, disjoint parameters).
+    The factor comes from :func:`darrm.condition.repair_factor`: every v̂ is affine in the
+    scale with the same negative value at 0, so one factor repairs every configuration."""
+    s = repair_factor(params.check, violation)
+    return np.asarray(gamma, dtype=np.float64) * s, s
+
+
+#: how many times :func:`certify_and_repair` re-scales before it gives up
+REPAIR_ATTEMPTS = 3
+
+
+def certify_and_repair(gamma: np.ndarray, params, certify_fn) -> tuple[np.ndarray, Certificate, float]:
+    """(γ, certificate, total scale): ``gamma`` itself when ``certify_fn`` certifies it, else
+    γ scaled by :func:`repair` (re-certified each time) until it is.
+
+    Raises:
+        CertificationError: still not certified after :data:`REPAIR_ATTEMPTS` repairs (or no
+            room to scale into, e.g. an ε so small that float64 cannot tell e^ε from 1).
+    """
+    from .errors import CertificationError
+
+    g = np.asarray(gamma, dtype=np.float64)
+    cert = certify_fn(g)
+    scale = 1.0
+    for _ in range(REPAIR_ATTEMPTS):
+        if cert.certified:
+            break
+        g, s = repair(g, params, cert.violation - cert.tol)
+        scale *= s
+        cert = certify_fn(g)
+        if s == 0.0:
+            break
+    if not cert.certified:
+        raise CertificationError(
+            f"γ is not certified even after scaling by {scale:.6g}: largest violation bound "
+            f"{cert.violation:.3e} > {cert.tol:g} (worst multiset {cert.worst_counts}, output "
+            f"{cert.worst_output}, {cert.worst_direction})"
+        )
+    return g, cert, scale
+
+
+#: A closed-form table whose bound v̂ is positive but at most this is treated as *undecided*
+#: (an exactly tight constraint: float64 rounding of the table itself may put it ~1e-17 either
+#: side of the boundary) and scaled by :func:`repair`; anything larger is a real violation.
+TIGHT_LIMIT = 1e-9
+
+
+def certify_tight(gamma: np.ndarray, params: PrivacyParams, *, progress: bool | None = None,
+                  executor: "Executor | None" = None) -> tuple[np.ndarray, Certificate, float]:
+    """(γ, certificate, scale) for a closed-form table that is private in exact arithmetic
+    and may be tight (γ_Sub, γ_DSub, RR with τ = m, γ ≡ 1 at the threshold m).
+
+    The float64 table can sit on either side of a tight constraint by rounding, so no rigorous
+    checker can certify it as is; when the bound is within :data:`TIGHT_LIMIT` the table is
+    scaled toward 0 by 1 − O(ρ) until it is certified (``scale`` < 1 says so).  A table that
+    violates by more is returned unchanged with its failing certificate (scale 1).
+    """
+    g = np.asarray(gamma, dtype=np.float64)
+
+    def run(h: np.ndarray) -> Certificate:
+        return certify(h, params, progress=progress, executor=executor)
+
+    cert = run(g)
+    if cert.certified or cert.violation > TIGHT_LIMIT:
+        return g, cert, 1.0
+    return certify_and_repair(g, params, run)

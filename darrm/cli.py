@@ -17,7 +17,7 @@ import numpy as np
 
 from . import __version__, gamma_file
 from .atomic import atomic_write_bytes
-from .certify import certify
+from .certify import certify, certify_tight
 from .errors import DarrmError, ParameterError
 from .gamma import gamma_const, gamma_dsub, gamma_sub
 from .lp import expected_signed_error, solve_gamma_opt
@@ -78,13 +78,17 @@ def _table_for(params: PrivacyParams, family: str, prior_spec: str, progress: bo
         g = gamma_dsub(params.K, _int_m(params))
     else:
         g = gamma_const(params)
-    cert = certify(g, params, progress=progress)
+    # a family that is exactly tight (e.g. γ_Sub, Lemma 3.1) may need a scale of 1 − O(ρ) before
+    # float64 can prove it; a family that is not private for these parameters cannot be repaired
+    # by that little and is refused
+    g, cert, scale = certify_tight(g, params, progress=progress)
     if not cert.certified:
         raise DarrmError(
             f"γ_{family} is not (mε, δ)-DP for these parameters (violation {cert.violation:.3e})"
         )
     prior = parse_prior(prior_spec)
-    return GammaTable(params, g, family, cert.violation, prior.to_dict(), expected_signed_error(g, prior))
+    return GammaTable(params, g, family, cert.violation, prior.to_dict(), expected_signed_error(g, prior),
+                      info={"repair_scale": scale} if scale != 1.0 else {})
 
 
 def _int_m(params: PrivacyParams) -> int:

@@ -22,11 +22,17 @@ from .params import PrivacyParams
 from .poisson_binomial import pmf
 
 
-def pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(α, α′) of shape (N, K+1) for count vectors (N, C) over the corner set (C, 2)."""
+def pmf_pairs(
+    counts: np.ndarray, corner_set: np.ndarray, complement_set: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(α, α′) of shape (N, K+1) for count vectors (N, C) over the corner set (C, 2);
+    ``complement_set`` holds (1 − p, 1 − p′) when known in closed form
+    (:func:`darrm.corners.complements`; the certificates pass it)."""
     p = expand(counts, corner_set[:, 0])
     pp = expand(counts, corner_set[:, 1])
-    return pmf(p), pmf(pp)
+    if complement_set is None:
+        return pmf(p), pmf(pp)
+    return pmf(p, expand(counts, complement_set[:, 0])), pmf(pp, expand(counts, complement_set[:, 1]))
 
 
 def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

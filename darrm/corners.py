@@ -51,6 +51,20 @@ def corners(eps: float, Delta: float) -> np.ndarray:
     return np.array(pts, dtype=np.float64)
 
 
+def complements(eps: float, Delta: float) -> np.ndarray:
+    """(1 − p, 1 − p′) of every corner of :func:`corners`, in closed form, same order.
+
+    The corner set is closed under reflection, so each complement is another corner's
+    coordinate: 1 − hi = lo, 1 − lo = hi, 1 − Δ and Δ.  Certificates use these instead of
+    ``1.0 - p``, which loses all relative accuracy when p is close to 1 (large ε)."""
+    cs = corners(eps, Delta)
+    e = math.exp(eps)
+    hi = (e + Delta) / (e + 1.0)
+    lo = (1.0 - Delta) / (e + 1.0)
+    comp = {0.0: 1.0, 1.0: 0.0, hi: lo, lo: hi, Delta: 1.0 - Delta, 1.0 - Delta: Delta}
+    return np.vectorize(lambda v: comp[float(v)], otypes=[np.float64])(cs)
+
+
 def in_region(p: np.ndarray, pp: np.ndarray, eps: float, Delta: float, tol: float = 1e-12) -> np.ndarray:
     """Whether (p, p′) satisfy the four (ε, Δ)-DP inequalities of F (elementwise)."""
     e = math.exp(eps)

@@ -36,6 +36,7 @@ from .errors import ParameterError
 from .gamma import symmetric_from_upper
 from .lp import repair
 from .params import PrivacyParams
+from .solve_status import StopReason
 from .sweep import sweep
 
 # corner-index permutations (order of darrm.corners.corners)
@@ -185,19 +186,20 @@ def solve_cutting_planes(
     lam = 1.0 if auto else lam0
     added_total = 0
 
-    def tight_bound() -> float:
+    def tight_bound() -> tuple[float, np.ndarray]:
         # the same working set with the exact objective (no tie-break): a warm-started
-        # re-solve, whose duals give the tightest Lagrangian bound this working set allows
+        # re-solve, whose duals give the tightest Lagrangian bound this working set allows;
+        # its point is the exact-objective optimum of the working set (used to polish)
         lp.set_objective(c / scale)
-        _, y = lp.solve()
+        x_exact, y = lp.solve()
         lp.set_objective(c_lp)
-        return lagrangian_bound(c, lp.rows, rhs, scale * y)
+        return lagrangian_bound(c, lp.rows, rhs, scale * y), np.clip(x_exact, 0.0, 1.0)
 
-    def finish(rnd: int, x: np.ndarray, converged: bool, reason: str, residual: float | None) -> tuple:
+    def finish(rnd: int, x: np.ndarray, converged: bool, reason: StopReason, residual: float | None) -> tuple:
         # lb already holds this round's tight bound: the rows have not changed since
         d = {"method": "cutting-planes", "rounds": rnd, "working_set": int(working.shape[0]),
              "lp_rows": int(lp.rows.shape[0]), "cuts_added": added_total, "multisets": checked,
-             "resumed": resumed, "converged": converged, "stop": reason, "lp_backend": lp_backend,
+             "resumed": resumed, "converged": converged, "stop": reason.value, "lp_backend": lp_backend,
              "seconds_sweeps": sweeps, "seconds_total": time.perf_counter() - t0,
              # a valid lower bound on c·x over every feasible x (module restricted_lp)
              "lp_lower_bound": lb}
@@ -205,10 +207,15 @@ def solve_cutting_planes(
             d["residual_violation"] = residual
         return x, "optimal", d
 
+    polish = False  # sweep the exact-objective LP point once the LP point is feasible but the gap is open
+    polished = False
     for rnd in range(1, max_rounds + 1):
         x_out, _ = lp.solve()
         x_out = np.clip(x_out, 0.0, 1.0)
-        lb = max(lb, tight_bound())
+        bound, x_exact = tight_bound()
+        lb = max(lb, bound)
+        if polish:
+            x_out, polish, polished = x_exact, False, True
         at_out = x_in is None or lam >= 1.0
         x_sep = x_out if at_out else x_in + lam * (x_out - x_in)
         gamma = symmetric_from_upper(x_sep, params.K)
@@ -223,10 +230,16 @@ def solve_cutting_planes(
         if log:
             log(f"round {rnd}: {lp.rows.shape[0]} LP rows, λ={1.0 if at_out else lam:.2f}, "
                 f"max violation {v:.3e}, gap ≤ {ub - lb:.3e}, sweep {time.perf_counter() - ts:.1f}s")
-        if at_out and v <= tol_cp:
-            return finish(rnd, x_out, True, "no violated multiset", v)
         if ub - lb <= gap_tol:
-            return finish(rnd, x_in, True, "optimality gap", None)
+            return finish(rnd, x_in, True, StopReason.GAP, None)
+        if at_out and v <= tol_cp:
+            # the LP point is feasible up to the separation tolerance but its certified
+            # (repaired) version is not yet proven within gap_tol: try the working set's
+            # exact-objective optimum once (the tie-break can cost more than gap_tol)
+            if not polished:
+                polish, lam = True, 1.0
+                continue
+            return finish(rnd, x_in, False, StopReason.NO_VIOLATION, v)
         if v <= tol_cp:
             lam = 1.0  # the separation point is feasible (the new x_in): try the LP point itself next
             continue
@@ -248,9 +261,9 @@ def solve_cutting_planes(
                 continue
             # every multiset violated at x_out is already a row: what is left is the LP
             # solver's feasibility tolerance, which the caller's repair-and-certify removes
-            return finish(rnd, x_out, True, "violations within LP tolerance", v)
+            return finish(rnd, x_in, False, StopReason.LP_TOLERANCE, v)
         if rnd == max_rounds:
-            return finish(rnd, x_in, False, "round limit", v)
+            return finish(rnd, x_in, False, StopReason.ROUND_LIMIT, v)
         if purge_after > 0 and lp.rows.shape[0]:
             slack = rhs - lp.rows @ x_out
             age = np.where(slack > 1e-9 * max(1.0, rhs), age + 1, 0)
@@ -265,4 +278,4 @@ def solve_cutting_planes(
         if ckpt:
             _save_checkpoint(ckpt, fp, working)
     # the last round's separation point was feasible (no cuts) but the gap is still open
-    return finish(max_rounds, x_in, False, "round limit", None)
+    return finish(max_rounds, x_in, False, StopReason.ROUND_LIMIT, None)

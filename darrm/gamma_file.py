@@ -28,7 +28,7 @@ import numpy as np
 from . import __version__
 from .atomic import atomic_write_bytes
 from .certify import certify
-from .errors import DarrmError, GammaFileError
+from .errors import DarrmError, GammaFileError, ParameterError
 from .gamma import validate_gamma
 from .params import PrivacyParams
 from .partition import DisjointParams, certify_disjoint, member_from_dict
@@ -46,6 +46,27 @@ def _certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams, tol: flo
     if isinstance(params, DisjointParams):
         return certify_disjoint(gamma, params, tol=tol)
     return certify(gamma, params, tol=tol)
+
+
+#: largest γ file accepted (a K = 10⁶ table is ~25 MB)
+MAX_FILE_BYTES = 64 << 20
+
+
+def _non_finite(obj: object, path: str = "") -> str | None:
+    """Dotted path of the first NaN/±Infinity in a parsed JSON value, else None."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return path or "<top>"
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            hit = _non_finite(v, f"{path}.{k}" if path else str(k))
+            if hit:
+                return hit
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            hit = _non_finite(v, f"{path}[{i}]")
+            if hit:
+                return hit
+    return None
 
 
 def _canonical(d: dict) -> bytes:
@@ -99,12 +120,19 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise GammaFileError(f"{path}: cannot read γ file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise GammaFileError(f"{path}: γ file is {len(raw)} bytes, more than the {MAX_FILE_BYTES} a table can need")
     try:
         d = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise GammaFileError(f"{path}: not a valid JSON γ file ({exc})") from None
+    except RecursionError:
+        raise GammaFileError(f"{path}: not a valid γ file (JSON nested too deeply)") from None
     if not isinstance(d, dict):
         raise GammaFileError(f"{path}: γ file must hold a JSON object")
+    bad = _non_finite(d)
+    if bad is not None:
+        raise GammaFileError(f"{path}: field {bad!r} holds NaN or Infinity; a γ file has finite numbers only")
     fmt = d.get("format")
     if fmt not in (FORMAT, FORMAT_DISJOINT):
         raise GammaFileError(f"{path}: unsupported format {fmt!r} (expected {FORMAT!r} or {FORMAT_DISJOINT!r})")
@@ -119,11 +147,17 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
             params = PrivacyParams(K=d["K"], m=d["m"], eps=d["eps"], Delta=d["Delta"], delta=d["delta"])
         else:
             params = DisjointParams(d["K"], member_from_dict(d["model"]), d["target_eps"], d["target_delta"])
+        if not isinstance(d["gamma"], list) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in d["gamma"]
+        ):
+            raise ParameterError("gamma", "must be a list of numbers")
         gamma = validate_gamma(d["gamma"], params.K)
+        if isinstance(d["violation"], bool) or not isinstance(d["violation"], (int, float)):
+            raise ParameterError("violation", f"must be a number, got {d['violation']!r}")
         violation = float(d["violation"])
-        if not math.isfinite(violation):
-            raise GammaFileError(f"{path}: violation must be finite")
-    except (DarrmError, TypeError, ValueError) as exc:
+        if d["info"] is not None and not isinstance(d["info"], dict):
+            raise ParameterError("info", f"must be a JSON object or null, got {type(d['info']).__name__}")
+    except (DarrmError, TypeError, ValueError, RecursionError) as exc:
         raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
     table = GammaTable(
         params=params,

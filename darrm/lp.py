@@ -22,12 +22,13 @@ import time
 
 import numpy as np
 
-from .certify import certify
+from .certify import certify, certify_and_repair, repair  # noqa: F401  (repair: re-exported)
 from .constraints import iter_row_blocks, possibly_binding
 from .errors import CertificationError, SolveError
 from .gamma import symmetric_from_upper
 from .params import PrivacyParams
 from .prior import IIDPrior, Prior
+from .solve_status import StopReason, status_for
 from .table import GammaTable
 
 
@@ -71,14 +72,6 @@ def solve_lp(rows: np.ndarray, rhs: float, c: np.ndarray, *, solver_opts: dict |
     lp.add(rows)
     x, _ = lp.solve()
     return x, lp.status
-
-
-def repair(gamma: np.ndarray, params: PrivacyParams, violation: float) -> tuple[np.ndarray, float]:
-    """Scale γ so that max f = rhs: violation v = (max f − rhs)/2 in probability units."""
-    rhs = params.rhs
-    s = rhs / (rhs + 2.0 * violation)
-    s = float(np.nextafter(s, 0.0))  # round the factor toward the safe side
-    return gamma * s, s
 
 
 #: Above this many corner multisets "auto" uses constraint generation instead of all rows
@@ -146,14 +139,17 @@ def solve_gamma_opt(
     t0 = time.perf_counter()
     c, _ = objective_coefficients(params.K, prior)
 
-    def lp(rows, rhs, cc):
-        return solve_lp(rows, rhs, cc, solver_opts=solver_opts)
-
     if method == "full":
+        from .restricted_lp import CvxpyRestrictedLP, lagrangian_bound
+
         rows = build_rows(params)
         t1 = time.perf_counter()
-        x, status = lp(rows, params.rhs, c)
-        info: dict = {"method": "full", "lp_rows": int(rows.shape[0])}
+        full = CvxpyRestrictedLP(c, params.rhs, solver_opts)
+        full.add(rows)
+        x, y = full.solve()
+        # valid for every y ≥ 0 (pruned rows are implied by the box): a proven lower bound
+        info: dict = {"method": "full", "lp_rows": int(rows.shape[0]), "stop": StopReason.FULL_LP.value,
+                      "lp_lower_bound": lagrangian_bound(c, rows, params.rhs, y)}
     else:
         from .cutting_planes import solve_cutting_planes
 
@@ -163,29 +159,24 @@ def solve_gamma_opt(
             executor=executor, checkpoint=checkpoint, progress=progress, log=log, max_rounds=max_rounds,
             gap_tol=gap_tol, stabilize=stabilize,
         )
-        if not info["converged"] and not accept_gap:
-            raise SolveError(
-                f"constraint generation did not converge in {max_rounds} rounds (largest violation "
-                f"{info.get('residual_violation', float('nan')):.3e}); raise max_rounds, resume from a "
-                "checkpoint, or accept_gap=True for a certified table with a stated optimality gap"
-            )
     t2 = time.perf_counter()
     gamma = symmetric_from_upper(np.clip(x, 0.0, 1.0), params.K)
-    cert = certify(gamma, params, tol=tol, progress=progress, executor=executor)
-    scale = 1.0
-    if cert.violation > 0.0:
-        gamma, scale = repair(gamma, params, cert.violation)
-        cert = certify(gamma, params, tol=tol, progress=progress, executor=executor)
-    if not cert.certified:
-        raise CertificationError(
-            f"γ_opt violates (mε, δ)-DP by {cert.violation:.3e} > tol {cert.tol:.1e} after repair "
-            f"(worst multiset {cert.worst_counts}, output {cert.worst_output}, {cert.worst_direction})"
-        )
+    gamma, cert, scale = certify_and_repair(
+        gamma, params, lambda g: certify(g, params, tol=tol, progress=progress, executor=executor)
+    )
     t3 = time.perf_counter()
     objective = expected_signed_error(gamma, prior)
-    if "lp_lower_bound" in info:
-        _, A = objective_coefficients(params.K, prior)
-        info["optimality_gap"] = max(0.0, objective - (A + info["lp_lower_bound"]))
+    _, A = objective_coefficients(params.K, prior)
+    # the gap of the table actually returned (after any repair), against a proven lower bound
+    gap = max(0.0, objective - (A + info["lp_lower_bound"]))
+    converged = gap <= gap_tol
+    info.update(optimality_gap=gap, gap_tol=gap_tol, converged=converged)
+    if not converged and not accept_gap:
+        raise SolveError(
+            f"γ_opt is certified but only proven within {gap:.3e} of the optimum (gap_tol {gap_tol:g}; "
+            f"stopped: {info['stop']} after {info.get('rounds', 1)} round(s)); raise max_rounds, resume "
+            "from a checkpoint, or pass accept_gap=True (--accept-gap) for the certified table with its gap"
+        )
     return GammaTable(
         params=params,
         gamma=gamma,
@@ -194,7 +185,7 @@ def solve_gamma_opt(
         prior=prior.to_dict(),
         objective=objective,
         solver="cvxpy+HiGHS" if info.get("lp_backend", "cvxpy") == "cvxpy" else "HiGHS (highspy, incremental)",
-        status=status if info.get("converged", True) else f"{status} (not converged; see optimality_gap)",
+        status=status_for(gap, gap_tol),
         info={
             **info,
             "multisets": cert.checked,

@@ -10,6 +10,7 @@ import math
 import operator
 from dataclasses import dataclass, field
 
+from .condition import Check, check
 from .errors import ParameterError
 
 
@@ -105,6 +106,11 @@ class PrivacyParams:
     def exp_meps(self) -> float:
         """e^{mε}."""
         return math.exp(self.m * self.eps)
+
+    @property
+    def check(self) -> "Check":
+        """Constants of the rigorous float64 privacy test (:mod:`darrm.condition`)."""
+        return check(self.m * self.eps, float(self.delta), self.K)  # type: ignore[arg-type]
 
     @property
     def rhs(self) -> float:

@@ -46,11 +46,15 @@ admissible members is therefore the maximum over (vertex v of the changed member
 n ∈ {0..K−1}, o, direction): C·K·4 numbers — O(K), versus the C(K+C−1, K)
 multisets of the shared-data analysis (Lemma 5.1).  For {0, 1} ends X = n exactly.
 
-Exact arithmetic in float64: the pmf of X is built from log-space binomial pmfs
-(:func:`binomial_window`, same formula as :func:`darrm.poisson_binomial.binomial_pmf`
-on a Hoeffding window) convolved directly (non-negative terms, no FFT); a bound τ_n
-(≤ ~4e-30) on the mass left out is *added* to every violation of the certificate, so
-truncation can only make it stricter.
+Rigorous float64: the pmf of X is built from binomial pmfs by the non-negative recurrence
+Bin(n) = (1−p, p) ⊛ Bin(n−1) (:func:`binomial_windows`, with the ends' complements given in
+closed form: hi = 1 − lo), trimmed to windows, and convolved directly (non-negative terms, no
+FFT); a bound τ_n (≤ ~1e-26) on the mass the windows leave out is *added* to every violation,
+so truncation can only make the certificate stricter.  Pr[A = 0] uses the reversed weights
+(never 1 − Pr[A = 1]) and the changed member's vertices come with closed-form complements, so
+every probability is a sum of non-negative terms within the relative bound ρ(K) of
+:mod:`darrm.condition`, whose rigorous test decides the verdict (threshold 0, never scaled by
+e^ε).
 """
 
 from __future__ import annotations
@@ -61,11 +65,12 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy.special import expit, gammaln
+from scipy.special import expit
 
-from .certify import DEFAULT_TOL, Certificate
+from .certify import Certificate, validate_tol
+from .condition import Check, check, violation
 from .constraints import folded_rows
-from .corners import corners
+from .corners import complements, corners
 from .errors import CertificationError, ParameterError
 from .gamma import symmetric_from_upper, validate_gamma
 from .lp import expected_signed_error, objective_coefficients, repair, solve_lp
@@ -74,7 +79,7 @@ from .params import _finite, validate_K
 from .prior import IIDPrior, Prior
 from .table import GammaTable
 
-#: Binomial pmf entries below this are dropped from the window (their mass is accounted for).
+#: Binomial pmf entries below this are trimmed from the windows (their mass is accounted for).
 PMF_CUTOFF = 1e-30
 
 DIRECTIONS = ("D,D'", "D',D")
@@ -107,6 +112,10 @@ class MemberPrivacy:
         """Vertices (C, 2) of the region of (p_i, p′_i) of the member whose shard changes."""
         raise NotImplementedError
 
+    def changed_complements(self) -> np.ndarray:  # pragma: no cover - interface
+        """(1 − p_i, 1 − p′_i) of :meth:`changed_vertices`, in closed form (no cancellation)."""
+        raise NotImplementedError
+
     def unchanged_ends(self) -> tuple[float, float]:  # pragma: no cover - interface
         """(lo, hi): the interval of p_j = p′_j of a member whose shard is unchanged."""
         raise NotImplementedError
@@ -124,6 +133,9 @@ class NonPrivate(MemberPrivacy):
 
     def changed_vertices(self) -> np.ndarray:
         return np.array([(0.0, 0.0), (1.0, 1.0), (0.0, 1.0), (1.0, 0.0)])
+
+    def changed_complements(self) -> np.ndarray:
+        return 1.0 - self.changed_vertices()  # exact for 0 and 1
 
     def unchanged_ends(self) -> tuple[float, float]:
         return 0.0, 1.0
@@ -148,6 +160,9 @@ class ApproxDP(MemberPrivacy):
 
     def changed_vertices(self) -> np.ndarray:
         return corners(self.eps, self.Delta)
+
+    def changed_complements(self) -> np.ndarray:
+        return complements(self.eps, self.Delta)
 
     def unchanged_ends(self) -> tuple[float, float]:
         return 0.0, 1.0
@@ -176,6 +191,10 @@ class LocalRR(MemberPrivacy):
     def changed_vertices(self) -> np.ndarray:
         r, s = self.flip, float(expit(self.eps0))
         return np.array([(r, r), (s, s), (s, r), (r, s)])
+
+    def changed_complements(self) -> np.ndarray:
+        r, s = self.flip, float(expit(self.eps0))  # 1 − r = s
+        return np.array([(s, s), (r, r), (r, s), (s, r)])
 
     def unchanged_ends(self) -> tuple[float, float]:
         return self.flip, float(expit(self.eps0))
@@ -240,6 +259,11 @@ class DisjointParams:
         return math.exp(self.target_eps)
 
     @property
+    def check(self) -> Check:
+        """Constants of the rigorous float64 privacy test (:mod:`darrm.condition`)."""
+        return check(self.target_eps, self.target_delta, self.K)
+
+    @property
     def rhs(self) -> float:
         """Right-hand side of the folded rows (Lemma 3.4 form): e^ε − 1 + 2δ."""
         return math.expm1(self.target_eps) + 2.0 * self.target_delta
@@ -277,41 +301,53 @@ class OthersPmfs:
         return int(self.pos[a]), self.values[a:b]
 
 
-def binomial_window(n: int, p: float, cutoff: float = PMF_CUTOFF) -> tuple[int, np.ndarray, float]:
-    """(offset, pmf on a window, bound on the mass outside it) of Bin(n, p), in log space.
+def binomial_windows(N: int, p: float, q: float, cutoff: float = PMF_CUTOFF) -> tuple[np.ndarray, list, np.ndarray]:
+    """Bin(n, p) for n = 0..N on windows: (offsets, pmfs, bounds on the mass left out).
 
-    The window is μ ± t with t = sqrt(n·ln(2/cutoff)/2): by Hoeffding's inequality the
-    mass outside it is ≤ 2·exp(−2t²/n) = cutoff.  Entries < cutoff at the window's ends
-    are trimmed and their (exactly summed) mass added to the bound.
+    The recurrence Bin(n) = q·Bin(n−1) + p·shift(Bin(n−1)) (q = 1 − p given in closed form)
+    runs on the window of n−1; entries below ``cutoff`` at either end are trimmed (binomial
+    pmfs are unimodal, so the window stays contiguous).  Every kept entry is a sum of products
+    of non-negative numbers (relative error ≤ 2n·u plus n times that of p and q) and never
+    exceeds the exact value by more than that; the mass left out is bounded by twice the
+    running float sum of what was trimmed (convolving with a probability vector preserves
+    mass, so earlier losses carry over, never grow).
     """
-    mu = n * p
-    t = math.sqrt(n * math.log(2.0 / cutoff) / 2.0)
-    a, b = max(0, math.floor(mu - t)), min(n, math.ceil(mu + t))
-    ls = np.arange(a, b + 1, dtype=np.float64)
-    logc = gammaln(n + 1.0) - gammaln(ls + 1.0) - gammaln(n - ls + 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = np.where(ls == 0, 0.0, ls * math.log(p) if p > 0 else -np.inf)
-        t2 = np.where(ls == n, 0.0, (n - ls) * math.log1p(-p) if p < 1 else -np.inf)
-    pmf = np.exp(logc + t1 + t2)
-    outside = cutoff if (a > 0 or b < n) else 0.0
-    keep = np.nonzero(pmf >= cutoff)[0]
-    i, j = int(keep[0]), int(keep[-1]) + 1  # binomial pmfs are unimodal: one window
-    return a + i, pmf[i:j], outside + float(pmf[:i].sum() + pmf[j:].sum())
+    offs = np.zeros(N + 1, dtype=np.int64)
+    lost = np.zeros(N + 1)
+    rows = [np.ones(1)]
+    cur, off, gone = rows[0], 0, 0.0
+    for n in range(1, N + 1):
+        nxt = np.zeros(cur.size + 1)
+        nxt[:-1] = q * cur
+        nxt[1:] += p * cur
+        keep = np.flatnonzero(nxt >= cutoff)
+        i, j = int(keep[0]), int(keep[-1]) + 1
+        gone += float(nxt[:i].sum() + nxt[j:].sum())
+        cur, off = nxt[i:j], off + i
+        rows.append(cur)
+        offs[n], lost[n] = off, 2.0 * gone
+    return offs, rows, lost
 
 
 def others_pmfs(N: int, lo: float, hi: float, cutoff: float = PMF_CUTOFF) -> OthersPmfs:
-    """Laws of the unchanged members' vote count for every number n ∈ {0..N} of them at ``hi``."""
+    """Laws of the unchanged members' vote count for every number n ∈ {0..N} of them at ``hi``.
+
+    ``lo`` and ``hi`` are complements (hi = 1 − lo: every member model's ends are), so each
+    serves as the other's 1 − p in the recurrence of :func:`binomial_windows`."""
+    if not (0.0 <= lo <= hi <= 1.0 and abs((lo + hi) - 1.0) <= 4 * 2.0**-53):
+        raise ParameterError("ends", f"must be complementary probabilities lo <= hi = 1 - lo, got ({lo!r}, {hi!r})")
+    off_h, win_h, lost_h = binomial_windows(N, hi, lo, cutoff)
+    off_l, win_l, lost_l = binomial_windows(N, lo, hi, cutoff)
     pos, vals, starts, drop = [], [], np.zeros(N + 1, dtype=np.int64), np.zeros(N + 1)
     size = 0
     for n in range(N + 1):
-        ay, y, ty = binomial_window(n, hi, cutoff)
-        az, z, tz = binomial_window(N - n, lo, cutoff)
-        x = np.convolve(y, z)
+        x = np.convolve(win_h[n], win_l[N - n])
+        a = int(off_h[n] + off_l[N - n])
         starts[n] = size
         size += x.size
-        pos.append(np.arange(ay + az, ay + az + x.size))
+        pos.append(np.arange(a, a + x.size))
         vals.append(x)
-        drop[n] = ty + tz
+        drop[n] = lost_h[n] + lost_l[N - n]
     return OthersPmfs(N, np.concatenate(pos), np.concatenate(vals), starts, drop)
 
 
@@ -323,35 +359,39 @@ def expected_weights(others: OthersPmfs, w: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def violations(gamma: np.ndarray, params: DisjointParams) -> np.ndarray:
-    """Violations Pr[A(X)=o] − e^ε Pr[A(X′)=o] − δ (+ dropped mass) of DaRRM_γ.
+    """Rigorous bounds v̂ on Pr[A(X)=o] − e^ε Pr[A(X′)=o] − δ (+ mass left out) of DaRRM_γ.
 
     Shape (C, K, 2, 2): changed-member vertex, n_high, output o, direction (D,D′ / D′,D).
-    Computed from the output probabilities themselves (Algorithm 1), not from LP rows.
+    Computed from the output probabilities themselves (Algorithm 1), not from LP rows:
+    Pr[A = 1] with w, Pr[A = 0] with w reversed (γ symmetric), the changed member's law with
+    closed-form complements; v̂ ≤ 0 proves the exact violation ≤ 0 (:mod:`darrm.condition`).
     """
     g = validate_gamma(gamma, params.K)
     w1 = output_weights(g)
-    w0 = 1.0 - output_weights(g)  # Pr[A = 0 | L]
+    w0 = w1[::-1]  # Pr[A = 0 | L = l] = w_{K−l} exactly for a symmetric γ
     o = params.others
     vs = params.member.changed_vertices()
-    e, d = params.exp_eps, params.target_delta
+    vc = params.member.changed_complements()
+    chk = params.check
     out = np.empty((vs.shape[0], params.K, 2, 2))
     for oi, w in ((0, w0), (1, w1)):
         a, b = expected_weights(o, w)
-        P = (1.0 - vs[:, :1]) * a[None, :] + vs[:, :1] * b[None, :]  # (C, K), changed member at p
-        Pp = (1.0 - vs[:, 1:]) * a[None, :] + vs[:, 1:] * b[None, :]  # at p′
-        out[:, :, oi, 0] = P - e * Pp - d + o.dropped[None, :]
-        out[:, :, oi, 1] = Pp - e * P - d + o.dropped[None, :]
+        P = vc[:, :1] * a[None, :] + vs[:, :1] * b[None, :]  # (C, K), changed member at p
+        Pp = vc[:, 1:] * a[None, :] + vs[:, 1:] * b[None, :]  # at p′
+        out[:, :, oi, 0] = violation(P, Pp, chk) + o.dropped[None, :]
+        out[:, :, oi, 1] = violation(Pp, P, chk) + o.dropped[None, :]
     return out
 
 
 def certify_disjoint(gamma: np.ndarray, params: DisjointParams, *, tol: float | None = None) -> Certificate:
-    """Largest DP violation of DaRRM_γ for disjoint members over every (vertex, n_high),
-    both outputs and both directions; ``worst_counts`` = (vertex index, n_high)."""
+    """Largest DP violation bound of DaRRM_γ for disjoint members over every (vertex, n_high),
+    both outputs and both directions; ``worst_counts`` = (vertex index, n_high).  Certified
+    iff ≤ 0 (``tol`` may only make it stricter, as in :func:`darrm.certify.certify`)."""
+    t = validate_tol(tol)
     V = violations(gamma, params)
     v, n, oi, di = np.unravel_index(int(np.argmax(V)), V.shape)
-    if tol is None:  # as darrm.certify.tolerance: 1e-12 relative to e^ε-scaled terms
-        tol = DEFAULT_TOL * max(1.0, math.exp(params.target_eps))
-    return Certificate(float(V[v, n, oi, di]), (int(v), int(n)), int(oi), DIRECTIONS[di], int(V.shape[0] * V.shape[1]), tol)
+    return Certificate(float(V[v, n, oi, di]), (int(v), int(n)), int(oi), DIRECTIONS[di],
+                       int(V.shape[0] * V.shape[1]), t, params.check.rho)
 
 
 # ----------------------------------------------------------------------------- LP rows

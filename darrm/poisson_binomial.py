@@ -28,11 +28,13 @@ def _as_probs(ps: np.ndarray, name: str = "ps") -> np.ndarray:
     return a
 
 
-def pmf(ps: np.ndarray) -> np.ndarray:
+def pmf(ps: np.ndarray, qs: np.ndarray | None = None) -> np.ndarray:
     """Poisson-binomial pmf of each row of ``ps``.
 
     Args:
         ps: array of shape (..., K) of success probabilities in [0, 1].
+        qs: their complements 1 − p (same shape) when known more accurately than
+            ``1.0 - ps`` (a p close to 1 loses its complement's relative accuracy).
 
     Returns:
         array of shape (..., K+1); entry l is Pr[Σ S_i = l].
@@ -41,13 +43,16 @@ def pmf(ps: np.ndarray) -> np.ndarray:
     K = a.shape[-1]
     lead = a.shape[:-1]
     flat = a.reshape(-1, K)
+    qflat = 1.0 - flat if qs is None else _as_probs(qs, "qs").reshape(-1, K)
+    if qflat.shape != flat.shape:
+        raise ParameterError("qs", f"must have the shape of ps {a.shape}, got {np.shape(qs)}")
     out = np.zeros((flat.shape[0], K + 1), dtype=np.float64)
     out[:, 0] = 1.0
     for j in range(K):
         p = flat[:, j : j + 1]
         # entries 0..j+1 are live after this step
         shifted = out[:, : j + 1] * p
-        out[:, : j + 1] *= 1.0 - p
+        out[:, : j + 1] *= qflat[:, j : j + 1]
         out[:, 1 : j + 2] += shifted
     return out.reshape(*lead, K + 1)
 
@@ -68,3 +73,20 @@ def binomial_pmf(K: int, p: float | np.ndarray) -> np.ndarray:
         t2 = np.where(ls == K, 0.0, (K - ls) * np.log1p(-pe))
     out = np.exp(logc + t1 + t2)
     return out
+
+
+def binomial_rows(n_max: int, p: float, q: float) -> np.ndarray:
+    """B[n, j] = Bin(n, p)(j) for n, j = 0..n_max (zero for j > n), q = 1 − p given.
+
+    Built by the recurrence Bin(n) = q·Bin(n−1) + p·shift(Bin(n−1)): every entry is a sum of
+    products of non-negative numbers with at most 2n roundings, so its relative error is
+    ≤ 2n·u plus n times the relative errors of p and q — the bound the certificates'
+    forward-error analysis uses (:mod:`darrm.condition`).  O(n_max²) work.
+    """
+    B = np.zeros((n_max + 1, n_max + 1), dtype=np.float64)
+    B[0, 0] = 1.0
+    for n in range(1, n_max + 1):
+        prev = B[n - 1, :n]
+        B[n, :n] = q * prev
+        B[n, 1 : n + 1] += p * prev
+    return B

@@ -22,10 +22,15 @@ For Δ = 0 only (0,0), (1,1), (hi,lo), (lo,hi) exist (a = b = 0) and
 :func:`build_pure_tables` stores V(s, c, d) per c as matrices of size (K−c+1)², built with
 two matrix products, which reaches K in the thousands.
 
-Every value is a sum of products of non-negative numbers (binomial pmfs and weights in
-[0, 1]), so there is no cancellation before the final difference; float64 rounding is
-O(K·1e-16).  Tests compare the sweep with the direct per-multiset computation of
-:func:`darrm.certify.certify_reference`.
+Every value is a sum of products of non-negative numbers (binomial pmfs by the recurrence of
+:func:`darrm.poisson_binomial.binomial_rows`, weights in [0, 1]), so there is no cancellation
+before the final difference and each probability is within the relative bound ρ(K) of
+:mod:`darrm.condition`; the comparison uses that module's rigorous test.  Only output 1 is
+evaluated: for a symmetric γ, Pr[A = 0] at a multiset equals Pr[A = 1] at its reflection
+(p → 1 − p maps the corner set onto itself, :func:`darrm.corners.complements`), which the sweep
+visits too, so both outputs are covered without ever forming 1 − Pr[A = 1].  Tests compare the
+sweep with the direct per-multiset computation of :func:`darrm.certify.certify_reference`,
+which evaluates both outputs separately.
 """
 
 from __future__ import annotations
@@ -37,10 +42,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .condition import Check, pair_violation
 from .corners import count_vectors
 from .mechanism import output_weights
 from .params import PrivacyParams
-from .poisson_binomial import binomial_pmf
+from .poisson_binomial import binomial_rows
 
 if TYPE_CHECKING:
     from .executor import Executor
@@ -65,12 +71,13 @@ def _ranks(shape_limit: int, dims: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _conv_table(K: int, p: float, q: float, pairs: np.ndarray) -> np.ndarray:
-    """Rows Bin(x, p) ⊛ Bin(y, q) padded to length K+1, for each (x, y) in ``pairs``."""
+    """Rows Bin(x, p) ⊛ Bin(y, q) padded to length K+1, for each (x, y) in ``pairs``;
+    q = 1 − p here (the pairs (Δ, 1−Δ) and (hi, lo)), so each is the other's complement."""
     out = np.zeros((pairs.shape[0], K + 1))
-    tab_p = [binomial_pmf(n, p) for n in range(K + 1)]
-    tab_q = [binomial_pmf(n, q) for n in range(K + 1)]
+    tab_p = binomial_rows(K, p, q)
+    tab_q = binomial_rows(K, q, p)
     for i, (x, y) in enumerate(pairs):
-        v = np.convolve(tab_p[x], tab_q[y])
+        v = np.convolve(tab_p[x, : x + 1], tab_q[y, : y + 1])
         out[i, : v.shape[0]] = v
     return out
 
@@ -105,16 +112,6 @@ class SweepBlockResult:
     candidates: np.ndarray  # (n, 8) or (n, 4) count vectors
     violations: np.ndarray  # (n,) their violations
     checked: int
-
-
-def pair_violation(pa, pb, e_meps: float, delta: float, xp=np):
-    """max over the four inequalities (output 1/0 × direction D→D′/D′→D) of
-    Pr[A(·)=o] − e^{mε}Pr[A(·′)=o] − δ, elementwise; ``xp`` is numpy or torch."""
-    v = xp.maximum(
-        xp.maximum(pa - e_meps * pb, pb - e_meps * pa),
-        xp.maximum((1.0 - pa) - e_meps * (1.0 - pb), (1.0 - pb) - e_meps * (1.0 - pa)),
-    )
-    return v - delta
 
 
 class TopCollector:
@@ -184,7 +181,7 @@ def _inner_chunks(R: int) -> Iterator[np.ndarray]:
 
 
 def sweep_R(
-    tables: SweepTables, R: int, e_meps: float, delta: float, top: int, threshold: float, per_block: int | None = None,
+    tables: SweepTables, R: int, chk: Check, top: int, threshold: float, per_block: int | None = None,
     xp=np,
 ) -> SweepBlockResult:
     """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi)),
@@ -209,7 +206,7 @@ def sweep_R(
             d = cd - c
             pa = tables.V[int(tables.r2[c, d])][ia]  # Pr[A(D)=1]
             pb = tables.V[int(tables.r2[d, c])][ib]  # Pr[A(D′)=1]
-            viol = pair_violation(pa, pb, e_meps, delta, xp=xp)
+            viol = pair_violation(pa, pb, chk, xp=xp)
             m = float(viol.max())
             best[c] = max(best[c], m)
             if col.per_block > 0 and m > threshold:
@@ -269,21 +266,6 @@ class PureTables:
     Z: list
 
 
-def _binomial_rows(K: int, p: float) -> np.ndarray:
-    """B[n, j] = Bin(n, p)(j) for n, j = 0..K (zero for j > n), in log space."""
-    from scipy import special
-
-    n = np.arange(K + 1, dtype=np.float64)[:, None]
-    j = np.arange(K + 1, dtype=np.float64)[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logc = special.gammaln(n + 1) - special.gammaln(j + 1) - special.gammaln(n - j + 1)
-        t1 = np.where(j == 0, 0.0, j * np.log(p)) if p > 0 else np.where(j == 0, 0.0, -np.inf)
-        t2 = np.where(j == n, 0.0, (n - j) * np.log1p(-p)) if p < 1 else np.where(j == n, 0.0, -np.inf)
-        B = np.exp(logc + t1 + t2)
-    B[j.repeat(K + 1, 0) > n.repeat(K + 1, 1)] = 0.0
-    return B
-
-
 def build_pure_tables(gamma: np.ndarray, params: PrivacyParams) -> PureTables:
     """Δ = 0 tables in O(K⁴/4) flops and K³/3 floats (pure DP has 4 corners: (0,0), (1,1),
     (hi,lo), (lo,hi), so α = z^s·Bin(c,hi)⊛Bin(d,lo) with s = n_(1,1), c = n_(hi,lo), d = n_(lo,hi)).
@@ -297,9 +279,9 @@ def build_pure_tables(gamma: np.ndarray, params: PrivacyParams) -> PureTables:
     w = output_weights(np.asarray(gamma, dtype=np.float64))
     wpad = np.concatenate([w, np.zeros(2 * K + 2)])
     idx = np.arange(K + 1)
-    X = _binomial_rows(K, hi) @ wpad[idx[:, None] + idx[None, :]]  # (c, t), t = 0..K
+    X = binomial_rows(K, hi, lo) @ wpad[idx[:, None] + idx[None, :]]  # (c, t), t = 0..K
     Xpad = np.concatenate([X, np.zeros((K + 1, K + 1))], axis=1)
-    Blo = _binomial_rows(K, lo)
+    Blo = binomial_rows(K, lo, hi)
     Z = []
     for c in range(K + 1):
         n = K - c + 1
@@ -318,7 +300,7 @@ def build_pure_tables(gamma: np.ndarray, params: PrivacyParams) -> PureTables:
 
 
 def sweep_c(
-    tables: PureTables, c: int, e_meps: float, delta: float, top: int, threshold: float, per_block: int | None = None,
+    tables: PureTables, c: int, chk: Check, top: int, threshold: float, per_block: int | None = None,
     xp=np,
 ) -> SweepBlockResult:
     """Δ = 0: every multiset with n_(hi,lo) = c and n_(lo,hi) = d ≤ c (swap symmetry covers d > c),
@@ -331,7 +313,7 @@ def sweep_c(
     pa = tables.Z[c][:D, :n]  # Pr[A(D)=1]
     # Pr[A(D′)=1]: the hi/lo counts exchange under p ↔ p′, so it is row c of Z_d
     pb = xp.stack([tables.Z[j][c, :n] for j in range(D)])
-    viol = pair_violation(pa, pb, e_meps, delta, xp=xp)
+    viol = pair_violation(pa, pb, chk, xp=xp)
     mask = np.arange(n)[None, :] > (n - 1 - d)[:, None]
     viol[mask if xp is np else xp.from_numpy(mask).to(viol.device)] = -np.inf
     checked = int(np.sum((n - d) * np.where(d < c, 2, 1)))
@@ -358,13 +340,13 @@ def sweep_c(
 
 
 def _sweep_task(shared: tuple, R: int) -> SweepBlockResult:
-    tables, e_meps, delta, top, threshold, per_block = shared
-    return sweep_R(tables, R, e_meps, delta, top, threshold, per_block)
+    tables, chk, top, threshold, per_block = shared
+    return sweep_R(tables, R, chk, top, threshold, per_block)
 
 
 def _sweep_pure_task(shared: tuple, c: int) -> SweepBlockResult:
-    tables, e_meps, delta, top, threshold, per_block = shared
-    return sweep_c(tables, c, e_meps, delta, top, threshold, per_block)
+    tables, chk, top, threshold, per_block = shared
+    return sweep_c(tables, c, chk, top, threshold, per_block)
 
 
 def sweep(
@@ -378,7 +360,8 @@ def sweep(
     diverse: bool = True,
 ) -> SweepResult:
     """Largest violation of Pr[A(D)=o] ≤ e^{mε}Pr[A(D′)=o] + δ over every corner multiset,
-    both outputs and both directions; with ``top`` > 0 also the (up to) ``top`` multisets
+    both outputs and both directions, as the rigorous bound v̂ of :mod:`darrm.condition`
+    (v̂ ≤ 0 proves the exact violation ≤ 0); with ``top`` > 0 also the (up to) ``top`` multisets
     violating by more than ``threshold``, worst first (for constraint generation).
 
     ``diverse`` (Δ > 0): take at most one candidate per (n_(hi,lo), n_(lo,hi)) block, so the
@@ -400,7 +383,7 @@ def sweep(
     else:
         tables = build_pure_tables(g, params)
         fn, items = _sweep_pure_task, list(range(K + 1))
-    shared = (tables, params.exp_meps, float(params.delta), int(top), float(threshold), 1 if diverse else None)
+    shared = (tables, params.check, int(top), float(threshold), 1 if diverse else None)
     ex = executor or SerialExecutor()
     total = math.comb(K + (7 if params.Delta > 0 else 3), K)
     bar = tqdm(total=total, desc="sweep", unit="multiset", unit_scale=True, leave=False,

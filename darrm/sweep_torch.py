@@ -34,14 +34,14 @@ def sweep_torch(
     torch = _torch()
     dev = torch.device(device or default_device())
     g = np.asarray(gamma, dtype=np.float64)
-    K, e, delta = params.K, params.exp_meps, float(params.delta)
+    K, chk = params.K, params.check
     per_block = 1 if diverse else None
     if params.Delta > 0:
         T = build_tables(g, params)
         Tt = SweepTables(K, torch.from_numpy(T.V).to(dev), torch.from_numpy(T.r3).to(dev), T.r2)
-        results = [sweep_R(Tt, R, e, delta, top, threshold, per_block, xp=torch) for R in range(K, -1, -1)]
+        results = [sweep_R(Tt, R, chk, top, threshold, per_block, xp=torch) for R in range(K, -1, -1)]
     else:
         P = build_pure_tables(g, params)
         Pt = PureTables(K, [torch.from_numpy(z).to(dev) for z in P.Z])
-        results = [sweep_c(Pt, c, e, delta, top, threshold, per_block, xp=torch) for c in range(K + 1)]
+        results = [sweep_c(Pt, c, chk, top, threshold, per_block, xp=torch) for c in range(K + 1)]
     return merge(results, top)

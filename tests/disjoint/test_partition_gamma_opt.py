@@ -63,7 +63,7 @@ def test_private_members_within_target_need_no_noise():
     """Parallel composition: (ε, Δ)-DP members with ε ≤ target ε and Δ ≤ δ give γ ≡ 1
     (up to the repair's float-rounding scale when the constraint is tight, as here)."""
     t = solve_gamma_opt_disjoint(DisjointParams(101, ApproxDP(0.5, 1e-6), 0.5, 1e-6))
-    assert np.all(t.gamma >= 1.0 - 1e-15)
+    assert np.all(t.gamma >= 1.0 - 1e-10)
     assert not certify_disjoint(np.ones(102), DisjointParams(101, ApproxDP(0.6, 1e-6), 0.5, 1e-6)).certified
 
 

@@ -1,0 +1,134 @@
+"""The privacy condition, evaluated in float64 with a rigorous verdict.
+
+DaRRM_γ is (ε_tot, δ)-DP iff for every admissible configuration, both outputs o and both
+directions,
+
+    Pr[A(D) = o] − e^{ε_tot}·Pr[A(D′) = o] − δ ≤ 0                      (Lemma 3.4, Eq. 1)
+
+(ε_tot = mε for shared members, the target ε for disjoint ones).  The certificates compute
+the two probabilities in float64, so the verdict must survive rounding.  This module holds
+the one rule every certificate uses.
+
+**How the probabilities are computed.**  Every certificate computes Pr[A = 1] = Σ_l α_l w_l
+and Pr[A = 0] = Σ_l α_l w_{K−l} (γ symmetric: Pr[A = 0 | L = l] = w_{K−l} *exactly*) from
+non-negative numbers only: binomial pmfs by the recurrence Bin(n) = (q, p) ⊛ Bin(n−1) with
+the complement q = 1 − p of each corner given in closed form (:func:`darrm.corners.complements`),
+convolutions and dot products of non-negative vectors.  Nothing is ever subtracted before the
+final comparison, in particular Pr[A = 0] is never formed as 1 − Pr[A = 1] (that
+cancellation, multiplied by e^{mε}, is what made the old tolerance grow with e^{mε}).
+
+**Forward-error bound.**  For non-negative data the textbook bounds hold in any summation
+order (Higham, *Accuracy and Stability of Numerical Algorithms*, §3.1 and §3.5):
+a sum or dot product of n terms has relative error ≤ γ_n = nu/(1−nu), u = 2⁻⁵³, and a
+product of perturbed factors has the sum of their relative errors (to first order).  A
+binomial pmf entry of degree n built by the recurrence carries ≤ 2n roundings and n corner
+factors, each corner within 7u of its exact value (exp, log1p accurate to 1 ulp: IEEE-754
+round-to-nearest, a conventional non-Strassen matrix product, which numpy's BLAS and torch's
+float64 kernels are); the tables of :mod:`darrm.sweep` and the disjoint certificate add two
+convolutions/dot products of ≤ K+1 terms and the weights w (3u).  The total, for
+every probability P of a K-member configuration, is
+
+    |P̂ − P| ≤ ρ·P + η,   ρ = RHO_FACTOR·(K + 2)·u,   η = 4·(K + 2)³·2⁻¹⁰⁷⁴
+
+(the derivation gives 13K + 7 roundings; :data:`RHO_FACTOR` = 32 doubles it; η bounds what
+gradual underflow can lose).  Disjoint certificates also add the mass their windows leave out.
+
+**The verdict.**  Then the exact violation is ≤ 0 whenever the float64 value
+
+    v̂ = P̂_a − e_c·P̂_b − δ_c + η·(1 + 2e^{ε_tot})
+
+is ≤ 0, where e_c ≤ e^{ε_tot}·(1−ρ)/(1+ρ) and δ_c ≤ δ·(1−ρ) are shrunk by a further 8u
+(that slack absorbs the rounding of the comparison itself; the sign of a float64 sum is
+exact).  Proof: P_a ≤ (P̂_a + η)/(1−ρ) and P_b ≥ (P̂_b − η)/(1+ρ), so
+P_a − e P_b − δ ≤ (1−ρ)⁻¹·[P̂_a − e(1−ρ)/(1+ρ)·P̂_b − (1−ρ)δ + η(1+e)] ≤ (1−ρ)⁻¹·v̂.
+A table is *certified* iff the largest v̂ over every configuration, output and direction
+is ≤ 0; there is no tolerance to widen.  When v̂ > 0 the exact violation is ≤ v̂/(1−ρ).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: unit roundoff of float64
+UNIT_ROUNDOFF = 2.0**-53
+#: ρ = RHO_FACTOR·(K+2)·u (module docstring: twice the 13K+7 roundings derived)
+RHO_FACTOR = 32.0
+_TINY = 2.0**-1074  # smallest subnormal
+
+
+def relative_error_bound(K: int) -> float:
+    """ρ(K): relative forward-error bound of every output probability of a K-member
+    configuration as the certificates compute it (module docstring)."""
+    return RHO_FACTOR * (K + 2) * UNIT_ROUNDOFF
+
+
+@dataclass(frozen=True)
+class Check:
+    """Constants of the rigorous float64 test v̂ = P_a − e·P_b − δ + slack ≤ 0.
+
+    e: e_c ≤ e^{ε_tot}(1−ρ)/(1+ρ); delta: δ_c ≤ δ(1−ρ); slack: η(1 + 2e^{ε_tot});
+    rho: ρ(K); exp_eps: e^{ε_tot} itself (for repairs and reports).
+    """
+
+    e: float
+    delta: float
+    slack: float
+    rho: float
+    exp_eps: float
+
+    @property
+    def rhs(self) -> float:
+        """2·(−v̂ at γ ≡ 0) = e_c − 1 + 2δ_c − 2·slack: the room a repair can scale into.
+
+        With γ ≡ 0 both probabilities are ½, so v̂(0) = ½ − ½e_c − δ_c + slack."""
+        return (self.e - 1.0) + 2.0 * self.delta - 2.0 * self.slack
+
+
+def check(eps_total: float, delta: float, K: int) -> Check:
+    """The rigorous test's constants for an (ε_tot, δ) claim about K-member configurations."""
+    rho = relative_error_bound(K)
+    e_hat = math.exp(eps_total)
+    # exp is accurate to 1 ulp and ε_tot may itself be a rounded product (m·ε): shrink
+    # by (|ε_tot| + 2)·2u, then by (1−ρ)/(1+ρ) and 8u for the comparison's own rounding
+    e_low = e_hat * (1.0 - (abs(eps_total) + 2.0) * 2.0 * UNIT_ROUNDOFF)
+    e_c = e_low * (1.0 - rho) / (1.0 + rho) * (1.0 - 8.0 * UNIT_ROUNDOFF)
+    d_c = float(delta) * (1.0 - rho) * (1.0 - 8.0 * UNIT_ROUNDOFF)
+    eta = 4.0 * float(K + 2) ** 3 * _TINY
+    slack = 2.0 * eta * (1.0 + 2.0 * e_hat)
+    return Check(e=e_c, delta=d_c, slack=slack, rho=rho, exp_eps=e_hat)
+
+
+def pair_violation(pa, pb, chk: Check, xp=np):
+    """v̂ for both directions of one output: max(P_a − e·P_b, P_b − e·P_a) − δ + slack,
+    elementwise; ``pa``/``pb`` are Pr[A(D)=o], Pr[A(D′)=o]; ``xp`` is numpy or torch."""
+    return xp.maximum(pa - chk.e * pb, pb - chk.e * pa) - chk.delta + chk.slack
+
+
+def violation(pa, pb, chk: Check):
+    """v̂ of one direction: P_a − e·P_b − δ + slack (elementwise)."""
+    return pa - chk.e * pb - chk.delta + chk.slack
+
+
+#: Margin (in units of ρ) a repair aims below zero: v̂ moves by at most ~2ρ(P_a + e P_b + δ)
+#: ≤ ~4ρ between the evaluation before a repair and the one after (both near the boundary).
+REPAIR_MARGIN_RHO = 16.0
+
+
+def repair_factor(chk: Check, worst: float) -> float:
+    """Scale s ∈ [0, 1) for γ → s·γ after which the largest v̂ is about −margin < 0.
+
+    Both probabilities are ½ + s(P − ½) (Algorithm 1: Pr[A = 1 | L] = ½ + γ(L)(1{L ≥ mid} − ½)),
+    so every v̂ is affine in s with the same value −rhs/2 at s = 0 (:attr:`Check.rhs`), and
+    v̂(sγ) = −rhs/2 + s·(v̂(γ) + rhs/2) is increasing in v̂(γ): the factor that puts the worst
+    configuration at −margin puts every other one below it.  The margin leaves room for the
+    rounding of the next evaluation; 0 is returned when there is no room at all.
+    """
+    margin = REPAIR_MARGIN_RHO * chk.rho + 4.0 * chk.slack
+    rhs = chk.rhs
+    if not rhs > 2.0 * margin:
+        return 0.0
+    s = (rhs - 2.0 * margin) / (rhs + 2.0 * max(float(worst), 0.0))
+    return float(np.nextafter(min(s, 1.0), 0.0))
