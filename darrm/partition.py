@@ -386,6 +386,10 @@ MAX_ROUNDS = 3000
 #: tails, and dropping them left LP points ~1e-9 outside the exact rows (K = 1001, 3-RR).
 HIGHS_DISJOINT = {"small_matrix_value": 1e-12}
 
+#: Below this largest violation the LP point is re-solved exactly from its basis
+#: (:func:`_polished`; dense O(n³), so not in the early rounds).
+POLISH_BELOW = 1e-8
+
 #: A (vertex, n_high, output, direction) index whose violation exceeds this becomes a cut.
 TOL_CP = 1e-13
 
@@ -508,20 +512,24 @@ def solve_gamma_opt_disjoint(
     for rnd in range(1, int(max_rounds) + 1):
         x, _ = lp.solve()
         x = np.clip(x, 0.0, 1.0)
-        x_p = _polished(x, lp.rows, rhs, c, lp.basis())[0]
+        V = violations(symmetric_from_upper(x, K), params)
+        v = float(V.max())
+        polish = TOL_CP < v <= POLISH_BELOW  # only the LP's own tolerance is left to remove
+        basis_x = lp.basis() if polish else None
         # the same rows, exact objective, warm start: the tightest bound these rows allow
         lp.set_objective(c / scale)
         x_ex, y = lp.solve()
         lp.set_objective(c_lp)
-        y_p = _polished(np.clip(x_ex, 0.0, 1.0), lp.rows, rhs, c, lp.basis())[1]
-        lb = max(lb, lagrangian_bound(c, lp.rows, rhs, scale * y), lagrangian_bound(c, lp.rows, rhs, y_p))
-        V = violations(symmetric_from_upper(x, K), params)
-        v = float(V.max())
+        lb = max(lb, lagrangian_bound(c, lp.rows, rhs, scale * y))
+        if polish:
+            y_p = _polished(np.clip(x_ex, 0.0, 1.0), lp.rows, rhs, c, lp.basis())[1]
+            lb = max(lb, lagrangian_bound(c, lp.rows, rhs, y_p))
         x_f = repair(x, params, v)[0] if v > 0.0 else x  # type: ignore[arg-type]  # uses .rhs only
         if x_best is None or float(c @ x_f) < ub:
             x_best, ub = x_f, float(c @ x_f)
-        if v > TOL_CP and ub - lb > gap_tol and x_p is not x:
+        if polish and ub - lb > gap_tol:
             # the LP's vertex recomputed exactly from its basis: a second certified candidate
+            x_p = _polished(x, lp.rows, rhs, c, basis_x)[0]
             v_p = float(violations(symmetric_from_upper(x_p, K), params).max())
             x_pf = repair(x_p, params, v_p)[0] if v_p > 0.0 else x_p  # type: ignore[arg-type]
             if float(c @ x_pf) < ub:
