@@ -65,7 +65,7 @@ def _table_for(params: PrivacyParams, family: str, prior_spec: str, progress: bo
             executor=executor,
             checkpoint=getattr(args, "checkpoint", None),
             log=None if progress is False else _log,
-            max_rounds=getattr(args, "max_rounds", 500),
+            max_rounds=500 if getattr(args, "max_rounds", None) is None else args.max_rounds,
             accept_gap=getattr(args, "accept_gap", False),
             cuts_per_round=getattr(args, "cuts_per_round", 256),
             stabilize=_stabilize(getattr(args, "stabilize", "auto")),
@@ -117,6 +117,9 @@ def _describe_disjoint(table: GammaTable) -> str:
     ]
     if table.prior is not None and table.objective is not None:
         lines.append(f"  prior: {table.prior}; expected error under it: {table.objective:.6f}")
+    if table.info:
+        lines.append(f"  status: {table.status}; " + ", ".join(
+            f"{k}={table.info[k]}" for k in ("rounds", "stop", "optimality_gap", "repair_scale") if k in table.info))
     return "\n".join(lines)
 
 
@@ -162,7 +165,14 @@ def _disjoint_table(args: argparse.Namespace) -> GammaTable:
     if args.family != "opt":
         raise ParameterError("family", "only --family opt is available for disjoint members")
     params = DisjointParams(args.K, parse_member(args.member_privacy), args.target_eps, args.target_delta)
-    return solve_gamma_opt_disjoint(params, parse_prior(args.prior))
+    from .partition import MAX_ROUNDS
+
+    return solve_gamma_opt_disjoint(
+        params, parse_prior(args.prior),
+        max_rounds=MAX_ROUNDS if args.max_rounds is None else args.max_rounds,
+        accept_gap=args.accept_gap, gap_tol=args.gap_tol, cuts_per_round=args.cuts_per_round,
+        lp_backend=args.lp_backend, log=_log if args.progress else None,
+    )
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -278,7 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--executor", default="serial",
                    help="where exhaustive sweeps run: serial | local[:N] (processes) | dask:ADDRESS | torch[:DEVICE]")
     p.add_argument("--checkpoint", help="constraint generation: save/resume the working set in this .npz file")
-    p.add_argument("--max-rounds", type=int, default=500, help="constraint generation: round limit (default 500)")
+    p.add_argument("--max-rounds", type=int, default=None,
+                   help="constraint generation: round limit (default 500 shared, 3000 disjoint)")
     p.add_argument("--accept-gap", action="store_true",
                    help="at the round limit, write the certified table anyway with its optimality gap")
     p.add_argument("--cuts-per-round", type=int, default=256,

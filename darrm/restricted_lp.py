@@ -59,6 +59,10 @@ class RestrictedLP:
     def solve(self) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def basis(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The last solve's optimal basis (see :class:`HighsRestrictedLP`); None if unknown."""
+        return None
+
 
 class HighsRestrictedLP(RestrictedLP):
     """Incremental, warm-started HiGHS model (module docstring)."""
@@ -131,6 +135,19 @@ class HighsRestrictedLP(RestrictedLP):
         # HiGHS's row dual of a ≤ row in a minimisation is ≤ 0 (∂objective/∂rhs)
         y = -np.asarray(sol.row_dual, dtype=np.float64)
         return x, y
+
+    def basis(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(basic columns, basic rows) as boolean masks of the last solve's optimal basis,
+        or None when HiGHS has no valid basis.  For exact re-solves on that basis
+        (e.g. :func:`darrm.partition._polished`)."""
+        b = self._h.getBasis()
+        if not b.valid:
+            return None
+        import highspy
+
+        basic = highspy.HighsBasisStatus.kBasic
+        return (np.array([s == basic for s in b.col_status], dtype=bool),
+                np.array([s == basic for s in b.row_status], dtype=bool))
 
 
 class CvxpyRestrictedLP(RestrictedLP):
