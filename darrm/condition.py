@@ -30,7 +30,7 @@ every probability P of a K-member configuration, is
 
     |P̂ − P| ≤ ρ·P + η,   ρ = RHO_FACTOR·(K + 2)·u,   η = 4·(K + 2)³·2⁻¹⁰⁷⁴
 
-(the derivation gives 13K + 7 roundings; :data:`RHO_FACTOR` = 32 doubles it; η bounds what
+(the derivation gives 13K + 7 ≤ 16(K + 2) roundings, :data:`RHO_FACTOR` = 16; η bounds what
 gradual underflow can lose).  Disjoint certificates also add the mass their windows leave out.
 
 **The verdict.**  Then the exact violation is ≤ 0 whenever the float64 value
@@ -54,9 +54,14 @@ import numpy as np
 
 #: unit roundoff of float64
 UNIT_ROUNDOFF = 2.0**-53
-#: ρ = RHO_FACTOR·(K+2)·u (module docstring: twice the 13K+7 roundings derived)
-RHO_FACTOR = 32.0
+#: ρ = RHO_FACTOR·(K+2)·u (module docstring: 13K + 7 ≤ 16(K + 2) roundings derived)
+RHO_FACTOR = 16.0
 _TINY = 2.0**-1074  # smallest subnormal
+#: A repair aims REPAIR_MARGIN_ULPS·√(K+2)·u below zero: between the evaluation before a repair
+#: and the one after, v̂ moves by its actual rounding (typically ~√K·u, the worst case ρ is far
+#: rarer); if the next certificate still fails, :func:`darrm.certify.certify_and_repair` repairs
+#: again from the new value.  (Aiming ρ below zero would cost ~ρ/rhs of objective for nothing.)
+REPAIR_MARGIN_ULPS = 64.0
 
 
 def relative_error_bound(K: int) -> float:
@@ -70,7 +75,8 @@ class Check:
     """Constants of the rigorous float64 test v̂ = P_a − e·P_b − δ + slack ≤ 0.
 
     e: e_c ≤ e^{ε_tot}(1−ρ)/(1+ρ); delta: δ_c ≤ δ(1−ρ); slack: η(1 + 2e^{ε_tot});
-    rho: ρ(K); exp_eps: e^{ε_tot} itself (for repairs and reports).
+    rho: ρ(K); exp_eps: e^{ε_tot} itself (for repairs and reports); margin: how far below 0 a
+    repair aims (:func:`repair_factor`).
     """
 
     e: float
@@ -78,6 +84,7 @@ class Check:
     slack: float
     rho: float
     exp_eps: float
+    margin: float = 0.0
 
     @property
     def rhs(self) -> float:
@@ -98,7 +105,8 @@ def check(eps_total: float, delta: float, K: int) -> Check:
     d_c = float(delta) * (1.0 - rho) * (1.0 - 8.0 * UNIT_ROUNDOFF)
     eta = 4.0 * float(K + 2) ** 3 * _TINY
     slack = 2.0 * eta * (1.0 + 2.0 * e_hat)
-    return Check(e=e_c, delta=d_c, slack=slack, rho=rho, exp_eps=e_hat)
+    margin = REPAIR_MARGIN_ULPS * math.sqrt(K + 2) * UNIT_ROUNDOFF + 4.0 * slack
+    return Check(e=e_c, delta=d_c, slack=slack, rho=rho, exp_eps=e_hat, margin=margin)
 
 
 def pair_violation(pa, pb, chk: Check, xp=np):
@@ -112,10 +120,6 @@ def violation(pa, pb, chk: Check):
     return pa - chk.e * pb - chk.delta + chk.slack
 
 
-#: Margin (in units of ρ) a repair aims below zero: v̂ moves by at most ~2ρ(P_a + e P_b + δ)
-#: ≤ ~4ρ between the evaluation before a repair and the one after (both near the boundary).
-REPAIR_MARGIN_RHO = 16.0
-
 
 def repair_factor(chk: Check, worst: float) -> float:
     """Scale s ∈ [0, 1) for γ → s·γ after which the largest v̂ is about −margin < 0.
@@ -126,7 +130,7 @@ def repair_factor(chk: Check, worst: float) -> float:
     configuration at −margin puts every other one below it.  The margin leaves room for the
     rounding of the next evaluation; 0 is returned when there is no room at all.
     """
-    margin = REPAIR_MARGIN_RHO * chk.rho + 4.0 * chk.slack
+    margin = chk.margin
     rhs = chk.rhs
     if not rhs > 2.0 * margin:
         return 0.0
