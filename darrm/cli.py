@@ -27,6 +27,7 @@ from .partition import DisjointParams, parse_member, solve_gamma_opt_disjoint
 from .prior import IIDPrior, parse_prior
 from .report import error_curve_text, gamma_table_text, plot_gammas
 from .table import GammaTable
+from .verification import aggregate as aggregate_certified
 
 # Modules that add subcommands through ``register(subparsers)``.
 EXTENSIONS = ("accounting.cli", "accounting.shuffle.cli", "accounting.votes_cli")
@@ -241,7 +242,7 @@ def read_votes(path: str) -> np.ndarray:
 def cmd_aggregate(args: argparse.Namespace) -> int:
     table = gamma_file.load(args.file)
     votes = read_votes(args.votes)
-    labels = aggregate(votes, table.gamma, np.random.default_rng(args.seed))
+    labels = aggregate_certified(votes, table, np.random.default_rng(args.seed))
     out = "\n".join(str(int(v)) for v in labels) + "\n"
     if args.out:
         atomic_write_bytes(args.out, out.encode())

@@ -27,12 +27,12 @@ import numpy as np
 
 from . import __version__
 from .atomic import atomic_write_bytes
-from .certify import certify
 from .errors import DarrmError, GammaFileError, ParameterError
 from .gamma import validate_gamma
 from .params import PrivacyParams
-from .partition import DisjointParams, certify_disjoint, member_from_dict
+from .partition import DisjointParams, member_from_dict
 from .table import GammaTable
+from .verification import certify_gamma
 
 FORMAT = "darrm-gamma/1"
 FORMAT_DISJOINT = "darrm-gamma-disjoint/1"
@@ -41,11 +41,9 @@ _KEYS = ("format", "K", "m", "eps", "Delta", "delta", *_COMMON)
 _KEYS_DISJOINT = ("format", "K", "model", "target_eps", "target_delta", *_COMMON)
 
 
-def _certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams, tol: float):
+def _certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams, tol: float | None):
     """The certificate matching the parameters' model (shared data or disjoint shards)."""
-    if isinstance(params, DisjointParams):
-        return certify_disjoint(gamma, params, tol=tol)
-    return certify(gamma, params, tol=tol)
+    return certify_gamma(gamma, params, tol=tol)
 
 
 #: largest γ file accepted (a K = 10⁶ table is ~25 MB)
@@ -174,7 +172,7 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         cert = _certify(table.gamma, params, tol=tol)
         if not cert.certified:
             raise GammaFileError(
-                f"{path}: table is NOT {'(mε, δ)' if fmt == FORMAT else '(target_eps, target_delta)'}-DP for its parameters: violation {cert.violation:.3e} > {cert.tol:.1e}"
+                f"{path}: table is NOT {'(mε, δ)' if fmt == FORMAT else '(target_eps, target_delta)'}-DP for its parameters: certificate bound {cert.violation:.3e} > {cert.tol:g}"
             )
         table = GammaTable(**{**table.__dict__, "violation": cert.violation})
     return table

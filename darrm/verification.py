@@ -1,0 +1,73 @@
+"""Certify a γ table whatever its members' model, and use only certified tables.
+
+:func:`certify_table` dispatches to the shared-data certificate (:func:`darrm.certify.certify`,
+Lemma 3.4 over Lemma 5.1's corner multisets) or the disjoint-members certificate
+(:func:`darrm.partition.certify_disjoint`) and remembers recent verdicts by content (the γ
+bytes and the parameters), so loading, saving and labelling with one table sweeps it once.
+:func:`aggregate` labels votes with a table only after its certificate passes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+
+import numpy as np
+
+from .certify import Certificate, certify, validate_tol
+from .errors import CertificationError
+from .gamma import validate_gamma
+from .mechanism import aggregate as _release
+from .params import PrivacyParams
+from .partition import DisjointParams, certify_disjoint
+from .table import GammaTable
+
+#: verdicts remembered (a verdict is a pure function of the γ bytes, the parameters and tol)
+CACHE_SIZE = 64
+_cache: OrderedDict = OrderedDict()
+
+
+def _key(gamma: np.ndarray, params: object, tol: float) -> tuple:
+    return (hashlib.sha256(np.ascontiguousarray(gamma, dtype=np.float64).tobytes()).hexdigest(), repr(params), tol)
+
+
+def certify_gamma(gamma: np.ndarray, params: PrivacyParams | DisjointParams, *, tol: float | None = None,
+                  progress: bool | None = None) -> Certificate:
+    """The certificate matching the parameters' model (shared data or disjoint shards), memoised."""
+    t = validate_tol(tol)
+    g = validate_gamma(gamma, params.K)
+    key = _key(g, params, t)
+    hit = _cache.get(key)
+    if hit is not None:
+        _cache.move_to_end(key)
+        return hit
+    if isinstance(params, DisjointParams):
+        cert = certify_disjoint(g, params, tol=t)
+    else:
+        cert = certify(g, params, tol=t, progress=progress)
+    _cache[key] = cert
+    while len(_cache) > CACHE_SIZE:
+        _cache.popitem(last=False)
+    return cert
+
+
+def certify_table(table: GammaTable, *, tol: float | None = None, progress: bool | None = None) -> Certificate:
+    """:func:`certify_gamma` of a table's γ for its own parameters."""
+    return certify_gamma(table.gamma, table.params, tol=tol, progress=progress)
+
+
+def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """Private majority labels from a *certified* table (:func:`darrm.mechanism.aggregate`).
+
+    Raises:
+        CertificationError: the table is not (ε, δ)-DP for its parameters.
+    """
+    if not isinstance(table, GammaTable):
+        raise TypeError("table must be a GammaTable (darrm.mechanism.aggregate takes a raw γ array)")
+    cert = certify_table(table)
+    if not cert.certified:
+        raise CertificationError(
+            f"refusing to label with a table that is not private for its parameters "
+            f"(certificate bound {cert.violation:.3e} > 0)"
+        )
+    return _release(votes, table.gamma, rng)
