@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from accounting import composition, dpsgd, gnmax, paper
+from darrm.accounting import composition, dpsgd, gnmax, paper
 
 
 def _print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None) -> None:

@@ -3,14 +3,14 @@
 If each of K teachers is (ε_i, Δ_i)-DP with respect to its own shard of a partition
 (fixed independently of the records' values, e.g. by index), neighbouring data sets
 change one shard, so the tuple of all teachers is (max ε_i, max Δ_i)-DP
-(:func:`accounting.composition.parallel`).  Every release computed from the teachers
+(:func:`darrm.accounting.composition.parallel`).  Every release computed from the teachers
 alone — the un-noised majority, DaRRM with any γ, for *any number of queries* — is a
 post-processing of that tuple: it costs the teachers' ε **once**.
 
 The DaRRM paper instead composes its per-query (mε, mΔ) over Q queries (Table 2:
 (15.044, 0.030) for MNIST at Q = 100); :func:`paper_parallel_rows` puts the parallel-
 composition row beside it.  (Released labels that are then used to train a student
-are post-processing as well.)  Caveat from :func:`~accounting.composition.parallel`:
+are post-processing as well.)  Caveat from :func:`~darrm.accounting.composition.parallel`:
 a value-dependent partition under replace-one adjacency can change two shards.
 """
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from accounting import composition, paper
-from accounting import validation as v
+from darrm.accounting import composition, paper
+from darrm.accounting import validation as v
 
 Budget = tuple[float, float]
 

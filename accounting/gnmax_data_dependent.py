@@ -33,8 +33,8 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import norm
 
-from accounting import validation as v
-from accounting.gnmax import SENSITIVITY_L2, gaussian_rdp
+from darrm.accounting import validation as v
+from darrm.accounting.gnmax import SENSITIVITY_L2, gaussian_rdp
 from darrm.errors import ParameterError
 
 

@@ -1,6 +1,6 @@
 """The privacy numbers of the DaRRM paper's experiments (Tables 2–5, 7, 9; spec §3.3–3.5).
 
-Pure functions returning frozen dataclass rows; :mod:`accounting.cli` prints them.
+Pure functions returning frozen dataclass rows; :mod:`darrm.accounting.cli` prints them.
 
 Per query (DaRRM with allowance m on K teachers, each (ε, Δ)-DP): (mε, mΔ).
 The paper prints δ_query = 0.0001·m, which is both mΔ and 1 − (1−Δ)^m at four
@@ -8,7 +8,7 @@ decimals; we use the larger, mΔ, the value the paper states for GNMax ("δ = m�
 Appendix D.2.1), so the per-query budget is never understated.
 
 Over Q queries (Table 2 for m = 3, Tables 5, 7, 9 for m = 1, 5, 7): Kairouz
-general composition (:func:`accounting.composition.kairouz_general`) with
+general composition (:func:`darrm.accounting.composition.kairouz_general`) with
 δ′ = 1e-4 — the paper's main text says "advanced composition … Table 9", but its
 numbers are general composition (spec §3.3, errata 10).  Each row also reports
 what the exact optimal composition gives at the same δ_total.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accounting import composition, gnmax
+from darrm.accounting import composition, gnmax
 
 #: Teacher budgets the paper reports (DP-SGD σ=12, 5 epochs, δ=Δ=1e-4).
 TEACHER_EPS: dict[str, float] = {"mnist": 0.0892, "fashion-mnist": 0.0852}

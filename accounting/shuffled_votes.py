@@ -37,8 +37,8 @@ from functools import cached_property
 import numpy as np
 from scipy.special import expit
 
-from accounting import composition
-from accounting import validation as v
+from darrm.accounting import composition
+from darrm.accounting import validation as v
 from darrm.errors import ParameterError
 from darrm.partition import OthersPmfs, others_pmfs
 
@@ -128,7 +128,7 @@ class VotesGuarantee:
     """Central guarantee of Q rounds of shuffled ε0-RR votes from K members.
 
     ``eps_total`` composes the count's own privacy-loss distribution
-    (:mod:`accounting.shuffled_votes_pld`, valid for adaptive queries); ``eps_total_generic``
+    (:mod:`darrm.accounting.shuffled_votes_pld`, valid for adaptive queries); ``eps_total_generic``
     composes the per-query (ε, δ) (:func:`compose_queries`), both at ``delta_total``.
     """
 
@@ -148,7 +148,7 @@ class VotesGuarantee:
 
 def compose_queries(eps: float, delta: float, queries: int, delta_prime: float) -> tuple[float, float]:
     """Q-fold composition of an (ε, δ)-DP query: exact optimal composition
-    (:func:`accounting.composition.optimal_homogeneous_epsilon`) at
+    (:func:`darrm.accounting.composition.optimal_homogeneous_epsilon`) at
     δ_total = 1 − (1−δ)^Q(1−δ′); Q = 1 returns (ε, δ) unchanged.
 
     Valid for any (ε, δ)-DP query but loose for the shuffled count: prefer
@@ -165,11 +165,11 @@ def compose_queries(eps: float, delta: float, queries: int, delta_prime: float) 
 
 def tight_total_epsilon(K: int, eps0: float, queries: int, delta_total: float) -> float:
     """ε of Q (adaptive) rounds of shuffled binary ε0-RR votes at total δ: exact per-query ε for
-    Q = 1, else the composed dominating PLD (:func:`accounting.shuffled_votes_pld.composed_epsilon`)."""
+    Q = 1, else the composed dominating PLD (:func:`darrm.accounting.shuffled_votes_pld.composed_epsilon`)."""
     queries = v.count("queries", queries)
     if queries == 1:
         return ShuffledBinaryRR(K, eps0).epsilon(delta_total)
-    from accounting.shuffled_votes_pld import composed_epsilon
+    from darrm.accounting.shuffled_votes_pld import composed_epsilon
 
     return composed_epsilon(K, eps0, queries, delta_total)
 
@@ -189,12 +189,12 @@ def shuffled_votes_guarantee(
 
 def per_query_epsilon(K: int, eps0: float, delta: float, k: int = 2) -> tuple[float, str]:
     """(ε, method) of one round for target δ: exact for binary RR (k = 2); for k-ary RR the
-    best *valid* upper bound of :func:`accounting.shuffle.best.best_upper_bound`."""
+    best *valid* upper bound of :func:`darrm.accounting.shuffle.best.best_upper_bound`."""
     k = v.count("k", k, minimum=2)
     if k == 2:
         return ShuffledBinaryRR(K, eps0).epsilon(delta), "exact"
-    from accounting.shuffle.best import best_upper_bound
-    from accounting.shuffle.randomizers import RandomizedResponse
+    from darrm.accounting.shuffle.best import best_upper_bound
+    from darrm.accounting.shuffle.randomizers import RandomizedResponse
 
     b = best_upper_bound(RandomizedResponse(eps0, k), K, delta=delta)
     return min(b.eps, v.positive("eps0", eps0)), b.method  # the victim's report alone is ε0-DP

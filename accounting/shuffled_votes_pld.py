@@ -1,6 +1,6 @@
 """Tight Q-fold composition of shuffled binary randomised-response votes (issue 8).
 
-Composing the per-query (ε, δ) of the shuffled count L (:mod:`accounting.shuffled_votes`)
+Composing the per-query (ε, δ) of the shuffled count L (:mod:`darrm.accounting.shuffled_votes`)
 is valid but loose: it forgets the shape of L's privacy-loss distribution.  This module
 composes that distribution itself.
 
@@ -20,7 +20,7 @@ pairs is a trade-off function whose conjugate is δ*).  The adaptive Q-fold comp
 mechanisms dominated by (P*, Q*) is dominated by (P*^Q, Q*^Q).  Here the supremum is a
 maximum over the K values of n1 and the two directions (victim 1→0 or 0→1; a victim whose
 bit does not change gives identical distributions) — the reduction of
-:mod:`accounting.shuffled_votes`.
+:mod:`darrm.accounting.shuffled_votes`.
 
 **From the profile to a PLD.**  δ*(ε) is evaluated exactly on the grid ε_i = i·d,
 i = ⌊−ε0/d⌋..⌈ε0/d⌉ (every loss of every pair lies in [−ε0, ε0]: the victim's own report is
@@ -47,8 +47,8 @@ import numpy as np
 from dp_accounting.pld import pld_pmf
 from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
-from accounting import validation as v
-from accounting.shuffled_votes import ShuffledBinaryRR
+from darrm.accounting import validation as v
+from darrm.accounting.shuffled_votes import ShuffledBinaryRR
 from darrm.errors import ParameterError
 
 DISCRETIZATION = 1e-3

@@ -3,7 +3,7 @@
 K members report through ε0-RR (binary, or k-ary with ``--k``); a shuffler hides who
 sent what.  Prints the per-query (ε, δ) (exact for binary RR, best valid shuffle bound
 for k-RR), the total over ``--Q`` queries (binary: the composed privacy-loss distribution
-of the count, :mod:`accounting.shuffled_votes_pld`; k-ary: optimal composition), and with
+of the count, :mod:`darrm.accounting.shuffled_votes_pld`; k-ary: optimal composition), and with
 ``--target-eps`` the largest ε0 that meets (target ε, δ) over the Q queries.
 """
 
@@ -14,7 +14,7 @@ import json
 import math
 import sys
 
-from accounting import shuffled_votes as sv
+from darrm.accounting import shuffled_votes as sv
 from darrm.errors import ParameterError
 
 

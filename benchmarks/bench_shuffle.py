@@ -18,9 +18,9 @@ import argparse
 import time
 import tracemalloc
 
-from accounting.shuffle import blanket, clones, decomposition, erlingsson
-from accounting.shuffle import variation_ratio as vr
-from accounting.shuffle.randomizers import GenericLDP, RandomizedResponse
+from darrm.accounting.shuffle import blanket, clones, decomposition, erlingsson
+from darrm.accounting.shuffle import variation_ratio as vr
+from darrm.accounting.shuffle.randomizers import GenericLDP, RandomizedResponse
 
 DELTA = 1e-8
 

@@ -7,7 +7,7 @@ and exit code 2 (a :class:`~darrm.errors.DarrmError`).
 from __future__ import annotations
 
 import argparse
-import importlib
+from importlib.metadata import entry_points
 import json
 import sys
 from collections.abc import Sequence
@@ -29,8 +29,9 @@ from .report import error_curve_text, gamma_table_text, plot_gammas
 from .table import GammaTable
 from .verification import aggregate as aggregate_certified
 
-# Modules that add subcommands through ``register(subparsers)``.
-EXTENSIONS = ("accounting.cli", "accounting.shuffle.cli", "accounting.votes_cli")
+#: Entry-point group of subcommands other layers add through ``register(subparsers)``
+#: (pyproject.toml; the core never names them, so it never imports upward).
+COMMANDS_GROUP = "darrm.commands"
 
 DEMO = {"K": 11, "m": 3.0, "eps": 0.1, "Delta": 1e-5}
 
@@ -322,14 +323,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="write labels here (one per line) instead of stdout")
     p.set_defaults(func=cmd_aggregate)
 
-    for name in EXTENSIONS:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name is not None and name.startswith(exc.name):
-                continue  # extension not installed in this tree
-            raise
-        mod.register(sub)
+    for ep in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.name):
+        ep.load()(sub)
     return parser
 
 

@@ -18,8 +18,8 @@ __all__ = ["REGISTRY", "build_parser", "main"]
 
 #: Modules whose ``register(subparsers)`` adds subcommands, in help order.
 REGISTRY: list[str] = [
-    "experiments.pate.cli",
-    "experiments.simulations.cli",
+    "darrm.experiments.pate.cli",
+    "darrm.experiments.simulations.cli",
 ]
 
 

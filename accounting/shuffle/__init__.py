@@ -1,7 +1,7 @@
-"""accounting.shuffle: privacy amplification by shuffling, every published bound in one API.
+"""darrm.accounting.shuffle: privacy amplification by shuffling, every published bound in one API.
 
-Start with :func:`accounting.shuffle.best.all_bounds` and
-:func:`accounting.shuffle.best.best_upper_bound`; see ``docs/shuffle.md``.
+Start with :func:`darrm.accounting.shuffle.best.all_bounds` and
+:func:`darrm.accounting.shuffle.best.best_upper_bound`; see ``docs/shuffle.md``.
 """
 
 from .bound import Bound

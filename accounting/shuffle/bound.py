@@ -5,7 +5,7 @@ privacy loss of the shuffled protocol (a guarantee: the protocol is (ε, δ)-DP)
 *lower* bound (an attack: some neighbouring pair of datasets is no better than
 (ε, δ)), and whether it is ``valid`` — i.e. backed by a proof that is not known to be
 broken.  Invalid results exist only to reproduce published tables; they are never
-returned by default nor chosen by :func:`accounting.shuffle.best.best_upper_bound`.
+returned by default nor chosen by :func:`darrm.accounting.shuffle.best.best_upper_bound`.
 """
 
 from __future__ import annotations

@@ -29,8 +29,8 @@ datasets with x* in {x0, x1}, and the uniform i.i.d. mixture of the others'
 inputs), and otherwise the better of the FFT (n <= FFT_MAX_N) and a count sum over
 atoms coarsened in the safe direction.
 
-Composition: pass :func:`accounting.shuffle.randomizers.joint` or
-:func:`~accounting.shuffle.randomizers.parallel` of finite randomizers; every pair of
+Composition: pass :func:`darrm.accounting.shuffle.randomizers.joint` or
+:func:`~darrm.accounting.shuffle.randomizers.parallel` of finite randomizers; every pair of
 (product) inputs is a neighbouring pair, so all Hamming distances of Su et al. §8
 are covered by the max over pairs.
 """

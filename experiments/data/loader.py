@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from darrm.errors import DarrmError, ParameterError
-from experiments.cache import atomic_write_bytes
-from experiments.data.idx import IdxFormatError, decompress, parse_idx
+from darrm.experiments.cache import atomic_write_bytes
+from darrm.experiments.data.idx import IdxFormatError, decompress, parse_idx
 
 __all__ = [
     "DATASETS",

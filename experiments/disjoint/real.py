@@ -1,7 +1,7 @@
 """Disjoint members on real data: the K = 11 MNIST / Fashion-MNIST teachers of the PATE study.
 
-The teachers and their test-set votes are those of :mod:`experiments.pate` (same cache,
-same shards, same draws of Q test queries: :func:`experiments.pate.study.query_indices`).
+The teachers and their test-set votes are those of :mod:`darrm.experiments.pate` (same cache,
+same shards, same draws of Q test queries: :func:`darrm.experiments.pate.study.query_indices`).
 For every per-query budget (ε, δ) = (m·ε_T, 1 − (1−Δ)^m) of the PATE study (ε_T, Δ: the
 DP-SGD teachers' budget), the released labels of:
 
@@ -12,7 +12,7 @@ DP-SGD teachers' budget), the released labels of:
                           shuffled count's majority; ε0 = largest with exact per-query ε ≤ ε;
 * ``shuffled-darrm``    — DaRRM γ(L) over shuffled ε0′-RR bits (``LocalRR(ε0′)`` model);
                           ε0′ = the multiple of ε0 best on the *synthetic* agreement
-                          distribution of :mod:`experiments.disjoint.run` (never the test labels);
+                          distribution of :mod:`darrm.experiments.disjoint.run` (never the test labels);
 * ``darrm-paper``       — the paper's γ_opt (all members may change, :func:`darrm.lp.solve_gamma_opt`)
                           over the DP-SGD teachers: the PATE study's row, for reference;
 * ``private-majority``  — plain majority of the DP-SGD teachers: parallel composition, the
@@ -21,14 +21,14 @@ DP-SGD teachers' budget), the released labels of:
 
 Privacy reported per row: per query, and over the Q queries at δ_total = 1 − (1−δ)^Q(1−δ′)
 (δ′ = the study's 1e-4): Gaussian PLD composition for GNMax, the composed dominating PLD of the
-shuffled count (:mod:`accounting.shuffled_votes_pld`) for the shuffled rows (γ(L) is
+shuffled count (:mod:`darrm.accounting.shuffled_votes_pld`) for the shuffled rows (γ(L) is
 post-processing of the counts; the smaller of that and the generic bound is reported), exact
 optimal composition of the per-query (ε, δ) for the DaRRM rows.
 
 Release functions see only votes and their own randomness; the true labels enter only
 :func:`score`.  Usage::
 
-    PYTHONPATH=$PWD python -m experiments.disjoint.real --dataset mnist
+    PYTHONPATH=$PWD python -m darrm.experiments.disjoint.real --dataset mnist
 """
 
 from __future__ import annotations
@@ -41,17 +41,17 @@ from pathlib import Path
 import numpy as np
 from scipy.special import expit
 
-from accounting import composition
-from accounting.gnmax import calibrate_sigma
-from accounting.gnmax import epsilon as gnmax_epsilon
-from accounting.shuffled_votes import largest_eps0, tight_total_epsilon
+from darrm.accounting import composition
+from darrm.accounting.gnmax import calibrate_sigma
+from darrm.accounting.gnmax import epsilon as gnmax_epsilon
+from darrm.accounting.shuffled_votes import largest_eps0, tight_total_epsilon
 from darrm.lp import solve_gamma_opt
 from darrm.mechanism import aggregate, output_weights
 from darrm.params import PrivacyParams
 from darrm.partition import DisjointParams, LocalRR, NonPrivate, solve_gamma_opt_disjoint
-from experiments.disjoint.run import A_HI, A_LO, EPS0_MULTIPLES, GRID, _acc_weights, _pmfs
-from experiments.pate.aggregators import binary_votes, darrm_release, gnmax_release, majority_release
-from experiments.pate.study import query_indices
+from darrm.experiments.disjoint.run import A_HI, A_LO, EPS0_MULTIPLES, GRID, _acc_weights, _pmfs
+from darrm.experiments.pate.aggregators import binary_votes, darrm_release, gnmax_release, majority_release
+from darrm.experiments.pate.study import query_indices
 
 METHODS: dict[str, int] = {  # name → stream id of the mechanism's randomness
     "gnmax": 101, "darrm-partition": 102, "shuffled-majority": 103, "shuffled-darrm": 104,
@@ -189,8 +189,8 @@ def markdown(rows: list[dict], m: int) -> str:
 
 
 def _task(dataset: str, data_dir: str | None, allow_download: bool = True):
-    from experiments.data.loader import binary_task, load_dataset
-    from experiments.pate.study import StudyConfig
+    from darrm.experiments.data.loader import binary_task, load_dataset
+    from darrm.experiments.pate.study import StudyConfig
 
     cfg = StudyConfig(dataset)
     ds = load_dataset(dataset, data_dir, allow_download=allow_download)
@@ -200,8 +200,8 @@ def _task(dataset: str, data_dir: str | None, allow_download: bool = True):
 def load_votes(dataset: str, data_dir: str | None = None, cache_dir: Path | None = None):
     """(private votes, non-private votes, test labels, ε_T) from the PATE study's cache; trains the
     teachers (minutes on CPU) where they are not cached."""
-    from experiments.cache import default_cache_dir
-    from experiments.pate.ensemble import get_ensemble
+    from darrm.experiments.cache import default_cache_dir
+    from darrm.experiments.pate.ensemble import get_ensemble
 
     cfg, task = _task(dataset, data_dir)
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
@@ -214,9 +214,9 @@ def load_votes(dataset: str, data_dir: str | None = None, cache_dir: Path | None
 def cached_votes(dataset: str, data_dir: str | None = None, cache_dir: Path | None = None):
     """As :func:`load_votes` when both ensembles' votes are cached and the data set is present,
     else None (never trains)."""
-    from experiments.cache import default_cache_dir
-    from experiments.data.loader import DatasetError
-    from experiments.pate.ensemble import ensemble_dir
+    from darrm.experiments.cache import default_cache_dir
+    from darrm.experiments.data.loader import DatasetError
+    from darrm.experiments.pate.ensemble import ensemble_dir
 
     try:
         cfg, task = _task(dataset, data_dir, allow_download=False)
@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> None:
     (out / "results_real.json").write_text(json.dumps(rows, indent=1) + "\n")
     tables = "\n".join(markdown(rows, m) for m in sorted({r["m"] for r in rows}))
     (out / "real_tables.md").write_text("# Disjoint members, real teachers (K = 11): all tables\n\n"
-                                        "Generated by `python -m experiments.disjoint.real`; accuracy mean (std) over "
+                                        "Generated by `python -m darrm.experiments.disjoint.real`; accuracy mean (std) over "
                                         "10 draws of Q test queries.\n\n" + tables)
     print(tables)
 

@@ -8,17 +8,17 @@ Methods, all (ε, δ)-DP per query for the same (ε, δ) against an adversary wh
 one member's shard:
 
 * gnmax            — Gaussian noise on the 2-class vote histogram, tightest σ
-                     (accounting.gnmax.calibrate_sigma(ε, δ, "pld"), sensitivity √2);
+                     (darrm.accounting.gnmax.calibrate_sigma(ε, δ, "pld"), sensitivity √2);
 * darrm-nonprivate — partition-aware γ_opt over non-private members (darrm.partition);
 * shuffled-majority— members report through ε0-RR, the shuffler reveals only the count,
-                     plain majority; ε0 = largest with exact ε(δ) ≤ ε (accounting.shuffled_votes);
+                     plain majority; ε0 = largest with exact ε(δ) ≤ ε (darrm.accounting.shuffled_votes);
 * shuffled-darrm   — DaRRM γ_opt over shuffled ε0-RR votes (LocalRR model), best ε0 on a
                      grid of multiples of the previous ε0 (tuned on the same agreement
                      distribution: an optimistic choice, stated in RESULTS.md);
 * private-majority — members that are themselves (ε, 0)-DP per query (modelled as ε-RR on
                      their vote), un-noised majority: parallel composition + post-processing.
 
-Usage: python -m experiments.disjoint.run [--eps 0.5] [--delta 1e-6] [--out experiments/disjoint]
+Usage: python -m darrm.experiments.disjoint.run [--eps 0.5] [--delta 1e-6] [--out experiments/disjoint]
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ import numpy as np
 from scipy.special import expit
 from scipy.stats import norm
 
-from accounting.gnmax import calibrate_sigma
-from accounting.shuffled_votes import largest_eps0
+from darrm.accounting.gnmax import calibrate_sigma
+from darrm.accounting.shuffled_votes import largest_eps0
 from darrm.mechanism import output_weights
 from darrm.partition import DisjointParams, LocalRR, NonPrivate, solve_gamma_opt_disjoint
 from darrm.poisson_binomial import binomial_pmf

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from experiments.data.loader import DATASETS
-from experiments.pate.study import StudyConfig
+from darrm.experiments.data.loader import DATASETS
+from darrm.experiments.pate.study import StudyConfig
 
 __all__ = ["register", "run_command"]
 
@@ -47,7 +47,7 @@ def config_from_args(args: argparse.Namespace) -> StudyConfig:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from experiments.pate.run import run_study
+    from darrm.experiments.pate.run import run_study
 
     cfg = config_from_args(args)
     records = run_study(cfg, args.out, data_dir=args.data_dir, cache_dir=args.cache_dir, device=args.device,

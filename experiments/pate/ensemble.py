@@ -22,9 +22,9 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from experiments.cache import atomic_write_bytes, atomic_write_json, load_npy, save_npy, settings_key
-from experiments.data.loader import BinaryTask
-from experiments.pate.teachers import TeacherConfig, pick_device, predict, shard_indices, train_teacher
+from darrm.experiments.cache import atomic_write_bytes, atomic_write_json, load_npy, save_npy, settings_key
+from darrm.experiments.data.loader import BinaryTask
+from darrm.experiments.pate.teachers import TeacherConfig, pick_device, predict, shard_indices, train_teacher
 
 __all__ = ["Ensemble", "ensemble_dir", "get_ensemble"]
 

@@ -21,18 +21,18 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from accounting import composition
-from accounting.gnmax import calibrate_sigma
-from accounting.gnmax import epsilon as gnmax_epsilon
+from darrm.accounting import composition
+from darrm.accounting.gnmax import calibrate_sigma
+from darrm.accounting.gnmax import epsilon as gnmax_epsilon
 from darrm.gamma import gamma_sub
 from darrm.lp import solve_gamma_opt
 from darrm.params import PrivacyParams
-from experiments.cache import atomic_write_bytes, atomic_write_json, default_cache_dir
-from experiments.data.loader import binary_task, load_dataset
-from experiments.pate.aggregators import darrm_release, gnmax_release, majority_release
-from experiments.pate.ensemble import get_ensemble
-from experiments.pate.study import METHODS, StudyConfig, mechanism_rng, query_indices
-from experiments.pate.teachers import pick_device
+from darrm.experiments.cache import atomic_write_bytes, atomic_write_json, default_cache_dir
+from darrm.experiments.data.loader import binary_task, load_dataset
+from darrm.experiments.pate.aggregators import darrm_release, gnmax_release, majority_release
+from darrm.experiments.pate.ensemble import get_ensemble
+from darrm.experiments.pate.study import METHODS, StudyConfig, mechanism_rng, query_indices
+from darrm.experiments.pate.teachers import pick_device
 
 __all__ = ["Mechanisms", "build_mechanisms", "release", "run_study", "score"]
 
@@ -200,7 +200,7 @@ def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache
         "private": list(priv.teachers), "nonprivate": list(nonpriv.teachers), "run": run_info})
     atomic_write_json(out / "mechanisms.json", {str(m): {k: (v.tolist() if isinstance(v, np.ndarray) else v)
                                                          for k, v in d.items()} for m, d in mech.items()})
-    from experiments.pate.report import accuracy_plot, markdown_report
+    from darrm.experiments.pate.report import accuracy_plot, markdown_report
 
     atomic_write_bytes(out / "tables.md", markdown_report(records, run_info).encode())
     accuracy_plot(records, out / "accuracy_vs_m.png")

@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from darrm.errors import ParameterError
-from experiments.data.loader import DATASETS
-from experiments.pate.teachers import TeacherConfig
+from darrm.experiments.data.loader import DATASETS
+from darrm.experiments.pate.teachers import TeacherConfig
 
 __all__ = ["METHODS", "StudyConfig", "mechanism_rng", "query_indices"]
 

@@ -4,7 +4,7 @@ DaRRM paper Section 6.2 / Appendix D.2 (spec §5): K = 11 teachers, each trained
 equal disjoint part of the training set, private ones with DP-SGD (σ = 12, C = 1, 5 epochs).
 Batch size, sampling and accountant are not given in the paper (spec §3.6); we use
 batch 32 with Poisson sampling (Opacus ``make_private(poisson_sampling=True)``, sample
-rate q = 1/⌈n/32⌉) and report each teacher's (ε, Δ) from ``accounting.dpsgd.epsilon``
+rate q = 1/⌈n/32⌉) and report each teacher's (ε, Δ) from ``darrm.accounting.dpsgd.epsilon``
 (PRV accountant), cross-checked against Opacus's own PRV accountant.
 
 Privacy of the ensemble: a training example lies in exactly one shard, so by parallel
@@ -24,7 +24,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from darrm.errors import ParameterError
-from experiments.pate.model import CNN, to_tensor
+from darrm.experiments.pate.model import CNN, to_tensor
 
 __all__ = [
     "TeacherConfig",
@@ -105,8 +105,8 @@ def shard_indices(n: int, K: int, seed: int) -> list[np.ndarray]:
 
 def teacher_epsilon(noise_multiplier: float, sample_rate: float, steps: int, delta: float,
                     accountant: str = "prv") -> float:
-    """(ε, Δ) of DP-SGD with Poisson sampling, from the toolkit's accountant (``accounting.dpsgd``)."""
-    from accounting.dpsgd import epsilon
+    """(ε, Δ) of DP-SGD with Poisson sampling, from the toolkit's accountant (``darrm.accounting.dpsgd``)."""
+    from darrm.accounting.dpsgd import epsilon
 
     return float(epsilon(noise_multiplier, sample_rate, steps, delta, accountant=accountant))
 

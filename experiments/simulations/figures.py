@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from accounting.paper import table3_rows
+from darrm.accounting.paper import table3_rows
 from darrm.params import PrivacyParams, composed_delta
 
 from .config import Actual, Curve, FigureConfig, Panel, UNIFORM_01

@@ -2,7 +2,7 @@
 
 m = ε_opt/ε with ε_opt from Kairouz et al. general composition (Theorem 2.3) over the M
 subsampled mechanisms, δ = 1 − (1−Δ)^M(1−δ′); τ and λ the same over all K (spec §3.4),
-via :func:`accounting.paper.table3_rows`.  We add which Kairouz term is active and the
+via :func:`darrm.accounting.paper.table3_rows`.  We add which Kairouz term is active and the
 resulting p_const of γ_const (Lemma A.1).
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from accounting.composition import kairouz_terms
-from accounting.paper import table3_rows
+from darrm.accounting.composition import kairouz_terms
+from darrm.accounting.paper import table3_rows
 from darrm.gamma import p_const
 from darrm.params import PrivacyParams
 

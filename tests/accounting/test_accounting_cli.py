@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from accounting.cli import register
+from darrm.accounting.cli import register
 from darrm.errors import DarrmError
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accounting import composition as c
+from darrm.accounting import composition as c
 from darrm.errors import ParameterError
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accounting import dpsgd, gnmax
+from darrm.accounting import dpsgd, gnmax
 from darrm.errors import ParameterError
 
 

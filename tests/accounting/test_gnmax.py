@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import integrate
 from scipy.stats import norm
 
-from accounting import gnmax
+from darrm.accounting import gnmax
 from darrm.errors import ParameterError
 
 

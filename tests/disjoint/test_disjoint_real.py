@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from accounting.gnmax import epsilon as gnmax_epsilon
-from accounting.shuffled_votes import ShuffledBinaryRR
-from experiments.disjoint.real import METHODS, build_mechanisms, markdown, release, run_real, shuffled_rr_release
+from darrm.accounting.gnmax import epsilon as gnmax_epsilon
+from darrm.accounting.shuffled_votes import ShuffledBinaryRR
+from darrm.experiments.disjoint.real import METHODS, build_mechanisms, markdown, release, run_real, shuffled_rr_release
 
 EPS_T, DELTA = 0.0892, 1e-4
 
@@ -81,14 +81,14 @@ def test_darrm_partition_release_follows_gamma(mech):
 
 @pytest.mark.parametrize("dataset", ["mnist", "fashion-mnist"])
 def test_cached_real_teachers_reproduce_the_pate_study_majority(dataset):
-    from experiments.disjoint.real import cached_votes
+    from darrm.experiments.disjoint.real import cached_votes
 
     got = cached_votes(dataset)
     if got is None:
         pytest.skip("PATE teachers' votes not cached (data/cache): run darrm-experiments pate first")
     vp, vn, labels, eps_t = got
-    from experiments.pate.run import release as pate_release
-    from experiments.pate.study import query_indices
+    from darrm.experiments.pate.run import release as pate_release
+    from darrm.experiments.pate.study import query_indices
 
     rows = run_real(dataset, vp, vn, labels, eps_t, ms=(3,), queries=(20,), draws=2)
     by = {r["method"]: r for r in rows}

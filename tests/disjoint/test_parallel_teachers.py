@@ -1,11 +1,11 @@
-"""Parallel composition of teachers on disjoint shards (accounting.disjoint)."""
+"""Parallel composition of teachers on disjoint shards (darrm.accounting.disjoint)."""
 
 from __future__ import annotations
 
 import pytest
 
-from accounting import composition
-from accounting.disjoint import paper_parallel_rows, teacher_majority_budget
+from darrm.accounting import composition
+from darrm.accounting.disjoint import paper_parallel_rows, teacher_majority_budget
 from darrm.errors import ParameterError
 
 

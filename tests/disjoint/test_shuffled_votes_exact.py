@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from accounting import composition
-from accounting.shuffle.best import all_bounds
-from accounting.shuffle.exact import worst_case_delta
-from accounting.shuffle.randomizers import RandomizedResponse
-from accounting.shuffled_votes import (
+from darrm.accounting import composition
+from darrm.accounting.shuffle.best import all_bounds
+from darrm.accounting.shuffle.exact import worst_case_delta
+from darrm.accounting.shuffle.randomizers import RandomizedResponse
+from darrm.accounting.shuffled_votes import (
     ShuffledBinaryRR,
     compose_queries,
     largest_eps0,
@@ -22,7 +22,7 @@ from accounting.shuffled_votes import (
     shuffled_votes_guarantee,
     tight_total_epsilon,
 )
-from accounting.votes_cli import register
+from darrm.accounting.votes_cli import register
 from darrm.errors import ParameterError
 from darrm.mechanism import aggregate
 from darrm.partition import DisjointParams, LocalRR, solve_gamma_opt_disjoint
@@ -57,7 +57,7 @@ def test_delta_matches_accounting_shuffle_exact_enumeration(K, eps0):
 @pytest.mark.parametrize("K", [10, 50, 400])
 @pytest.mark.parametrize("eps0", [0.5, 2.0, 4.0])
 def test_shuffle_bounds_sandwich_the_exact_delta(K, eps0):
-    """Every valid upper bound of accounting.shuffle ≥ exact δ(ε) ≥ every valid lower bound."""
+    """Every valid upper bound of darrm.accounting.shuffle ≥ exact δ(ε) ≥ every valid lower bound."""
     m = ShuffledBinaryRR(K, eps0)
     for eps in (0.25 * eps0, 0.6 * eps0):
         exact = m.delta(eps)

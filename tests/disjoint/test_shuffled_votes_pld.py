@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from dp_accounting.pld.privacy_loss_distribution import from_two_probability_mass_functions
 
-from accounting.shuffled_votes import ShuffledBinaryRR, compose_queries
-from accounting.shuffled_votes_pld import (
+from darrm.accounting.shuffled_votes import ShuffledBinaryRR, compose_queries
+from darrm.accounting.shuffled_votes_pld import (
     composed_delta,
     composed_epsilon,
     dominating_pld,

@@ -9,8 +9,8 @@ import pytest
 
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_sub
-from experiments.pate import aggregators
-from experiments.pate.aggregators import darrm_release, gnmax_release, majority_release
+from darrm.experiments.pate import aggregators
+from darrm.experiments.pate.aggregators import darrm_release, gnmax_release, majority_release
 
 K = 11
 

@@ -14,14 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from accounting.composition import kairouz_general
+from darrm.accounting.composition import kairouz_general
 from darrm.lp import expected_signed_error
 from darrm.prior import IIDPrior
-from experiments import cli
-from experiments.data import loader
-from experiments.pate import run as run_mod
-from experiments.pate.run import load_releases, release
-from experiments.pate.study import METHODS, StudyConfig, mechanism_rng, query_indices
+from darrm.experiments import cli
+from darrm.experiments.data import loader
+from darrm.experiments.pate import run as run_mod
+from darrm.experiments.pate.run import load_releases, release
+from darrm.experiments.pate.study import METHODS, StudyConfig, mechanism_rng, query_indices
 
 TINY = ["--train-size", "1100", "--epochs", "1", "--ms", "1,3", "--queries", "5,12", "--draws", "3",
         "--no-progress"]

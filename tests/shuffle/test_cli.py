@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from accounting.shuffle.cli import register
+from darrm.accounting.shuffle.cli import register
 from darrm.errors import ParameterError
 
 

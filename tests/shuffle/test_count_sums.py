@@ -1,4 +1,4 @@
-"""Exact count sums for E[(ΣG)_+] (accounting.shuffle.count_sums) against brute force.
+"""Exact count sums for E[(ΣG)_+] (darrm.accounting.shuffle.count_sums) against brute force.
 
 The reference enumerates every multinomial count vector of the atoms (independent
 of the conditioning, windows, cells and closed forms used by the module).
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from scipy.special import gammaln
 
-from accounting.shuffle import count_sums as CS
-from accounting.shuffle import decomposition
-from accounting.shuffle.decomposition import blanket_atoms, dataset_atoms, mixture_atoms
-from accounting.shuffle.exact import worst_case_delta
-from accounting.shuffle.randomizers import FiniteRandomizer, RandomizedResponse
+from darrm.accounting.shuffle import count_sums as CS
+from darrm.accounting.shuffle import decomposition
+from darrm.accounting.shuffle.decomposition import blanket_atoms, dataset_atoms, mixture_atoms
+from darrm.accounting.shuffle.exact import worst_case_delta
+from darrm.accounting.shuffle.randomizers import FiniteRandomizer, RandomizedResponse
 
 
 def brute_positive_part(vals, w, n):

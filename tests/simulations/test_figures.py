@@ -11,10 +11,10 @@ from darrm.lp import solve_gamma_opt
 from darrm.params import PrivacyParams
 from darrm.prior import IIDPrior
 from darrm.certify import certify_tight
-from experiments.simulations.compute import compute_figure
-from experiments.simulations.expected_error import iid_error_curve, product_uniform_error_mc
-from experiments.simulations.figures import FIGURES, figure2
-from experiments.simulations.table3 import PAPER_TABLE3, table3
+from darrm.experiments.simulations.compute import compute_figure
+from darrm.experiments.simulations.expected_error import iid_error_curve, product_uniform_error_mc
+from darrm.experiments.simulations.figures import FIGURES, figure2
+from darrm.experiments.simulations.table3 import PAPER_TABLE3, table3
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ import pytest
 
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_sub
-from experiments.simulations.cli import register
-from experiments.simulations.runner import parse_figures, write_table3
-from experiments.simulations.table3 import table3
+from darrm.experiments.simulations.cli import register
+from darrm.experiments.simulations.runner import parse_figures, write_table3
+from darrm.experiments.simulations.table3 import table3
 
 
 def _run(argv):
