@@ -31,7 +31,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp
 
-from darrm.accounting import validation as v
+from darrm import validation as v
 from darrm.errors import ParameterError
 
 Budget = tuple[float, float]

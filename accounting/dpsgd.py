@@ -27,7 +27,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Literal
 
-from darrm.accounting import validation as v
+from darrm import validation as v
 from darrm.errors import ParameterError, require
 
 Accountant = Literal["prv", "rdp", "pld"]

@@ -35,7 +35,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.stats import norm
 
-from darrm.accounting import validation as v
+from darrm import validation as v
 from darrm.errors import ParameterError
 
 Method = Literal["paper-rdp", "rdp", "pld"]

@@ -33,7 +33,7 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import norm
 
-from darrm.accounting import validation as v
+from darrm import validation as v
 from darrm.accounting.gnmax import SENSITIVITY_L2, gaussian_rdp
 from darrm.errors import ParameterError
 

@@ -38,7 +38,7 @@ import numpy as np
 from scipy.special import expit
 
 from darrm.accounting import composition
-from darrm.accounting import validation as v
+from darrm import validation as v
 from darrm.errors import ParameterError
 from darrm.partition import OthersPmfs, others_pmfs
 

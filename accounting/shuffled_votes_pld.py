@@ -47,7 +47,7 @@ import numpy as np
 from dp_accounting.pld import pld_pmf
 from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
-from darrm.accounting import validation as v
+from darrm import validation as v
 from darrm.accounting.shuffled_votes import ShuffledBinaryRR
 from darrm.errors import ParameterError
 

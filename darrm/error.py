@@ -14,7 +14,8 @@ import numpy as np
 
 from .errors import ParameterError
 from .gamma import validate_gamma
-from .poisson_binomial import binomial_pmf, pmf
+from .numerics.binomial import binomial_pmf
+from .numerics.poisson_binomial import pmf
 
 
 def error_from_pmf(gamma: np.ndarray, alpha: np.ndarray) -> np.ndarray:

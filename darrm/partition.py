@@ -76,13 +76,11 @@ from .errors import CertificationError, ParameterError, SolveError
 from .gamma import symmetric_from_upper, validate_gamma
 from .lp import expected_signed_error, objective_coefficients, repair
 from .mechanism import output_weights
+from .numerics.binomial import PMF_CUTOFF, binomial_windows
 from .params import _finite, validate_K
 from .prior import IIDPrior, Prior
 from .solve_status import OPTIMAL, StopReason, status_for
 from .table import GammaTable
-
-#: Binomial pmf entries below this are trimmed from the windows (their mass is accounted for).
-PMF_CUTOFF = 1e-30
 
 DIRECTIONS = ("D,D'", "D',D")
 
@@ -301,34 +299,6 @@ class OthersPmfs:
         a = int(self.starts[n])
         b = int(self.starts[n + 1]) if n < self.N else self.values.size
         return int(self.pos[a]), self.values[a:b]
-
-
-def binomial_windows(N: int, p: float, q: float, cutoff: float = PMF_CUTOFF) -> tuple[np.ndarray, list, np.ndarray]:
-    """Bin(n, p) for n = 0..N on windows: (offsets, pmfs, bounds on the mass left out).
-
-    The recurrence Bin(n) = q·Bin(n−1) + p·shift(Bin(n−1)) (q = 1 − p given in closed form)
-    runs on the window of n−1; entries below ``cutoff`` at either end are trimmed (binomial
-    pmfs are unimodal, so the window stays contiguous).  Every kept entry is a sum of products
-    of non-negative numbers (relative error ≤ 2n·u plus n times that of p and q) and never
-    exceeds the exact value by more than that; the mass left out is bounded by twice the
-    running float sum of what was trimmed (convolving with a probability vector preserves
-    mass, so earlier losses carry over, never grow).
-    """
-    offs = np.zeros(N + 1, dtype=np.int64)
-    lost = np.zeros(N + 1)
-    rows = [np.ones(1)]
-    cur, off, gone = rows[0], 0, 0.0
-    for n in range(1, N + 1):
-        nxt = np.zeros(cur.size + 1)
-        nxt[:-1] = q * cur
-        nxt[1:] += p * cur
-        keep = np.flatnonzero(nxt >= cutoff)
-        i, j = int(keep[0]), int(keep[-1]) + 1
-        gone += float(nxt[:i].sum() + nxt[j:].sum())
-        cur, off = nxt[i:j], off + i
-        rows.append(cur)
-        offs[n], lost[n] = off, 2.0 * gone
-    return offs, rows, lost
 
 
 def others_pmfs(N: int, lo: float, hi: float, cutoff: float = PMF_CUTOFF) -> OthersPmfs:

@@ -23,7 +23,8 @@ import numpy as np
 from scipy import integrate, stats
 
 from .errors import ParameterError
-from .poisson_binomial import binomial_pmf, pmf
+from .numerics.binomial import binomial_pmf
+from .numerics.poisson_binomial import pmf
 
 
 class Prior:

@@ -46,7 +46,7 @@ from .condition import Check, pair_violation
 from .corners import count_vectors
 from .mechanism import output_weights
 from .params import PrivacyParams
-from .poisson_binomial import binomial_rows
+from .numerics.binomial import binomial_rows
 
 if TYPE_CHECKING:
     from .executor import Executor

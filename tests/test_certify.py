@@ -8,7 +8,7 @@ from darrm.constraints import folded_rows, pmf_pairs
 from darrm.corners import corners, count_vectors
 from darrm.gamma import gamma_const, gamma_dsub, gamma_sub, symmetric_from_upper, upper_half
 from darrm.params import PrivacyParams
-from darrm.poisson_binomial import pmf
+from darrm.numerics.poisson_binomial import pmf
 
 
 def test_folded_row_identity_with_output_probabilities(rng):

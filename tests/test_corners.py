@@ -8,7 +8,7 @@ from darrm.corners import corners, count_vectors, expand, in_region, iter_count_
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_sub, symmetric_from_upper
 from darrm.params import PrivacyParams
-from darrm.poisson_binomial import pmf
+from darrm.numerics.poisson_binomial import pmf
 
 
 @pytest.mark.parametrize("Delta,n", [(1e-5, 8), (0.1, 8), (0.0, 4)])

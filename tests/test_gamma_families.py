@@ -7,7 +7,7 @@ import pytest
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_const, gamma_dsub, gamma_sub, p_const, symmetric_from_upper, upper_half, validate_gamma
 from darrm.params import PrivacyParams
-from darrm.poisson_binomial import pmf
+from darrm.numerics.poisson_binomial import pmf
 
 
 def submaj_output_one_given_L(K, l, m):

@@ -10,7 +10,7 @@ from darrm.error import error, error_curve, error_from_pmf
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_dsub, gamma_sub
 from darrm.mechanism import aggregate, vote_counts
-from darrm.poisson_binomial import pmf
+from darrm.numerics.poisson_binomial import pmf
 
 
 def test_aggregate_is_seeded_and_counts_equal_votes(rng):

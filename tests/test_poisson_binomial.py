@@ -7,7 +7,8 @@ from hypothesis.extra.numpy import arrays
 from scipy import stats
 
 from darrm.errors import ParameterError
-from darrm.poisson_binomial import binomial_pmf, pmf
+from darrm.numerics.binomial import binomial_pmf
+from darrm.numerics.poisson_binomial import pmf
 
 probs = arrays(np.float64, st.integers(1, 25), elements=st.floats(0.0, 1.0))
 

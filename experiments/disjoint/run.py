@@ -37,7 +37,7 @@ from darrm.accounting.gnmax import calibrate_sigma
 from darrm.accounting.shuffled_votes import largest_eps0
 from darrm.mechanism import output_weights
 from darrm.partition import DisjointParams, LocalRR, NonPrivate, solve_gamma_opt_disjoint
-from darrm.poisson_binomial import binomial_pmf
+from darrm.numerics.binomial import binomial_pmf
 from darrm.prior import IIDPrior
 
 A_LO, A_HI, GRID = 0.55, 0.95, 41

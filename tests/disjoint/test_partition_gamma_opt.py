@@ -16,7 +16,7 @@ from darrm.errors import GammaFileError
 from darrm.gamma import symmetric_from_upper
 from darrm.mechanism import output_weights
 from darrm.partition import ApproxDP, DisjointParams, LocalRR, NonPrivate, certify_disjoint, solve_gamma_opt_disjoint
-from darrm.poisson_binomial import pmf
+from darrm.numerics.poisson_binomial import pmf
 
 MODELS = [NonPrivate(), ApproxDP(1.0, 1e-5), LocalRR(3.0)]
 

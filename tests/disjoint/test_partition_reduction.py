@@ -21,7 +21,7 @@ from darrm.partition import (
     parse_member,
     violations,
 )
-from darrm.poisson_binomial import pmf
+from darrm.numerics.poisson_binomial import pmf
 
 MODELS = [NonPrivate(), ApproxDP(0.7, 1e-3), ApproxDP(0.4, 0.0), LocalRR(0.8)]
 

@@ -26,7 +26,7 @@ from darrm.accounting.votes_cli import register
 from darrm.errors import ParameterError
 from darrm.mechanism import aggregate
 from darrm.partition import DisjointParams, LocalRR, solve_gamma_opt_disjoint
-from darrm.poisson_binomial import pmf
+from darrm.numerics.poisson_binomial import pmf
 
 
 def _brute_delta(K: int, eps0: float, eps: float) -> float:

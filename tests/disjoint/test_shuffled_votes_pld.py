@@ -17,7 +17,7 @@ from darrm.accounting.shuffled_votes_pld import (
     dominating_profile,
 )
 from darrm.errors import ParameterError
-from darrm.poisson_binomial import pmf
+from darrm.numerics.poisson_binomial import pmf
 
 
 def _pairs(K: int, eps0: float) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -10,7 +10,7 @@ from darrm.error import error, error_curve
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_const, gamma_dsub, gamma_sub
 from darrm.params import PrivacyParams
-from darrm.poisson_binomial import pmf
+from darrm.numerics.poisson_binomial import pmf
 from darrm.experiments.simulations.expected_error import (
     iid_error_curve, iid_uniform_error, is_one_sided, product_uniform_error, product_uniform_error_mc,
 )

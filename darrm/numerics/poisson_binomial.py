@@ -10,9 +10,7 @@ rounding for every entry that does not underflow (tails may underflow to 0).
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
-
-from .errors import ParameterError
+from ..errors import ParameterError
 
 
 def _as_probs(ps: np.ndarray, name: str = "ps") -> np.ndarray:
@@ -55,38 +53,3 @@ def pmf(ps: np.ndarray, qs: np.ndarray | None = None) -> np.ndarray:
         out[:, : j + 1] *= qflat[:, j : j + 1]
         out[:, 1 : j + 2] += shifted
     return out.reshape(*lead, K + 1)
-
-
-def binomial_pmf(K: int, p: float | np.ndarray) -> np.ndarray:
-    """Binomial(K, p) pmf evaluated in log space; p may be an array -> (..., K+1).
-
-    log C(K,l) + l·log p + (K−l)·log1p(−p), with 0·log 0 = 0, so p ∈ {0, 1} and subnormal
-    p are exact and deep tails underflow to 0 instead of overflowing.
-    """
-    shape = np.shape(p)
-    p = _as_probs(np.asarray(p, dtype=np.float64).reshape(*shape, 1), "p").reshape(shape)
-    ls = np.arange(K + 1, dtype=np.float64)
-    logc = special.gammaln(K + 1) - special.gammaln(ls + 1) - special.gammaln(K - ls + 1)
-    pe = p[..., None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = np.where(ls == 0, 0.0, ls * np.log(pe))
-        t2 = np.where(ls == K, 0.0, (K - ls) * np.log1p(-pe))
-    out = np.exp(logc + t1 + t2)
-    return out
-
-
-def binomial_rows(n_max: int, p: float, q: float) -> np.ndarray:
-    """B[n, j] = Bin(n, p)(j) for n, j = 0..n_max (zero for j > n), q = 1 − p given.
-
-    Built by the recurrence Bin(n) = q·Bin(n−1) + p·shift(Bin(n−1)): every entry is a sum of
-    products of non-negative numbers with at most 2n roundings, so its relative error is
-    ≤ 2n·u plus n times the relative errors of p and q — the bound the certificates'
-    forward-error analysis uses (:mod:`darrm.condition`).  O(n_max²) work.
-    """
-    B = np.zeros((n_max + 1, n_max + 1), dtype=np.float64)
-    B[0, 0] = 1.0
-    for n in range(1, n_max + 1):
-        prev = B[n - 1, :n]
-        B[n, :n] = q * prev
-        B[n, 1 : n + 1] += p * prev
-    return B

@@ -1,0 +1,1 @@
+"""Numerics shared by every layer: binomial and Poisson-binomial pmfs, composed δ."""

@@ -1,0 +1,94 @@
+"""Binomial pmfs and log-binomial coefficients: the one home of these numerics for all layers.
+
+Three ways to a Binomial(n, p) pmf, each where it is the right tool:
+
+* :func:`binomial_pmf` — log space, O(n) per pmf; tails underflow to 0 instead of
+  overflowing.  Its relative accuracy depends on ``gammaln``; used where a value, not a
+  proof, is wanted (LP rows, error curves, accounting).
+* :func:`binomial_rows` — every n ≤ n_max at once by the non-negative recurrence, with the
+  complement q = 1 − p given; relative error ≤ 2n·u plus n times that of p and q: the
+  certificates' forward-error analysis (:mod:`darrm.condition`) rests on it.
+* :func:`binomial_windows` — the same recurrence on windows that drop entries below a cutoff
+  and account for the mass left out (O(n^{3/2}) for all n; the disjoint-member certificate).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from .poisson_binomial import _as_probs
+
+
+def log_comb(n, k):
+    """log C(n, k), elementwise (arrays broadcast); −inf outside 0 ≤ k ≤ n is the caller's job."""
+    n = np.asarray(n, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    return special.gammaln(n + 1.0) - special.gammaln(k + 1.0) - special.gammaln(n - k + 1.0)
+
+
+def binomial_pmf(K: int, p: float | np.ndarray) -> np.ndarray:
+    """Binomial(K, p) pmf evaluated in log space; p may be an array -> (..., K+1).
+
+    log C(K,l) + l·log p + (K−l)·log1p(−p), with 0·log 0 = 0, so p ∈ {0, 1} and subnormal
+    p are exact and deep tails underflow to 0 instead of overflowing.
+    """
+    shape = np.shape(p)
+    p = _as_probs(np.asarray(p, dtype=np.float64).reshape(*shape, 1), "p").reshape(shape)
+    ls = np.arange(K + 1, dtype=np.float64)
+    logc = log_comb(K, ls)
+    pe = p[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = np.where(ls == 0, 0.0, ls * np.log(pe))
+        t2 = np.where(ls == K, 0.0, (K - ls) * np.log1p(-pe))
+    out = np.exp(logc + t1 + t2)
+    return out
+
+
+def binomial_rows(n_max: int, p: float, q: float) -> np.ndarray:
+    """B[n, j] = Bin(n, p)(j) for n, j = 0..n_max (zero for j > n), q = 1 − p given.
+
+    Built by the recurrence Bin(n) = q·Bin(n−1) + p·shift(Bin(n−1)): every entry is a sum of
+    products of non-negative numbers with at most 2n roundings, so its relative error is
+    ≤ 2n·u plus n times the relative errors of p and q — the bound the certificates'
+    forward-error analysis uses (:mod:`darrm.condition`).  O(n_max²) work.
+    """
+    B = np.zeros((n_max + 1, n_max + 1), dtype=np.float64)
+    B[0, 0] = 1.0
+    for n in range(1, n_max + 1):
+        prev = B[n - 1, :n]
+        B[n, :n] = q * prev
+        B[n, 1 : n + 1] += p * prev
+    return B
+
+
+#: entries below this are trimmed from :func:`binomial_windows` (their mass is accounted for)
+PMF_CUTOFF = 1e-30
+
+
+def binomial_windows(N: int, p: float, q: float, cutoff: float = PMF_CUTOFF) -> tuple[np.ndarray, list, np.ndarray]:
+    """Bin(n, p) for n = 0..N on windows: (offsets, pmfs, bounds on the mass left out).
+
+    The recurrence Bin(n) = q·Bin(n−1) + p·shift(Bin(n−1)) (q = 1 − p given in closed form)
+    runs on the window of n−1; entries below ``cutoff`` at either end are trimmed (binomial
+    pmfs are unimodal, so the window stays contiguous).  Every kept entry is a sum of products
+    of non-negative numbers (relative error ≤ 2n·u plus n times that of p and q) and never
+    exceeds the exact value by more than that; the mass left out is bounded by twice the
+    running float sum of what was trimmed (convolving with a probability vector preserves
+    mass, so earlier losses carry over, never grow).
+    """
+    offs = np.zeros(N + 1, dtype=np.int64)
+    lost = np.zeros(N + 1)
+    rows = [np.ones(1)]
+    cur, off, gone = rows[0], 0, 0.0
+    for n in range(1, N + 1):
+        nxt = np.zeros(cur.size + 1)
+        nxt[:-1] = q * cur
+        nxt[1:] += p * cur
+        keep = np.flatnonzero(nxt >= cutoff)
+        i, j = int(keep[0]), int(keep[-1]) + 1
+        gone += float(nxt[:i].sum() + nxt[j:].sum())
+        cur, off = nxt[i:j], off + i
+        rows.append(cur)
+        offs[n], lost[n] = off, 2.0 * gone
+    return offs, rows, lost

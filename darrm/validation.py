@@ -1,0 +1,130 @@
+"""One parameter vocabulary for darrm, darrm.accounting and darrm.experiments.
+
+Every check raises :class:`darrm.errors.ParameterError` naming the parameter and returns
+the value converted (``float`` / ``int``), so a boundary validates and normalises in one
+line.  The rules, decided once for all three packages:
+
+* **Numbers**: ``bool`` and strings are refused; numpy scalars are accepted; NaN is refused,
+  and so is ±∞ unless a check says otherwise.
+* **Counts** (K, k, n, steps, queries, …) are integers: ``int`` or numpy integers.
+  Integral floats such as ``3.0`` are refused in the API (a count written as a float is
+  usually a bug); the command lines parse ``1e6`` into an integer themselves
+  (:func:`count_arg`).
+* **Intervals** are written as in scikit-learn's ``Interval``: ``closed`` is "both",
+  "left", "right" or "neither".  ε is > 0 unless stated (ε = 0 is a degenerate claim the
+  mechanisms never make); δ-like values lie in [0, 1), targets of a calibration in (0, 1).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from .errors import ParameterError
+
+_CLOSED = ("both", "left", "right", "neither")
+
+
+def _describe(low: float | None, high: float | None, closed: str) -> str:
+    left = "[" if closed in ("both", "left") else "("
+    right = "]" if closed in ("both", "right") else ")"
+    lo = "-inf" if low is None else f"{low:g}"
+    hi = "inf" if high is None else f"{high:g}"
+    return f"{left}{lo}, {hi}{right}"
+
+
+def real(name: str, value: object, low: float | None = None, high: float | None = None, *,
+         closed: str = "both", allow_inf: bool = False) -> float:
+    """A real number in the interval (``low``, ``high``) with the given ``closed`` ends."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ParameterError(name, f"must be a real number, got {value!r}")
+    x = float(value)
+    if math.isnan(x) or (math.isinf(x) and not allow_inf):
+        raise ParameterError(name, f"must be a finite number, got {value!r}")
+    if closed not in _CLOSED:  # pragma: no cover - programming error
+        raise ValueError(f"closed must be one of {_CLOSED}")
+    lo_ok = low is None or (x >= low if closed in ("both", "left") else x > low)
+    hi_ok = high is None or (x <= high if closed in ("both", "right") else x < high)
+    if not (lo_ok and hi_ok):
+        raise ParameterError(name, f"must lie in {_describe(low, high, closed)}, got {value!r}")
+    return x
+
+
+def positive(name: str, value: object) -> float:
+    """A finite real number > 0 (ε, σ, ...)."""
+    return real(name, value, 0.0, None, closed="neither")
+
+
+def non_negative(name: str, value: object) -> float:
+    """A finite real number >= 0."""
+    return real(name, value, 0.0, None, closed="left")
+
+
+#: largest ε anywhere: e^ε must be representable in float64
+EPS_MAX = 700.0
+
+
+def epsilon(name: str, value: object, *, allow_zero: bool = False) -> float:
+    """An ε in (0, 700] ([0, 700] with ``allow_zero``): e^ε must be representable."""
+    return real(name, value, 0.0, EPS_MAX, closed="both" if allow_zero else "right")
+
+
+def open_unit(name: str, value: object) -> float:
+    """A probability in the open interval (0, 1), e.g. a target δ of a calibration."""
+    return real(name, value, 0.0, 1.0, closed="neither")
+
+
+def half_open_unit(name: str, value: object) -> float:
+    """A probability in [0, 1), e.g. a per-mechanism Δ or a target δ that may be 0."""
+    return real(name, value, 0.0, 1.0, closed="left")
+
+
+def unit(name: str, value: object) -> float:
+    """A probability in [0, 1]."""
+    return real(name, value, 0.0, 1.0)
+
+
+def sample_rate(name: str, value: object) -> float:
+    """A sampling probability q in (0, 1]."""
+    return real(name, value, 0.0, 1.0, closed="right")
+
+
+def count(name: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:
+    """An integer in [minimum, maximum] (k, steps, Q, ...); integral floats are refused."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ParameterError(name, f"must be an integer, got {value!r}")
+    n = int(value)
+    if n < minimum or (maximum is not None and n > maximum):
+        rng = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+        raise ParameterError(name, f"must be an integer {rng}, got {n}")
+    return n
+
+
+def odd_count(name: str, value: object) -> int:
+    """A positive odd integer (K: the majority of an odd number of votes has no ties)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ParameterError(name, f"must be an odd integer >= 1, got {value!r}")
+    k = int(value)
+    if k < 1 or k % 2 == 0:
+        raise ParameterError(name, f"must be an odd integer >= 1, got {k}")
+    return k
+
+
+def choice(name: str, value: object, options: tuple[str, ...] | list[str]) -> str:
+    """One of ``options`` (strings)."""
+    if not isinstance(value, str) or value not in options:
+        raise ParameterError(name, f"must be one of {', '.join(map(str, options))}; got {value!r}")
+    return value
+
+
+def count_arg(text: str) -> int:
+    """argparse type for counts: accepts ``1000``, ``1e6``, ``1_000``; refuses non-integers."""
+    import argparse
+
+    try:
+        x = float(str(text).replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not math.isfinite(x) or x != int(x):
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
+    return int(x)
