@@ -1,0 +1,99 @@
+"""``darrm.solve``: one call for every γ family, shared or disjoint members, certified."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..certify import certify_tight
+from ..errors import CertificationError, ParameterError
+from ..gamma import gamma_const, gamma_dsub, gamma_sub
+from ..lp import expected_signed_error, solve_gamma_opt
+from ..params import PrivacyParams
+from ..partition import DisjointParams, solve_gamma_opt_disjoint
+from ..prior import IIDPrior, Prior
+from ..table import GammaTable
+from .options import SolveOptions
+
+#: the γ families by name (Algorithm 1's γ): the LP optimum and the closed forms
+FAMILIES = ("opt", "sub", "dsub", "const")
+
+
+def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
+                 tau: float | None = None, lam: float | None = None) -> np.ndarray:
+    """The closed-form γ of a family, uncertified: "sub" (Lemma 3.1, subsample ``size`` = m),
+    "dsub" (Theorem 4.1), "const" (RR, Lemma A.1, optional τ, λ)."""
+    if family == "const":
+        return gamma_const(params, tau=tau, lam=lam)
+    if family in ("sub", "dsub"):
+        m = size if size is not None else params.m
+        if float(m) != int(m):
+            raise ParameterError("m", f"must be an integer for the {family} family, got {m}")
+        return (gamma_sub if family == "sub" else gamma_dsub)(params.K, int(m))
+    raise ParameterError("family", f"must be one of sub, dsub, const for a closed form; got {family!r}")
+
+
+def solve(
+    params: PrivacyParams | DisjointParams,
+    prior: Prior | None = None,
+    *,
+    family: str = "opt",
+    options: SolveOptions | None = None,
+    executor=None,
+    checkpoint: str | None = None,
+    progress: bool | None = None,
+    log: Callable[[str], None] | None = None,
+) -> GammaTable:
+    """A certified γ table for ``params``.
+
+    Args:
+        params: :class:`~darrm.PrivacyParams` (every member may see the changed record, the
+            paper's setting) or :class:`~darrm.DisjointParams` (members on disjoint shards).
+        prior: the objective's prior over the members' vote probabilities (default i.i.d.
+            mean 0.75); closed-form families record their expected error under it.
+        family: "opt" (the LP optimum, Section 5) or a closed form "sub", "dsub", "const"
+            (shared members only).
+        options: :class:`~darrm.SolveOptions` (γ_opt only).
+        executor, checkpoint: where the exhaustive sweeps run, and a resumable working set
+            (shared-data γ_opt only).
+
+    Returns:
+        A :class:`~darrm.GammaTable` whose certificate passed (repaired by scaling if needed).
+
+    Raises:
+        ParameterError: bad arguments.  SolveError: the LP failed or was not proven optimal
+        (see ``options.accept_gap``).  CertificationError: a closed form is not private for
+        these parameters.
+    """
+    if family not in FAMILIES:
+        raise ParameterError("family", f"must be one of {', '.join(FAMILIES)}; got {family!r}")
+    opts = options if options is not None else SolveOptions()
+    if not isinstance(opts, SolveOptions):
+        raise ParameterError("options", f"must be a SolveOptions, got {type(opts).__name__}")
+    prior = IIDPrior() if prior is None else prior
+    if isinstance(params, DisjointParams):
+        if family != "opt":
+            raise ParameterError("family", "disjoint members have only the optimal family ('opt')")
+        return solve_gamma_opt_disjoint(
+            params, prior, cuts_per_round=opts.cuts_per_round, max_rounds=opts.rounds("disjoint"),
+            accept_gap=opts.accept_gap, gap_tol=opts.gap_tol, lp_backend=opts.lp_backend, log=log,
+        )
+    if not isinstance(params, PrivacyParams):
+        raise ParameterError("params", f"must be PrivacyParams or DisjointParams, got {type(params).__name__}")
+    if family == "opt":
+        return solve_gamma_opt(
+            params, prior, method=opts.method, progress=progress, executor=executor, checkpoint=checkpoint,
+            log=log, cuts_per_round=opts.cuts_per_round, max_rounds=opts.rounds("shared"),
+            accept_gap=opts.accept_gap, lp_backend=opts.lp_backend, gap_tol=opts.gap_tol,
+            stabilize=opts.stabilize,
+        )
+    g = family_gamma(family, params)
+    # exactly tight families (γ_Sub at m = 1, …) need a 1 − O(ρ) scale before float64 can prove them
+    g, cert, scale = certify_tight(g, params, progress=progress, executor=executor)
+    if not cert.certified:
+        raise CertificationError(
+            f"γ_{family} is not (mε, δ)-DP for these parameters (certificate bound {cert.violation:.3e})"
+        )
+    return GammaTable(params, g, family, cert.violation, prior.to_dict(), expected_signed_error(g, prior),
+                      info={"repair_scale": scale} if scale != 1.0 else {})

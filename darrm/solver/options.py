@@ -1,0 +1,60 @@
+"""Solver options: one frozen object, defaults written once (the CLI reads them from here)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+from ..errors import ParameterError
+from ..validation import choice, count
+
+#: round limits when ``max_rounds`` is None: a shared-data round sweeps C(K+7,7) multisets,
+#: a disjoint-members round only O(K) rows (plain cutting planes need ~K/5 rounds there)
+DEFAULT_MAX_ROUNDS = {"shared": 500, "disjoint": 3000}
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """How γ_opt is solved (every field has its one default here).
+
+    method: "auto" (by problem size), "full" (every LP row) or "cutting-planes" (shared data).
+    max_rounds: constraint-generation round limit; None picks :data:`DEFAULT_MAX_ROUNDS`.
+    gap_tol: stop once the certified table is proven within this of the optimum (expected
+        error units); a table is labelled optimal only if its final gap meets it.
+    accept_gap: at the round limit, return the certified table with its proven gap instead
+        of raising :class:`~darrm.errors.SolveError`.
+    cuts_per_round: most-violated multisets added per round.
+    stabilize: in-out separation λ in (0, 1], or "auto" (plain cuts until the violation rises).
+    lp_backend: "highs" (incremental highspy model) or "cvxpy" (rebuilt every round).
+    """
+
+    method: str = "auto"
+    max_rounds: int | None = None
+    gap_tol: float = 1e-9
+    accept_gap: bool = False
+    cuts_per_round: int = 256
+    stabilize: float | str = "auto"
+    lp_backend: str = "highs"
+
+    def __post_init__(self) -> None:
+        choice("method", self.method, ("auto", "full", "cutting-planes"))
+        if self.max_rounds is not None:
+            object.__setattr__(self, "max_rounds", count("max_rounds", self.max_rounds))
+        g = self.gap_tol
+        if isinstance(g, bool) or not isinstance(g, (int, float)) or not (math.isfinite(g) and g > 0):
+            raise ParameterError("gap_tol", f"must be finite and > 0, got {g!r}")
+        if not isinstance(self.accept_gap, bool):
+            raise ParameterError("accept_gap", f"must be True or False, got {self.accept_gap!r}")
+        object.__setattr__(self, "cuts_per_round", count("cuts_per_round", self.cuts_per_round))
+        s = self.stabilize
+        if s != "auto" and (isinstance(s, bool) or not isinstance(s, (int, float)) or not 0.0 < float(s) <= 1.0):
+            raise ParameterError("stabilize", f"must be 'auto' or a number in (0, 1], got {s!r}")
+        choice("lp_backend", self.lp_backend, ("highs", "cvxpy"))
+
+    def rounds(self, members: str) -> int:
+        """The round limit for "shared" or "disjoint" members."""
+        return self.max_rounds if self.max_rounds is not None else DEFAULT_MAX_ROUNDS[members]
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
