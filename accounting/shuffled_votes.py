@@ -40,7 +40,7 @@ from scipy.special import expit
 from darrm.accounting import composition
 from darrm import validation as v
 from darrm.errors import ParameterError
-from darrm.partition import OthersPmfs, others_pmfs
+from darrm.numerics.binomial import OthersPmfs, others_pmfs
 
 EPS_TOL = 1e-12
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .certify import Certificate as Certificate
-from .error import error_curve as error_curve
+from .certify import Certificate as Certificate, certify_tight as certify_tight
+from .utility import error_curve as error_curve
 from .errors import (
     CertificationError as CertificationError,
     DarrmError as DarrmError,
@@ -77,6 +77,7 @@ __all__ = [
     "__version__",
     "aggregate",
     "certify",
+    "certify_tight",
     "error_curve",
     "expected_signed_error",
     "family_gamma",

@@ -206,7 +206,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
     grid = [float(v) for v in args.p.split(",")] if args.p else None
     if args.json:
-        from .error import error_curve
+        from .utility import error_curve
 
         ps = np.array(grid if grid else np.linspace(0, 1, 21))
         print(json.dumps({"p": ps.tolist(), **{k: error_curve(v, ps).tolist() for k, v in gammas.items()}}))

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from darrm.certify import output_probability
-from darrm.error import error, error_curve, error_from_pmf
+from darrm.utility import error, error_curve, error_from_pmf
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_dsub, gamma_sub
 from darrm.mechanism import aggregate, vote_counts

@@ -17,6 +17,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from dataclasses import dataclass
+
+from ..errors import ParameterError
 from .poisson_binomial import _as_probs
 
 
@@ -92,3 +95,54 @@ def binomial_windows(N: int, p: float, q: float, cutoff: float = PMF_CUTOFF) -> 
         rows.append(cur)
         offs[n], lost[n] = off, 2.0 * gone
     return offs, rows, lost
+
+
+@dataclass(frozen=True)
+class OthersPmfs:
+    """For n = 0..N: the law of X = Bin(n, hi) ⊕ Bin(N−n, lo) on its window, stored flat.
+
+    Entry t of the flat arrays is Pr[X = pos[t]] for the n whose block starts at
+    ``starts[n]`` (blocks are contiguous windows of support points); ``dropped[n]`` is
+    the (tiny) mass outside the window of n.
+    """
+
+    N: int
+    pos: np.ndarray
+    values: np.ndarray
+    starts: np.ndarray
+    dropped: np.ndarray
+
+    def pmf(self, n: int) -> tuple[int, np.ndarray]:
+        """(offset, window) of the law of X for n members at ``hi``."""
+        a = int(self.starts[n])
+        b = int(self.starts[n + 1]) if n < self.N else self.values.size
+        return int(self.pos[a]), self.values[a:b]
+
+
+def others_pmfs(N: int, lo: float, hi: float, cutoff: float = PMF_CUTOFF) -> OthersPmfs:
+    """Laws of the unchanged members' vote count for every number n ∈ {0..N} of them at ``hi``.
+
+    ``lo`` and ``hi`` are complements (hi = 1 − lo: every member model's ends are), so each
+    serves as the other's 1 − p in the recurrence of :func:`binomial_windows`."""
+    if not (0.0 <= lo <= hi <= 1.0 and abs((lo + hi) - 1.0) <= 4 * 2.0**-53):
+        raise ParameterError("ends", f"must be complementary probabilities lo <= hi = 1 - lo, got ({lo!r}, {hi!r})")
+    off_h, win_h, lost_h = binomial_windows(N, hi, lo, cutoff)
+    off_l, win_l, lost_l = binomial_windows(N, lo, hi, cutoff)
+    pos, vals, starts, drop = [], [], np.zeros(N + 1, dtype=np.int64), np.zeros(N + 1)
+    size = 0
+    for n in range(N + 1):
+        x = np.convolve(win_h[n], win_l[N - n])
+        a = int(off_h[n] + off_l[N - n])
+        starts[n] = size
+        size += x.size
+        pos.append(np.arange(a, a + x.size))
+        vals.append(x)
+        drop[n] = lost_h[n] + lost_l[N - n]
+    return OthersPmfs(N, np.concatenate(pos), np.concatenate(vals), starts, drop)
+
+
+def expected_weights(others: OthersPmfs, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(E[w_X], E[w_{X+1}]) for every n: arrays of length N+1 (w has length N+2 = K+1)."""
+    a = np.add.reduceat(others.values * w[others.pos], others.starts)
+    b = np.add.reduceat(others.values * w[others.pos + 1], others.starts)
+    return a, b

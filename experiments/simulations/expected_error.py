@@ -30,13 +30,13 @@ import math
 import numpy as np
 from scipy import special
 
-from darrm.error import error
+from darrm.utility import error
 from darrm.errors import ParameterError
 from darrm.gamma import validate_gamma
 
 
 def iid_error_curve(gamma: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """E(DaRRM_γ) at p_1 = … = p_K = p, the same quantity as :func:`darrm.error.error_curve`
+    """E(DaRRM_γ) at p_1 = … = p_K = p, the same quantity as :func:`darrm.utility.error_curve`
     but with each Bin_l − Bin_{K−l} evaluated without cancellation:
 
         Bin_l(p) − Bin_{K−l}(p) = C(K,l)·(pq)^{K−l}·(p^j − q^j),  j = 2l − K, q = 1−p,

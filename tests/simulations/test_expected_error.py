@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from darrm.error import error, error_curve
+from darrm.utility import error, error_curve
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_const, gamma_dsub, gamma_sub
 from darrm.params import PrivacyParams
