@@ -17,7 +17,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .certify import Certificate as Certificate, certify_tight as certify_tight
+from .privacy.certify import Certificate as Certificate, certify_tight as certify_tight
 from .utility import error_curve as error_curve
 from .errors import (
     CertificationError as CertificationError,
@@ -29,9 +29,9 @@ from .errors import (
 )
 from .gamma import gamma_const as gamma_const, gamma_dsub as gamma_dsub, gamma_sub as gamma_sub
 from .gamma_file import load as load, save as save
-from .lp import expected_signed_error as expected_signed_error
+from .solver.gamma_opt import expected_signed_error as expected_signed_error
 from .params import PrivacyParams as PrivacyParams
-from .partition import (
+from .disjoint.model import (
     ApproxDP as ApproxDP,
     DisjointParams as DisjointParams,
     LocalRR as LocalRR,
@@ -45,7 +45,7 @@ from .prior import (
     PaperMCPrior as PaperMCPrior,
     Prior as Prior,
 )
-from .solve_status import StopReason as StopReason
+from .solver.status import StopReason as StopReason
 from .solver.api import FAMILIES as FAMILIES, family_gamma as family_gamma, solve as solve
 from .solver.options import SolveOptions as SolveOptions
 from .table import GammaTable as GammaTable

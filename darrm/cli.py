@@ -17,13 +17,13 @@ import numpy as np
 
 from . import __version__, gamma_file
 from .atomic import atomic_write_bytes
-from .certify import certify, certify_tight
+from .privacy.certify import certify, certify_tight
 from .errors import DarrmError, ParameterError
 from .gamma import gamma_const, gamma_dsub, gamma_sub
-from .lp import expected_signed_error, solve_gamma_opt
+from .solver.gamma_opt import expected_signed_error, solve_gamma_opt
 from .mechanism import aggregate
 from .params import PrivacyParams
-from .partition import DisjointParams, parse_member, solve_gamma_opt_disjoint
+from .disjoint.model import DisjointParams, parse_member, solve_gamma_opt_disjoint
 from .prior import IIDPrior, parse_prior
 from .report import error_curve_text, gamma_table_text, plot_gammas
 from .table import GammaTable
@@ -56,7 +56,7 @@ def _log(line: str) -> None:
 def _table_for(params: PrivacyParams, family: str, prior_spec: str, progress: bool | None,
                args: argparse.Namespace | None = None) -> GammaTable:
     if family == "opt":
-        from .executor import make_executor
+        from .backends.executors import make_executor
 
         executor = make_executor(getattr(args, "executor", None))
         return solve_gamma_opt(
@@ -167,7 +167,7 @@ def _disjoint_table(args: argparse.Namespace) -> GammaTable:
     if args.family != "opt":
         raise ParameterError("family", "only --family opt is available for disjoint members")
     params = DisjointParams(args.K, parse_member(args.member_privacy), args.target_eps, args.target_delta)
-    from .partition import MAX_ROUNDS
+    from .disjoint.model import MAX_ROUNDS
 
     return solve_gamma_opt_disjoint(
         params, parse_prior(args.prior),

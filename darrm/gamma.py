@@ -8,7 +8,7 @@ Families:
     * :func:`gamma_const` — randomized response with the largest p_const (Lemma A.1).
     * :func:`gamma_sub`   — subsampling m of K without replacement (Lemma 3.1).
     * :func:`gamma_dsub`  — the 2m−1 subsampling γ of Theorem 4.1 (pure DP).
-    * γ_opt is in :mod:`darrm.lp`.
+    * γ_opt is in :mod:`darrm.solver.gamma_opt`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import operator
 import numpy as np
 from scipy import stats
 
-from .corners import corners
+from .privacy.corners import corners
 from .errors import ParameterError
 from .params import PrivacyParams, validate_K
 

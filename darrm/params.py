@@ -10,7 +10,7 @@ import math
 import operator
 from dataclasses import dataclass, field
 
-from .condition import Check, check
+from .privacy.condition import Check, check
 from .errors import ParameterError
 
 
@@ -109,7 +109,7 @@ class PrivacyParams:
 
     @property
     def check(self) -> "Check":
-        """Constants of the rigorous float64 privacy test (:mod:`darrm.condition`)."""
+        """Constants of the rigorous float64 privacy test (:mod:`darrm.privacy.condition`)."""
         return check(self.m * self.eps, float(self.delta), self.K)  # type: ignore[arg-type]
 
     @property

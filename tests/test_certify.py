@@ -3,9 +3,9 @@ import math
 import numpy as np
 import pytest
 
-from darrm.certify import certify, certify_tight, output_probability
-from darrm.constraints import folded_rows, pmf_pairs
-from darrm.corners import corners, count_vectors
+from darrm.privacy.certify import certify, certify_tight, output_probability
+from darrm.solver.rows import folded_rows, pmf_pairs
+from darrm.privacy.corners import corners, count_vectors
 from darrm.gamma import gamma_const, gamma_dsub, gamma_sub, symmetric_from_upper, upper_half
 from darrm.params import PrivacyParams
 from darrm.numerics.poisson_binomial import pmf

@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from darrm.certify import output_probability
-from darrm.corners import corners, count_vectors, expand, in_region, iter_count_vector_blocks, multiset_count
+from darrm.privacy.certify import output_probability
+from darrm.privacy.corners import corners, count_vectors, expand, in_region, iter_count_vector_blocks, multiset_count
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_sub, symmetric_from_upper
 from darrm.params import PrivacyParams

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from darrm.certify import output_probability
+from darrm.privacy.certify import output_probability
 from darrm.utility import error, error_curve, error_from_pmf
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_dsub, gamma_sub

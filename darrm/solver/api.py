@@ -6,12 +6,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..certify import certify_tight
+from ..privacy.certify import certify_tight
 from ..errors import CertificationError, ParameterError
 from ..gamma import gamma_const, gamma_dsub, gamma_sub
-from ..lp import expected_signed_error, solve_gamma_opt
+from .gamma_opt import expected_signed_error, solve_gamma_opt
 from ..params import PrivacyParams
-from ..partition import DisjointParams, solve_gamma_opt_disjoint
+from ..disjoint.model import DisjointParams, solve_gamma_opt_disjoint
 from ..prior import IIDPrior, Prior
 from ..table import GammaTable
 from .options import SolveOptions

@@ -6,14 +6,14 @@ For every per-query budget (ε, δ) = (m·ε_T, 1 − (1−Δ)^m) of the PATE st
 DP-SGD teachers' budget), the released labels of:
 
 * ``gnmax``             — GNMax over the **non-private** teachers, σ = calibrate_sigma(ε, δ, "pld");
-* ``darrm-partition``   — partition-aware γ_opt (:mod:`darrm.partition`, ``NonPrivate``) over
+* ``darrm-partition``   — partition-aware γ_opt (:mod:`darrm.disjoint.model`, ``NonPrivate``) over
                           the non-private teachers' bits;
 * ``shuffled-majority`` — each non-private teacher's bit through ε0-RR (fresh per query), the
                           shuffled count's majority; ε0 = largest with exact per-query ε ≤ ε;
 * ``shuffled-darrm``    — DaRRM γ(L) over shuffled ε0′-RR bits (``LocalRR(ε0′)`` model);
                           ε0′ = the multiple of ε0 best on the *synthetic* agreement
                           distribution of :mod:`darrm.experiments.disjoint.run` (never the test labels);
-* ``darrm-paper``       — the paper's γ_opt (all members may change, :func:`darrm.lp.solve_gamma_opt`)
+* ``darrm-paper``       — the paper's γ_opt (all members may change, :func:`darrm.solver.gamma_opt.solve_gamma_opt`)
                           over the DP-SGD teachers: the PATE study's row, for reference;
 * ``private-majority``  — plain majority of the DP-SGD teachers: parallel composition, the
                           teachers' (ε_T, Δ) once for all Q queries;
@@ -45,10 +45,10 @@ from darrm.accounting import composition
 from darrm.accounting.gnmax import calibrate_sigma
 from darrm.accounting.gnmax import epsilon as gnmax_epsilon
 from darrm.accounting.shuffled_votes import largest_eps0, tight_total_epsilon
-from darrm.lp import solve_gamma_opt
+from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.mechanism import aggregate, output_weights
 from darrm.params import PrivacyParams
-from darrm.partition import DisjointParams, LocalRR, NonPrivate, solve_gamma_opt_disjoint
+from darrm.disjoint.model import DisjointParams, LocalRR, NonPrivate, solve_gamma_opt_disjoint
 from darrm.experiments.disjoint.run import A_HI, A_LO, EPS0_MULTIPLES, GRID, _acc_weights, _pmfs
 from darrm.experiments.pate.aggregators import binary_votes, darrm_release, gnmax_release, majority_release
 from darrm.experiments.pate.study import query_indices

@@ -25,7 +25,7 @@ from darrm.accounting import composition
 from darrm.accounting.gnmax import calibrate_sigma
 from darrm.accounting.gnmax import epsilon as gnmax_epsilon
 from darrm.gamma import gamma_sub
-from darrm.lp import solve_gamma_opt
+from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.params import PrivacyParams
 from darrm.experiments.cache import atomic_write_bytes, atomic_write_json, default_cache_dir
 from darrm.experiments.data.loader import binary_task, load_dataset

@@ -2,14 +2,14 @@
 objectives, exact error curves and expected errors.  No I/O, no plotting.
 
 Every γ — baselines included — is passed through the independent certificate
-:func:`darrm.certify.certify` for the panel's (mε, δ), so a figure never compares
+:func:`darrm.privacy.certify.certify` for the panel's (mε, δ), so a figure never compares
 against a baseline that is not actually (mε, δ)-DP without saying so (``certified``).
 
-Certificate: every γ must pass the rigorous rule of :mod:`darrm.condition` (bound ≤ 0, never
+Certificate: every γ must pass the rigorous rule of :mod:`darrm.privacy.condition` (bound ≤ 0, never
 widened).  The closed-form baselines are exactly private in exact arithmetic and several are
 *tight* (γ_Sub, γ_DSub and RR with τ = m meet some constraint with equality), so float64
 rounding can leave them ~1e-17 on either side of the boundary; they go through
-:func:`darrm.certify.certify_tight`, which scales such a table by 1 − O(ρ) (≥ 1 − 1e-10,
+:func:`darrm.privacy.certify.certify_tight`, which scales such a table by 1 − O(ρ) (≥ 1 − 1e-10,
 recorded as ``repair_scale``) until it is certified, and leaves a table that really violates
 uncertified.
 """
@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from darrm.certify import certify_tight
+from darrm.privacy.certify import certify_tight
 from darrm.gamma import gamma_const, gamma_dsub, gamma_sub
-from darrm.lp import expected_signed_error, solve_gamma_opt
+from darrm.solver.gamma_opt import expected_signed_error, solve_gamma_opt
 from darrm.params import PrivacyParams
 from darrm.prior import IIDPrior
 

@@ -20,7 +20,7 @@ class Curve:
     """One γ in a panel.
 
     name: label in plots and files ("opt", "Sub", "opt-P", …).
-    family: "opt" (LP, :func:`darrm.lp.solve_gamma_opt`), "sub" (γ_Sub with subsample
+    family: "opt" (LP, :func:`darrm.solver.gamma_opt.solve_gamma_opt`), "sub" (γ_Sub with subsample
         size ``size``), "dsub" (Theorem 4.1 γ for allowance ``size``) or "const"
         (RR, Lemma A.1, majority assumed (τε, λ)-DP).
     prior_mean: μ of the i.i.d. prior of γ_opt (0.75 ≙ the paper's uniform prior).

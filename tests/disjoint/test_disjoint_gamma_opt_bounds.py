@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from darrm import cli
-from darrm.constraints import folded_rows, possibly_binding
+from darrm.solver.rows import folded_rows, possibly_binding
 from darrm.errors import SolveError
 from darrm.gamma import symmetric_from_upper
-from darrm.lp import expected_signed_error, objective_coefficients, repair, solve_lp
-from darrm.partition import (ApproxDP, DisjointParams, NonPrivate, _alpha, certify_disjoint, constraint_row,
+from darrm.solver.gamma_opt import expected_signed_error, objective_coefficients, repair, solve_lp
+from darrm.disjoint.model import (ApproxDP, DisjointParams, NonPrivate, _alpha, certify_disjoint, constraint_row,
                              solve_gamma_opt_disjoint)
 from darrm.prior import IIDPrior
-from darrm.solve_status import OPTIMAL, StopReason
+from darrm.solver.status import OPTIMAL, StopReason
 
 
 def all_rows(params: DisjointParams) -> np.ndarray:

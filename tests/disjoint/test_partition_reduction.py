@@ -1,4 +1,4 @@
-"""The O(K) reduction of darrm.partition, checked by brute force on small K."""
+"""The O(K) reduction of darrm.disjoint.model, checked by brute force on small K."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from darrm.corners import in_region
+from darrm.privacy.corners import in_region
 from darrm.errors import ParameterError
 from darrm.mechanism import output_weights
-from darrm.partition import (
+from darrm.disjoint.model import (
     ApproxDP,
     DisjointParams,
     LocalRR,

@@ -5,12 +5,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from darrm.certify import certify
+from darrm.privacy.certify import certify
 from darrm.gamma import gamma_sub
-from darrm.lp import solve_gamma_opt
+from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.params import PrivacyParams
 from darrm.prior import IIDPrior
-from darrm.certify import certify_tight
+from darrm.privacy.certify import certify_tight
 from darrm.experiments.simulations.compute import compute_figure
 from darrm.experiments.simulations.expected_error import iid_error_curve, product_uniform_error_mc
 from darrm.experiments.simulations.figures import FIGURES, figure2

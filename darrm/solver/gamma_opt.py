@@ -7,8 +7,8 @@ Problem (reduced by Lemma 3.4 and Lemma 5.1)::
                 0 ≤ x ≤ 1,                 x_l = γ(l), l = mid..K,  γ(K−l) = γ(l).
 
 Built with cvxpy and solved by HiGHS.  Rows are generated vectorised in blocks; rows
-that cannot bind inside the box are dropped (:func:`darrm.constraints.possibly_binding`).
-The solution is then *certified* by the independent checker (:mod:`darrm.certify`).  LP
+that cannot bind inside the box are dropped (:func:`darrm.solver.rows.possibly_binding`).
+The solution is then *certified* by the independent checker (:mod:`darrm.privacy.certify`).  LP
 feasibility tolerances (~1e-9) could leak privacy, so a table that the checker does not
 certify is repaired by scaling γ toward 0: f is linear in γ with f(0) = 0 < rhs, hence
 γ·rhs/max f satisfies every constraint (spec §2.6).  If even that fails, or the solver
@@ -22,14 +22,14 @@ import time
 
 import numpy as np
 
-from .certify import certify, certify_and_repair, repair  # noqa: F401  (repair: re-exported)
-from .constraints import iter_row_blocks, possibly_binding
-from .errors import CertificationError, SolveError
-from .gamma import symmetric_from_upper
-from .params import PrivacyParams
-from .prior import IIDPrior, Prior
-from .solve_status import StopReason, status_for
-from .table import GammaTable
+from ..privacy.certify import certify, certify_and_repair, repair  # noqa: F401  (repair: re-exported)
+from .rows import iter_row_blocks, possibly_binding
+from ..errors import CertificationError, SolveError
+from ..gamma import symmetric_from_upper
+from ..params import PrivacyParams
+from ..prior import IIDPrior, Prior
+from .status import StopReason, status_for
+from ..table import GammaTable
 
 
 #: Tighter than HiGHS's 1e-7 defaults, so the certification repair rarely needs to act
@@ -81,7 +81,7 @@ FULL_LP_LIMIT = 20_000
 
 def choose_method(params: PrivacyParams) -> str:
     """"full" (every row; K ≤ 9 for Δ > 0, K ≤ 45 for Δ = 0) or "cutting-planes"."""
-    from .corners import multiset_count
+    from ..privacy.corners import multiset_count
 
     C = 8 if params.Delta > 0 else 4
     return "full" if multiset_count(params.K, C) <= FULL_LP_LIMIT else "cutting-planes"
@@ -109,8 +109,8 @@ def solve_gamma_opt(
 
     Args:
         method: "full" (all folded rows, pruned), "cutting-planes" (constraint generation,
-            :mod:`darrm.cutting_planes`) or "auto" (by the number of multisets).
-        executor: runs the exhaustive sweeps (see :mod:`darrm.executor`).
+            :mod:`darrm.solver.cutting_planes`) or "auto" (by the number of multisets).
+        executor: runs the exhaustive sweeps (see :mod:`darrm.backends.executors`).
         checkpoint: constraint generation saves its working set here and resumes from it.
         log: callable receiving one progress line per constraint-generation round.
         cuts_per_round: worst multisets added per constraint-generation round (each with
@@ -120,16 +120,16 @@ def solve_gamma_opt(
             ``accept_gap`` (privacy is exact; ``info["optimality_gap"]`` bounds how far its
             expected error is from the optimum), else a SolveError is raised.
         lp_backend: constraint generation's restricted LP, "highs" (incremental highspy
-            model, warm-started) or "cvxpy" (rebuilt every round); see :mod:`darrm.restricted_lp`.
+            model, warm-started) or "cvxpy" (rebuilt every round); see :mod:`darrm.solver.restricted_lp`.
         gap_tol: constraint generation also stops once the best certified point is provably
             within this of the optimum (expected-error units).
-        stabilize: in-out separation λ in (0, 1] or "auto" (:func:`darrm.cutting_planes.solve_cutting_planes`).
+        stabilize: in-out separation λ in (0, 1] or "auto" (:func:`darrm.solver.cutting_planes.solve_cutting_planes`).
 
     Raises:
         SolveError: the LP solver failed.
         CertificationError: the solution could not be certified even after repair.
     """
-    from .errors import ParameterError
+    from ..errors import ParameterError
 
     prior = IIDPrior() if prior is None else prior
     if method == "auto":

@@ -13,7 +13,7 @@ p = Pr[member votes 1]):
 * :class:`NonPrivate` — nothing: the changed member has (p, p′) ∈ [0,1]² (vertices
   {0,1}²), an unchanged member has p_j ∈ [0, 1] (ends {0, 1}).
 * :class:`ApproxDP` (ε, Δ) — the changed member's (p, p′) lies in the (ε, Δ)-DP polygon
-  F (8 vertices for Δ > 0, 4 for Δ = 0; :func:`darrm.corners.corners`); an unchanged
+  F (8 vertices for Δ > 0, 4 for Δ = 0; :func:`darrm.privacy.corners.corners`); an unchanged
   member is arbitrary: ends {0, 1}.
 * :class:`LocalRR` (ε0) — the member computes any (possibly randomised) bit from its
   shard and reports it through ε0-randomised response, so p ∈ [r, 1−r] with
@@ -53,7 +53,7 @@ FFT); a bound τ_n (≤ ~1e-26) on the mass the windows leave out is *added* to 
 so truncation can only make the certificate stricter.  Pr[A = 0] uses the reversed weights
 (never 1 − Pr[A = 1]) and the changed member's vertices come with closed-form complements, so
 every probability is a sum of non-negative terms within the relative bound ρ(K) of
-:mod:`darrm.condition`, whose rigorous test decides the verdict (threshold 0, never scaled by
+:mod:`darrm.privacy.condition`, whose rigorous test decides the verdict (threshold 0, never scaled by
 e^ε).
 """
 
@@ -68,19 +68,19 @@ from functools import cached_property
 import numpy as np
 from scipy.special import expit
 
-from .certify import Certificate, validate_tol
-from .condition import Check, check, violation
-from .constraints import folded_rows
-from .corners import complements, corners
-from .errors import CertificationError, ParameterError, SolveError
-from .gamma import symmetric_from_upper, validate_gamma
-from .lp import expected_signed_error, objective_coefficients, repair
-from .mechanism import output_weights
-from .numerics.binomial import OthersPmfs, expected_weights, others_pmfs  # noqa: F401  (re-exported)
-from .params import _finite, validate_K
-from .prior import IIDPrior, Prior
-from .solve_status import OPTIMAL, StopReason, status_for
-from .table import GammaTable
+from ..privacy.certify import Certificate, validate_tol
+from ..privacy.condition import Check, check, violation
+from ..solver.rows import folded_rows
+from ..privacy.corners import complements, corners
+from ..errors import CertificationError, ParameterError, SolveError
+from ..gamma import symmetric_from_upper, validate_gamma
+from ..solver.gamma_opt import expected_signed_error, objective_coefficients, repair
+from ..mechanism import output_weights
+from ..numerics.binomial import OthersPmfs, expected_weights, others_pmfs  # noqa: F401  (re-exported)
+from ..params import _finite, validate_K
+from ..prior import IIDPrior, Prior
+from ..solver.status import OPTIMAL, StopReason, status_for
+from ..table import GammaTable
 
 DIRECTIONS = ("D,D'", "D',D")
 
@@ -260,7 +260,7 @@ class DisjointParams:
 
     @property
     def check(self) -> Check:
-        """Constants of the rigorous float64 privacy test (:mod:`darrm.condition`)."""
+        """Constants of the rigorous float64 privacy test (:mod:`darrm.privacy.condition`)."""
         return check(self.target_eps, self.target_delta, self.K)
 
     @property
@@ -284,7 +284,7 @@ def violations(gamma: np.ndarray, params: DisjointParams) -> np.ndarray:
     Shape (C, K, 2, 2): changed-member vertex, n_high, output o, direction (D,D′ / D′,D).
     Computed from the output probabilities themselves (Algorithm 1), not from LP rows:
     Pr[A = 1] with w, Pr[A = 0] with w reversed (γ symmetric), the changed member's law with
-    closed-form complements; v̂ ≤ 0 proves the exact violation ≤ 0 (:mod:`darrm.condition`).
+    closed-form complements; v̂ ≤ 0 proves the exact violation ≤ 0 (:mod:`darrm.privacy.condition`).
     """
     g = validate_gamma(gamma, params.K)
     w1 = output_weights(g)
@@ -306,7 +306,7 @@ def violations(gamma: np.ndarray, params: DisjointParams) -> np.ndarray:
 def certify_disjoint(gamma: np.ndarray, params: DisjointParams, *, tol: float | None = None) -> Certificate:
     """Largest DP violation bound of DaRRM_γ for disjoint members over every (vertex, n_high),
     both outputs and both directions; ``worst_counts`` = (vertex index, n_high).  Certified
-    iff ≤ 0 (``tol`` may only make it stricter, as in :func:`darrm.certify.certify`)."""
+    iff ≤ 0 (``tol`` may only make it stricter, as in :func:`darrm.privacy.certify.certify`)."""
     t = validate_tol(tol)
     V = violations(gamma, params)
     v, n, oi, di = np.unravel_index(int(np.argmax(V)), V.shape)
@@ -339,7 +339,7 @@ def constraint_row(params: DisjointParams, vertex: int, n: int, output: int, dir
 #: warm HiGHS re-solve; measured: K = 2001 converges in ≤ ~300 rounds, see docs/disjoint.md).
 MAX_ROUNDS = 3000
 
-#: HiGHS options added to :data:`darrm.lp.HIGHS_DEFAULTS` here: keep matrix entries down to
+#: HiGHS options added to :data:`darrm.solver.gamma_opt.HIGHS_DEFAULTS` here: keep matrix entries down to
 #: 1e-12 (HiGHS's minimum; default 1e-9).  Randomised-response rows have long binomial
 #: tails, and dropping them left LP points ~1e-9 outside the exact rows (K = 1001, 3-RR).
 HIGHS_DISJOINT = {"small_matrix_value": 1e-12}
@@ -353,7 +353,7 @@ TOL_CP = 1e-13
 
 
 def _validate_solve_options(cuts_per_round: int, max_rounds: int, gap_tol: float) -> None:
-    """The shared solver's domains (:func:`darrm.cutting_planes.solve_cutting_planes`)."""
+    """The shared solver's domains (:func:`darrm.solver.cutting_planes.solve_cutting_planes`)."""
     if not (isinstance(gap_tol, (int, float)) and math.isfinite(gap_tol) and gap_tol > 0.0):
         raise ParameterError("gap_tol", f"must be finite and > 0, got {gap_tol!r}")
     if int(cuts_per_round) < 1:
@@ -382,12 +382,12 @@ def _polished(x: np.ndarray, rows: np.ndarray, rhs: float, c: np.ndarray,
 
     HiGHS works to a feasibility tolerance (~1e-10) and ignores matrix entries below
     ``small_matrix_value`` (1e-9): with randomised-response members its point sits
-    outside exact rows by ~1e-9, and scaling it back (:func:`darrm.lp.repair`) costs
+    outside exact rows by ~1e-9, and scaling it back (:func:`darrm.solver.gamma_opt.repair`) costs
     ~|c·x|·2v/rhs, more than ``gap_tol``.  Here the basis's nonbasic rows are solved for
     equality over the basic columns with the exact rows (nonbasic columns at their
     bounds), and the duals from c_B + R_{N,B}ᵀ y_N = 0.  Neither needs to be right: x′ is
     only a candidate, certified like any other point, and y′ only feeds the Lagrangian
-    bound, valid for every y ≥ 0 (:func:`darrm.restricted_lp.lagrangian_bound`).
+    bound, valid for every y ≥ 0 (:func:`darrm.solver.restricted_lp.lagrangian_bound`).
     """
     y = np.zeros(rows.shape[0])
     if basis is None or rows.shape[0] == 0:
@@ -420,25 +420,25 @@ def solve_gamma_opt_disjoint(
     log: Callable[[str], None] | None = None,
 ) -> GammaTable:
     """Certified γ_opt for disjoint members by constraint generation over the O(K) rows,
-    with a proven optimality gap (the contract of :func:`darrm.lp.solve_gamma_opt`).
+    with a proven optimality gap (the contract of :func:`darrm.solver.gamma_opt.solve_gamma_opt`).
 
-    Each round solves the restricted LP (:mod:`darrm.restricted_lp`, objective
-    :func:`darrm.lp.objective_coefficients` scaled and tie-broken toward larger γ) for its
+    Each round solves the restricted LP (:mod:`darrm.solver.restricted_lp`, objective
+    :func:`darrm.solver.gamma_opt.objective_coefficients` scaled and tie-broken toward larger γ) for its
     point x, and re-solves it warm with the exact objective: the duals give a proven
-    **lower bound** LB on the full LP (:func:`darrm.restricted_lp.lagrangian_bound`,
+    **lower bound** LB on the full LP (:func:`darrm.solver.restricted_lp.lagrangian_bound`,
     evaluated on the exact rows).  All C·K·4 violations of x are evaluated exactly
-    (:func:`violations`); x scaled by their maximum (:func:`darrm.lp.repair`) is feasible,
+    (:func:`violations`); x scaled by their maximum (:func:`darrm.solver.gamma_opt.repair`) is feasible,
     an **upper bound** UB; the best such point is kept.  The ``cuts_per_round`` most
     violated indices (vertex, n_high, output, direction) not yet in the LP are added.
 
-    Stops (:class:`darrm.solve_status.StopReason`) when x violates nothing by more than
+    Stops (:class:`darrm.solver.status.StopReason`) when x violates nothing by more than
     :data:`TOL_CP` (x is returned), when UB − LB ≤ ``gap_tol`` (the best certified point),
     when every violated index is already a row (only the LP's feasibility tolerance is
     left), or at ``max_rounds``.  The returned table is certified by
     :func:`certify_disjoint` (scaled toward 0 if needed: no uncertified table is
     returned), and its ``info["optimality_gap"]`` = its exact expected error − (A + LB) is
     computed from that final table.  Its status is "optimal" iff that gap ≤ ``gap_tol``
-    (:func:`darrm.solve_status.status_for`); otherwise a :class:`~darrm.errors.SolveError`
+    (:func:`darrm.solver.status.status_for`); otherwise a :class:`~darrm.errors.SolveError`
     is raised unless ``accept_gap``, which returns it with ``converged=False``.
 
     Args:
@@ -449,7 +449,7 @@ def solve_gamma_opt_disjoint(
         lp_backend: "highs" (incremental warm-started highspy model) or "cvxpy".
         log: callable receiving one line per round.
     """
-    from .restricted_lp import lagrangian_bound, make_restricted_lp
+    from ..solver.restricted_lp import lagrangian_bound, make_restricted_lp
 
     _validate_solve_options(cuts_per_round, max_rounds, gap_tol)
     prior = IIDPrior() if prior is None else prior

@@ -12,7 +12,7 @@ the one rule every certificate uses.
 **How the probabilities are computed.**  Every certificate computes Pr[A = 1] = Σ_l α_l w_l
 and Pr[A = 0] = Σ_l α_l w_{K−l} (γ symmetric: Pr[A = 0 | L = l] = w_{K−l} *exactly*) from
 non-negative numbers only: binomial pmfs by the recurrence Bin(n) = (q, p) ⊛ Bin(n−1) with
-the complement q = 1 − p of each corner given in closed form (:func:`darrm.corners.complements`),
+the complement q = 1 − p of each corner given in closed form (:func:`darrm.privacy.corners.complements`),
 convolutions and dot products of non-negative vectors.  Nothing is ever subtracted before the
 final comparison, in particular Pr[A = 0] is never formed as 1 − Pr[A = 1] (that
 cancellation, multiplied by e^{mε}, is what made the old tolerance grow with e^{mε}).
@@ -24,7 +24,7 @@ product of perturbed factors has the sum of their relative errors (to first orde
 binomial pmf entry of degree n built by the recurrence carries ≤ 2n roundings and n corner
 factors, each corner within 7u of its exact value (exp, log1p accurate to 1 ulp: IEEE-754
 round-to-nearest, a conventional non-Strassen matrix product, which numpy's BLAS and torch's
-float64 kernels are); the tables of :mod:`darrm.sweep` and the disjoint certificate add two
+float64 kernels are); the tables of :mod:`darrm.privacy.sweep` and the disjoint certificate add two
 convolutions/dot products of ≤ K+1 terms and the weights w (3u).  The total, for
 every probability P of a K-member configuration, is
 
@@ -59,7 +59,7 @@ RHO_FACTOR = 16.0
 _TINY = 2.0**-1074  # smallest subnormal
 #: A repair aims REPAIR_MARGIN_ULPS·√(K+2)·u below zero: between the evaluation before a repair
 #: and the one after, v̂ moves by its actual rounding (typically ~√K·u, the worst case ρ is far
-#: rarer); if the next certificate still fails, :func:`darrm.certify.certify_and_repair` repairs
+#: rarer); if the next certificate still fails, :func:`darrm.privacy.certify.certify_and_repair` repairs
 #: again from the new value.  (Aiming ρ below zero would cost ~ρ/rhs of objective for nothing.)
 REPAIR_MARGIN_ULPS = 64.0
 

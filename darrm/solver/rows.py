@@ -17,9 +17,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .corners import corners, expand, iter_count_vector_blocks
-from .params import PrivacyParams
-from .numerics.poisson_binomial import pmf
+from ..privacy.corners import corners, expand, iter_count_vector_blocks
+from ..params import PrivacyParams
+from ..numerics.poisson_binomial import pmf
 
 
 def pmf_pairs(
@@ -27,7 +27,7 @@ def pmf_pairs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(α, α′) of shape (N, K+1) for count vectors (N, C) over the corner set (C, 2);
     ``complement_set`` holds (1 − p, 1 − p′) when known in closed form
-    (:func:`darrm.corners.complements`; the certificates pass it)."""
+    (:func:`darrm.privacy.corners.complements`; the certificates pass it)."""
     p = expand(counts, corner_set[:, 0])
     pp = expand(counts, corner_set[:, 1])
     if complement_set is None:
@@ -44,7 +44,7 @@ def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.n
     8.5 s); the factors are cached across the multisets of one call.  Every term is a product
     of non-negative numbers, as in :func:`darrm.poisson_binomial.pmf`; tests compare both.
     """
-    from .numerics.binomial import binomial_pmf
+    from ..numerics.binomial import binomial_pmf
 
     counts = np.asarray(counts, dtype=np.int64)
     K = int(counts[0].sum()) if counts.shape[0] else 0

@@ -1,6 +1,6 @@
 """Optional accelerator backend for the exhaustive sweep (torch; CUDA when present).
 
-The tables are built on the CPU exactly as in :mod:`darrm.sweep` (they are small:
+The tables are built on the CPU exactly as in :mod:`darrm.privacy.sweep` (they are small:
 C(K+5,5) or K³/3 floats); the gathers and comparisons over all C(K+7,7) multisets — the
 part that grows — run on the torch device in float64.  Results equal the numpy path to
 float64 rounding (tested on the CPU device; the same code runs on CUDA).
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import require
-from .params import PrivacyParams
-from .sweep import PureTables, SweepResult, SweepTables, build_pure_tables, build_tables, merge, sweep_c, sweep_R
+from ..errors import require
+from ..params import PrivacyParams
+from ..privacy.sweep import PureTables, SweepResult, SweepTables, build_pure_tables, build_tables, merge, sweep_c, sweep_R
 
 
 def _torch():
@@ -28,8 +28,8 @@ def sweep_torch(
     gamma: np.ndarray, params: PrivacyParams, *, top: int = 0, threshold: float = 0.0, device: str | None = None,
     diverse: bool = True,
 ) -> SweepResult:
-    """Same result as :func:`darrm.sweep.sweep`, computed with torch on ``device``: the same
-    block functions (:func:`darrm.sweep.sweep_R`, :func:`darrm.sweep.sweep_c`, memory-bounded
+    """Same result as :func:`darrm.privacy.sweep.sweep`, computed with torch on ``device``: the same
+    block functions (:func:`darrm.privacy.sweep.sweep_R`, :func:`darrm.privacy.sweep.sweep_c`, memory-bounded
     chunks included) with the tables moved to the device."""
     torch = _torch()
     dev = torch.device(device or default_device())

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol
 
-from .errors import ParameterError, require
+from ..errors import ParameterError, require
 
 
 class Executor(Protocol):
@@ -80,10 +80,10 @@ class DaskExecutor:
 
 class TorchBackend:
     """Run sweeps with torch on ``device`` (default: CUDA when present, else CPU); see
-    :mod:`darrm.sweep_torch`.  Recognised by :func:`darrm.sweep.sweep`, not a general executor."""
+    :mod:`darrm.backends.devices`.  Recognised by :func:`darrm.privacy.sweep.sweep`, not a general executor."""
 
     def __init__(self, device: str | None = None):
-        from .sweep_torch import default_device
+        from .devices import default_device
 
         self.device = device or default_device()
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
 
 def corners(eps: float, Delta: float) -> np.ndarray:
