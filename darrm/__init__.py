@@ -30,13 +30,13 @@ from .errors import (
 from .gamma import gamma_const as gamma_const, gamma_dsub as gamma_dsub, gamma_sub as gamma_sub
 from .gamma_file import load as load, save as save
 from .solver.gamma_opt import expected_signed_error as expected_signed_error
-from .params import PrivacyParams as PrivacyParams
-from .disjoint.model import (
+from .params import NeighboringRelation as NeighboringRelation, PrivacyParams as PrivacyParams
+from .disjoint.members import (
     ApproxDP as ApproxDP,
-    DisjointParams as DisjointParams,
     LocalRR as LocalRR,
     NonPrivate as NonPrivate,
 )
+from .disjoint.params import DisjointParams as DisjointParams
 from .prior import (
     BetaPrior as BetaPrior,
     DensityPrior as DensityPrior,
@@ -66,6 +66,7 @@ __all__ = [
     "IndependentPrior",
     "LocalRR",
     "MissingDependencyError",
+    "NeighboringRelation",
     "NonPrivate",
     "PaperMCPrior",
     "ParameterError",

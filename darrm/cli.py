@@ -23,7 +23,9 @@ from .gamma import gamma_const, gamma_dsub, gamma_sub
 from .solver.gamma_opt import expected_signed_error, solve_gamma_opt
 from .mechanism import aggregate
 from .params import PrivacyParams
-from .disjoint.model import DisjointParams, parse_member, solve_gamma_opt_disjoint
+from .disjoint.members import parse_member
+from .disjoint.params import DisjointParams
+from .disjoint.solver import solve_gamma_opt_disjoint
 from .prior import IIDPrior, parse_prior
 from .report import error_curve_text, gamma_table_text, plot_gammas
 from .table import GammaTable
@@ -167,7 +169,7 @@ def _disjoint_table(args: argparse.Namespace) -> GammaTable:
     if args.family != "opt":
         raise ParameterError("family", "only --family opt is available for disjoint members")
     params = DisjointParams(args.K, parse_member(args.member_privacy), args.target_eps, args.target_delta)
-    from .disjoint.model import MAX_ROUNDS
+    from .disjoint.solver import MAX_ROUNDS
 
     return solve_gamma_opt_disjoint(
         params, parse_prior(args.prior),

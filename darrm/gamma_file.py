@@ -6,7 +6,7 @@ Format (all keys required)::
      "gamma": [K+1 floats], "solver", "status", "objective", "violation", "version",
      "info", "checksum": sha256 of the canonical JSON of every other key}
 
-Tables for members on disjoint shards (:mod:`darrm.disjoint.model`) use the format
+Tables for members on disjoint shards (:mod:`darrm.disjoint`) use the format
 ``"darrm-gamma-disjoint/1"``: the keys K, target_eps, target_delta and "model" (the
 member-privacy model, e.g. ``{"kind": "rr", "eps0": 1.0}``) replace m, eps, Delta,
 delta; :func:`load` dispatches on "format" and re-certifies with the recorded model.
@@ -30,7 +30,8 @@ from .atomic import atomic_write_bytes
 from .errors import DarrmError, GammaFileError, ParameterError
 from .gamma import validate_gamma
 from .params import PrivacyParams
-from .disjoint.model import DisjointParams, member_from_dict
+from .disjoint.members import member_from_dict
+from .disjoint.params import DisjointParams
 from .table import GammaTable
 from .verification import certify_gamma
 

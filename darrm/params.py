@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass, field
+from enum import Enum
 
 from .privacy.condition import Check, check
 from .errors import ParameterError
@@ -48,6 +49,22 @@ def composed_delta(Delta: float, m: float) -> float:
         return 0.0
     # ≥ Δ mathematically for m ≥ 1; the max guards rounding toward the weaker (safe) claim
     return max(Delta, -math.expm1(m * math.log1p(-Delta)))
+
+
+class NeighboringRelation(str, Enum):
+    """Which pairs of data sets D, D′ a guarantee is about (explicit on every parameter object).
+
+    The last two are dp_accounting's ``NeighboringRelation`` names, used where the concept is theirs.
+    """
+
+    #: one record changes and every member may depend on it (the paper's Problem 1.1)
+    EVERY_MEMBER_SEES_RECORD = "every-member-sees-record"
+    #: one record changes and only the member whose disjoint shard holds it may depend on it
+    ONE_MEMBER_CHANGES = "one-member-changes"
+    #: one record is added or removed (DP-SGD accounting of each teacher, Opacus)
+    ADD_OR_REMOVE_ONE = "add-or-remove-one"
+    #: one record is replaced (privacy amplification by shuffling)
+    REPLACE_ONE = "replace-one"
 
 
 @dataclass(frozen=True)
@@ -96,6 +113,9 @@ class PrivacyParams:
         object.__setattr__(self, "eps", eps)
         object.__setattr__(self, "Delta", Delta)
         object.__setattr__(self, "delta", delta)
+
+    #: every member may depend on the changed record (Problem 1.1)
+    neighboring = NeighboringRelation.EVERY_MEMBER_SEES_RECORD
 
     @property
     def mid(self) -> int:

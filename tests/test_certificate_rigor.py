@@ -28,7 +28,7 @@ from darrm.errors import CertificationError, GammaFileError, ParameterError
 from darrm.gamma import gamma_const, gamma_sub
 from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.params import PrivacyParams
-from darrm.disjoint.model import DisjointParams, NonPrivate, certify_disjoint
+from darrm.disjoint import DisjointParams, NonPrivate, certify_disjoint
 from darrm.table import GammaTable
 from darrm.verification import aggregate
 

@@ -11,7 +11,8 @@ from ..errors import CertificationError, ParameterError
 from ..gamma import gamma_const, gamma_dsub, gamma_sub
 from .gamma_opt import expected_signed_error, solve_gamma_opt
 from ..params import PrivacyParams
-from ..disjoint.model import DisjointParams, solve_gamma_opt_disjoint
+from ..disjoint.params import DisjointParams
+from ..disjoint.solver import solve_gamma_opt_disjoint
 from ..prior import IIDPrior, Prior
 from ..table import GammaTable
 from .options import SolveOptions

@@ -6,7 +6,7 @@ For every per-query budget (ε, δ) = (m·ε_T, 1 − (1−Δ)^m) of the PATE st
 DP-SGD teachers' budget), the released labels of:
 
 * ``gnmax``             — GNMax over the **non-private** teachers, σ = calibrate_sigma(ε, δ, "pld");
-* ``darrm-partition``   — partition-aware γ_opt (:mod:`darrm.disjoint.model`, ``NonPrivate``) over
+* ``darrm-partition``   — partition-aware γ_opt (:mod:`darrm.disjoint`, ``NonPrivate``) over
                           the non-private teachers' bits;
 * ``shuffled-majority`` — each non-private teacher's bit through ε0-RR (fresh per query), the
                           shuffled count's majority; ε0 = largest with exact per-query ε ≤ ε;
@@ -48,7 +48,7 @@ from darrm.accounting.shuffled_votes import largest_eps0, tight_total_epsilon
 from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.mechanism import aggregate, output_weights
 from darrm.params import PrivacyParams
-from darrm.disjoint.model import DisjointParams, LocalRR, NonPrivate, solve_gamma_opt_disjoint
+from darrm.disjoint import DisjointParams, LocalRR, NonPrivate, solve_gamma_opt_disjoint
 from darrm.experiments.disjoint.run import A_HI, A_LO, EPS0_MULTIPLES, GRID, _acc_weights, _pmfs
 from darrm.experiments.pate.aggregators import binary_votes, darrm_release, gnmax_release, majority_release
 from darrm.experiments.pate.study import query_indices

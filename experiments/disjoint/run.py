@@ -9,7 +9,7 @@ one member's shard:
 
 * gnmax            — Gaussian noise on the 2-class vote histogram, tightest σ
                      (darrm.accounting.gnmax.calibrate_sigma(ε, δ, "pld"), sensitivity √2);
-* darrm-nonprivate — partition-aware γ_opt over non-private members (darrm.disjoint.model);
+* darrm-nonprivate — partition-aware γ_opt over non-private members (darrm.disjoint);
 * shuffled-majority— members report through ε0-RR, the shuffler reveals only the count,
                      plain majority; ε0 = largest with exact ε(δ) ≤ ε (darrm.accounting.shuffled_votes);
 * shuffled-darrm   — DaRRM γ_opt over shuffled ε0-RR votes (LocalRR model), best ε0 on a
@@ -36,7 +36,7 @@ from scipy.stats import norm
 from darrm.accounting.gnmax import calibrate_sigma
 from darrm.accounting.shuffled_votes import largest_eps0
 from darrm.mechanism import output_weights
-from darrm.disjoint.model import DisjointParams, LocalRR, NonPrivate, solve_gamma_opt_disjoint
+from darrm.disjoint import DisjointParams, LocalRR, NonPrivate, solve_gamma_opt_disjoint
 from darrm.numerics.binomial import binomial_pmf
 from darrm.prior import IIDPrior
 

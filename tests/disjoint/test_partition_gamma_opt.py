@@ -15,7 +15,7 @@ from darrm import cli, gamma_file
 from darrm.errors import GammaFileError
 from darrm.gamma import symmetric_from_upper
 from darrm.mechanism import output_weights
-from darrm.disjoint.model import ApproxDP, DisjointParams, LocalRR, NonPrivate, certify_disjoint, solve_gamma_opt_disjoint
+from darrm.disjoint import ApproxDP, DisjointParams, LocalRR, NonPrivate, certify_disjoint, solve_gamma_opt_disjoint
 from darrm.numerics.poisson_binomial import pmf
 
 MODELS = [NonPrivate(), ApproxDP(1.0, 1e-5), LocalRR(3.0)]

@@ -1,4 +1,4 @@
-"""The O(K) reduction of darrm.disjoint.model, checked by brute force on small K."""
+"""The O(K) reduction of darrm.disjoint, checked by brute force on small K."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from darrm.privacy.corners import in_region
 from darrm.errors import ParameterError
 from darrm.mechanism import output_weights
-from darrm.disjoint.model import (
+from darrm.disjoint import (
     ApproxDP,
     DisjointParams,
     LocalRR,

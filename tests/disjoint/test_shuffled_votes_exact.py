@@ -25,7 +25,7 @@ from darrm.accounting.shuffled_votes import (
 from darrm.accounting.votes_cli import register
 from darrm.errors import ParameterError
 from darrm.mechanism import aggregate
-from darrm.disjoint.model import DisjointParams, LocalRR, solve_gamma_opt_disjoint
+from darrm.disjoint import DisjointParams, LocalRR, solve_gamma_opt_disjoint
 from darrm.numerics.poisson_binomial import pmf
 
 
