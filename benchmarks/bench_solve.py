@@ -55,7 +55,8 @@ def fast(K: int) -> dict:
 def naive(K: int) -> dict:
     from darrm.privacy.certify import certify
     from darrm.gamma import symmetric_from_upper
-    from darrm.solver.gamma_opt import objective_coefficients, solve_lp
+    from darrm.solver.objective import objective_coefficients
+    from darrm.solver.full_lp import solve_lp
     from darrm.params import PrivacyParams
     from darrm.prior import IIDPrior
 

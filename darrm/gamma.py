@@ -19,9 +19,9 @@ import operator
 import numpy as np
 from scipy import stats
 
-from .privacy.corners import corners
 from .errors import ParameterError
 from .params import PrivacyParams, validate_K
+from .privacy.corners import corners
 
 
 def symmetric_from_upper(upper: np.ndarray, K: int) -> np.ndarray:

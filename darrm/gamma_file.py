@@ -27,11 +27,11 @@ import numpy as np
 
 from . import __version__
 from .atomic import atomic_write_bytes
+from .disjoint.members import member_from_dict
+from .disjoint.params import DisjointParams
 from .errors import DarrmError, GammaFileError, ParameterError
 from .gamma import validate_gamma
 from .params import PrivacyParams
-from .disjoint.members import member_from_dict
-from .disjoint.params import DisjointParams
 from .table import GammaTable
 from .verification import certify_gamma
 

@@ -11,8 +11,8 @@ import operator
 from dataclasses import dataclass, field
 from enum import Enum
 
-from .privacy.condition import Check, check
 from .errors import ParameterError
+from .privacy.condition import Check, check
 
 
 def _finite(name: str, value: float) -> float:

@@ -14,13 +14,13 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .privacy.certify import Certificate, certify, validate_tol
+from .disjoint.certificate import certify_disjoint
+from .disjoint.params import DisjointParams
 from .errors import CertificationError
 from .gamma import validate_gamma
 from .mechanism import aggregate as _release
 from .params import PrivacyParams
-from .disjoint.certificate import certify_disjoint
-from .disjoint.params import DisjointParams
+from .privacy.certify import Certificate, certify, validate_tol
 from .table import GammaTable
 
 #: verdicts remembered (a verdict is a pure function of the γ bytes, the parameters and tol)

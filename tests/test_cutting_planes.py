@@ -2,8 +2,9 @@ import numpy as np
 import pytest
 
 from darrm.privacy.certify import certify
-from darrm.solver.cutting_planes import orientations
-from darrm.solver.gamma_opt import choose_method, solve_gamma_opt
+from darrm.privacy.corners import orientations
+from darrm.solver.full_lp import choose_method
+from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.params import PrivacyParams
 from darrm.prior import IIDPrior, IndependentPrior
 
@@ -95,7 +96,8 @@ def test_factored_pmfs_equal_the_poisson_binomial_dp():
 
 @pytest.mark.parametrize("backend", ["highs", "cvxpy"])
 def test_restricted_lp_backends_agree_and_their_lagrangian_bound_is_tight(backend):
-    from darrm.solver.gamma_opt import build_rows, objective_coefficients, solve_lp
+    from darrm.solver.full_lp import build_rows, solve_lp
+    from darrm.solver.objective import objective_coefficients
     from darrm.solver.restricted_lp import lagrangian_bound, make_restricted_lp
 
     P = PrivacyParams(11, 3, 0.1, 1e-5)

@@ -77,24 +77,24 @@ def test_make_executor_parses_specs():
 @pytest.mark.parametrize("K,Delta", [(11, 1e-5), (17, 0.0), (19, 1e-4)])
 def test_torch_backend_matches_numpy_to_1e12(K, Delta):
     pytest.importorskip("torch")
-    from darrm.backends.executors import TorchBackend
+    from darrm.backends.devices import TorchDevice
 
     P = PrivacyParams(K, 3, 0.1, Delta)
     g = np.minimum(1.15 * gamma_sub(K, 3), 1.0)
     a = sweep(g, P, top=25, threshold=-1.0)
-    b = sweep(g, P, top=25, threshold=-1.0, executor=TorchBackend("cpu"))
+    b = sweep(g, P, top=25, threshold=-1.0, executor=TorchDevice("cpu"))
     assert abs(a.max_violation - b.max_violation) <= 1e-12 and a.checked == b.checked
     np.testing.assert_allclose(np.sort(a.violations), np.sort(b.violations), atol=1e-12)
 
 
 def test_solve_on_the_torch_backend_gives_the_same_table():
     pytest.importorskip("torch")
-    from darrm.backends.executors import TorchBackend
+    from darrm.backends.devices import TorchDevice
     from darrm.solver.gamma_opt import solve_gamma_opt
 
     P = PrivacyParams(13, 3, 0.1, 1e-5)
     a = solve_gamma_opt(P, method="cutting-planes")
-    b = solve_gamma_opt(P, method="cutting-planes", executor=TorchBackend("cpu"))
+    b = solve_gamma_opt(P, method="cutting-planes", executor=TorchDevice("cpu"))
     assert b.objective == pytest.approx(a.objective, abs=1e-12)
 
 
@@ -155,12 +155,12 @@ def test_chunked_sweep_gives_the_unchunked_answer(rng, monkeypatch):
 def test_torch_backend_streams_the_same_chunks(rng, monkeypatch):
     pytest.importorskip("torch")
     import darrm.privacy.sweep as sw
-    from darrm.backends.executors import TorchBackend
+    from darrm.backends.devices import TorchDevice
 
     P = PrivacyParams(11, 2, 0.2, 1e-3)
     g = symmetric_from_upper(rng.uniform(size=6), 11)
     monkeypatch.setattr(sw, "SWEEP_CHUNK", 40)
     a = sw.sweep(g, P, top=30, threshold=-1.0)
-    b = sw.sweep(g, P, top=30, threshold=-1.0, executor=TorchBackend("cpu"))
+    b = sw.sweep(g, P, top=30, threshold=-1.0, executor=TorchDevice("cpu"))
     assert abs(a.max_violation - b.max_violation) <= 1e-12 and a.checked == b.checked
     np.testing.assert_allclose(np.sort(a.violations), np.sort(b.violations), atol=1e-12)

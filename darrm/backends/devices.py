@@ -1,18 +1,19 @@
-"""Optional accelerator backend for the exhaustive sweep (torch; CUDA when present).
+"""Array devices for the exhaustive sweep: where its gathers and comparisons run.
 
-The tables are built on the CPU exactly as in :mod:`darrm.privacy.sweep` (they are small:
-C(K+5,5) or K³/3 floats); the gathers and comparisons over all C(K+7,7) multisets — the
-part that grows — run on the torch device in float64.  Results equal the numpy path to
-float64 rounding (tested on the CPU device; the same code runs on CUDA).
+An executor (:mod:`darrm.backends.executors`) decides *where* blocks of a sweep run
+(this process, local processes, a Dask cluster); a device decides *with which array
+library*.  :class:`TorchDevice` runs the sweep's block functions with torch in float64 on
+CUDA when present (the tables are built on the CPU exactly as for numpy and moved; they are
+small: C(K+5,5) or K³/3 floats).  Results equal the numpy path to float64 rounding (tested
+on the CPU device); float64 torch kernels are conventional (no TF32), so the certificate's
+forward-error bound (:mod:`darrm.privacy.condition`) holds on the GPU too.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import require
-from ..params import PrivacyParams
-from ..privacy.sweep import PureTables, SweepResult, SweepTables, build_pure_tables, build_tables, merge, sweep_c, sweep_R
+from ..errors import ParameterError, require
 
 
 def _torch():
@@ -20,28 +21,25 @@ def _torch():
 
 
 def default_device() -> str:
+    """"cuda" when torch sees a GPU, else "cpu"."""
     torch = _torch()
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def sweep_torch(
-    gamma: np.ndarray, params: PrivacyParams, *, top: int = 0, threshold: float = 0.0, device: str | None = None,
-    diverse: bool = True,
-) -> SweepResult:
-    """Same result as :func:`darrm.privacy.sweep.sweep`, computed with torch on ``device``: the same
-    block functions (:func:`darrm.privacy.sweep.sweep_R`, :func:`darrm.privacy.sweep.sweep_c`, memory-bounded
-    chunks included) with the tables moved to the device."""
-    torch = _torch()
-    dev = torch.device(device or default_device())
-    g = np.asarray(gamma, dtype=np.float64)
-    K, chk = params.K, params.check
-    per_block = 1 if diverse else None
-    if params.Delta > 0:
-        T = build_tables(g, params)
-        Tt = SweepTables(K, torch.from_numpy(T.V).to(dev), torch.from_numpy(T.r3).to(dev), T.r2)
-        results = [sweep_R(Tt, R, chk, top, threshold, per_block, xp=torch) for R in range(K, -1, -1)]
-    else:
-        P = build_pure_tables(g, params)
-        Pt = PureTables(K, [torch.from_numpy(z).to(dev) for z in P.Z])
-        results = [sweep_c(Pt, c, chk, top, threshold, per_block, xp=torch) for c in range(K + 1)]
-    return merge(results, top)
+class TorchDevice:
+    """Run sweeps with torch on ``device`` (default: CUDA when present, else CPU)."""
+
+    def __init__(self, device: str | None = None):
+        torch = _torch()
+        name = device or default_device()
+        try:
+            self.device = torch.device(name)
+        except RuntimeError:
+            raise ParameterError("executor", f"unknown torch device {name!r}; use cpu, cuda or cuda:N") from None
+        if self.device.type == "cuda" and not torch.cuda.is_available():
+            raise ParameterError("executor", f"torch device {name!r} requested but torch sees no CUDA device")
+        self.xp = torch
+
+    def put(self, a: np.ndarray):
+        """``a`` as a torch tensor on the device."""
+        return self.xp.from_numpy(np.ascontiguousarray(a)).to(self.device)

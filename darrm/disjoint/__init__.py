@@ -58,7 +58,14 @@ e^ε).
 """
 
 from .certificate import DIRECTIONS, certify_disjoint, constraint_row, violations
-from .members import ApproxDP, LocalRR, MemberPrivacy, NonPrivate, member_from_dict, parse_member
+from .members import (
+    ApproxDP,
+    LocalRR,
+    MemberPrivacy,
+    NonPrivate,
+    member_from_dict,
+    parse_member,
+)
 from .params import DisjointParams
 from .solver import MAX_ROUNDS, solve_gamma_opt_disjoint
 

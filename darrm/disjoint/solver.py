@@ -12,7 +12,7 @@ from ..errors import SolveError
 from ..gamma import symmetric_from_upper
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import certify_and_repair, repair
-from ..solver.gamma_opt import expected_signed_error, objective_coefficients
+from ..solver.objective import expected_signed_error, objective_coefficients
 from ..solver.options import SolveOptions
 from ..solver.restricted_lp import lagrangian_bound, make_restricted_lp
 from ..solver.status import OPTIMAL, StopReason, status_for
@@ -128,7 +128,6 @@ def solve_gamma_opt_disjoint(
         lp_backend: "highs" (incremental warm-started highspy model) or "cvxpy".
         log: callable receiving one line per round.
     """
-    from ..solver.restricted_lp import lagrangian_bound, make_restricted_lp
 
     SolveOptions(cuts_per_round=cuts_per_round, max_rounds=max_rounds, gap_tol=gap_tol)  # the one validation
     prior = IIDPrior() if prior is None else prior

@@ -14,10 +14,10 @@ Three ways to a Binomial(n, p) pmf, each where it is the right tool:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy import special
-
-from dataclasses import dataclass
 
 from ..errors import ParameterError
 from .poisson_binomial import _as_probs

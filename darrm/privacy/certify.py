@@ -21,21 +21,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from .condition import Check, repair_factor, violation
-from ..solver.rows import pmf_pairs
-from .corners import complements, corners, iter_count_vector_blocks, multiset_count
-from ..errors import ParameterError
+from ..backends.devices import TorchDevice
+from ..backends.executors import Executor
+from ..errors import CertificationError, ParameterError
 from ..gamma import validate_gamma
 from ..mechanism import output_weights
 from ..params import PrivacyParams
-
-if TYPE_CHECKING:
-    from ..backends.executors import Executor
+from ..solver.rows import pmf_pairs
+from .condition import Check, repair_factor, violation
+from .corners import complements, corners, iter_count_vector_blocks, multiset_count
+from .sweep import sweep
 
 #: The certificate's threshold on its rigorous bound v̂: exactly private, nothing widened.
 THRESHOLD = 0.0
@@ -101,7 +100,7 @@ def certify(
     params: PrivacyParams,
     *,
     tol: float | None = None,
-    executor: "Executor | None" = None,
+    executor: Executor | TorchDevice | None = None,
     progress: bool | None = None,
 ) -> Certificate:
     """Largest DP violation of DaRRM_γ over all corner multisets, outputs and directions.
@@ -110,8 +109,6 @@ def certify(
     memory C(K+5,5) instead of C(K+7,7)); :func:`certify_reference` computes the same
     numbers by a direct Poisson-binomial pmf per multiset and is used to test it.
     """
-    from .sweep import sweep
-
     g = validate_gamma(gamma, params.K)
     t = validate_tol(tol)
     C = 8 if params.Delta > 0 else 4
@@ -203,8 +200,6 @@ def certify_and_repair(gamma: np.ndarray, params, certify_fn) -> tuple[np.ndarra
         CertificationError: still not certified after :data:`REPAIR_ATTEMPTS` repairs (or no
             room to scale into, e.g. an ε so small that float64 cannot tell e^ε from 1).
     """
-    from ..errors import CertificationError
-
     g = np.asarray(gamma, dtype=np.float64)
     cert = certify_fn(g)
     scale = 1.0
@@ -232,7 +227,7 @@ TIGHT_LIMIT = 1e-9
 
 
 def certify_tight(gamma: np.ndarray, params: PrivacyParams, *, progress: bool | None = None,
-                  executor: "Executor | None" = None) -> tuple[np.ndarray, Certificate, float]:
+                  executor: Executor | TorchDevice | None = None) -> tuple[np.ndarray, Certificate, float]:
     """(γ, certificate, scale) for a closed-form table that is private in exact arithmetic
     and may be tight (γ_Sub, γ_DSub, RR with τ = m, γ ≡ 1 at the threshold m).
 

@@ -37,19 +37,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
 from dataclasses import dataclass
 
 import numpy as np
+from tqdm.auto import tqdm
 
+from ..backends.devices import TorchDevice
+from ..backends.executors import Executor, SerialExecutor
+from ..mechanism import output_weights
+from ..numerics.binomial import binomial_rows
+from ..params import PrivacyParams
 from .condition import Check, pair_violation
 from .corners import count_vectors
-from ..mechanism import output_weights
-from ..params import PrivacyParams
-from ..numerics.binomial import binomial_rows
-
-if TYPE_CHECKING:
-    from ..backends.executors import Executor
 
 
 @dataclass(frozen=True)
@@ -355,7 +354,7 @@ def sweep(
     *,
     top: int = 0,
     threshold: float = 0.0,
-    executor: "Executor | None" = None,
+    executor: Executor | TorchDevice | None = None,
     progress: bool | None = None,
     diverse: bool = True,
 ) -> SweepResult:
@@ -367,15 +366,9 @@ def sweep(
     ``diverse`` (Δ > 0): take at most one candidate per (n_(hi,lo), n_(lo,hi)) block, so the
     cuts spread over the corner space (measured: 18 → 7 rounds at K = 41); the maximum is
     exact either way."""
-    from tqdm.auto import tqdm
-
-    from ..backends.executors import SerialExecutor, TorchBackend
-
     g = np.asarray(gamma, dtype=np.float64)
-    if isinstance(executor, TorchBackend):
-        from ..backends.devices import sweep_torch
-
-        return sweep_torch(g, params, top=top, threshold=threshold, device=executor.device, diverse=diverse)
+    if isinstance(executor, TorchDevice):
+        return _sweep_on_device(g, params, executor, top=top, threshold=threshold, diverse=diverse)
     K = params.K
     if params.Delta > 0:
         tables: object = build_tables(g, params)
@@ -393,4 +386,22 @@ def sweep(
         for r in ex.run(fn, shared, items):
             results.append(r)
             bar.update(r.checked)
+    return merge(results, top)
+
+
+def _sweep_on_device(
+    gamma: np.ndarray, params: PrivacyParams, dev: TorchDevice, *, top: int, threshold: float, diverse: bool
+) -> SweepResult:
+    """:func:`sweep` with the tables on a torch device: the same block functions
+    (:func:`sweep_R`, :func:`sweep_c`, memory-bounded chunks included) with ``xp`` = torch."""
+    K, chk = params.K, params.check
+    per_block = 1 if diverse else None
+    if params.Delta > 0:
+        T = build_tables(gamma, params)
+        Tt = SweepTables(K, dev.put(T.V), dev.put(T.r3), T.r2)
+        results = [sweep_R(Tt, R, chk, top, threshold, per_block, xp=dev.xp) for R in range(K, -1, -1)]
+    else:
+        P = build_pure_tables(gamma, params)
+        Pt = PureTables(K, [dev.put(z) for z in P.Z])
+        results = [sweep_c(Pt, c, chk, top, threshold, per_block, xp=dev.xp) for c in range(K + 1)]
     return merge(results, top)

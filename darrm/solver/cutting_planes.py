@@ -21,8 +21,6 @@ reflected swap.  All four are added, so one sweep hit cuts off every orientation
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import time
 from collections.abc import Callable
@@ -30,59 +28,20 @@ from pathlib import Path
 
 import numpy as np
 
-from .rows import factored_pmf_pairs, folded_rows
-from ..privacy.corners import corners
 from ..errors import ParameterError
 from ..gamma import symmetric_from_upper
-from .gamma_opt import repair
 from ..params import PrivacyParams
-from .status import StopReason
+from ..privacy.certify import repair
+from ..privacy.corners import corners, orientations
 from ..privacy.sweep import sweep
-
-# corner-index permutations (order of darrm.privacy.corners.corners)
-_SWAP = {8: [0, 1, 3, 2, 5, 4, 7, 6], 4: [0, 1, 3, 2]}
-_REFLECT = {8: [1, 0, 5, 4, 3, 2, 7, 6], 4: [1, 0, 3, 2]}
-
-
-def orientations(counts: np.ndarray) -> np.ndarray:
-    """The multisets v, swap(v), reflect(v), reflect(swap(v)) for each row of ``counts``."""
-    C = counts.shape[1]
-    s, r = np.array(_SWAP[C]), np.array(_REFLECT[C])
-    # new count of corner j is the old count of the corner mapped onto j (permutations are involutions)
-    return np.concatenate([counts, counts[:, s], counts[:, r], counts[:, s][:, r]])
+from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
+from .restricted_lp import lagrangian_bound, make_restricted_lp
+from .rows import factored_pmf_pairs, folded_rows
+from .status import StopReason
 
 
 def _unique_rows(a: np.ndarray) -> np.ndarray:
     return np.unique(a, axis=0) if a.shape[0] else a
-
-
-def _fingerprint(params: PrivacyParams, c: np.ndarray) -> str:
-    blob = json.dumps({"params": params.to_dict(), "c": [float(v) for v in c]}, sort_keys=True).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
-
-
-def _save_checkpoint(path: Path, fp: str, working: np.ndarray) -> None:
-    from ..atomic import atomic_write_bytes
-    import io
-
-    buf = io.BytesIO()
-    np.savez(buf, fingerprint=np.array(fp), working=working)
-    atomic_write_bytes(path, buf.getvalue())
-
-
-def _load_checkpoint(path: Path, fp: str, C: int) -> np.ndarray | None:
-    if not path.exists():
-        return None
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            if str(z["fingerprint"]) != fp:
-                return None
-            w = np.asarray(z["working"], dtype=np.int64)
-    except (OSError, ValueError, KeyError) as exc:
-        raise ParameterError("checkpoint", f"{path}: unreadable checkpoint ({exc}); delete it to start afresh") from None
-    if w.ndim != 2 or w.shape[1] != C:
-        raise ParameterError("checkpoint", f"{path}: working set has the wrong shape {w.shape}")
-    return w
 
 
 #: λ of in-out separation once ``stabilize="auto"`` has switched from plain Kelley cuts
@@ -159,17 +118,15 @@ def solve_cutting_planes(
         raise ParameterError("cuts_per_round", f"must be >= 1, got {top!r}")
     if int(max_rounds) < 1:
         raise ParameterError("max_rounds", f"must be >= 1, got {max_rounds!r}")
-    from .restricted_lp import lagrangian_bound, make_restricted_lp
-
     cs = corners(params.eps, params.Delta)
     C = cs.shape[0]
     e = params.exp_meps
     rhs = params.rhs
-    fp = _fingerprint(params, c)
+    fp = fingerprint(params, c)
     scale = float(np.max(np.abs(c))) or 1.0
     c_lp = c / scale - tie_break
     ckpt = Path(checkpoint) if checkpoint else None
-    working = _load_checkpoint(ckpt, fp, C) if ckpt else None
+    working = load_checkpoint(ckpt, fp, C) if ckpt else None
     resumed = working is not None
     if working is None:
         working = np.zeros((0, C), dtype=np.int64)
@@ -276,6 +233,6 @@ def solve_cutting_planes(
         age = np.concatenate([age, np.zeros(new.shape[0], dtype=np.int64)])
         added_total += new.shape[0]
         if ckpt:
-            _save_checkpoint(ckpt, fp, working)
+            save_checkpoint(ckpt, fp, working)
     # the last round's separation point was feasible (no cuts) but the gap is still open
     return finish(max_rounds, x_in, False, StopReason.ROUND_LIMIT, None)

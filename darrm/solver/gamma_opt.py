@@ -22,69 +22,17 @@ import time
 
 import numpy as np
 
-from ..privacy.certify import certify, certify_and_repair, repair  # noqa: F401  (repair: re-exported)
-from .rows import iter_row_blocks, possibly_binding
-from ..errors import CertificationError, SolveError
+from ..errors import ParameterError, SolveError
 from ..gamma import symmetric_from_upper
 from ..params import PrivacyParams
 from ..prior import IIDPrior, Prior
-from .status import StopReason, status_for
+from ..privacy.certify import certify, certify_and_repair
 from ..table import GammaTable
-
-
-#: Tighter than HiGHS's 1e-7 defaults, so the certification repair rarely needs to act
-#: and constraint generation converges to ~1e-10.
-HIGHS_DEFAULTS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
-
-
-def objective_coefficients(K: int, prior: Prior) -> tuple[np.ndarray, float]:
-    """(c, A): LP costs c_l = −½E[α_l − α_{K−l}] (l = mid..K) and constant A = −Σc, so that
-    the expected signed error of γ is A + c·γ(mid..K) (Eq. 196–201)."""
-    ea = np.asarray(prior.expected_pmf(K), dtype=np.float64)
-    mid = (K + 1) // 2
-    diff = ea[mid:] - ea[: K + 1 - mid][::-1]
-    c = -0.5 * diff
-    return c, float(-c.sum())
-
-
-def expected_signed_error(gamma: np.ndarray, prior: Prior) -> float:
-    """½ Σ_{l≥mid} E_T[α_l − α_{K−l}]·(1 − γ(l)): the LP objective plus its constant."""
-    K = len(gamma) - 1
-    c, A = objective_coefficients(K, prior)
-    return A + float(c @ np.asarray(gamma)[(K + 1) // 2 :])
-
-
-def build_rows(params: PrivacyParams, *, prune: bool = True, block: int = 1 << 15) -> np.ndarray:
-    """All folded privacy rows (possibly-binding ones only when ``prune``)."""
-    rhs = params.rhs
-    keep = []
-    for _, rows in iter_row_blocks(params, block):
-        keep.append(rows[possibly_binding(rows, rhs)] if prune else rows)
-    n = (params.K + 1) // 2
-    return np.concatenate(keep, axis=0) if keep else np.zeros((0, n))
-
-
-def solve_lp(rows: np.ndarray, rhs: float, c: np.ndarray, *, solver_opts: dict | None = None) -> tuple[np.ndarray, str]:
-    """Solve min c·x s.t. rows·x ≤ rhs, 0 ≤ x ≤ 1 with cvxpy + HiGHS; returns (x, status)."""
-    from .restricted_lp import CvxpyRestrictedLP
-
-    lp = CvxpyRestrictedLP(c, rhs, solver_opts)
-    lp.add(rows)
-    x, _ = lp.solve()
-    return x, lp.status
-
-
-#: Above this many corner multisets "auto" uses constraint generation instead of all rows
-#: (same optimum to 1e-9, tested; faster from K = 11 with Δ > 0 on).
-FULL_LP_LIMIT = 20_000
-
-
-def choose_method(params: PrivacyParams) -> str:
-    """"full" (every row; K ≤ 9 for Δ > 0, K ≤ 45 for Δ = 0) or "cutting-planes"."""
-    from ..privacy.corners import multiset_count
-
-    C = 8 if params.Delta > 0 else 4
-    return "full" if multiset_count(params.K, C) <= FULL_LP_LIMIT else "cutting-planes"
+from .cutting_planes import solve_cutting_planes
+from .full_lp import build_rows, choose_method
+from .objective import expected_signed_error, objective_coefficients
+from .restricted_lp import CvxpyRestrictedLP, lagrangian_bound
+from .status import StopReason, status_for
 
 
 def solve_gamma_opt(
@@ -129,8 +77,6 @@ def solve_gamma_opt(
         SolveError: the LP solver failed.
         CertificationError: the solution could not be certified even after repair.
     """
-    from ..errors import ParameterError
-
     prior = IIDPrior() if prior is None else prior
     if method == "auto":
         method = choose_method(params)
@@ -140,8 +86,6 @@ def solve_gamma_opt(
     c, _ = objective_coefficients(params.K, prior)
 
     if method == "full":
-        from .restricted_lp import CvxpyRestrictedLP, lagrangian_bound
-
         rows = build_rows(params)
         t1 = time.perf_counter()
         full = CvxpyRestrictedLP(c, params.rhs, solver_opts)
@@ -151,8 +95,6 @@ def solve_gamma_opt(
         info: dict = {"method": "full", "lp_rows": int(rows.shape[0]), "stop": StopReason.FULL_LP.value,
                       "lp_lower_bound": lagrangian_bound(c, rows, params.rhs, y)}
     else:
-        from .cutting_planes import solve_cutting_planes
-
         t1 = time.perf_counter()
         x, status, info = solve_cutting_planes(
             params, c, lp_backend=lp_backend, solver_opts=solver_opts, top=cuts_per_round,

@@ -27,7 +27,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SolveError
+from ..errors import ParameterError, SolveError
+
+#: Tighter than HiGHS's 1e-7 defaults, so the certification repair rarely needs to act
+#: and constraint generation converges to ~1e-10.
+HIGHS_DEFAULTS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
 def lagrangian_bound(c: np.ndarray, rows: np.ndarray, rhs: float, y: np.ndarray) -> float:
@@ -80,8 +84,6 @@ class HighsRestrictedLP(RestrictedLP):
 
     def _new_model(self) -> None:
         import highspy
-
-        from .gamma_opt import HIGHS_DEFAULTS
 
         self._h = h = highspy.Highs()
         h.setOptionValue("output_flag", False)
@@ -162,8 +164,6 @@ class CvxpyRestrictedLP(RestrictedLP):
     def solve(self) -> tuple[np.ndarray, np.ndarray]:
         import cvxpy as cp
 
-        from .gamma_opt import HIGHS_DEFAULTS
-
         n = self.c.shape[0]
         x = cp.Variable(n)
         cons = [x >= 0, x <= 1]
@@ -185,8 +185,6 @@ BACKENDS = {"highs": HighsRestrictedLP, "cvxpy": CvxpyRestrictedLP}
 
 
 def make_restricted_lp(backend: str, c: np.ndarray, rhs: float, solver_opts: dict | None = None) -> RestrictedLP:
-    from ..errors import ParameterError
-
     if backend not in BACKENDS:
         raise ParameterError("lp_backend", f"must be one of {sorted(BACKENDS)}, got {backend!r}")
     return BACKENDS[backend](c, rhs, solver_opts)

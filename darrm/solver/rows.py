@@ -17,9 +17,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..privacy.corners import corners, expand, iter_count_vector_blocks
-from ..params import PrivacyParams
+from ..numerics.binomial import binomial_pmf
 from ..numerics.poisson_binomial import pmf
+from ..params import PrivacyParams
+from ..privacy.corners import corners, expand, iter_count_vector_blocks
 
 
 def pmf_pairs(
@@ -44,8 +45,6 @@ def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.n
     8.5 s); the factors are cached across the multisets of one call.  Every term is a product
     of non-negative numbers, as in :func:`darrm.poisson_binomial.pmf`; tests compare both.
     """
-    from ..numerics.binomial import binomial_pmf
-
     counts = np.asarray(counts, dtype=np.int64)
     K = int(counts[0].sum()) if counts.shape[0] else 0
     cache: dict = {}

@@ -23,7 +23,8 @@ import numpy as np
 
 from darrm.privacy.certify import certify_tight
 from darrm.gamma import gamma_const, gamma_dsub, gamma_sub
-from darrm.solver.gamma_opt import expected_signed_error, solve_gamma_opt
+from darrm.solver.objective import expected_signed_error
+from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.params import PrivacyParams
 from darrm.prior import IIDPrior
 

@@ -74,7 +74,7 @@ def test_gamma_opt_beats_best_constant_gamma():
     for _ in range(50):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if certify_disjoint(np.full(102, mid), params).certified else (lo, mid)
-    from darrm.solver.gamma_opt import expected_signed_error
+    from darrm.solver.objective import expected_signed_error
     from darrm.prior import IIDPrior
 
     assert t.objective < expected_signed_error(np.full(102, lo), IIDPrior())

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from darrm.accounting.composition import kairouz_general
-from darrm.solver.gamma_opt import expected_signed_error
+from darrm.solver.objective import expected_signed_error
 from darrm.prior import IIDPrior
 from darrm.experiments import cli
 from darrm.experiments.data import loader
