@@ -1,11 +1,16 @@
 import numpy as np
 import pytest
 
-from darrm.privacy.certify import certify, certify_reference
-from darrm.backends.executors import DaskExecutor, ProcessExecutor, SerialExecutor, make_executor
+from darrm.backends.executors import (
+    DaskExecutor,
+    ProcessExecutor,
+    SerialExecutor,
+    make_executor,
+)
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_sub, symmetric_from_upper
 from darrm.params import PrivacyParams
+from darrm.privacy.certify import certify, certify_reference
 from darrm.privacy.sweep import build_tables, sweep
 
 

@@ -8,8 +8,7 @@ from ..gamma import validate_gamma
 from ..mechanism import output_weights
 from ..numerics.binomial import OthersPmfs, expected_weights
 from ..privacy.certify import Certificate, validate_tol
-from ..privacy.condition import violation
-from ..solver.rows import folded_rows
+from ..privacy.condition import folded_rows, violation
 from .params import DisjointParams
 
 DIRECTIONS = ("D,D'", "D',D")

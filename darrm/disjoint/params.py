@@ -9,7 +9,7 @@ from functools import cached_property
 from ..errors import ParameterError
 from ..numerics.binomial import OthersPmfs, others_pmfs
 from ..params import NeighboringRelation
-from ..privacy.condition import Check, check
+from ..privacy.condition import Check, check, rhs
 from ..validation import epsilon, half_open_unit, odd_count
 from .members import MemberPrivacy
 
@@ -46,7 +46,7 @@ class DisjointParams:
     @property
     def rhs(self) -> float:
         """Right-hand side of the folded rows (Lemma 3.4 form): e^ε − 1 + 2δ."""
-        return math.expm1(self.target_eps) + 2.0 * self.target_delta
+        return rhs(self.target_eps, self.target_delta)
 
     @cached_property
     def others(self) -> "OthersPmfs":

@@ -109,6 +109,24 @@ def check(eps_total: float, delta: float, K: int) -> Check:
     return Check(e=e_c, delta=d_c, slack=slack, rho=rho, exp_eps=e_hat, margin=margin)
 
 
+def folded_rows(alpha: np.ndarray, alpha_p: np.ndarray, exp_meps: float) -> np.ndarray:
+    """Lemma 3.4 in row form, for the LP: rows (N, (K+1)/2) over x = γ(mid..K) with
+    row·x ≤ e^{mε} − 1 + 2δ (:func:`rhs`) iff the four inequalities (two outputs, two
+    directions) hold at that configuration (α, α′); (row·x − rhs)/2 is the violation of
+    output 1, D → D′.  Exact-constant floats: the LP's rows, not the certificate's verdict."""
+    K = alpha.shape[1] - 1
+    mid = (K + 1) // 2
+    up = alpha[:, mid:] - exp_meps * alpha_p[:, mid:]
+    # index K−l for l = mid..K is (K−mid)..0, i.e. the lower half reversed
+    low = exp_meps * alpha_p[:, : K + 1 - mid][:, ::-1] - alpha[:, : K + 1 - mid][:, ::-1]
+    return up + low
+
+
+def rhs(eps_total: float, delta: float) -> float:
+    """Right-hand side of the folded rows (Lemma 3.4, Eq. 1): e^{ε_tot} − 1 + 2δ."""
+    return math.expm1(eps_total) + 2.0 * float(delta)
+
+
 def pair_violation(pa, pb, chk: Check, xp=np):
     """v̂ for both directions of one output: max(P_a − e·P_b, P_b − e·P_a) − δ + slack,
     elementwise; ``pa``/``pb`` are Pr[A(D)=o], Pr[A(D′)=o]; ``xp`` is numpy or torch."""

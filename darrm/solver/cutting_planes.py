@@ -32,11 +32,12 @@ from ..errors import ParameterError
 from ..gamma import symmetric_from_upper
 from ..params import PrivacyParams
 from ..privacy.certify import repair
+from ..privacy.condition import folded_rows
 from ..privacy.corners import corners, orientations
 from ..privacy.sweep import sweep
 from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
 from .restricted_lp import lagrangian_bound, make_restricted_lp
-from .rows import factored_pmf_pairs, folded_rows
+from .rows import factored_pmf_pairs
 from .status import StopReason
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from ..numerics.binomial import binomial_pmf
 from ..numerics.poisson_binomial import pmf
 from ..params import PrivacyParams
+from ..privacy.condition import folded_rows
 from ..privacy.corners import corners, expand, iter_count_vector_blocks
 
 
@@ -69,16 +70,6 @@ def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.n
         return out
 
     return one(0), one(1)
-
-
-def folded_rows(alpha: np.ndarray, alpha_p: np.ndarray, exp_meps: float) -> np.ndarray:
-    """Rows (N, (K+1)/2) of the folded constraint, coefficients of x = γ(mid..K)."""
-    K = alpha.shape[1] - 1
-    mid = (K + 1) // 2
-    up = alpha[:, mid:] - exp_meps * alpha_p[:, mid:]
-    # index K−l for l = mid..K is (K−mid)..0, i.e. the lower half reversed
-    low = exp_meps * alpha_p[:, : K + 1 - mid][:, ::-1] - alpha[:, : K + 1 - mid][:, ::-1]
-    return up + low
 
 
 def iter_row_blocks(params: PrivacyParams, block: int = 1 << 15) -> Iterator[tuple[np.ndarray, np.ndarray]]:

@@ -8,15 +8,23 @@ import numpy as np
 import pytest
 
 from darrm import cli
-from darrm.solver.rows import folded_rows, possibly_binding
+from darrm.disjoint import (
+    ApproxDP,
+    DisjointParams,
+    NonPrivate,
+    certify_disjoint,
+    constraint_row,
+    solve_gamma_opt_disjoint,
+)
+from darrm.disjoint.certificate import _alpha
 from darrm.errors import SolveError
 from darrm.gamma import symmetric_from_upper
-from darrm.solver.objective import expected_signed_error, objective_coefficients
-from darrm.privacy.certify import repair
-from darrm.solver.full_lp import solve_lp
-from darrm.disjoint import ApproxDP, DisjointParams, NonPrivate, certify_disjoint, constraint_row, solve_gamma_opt_disjoint
-from darrm.disjoint.certificate import _alpha
 from darrm.prior import IIDPrior
+from darrm.privacy.certify import repair
+from darrm.privacy.condition import folded_rows
+from darrm.solver.full_lp import solve_lp
+from darrm.solver.objective import expected_signed_error, objective_coefficients
+from darrm.solver.rows import possibly_binding
 from darrm.solver.status import OPTIMAL, StopReason
 
 

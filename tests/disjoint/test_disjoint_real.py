@@ -6,11 +6,17 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
-
 from darrm.accounting.gnmax import epsilon as gnmax_epsilon
 from darrm.accounting.shuffled_votes import ShuffledBinaryRR
-from darrm.experiments.disjoint.real import METHODS, build_mechanisms, markdown, release, run_real, shuffled_rr_release
+from darrm.experiments.disjoint.real import (
+    METHODS,
+    build_mechanisms,
+    markdown,
+    release,
+    run_real,
+    shuffled_rr_release,
+)
+from scipy import stats
 
 EPS_T, DELTA = 0.0892, 1e-4
 

@@ -7,9 +7,6 @@ import itertools
 import numpy as np
 import pytest
 
-from darrm.privacy.corners import in_region
-from darrm.errors import ParameterError
-from darrm.mechanism import output_weights
 from darrm.disjoint import (
     ApproxDP,
     DisjointParams,
@@ -21,7 +18,10 @@ from darrm.disjoint import (
     parse_member,
     violations,
 )
+from darrm.errors import ParameterError
+from darrm.mechanism import output_weights
 from darrm.numerics.poisson_binomial import pmf
+from darrm.privacy.corners import in_region
 
 MODELS = [NonPrivate(), ApproxDP(0.7, 1e-3), ApproxDP(0.4, 0.0), LocalRR(0.8)]
 

@@ -6,11 +6,15 @@ import inspect
 
 import numpy as np
 import pytest
+from darrm.experiments.pate import aggregators
+from darrm.experiments.pate.aggregators import (
+    darrm_release,
+    gnmax_release,
+    majority_release,
+)
 
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_sub
-from darrm.experiments.pate import aggregators
-from darrm.experiments.pate.aggregators import darrm_release, gnmax_release, majority_release
 
 K = 11
 

@@ -13,15 +13,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from darrm.accounting.composition import kairouz_general
-from darrm.solver.objective import expected_signed_error
-from darrm.prior import IIDPrior
 from darrm.experiments import cli
 from darrm.experiments.data import loader
 from darrm.experiments.pate import run as run_mod
 from darrm.experiments.pate.run import load_releases, release
-from darrm.experiments.pate.study import METHODS, StudyConfig, mechanism_rng, query_indices
+from darrm.experiments.pate.study import (
+    METHODS,
+    StudyConfig,
+    mechanism_rng,
+    query_indices,
+)
+
+from darrm.prior import IIDPrior
+from darrm.solver.objective import expected_signed_error
 
 TINY = ["--train-size", "1100", "--epochs", "1", "--ms", "1,3", "--queries", "5,12", "--draws", "3",
         "--no-progress"]

@@ -4,16 +4,20 @@ import itertools
 
 import numpy as np
 import pytest
+from darrm.experiments.simulations.expected_error import (
+    iid_error_curve,
+    iid_uniform_error,
+    is_one_sided,
+    product_uniform_error,
+    product_uniform_error_mc,
+)
 from scipy import integrate
 
-from darrm.utility import error, error_curve
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_const, gamma_dsub, gamma_sub
-from darrm.params import PrivacyParams
 from darrm.numerics.poisson_binomial import pmf
-from darrm.experiments.simulations.expected_error import (
-    iid_error_curve, iid_uniform_error, is_one_sided, product_uniform_error, product_uniform_error_mc,
-)
+from darrm.params import PrivacyParams
+from darrm.utility import error, error_curve
 
 
 def _gammas(K):

@@ -4,17 +4,19 @@ import dataclasses
 
 import numpy as np
 import pytest
-
-from darrm.privacy.certify import certify
-from darrm.gamma import gamma_sub
-from darrm.solver.gamma_opt import solve_gamma_opt
-from darrm.params import PrivacyParams
-from darrm.prior import IIDPrior
-from darrm.privacy.certify import certify_tight
 from darrm.experiments.simulations.compute import compute_figure
-from darrm.experiments.simulations.expected_error import iid_error_curve, product_uniform_error_mc
+from darrm.experiments.simulations.expected_error import (
+    iid_error_curve,
+    product_uniform_error_mc,
+)
 from darrm.experiments.simulations.figures import FIGURES, figure2
 from darrm.experiments.simulations.table3 import PAPER_TABLE3, table3
+
+from darrm.gamma import gamma_sub
+from darrm.params import PrivacyParams
+from darrm.prior import IIDPrior
+from darrm.privacy.certify import certify, certify_tight
+from darrm.solver.gamma_opt import solve_gamma_opt
 
 
 @pytest.fixture(scope="module")
