@@ -15,7 +15,7 @@ experiments are :mod:`darrm.experiments`.  The core never imports either.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ._version import __version__ as __version__
 
 from .disjoint.members import (
     ApproxDP as ApproxDP,
@@ -77,7 +77,7 @@ from .solver.api import family_gamma as family_gamma
 from .solver.api import solve as solve
 from .solver.objective import expected_signed_error as expected_signed_error
 from .solver.options import SolveOptions as SolveOptions
-from .solver.status import StopReason as StopReason
+from .solver.status import SolveReport as SolveReport, StopReason as StopReason
 from .table import GammaTable as GammaTable
 from .utility import error_curve as error_curve
 from .verification import aggregate as aggregate
@@ -106,6 +106,7 @@ __all__ = [
     "PrivacyParams",
     "SolveError",
     "SolveOptions",
+    "SolveReport",
     "StopReason",
     "__version__",
     "aggregate",

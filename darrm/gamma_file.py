@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
+from ._version import __version__
 from .atomic import atomic_write_bytes
 from .disjoint.members import member_from_dict
 from .disjoint.params import DisjointParams

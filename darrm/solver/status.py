@@ -9,6 +9,7 @@ within the solve's ``gap_tol`` of the LP optimum; otherwise it is :data:`GAP_BOU
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 
 
@@ -40,3 +41,45 @@ GAP_BOUNDED = "certified, gap-bounded (not proven optimal)"
 def status_for(gap: float, gap_tol: float) -> str:
     """:data:`OPTIMAL` iff the proven gap meets the target, else :data:`GAP_BOUNDED`."""
     return OPTIMAL if gap <= gap_tol else GAP_BOUNDED
+
+
+@dataclass(frozen=True)
+class SolveReport:
+    """How a table was obtained, typed (``GammaTable.report``; γ files keep it as ``info``).
+
+    method: "full", "cutting-planes", "disjoint-cutting-planes" or "closed-form".
+    stop: why the solve stopped (None for closed forms).
+    converged: the proven gap of the returned (final, repaired) table meets ``gap_tol``.
+    optimality_gap, lp_lower_bound, gap_tol: the proof of (near-)optimality (γ_opt only).
+    rounds: constraint-generation rounds (1 for the full LP, 0 for closed forms).
+    repair_scale: the factor γ was scaled by to pass the certificate (1.0: not scaled).
+    seconds: wall time of the solve and its certificate.
+    """
+
+    method: str
+    stop: StopReason | None
+    converged: bool
+    optimality_gap: float | None
+    lp_lower_bound: float | None
+    gap_tol: float | None
+    rounds: int
+    repair_scale: float
+    seconds: float
+
+    @classmethod
+    def from_info(cls, info: dict) -> "SolveReport":
+        """The typed view of a table's ``info`` (as written by the solvers and γ files)."""
+        stop = info.get("stop")
+        seconds = sum(float(v) for k, v in info.items() if k.startswith("seconds_") and k != "seconds_sweeps"
+                      and isinstance(v, (int, float)))
+        return cls(
+            method=str(info.get("method", "closed-form")),
+            stop=StopReason(stop) if stop is not None else None,
+            converged=bool(info.get("converged", True)),
+            optimality_gap=info.get("optimality_gap"),
+            lp_lower_bound=info.get("lp_lower_bound"),
+            gap_tol=info.get("gap_tol"),
+            rounds=int(info.get("rounds", 1 if "stop" in info else 0)),
+            repair_scale=float(info.get("repair_scale", 1.0)),
+            seconds=seconds,
+        )
