@@ -23,7 +23,7 @@ For Δ = 0 only (0,0), (1,1), (hi,lo), (lo,hi) exist (a = b = 0) and
 two matrix products, which reaches K in the thousands.
 
 Every value is a sum of products of non-negative numbers (binomial pmfs by the recurrence of
-:func:`darrm.poisson_binomial.binomial_rows`, weights in [0, 1]), so there is no cancellation
+:func:`darrm.numerics.binomial.binomial_rows`, weights in [0, 1]), so there is no cancellation
 before the final difference and each probability is within the relative bound ρ(K) of
 :mod:`darrm.privacy.condition`; the comparison uses that module's rigorous test.  Only output 1 is
 evaluated: for a symmetric γ, Pr[A = 0] at a multiset equals Pr[A = 1] at its reflection

@@ -44,7 +44,7 @@ def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.n
     A multiset of corners has at most four such factors, so each pmf costs a few binomial
     convolutions instead of K Poisson-binomial steps (K = 1001: 2,048 rows in 0.09 s instead of
     8.5 s); the factors are cached across the multisets of one call.  Every term is a product
-    of non-negative numbers, as in :func:`darrm.poisson_binomial.pmf`; tests compare both.
+    of non-negative numbers, as in :func:`darrm.numerics.poisson_binomial.pmf`; tests compare both.
     """
     counts = np.asarray(counts, dtype=np.int64)
     K = int(counts[0].sum()) if counts.shape[0] else 0
