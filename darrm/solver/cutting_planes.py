@@ -28,7 +28,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ParameterError
 from ..gamma import symmetric_from_upper
 from ..params import PrivacyParams
 from ..privacy.certify import repair
@@ -36,6 +35,7 @@ from ..privacy.condition import folded_rows
 from ..privacy.corners import corners, orientations
 from ..privacy.sweep import sweep
 from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
+from .options import SolveOptions
 from .restricted_lp import lagrangian_bound, make_restricted_lp
 from .rows import factored_pmf_pairs
 from .status import StopReason
@@ -52,19 +52,15 @@ AUTO_LAMBDA = 0.5
 def solve_cutting_planes(
     params: PrivacyParams,
     c: np.ndarray,
+    options: SolveOptions,
     *,
-    lp_backend: str = "highs",
     solver_opts: dict | None = None,
-    top: int = 256,
     tol_cp: float = 1e-10,
-    gap_tol: float = 1e-9,
-    max_rounds: int = 500,
     executor=None,
     checkpoint: str | os.PathLike | None = None,
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
     tie_break: float = 1e-7,
-    stabilize: float | str = "auto",
     purge_after: int = 5,
 ) -> tuple[np.ndarray, str, dict]:
     """Optimal x = γ(mid..K) by stabilised constraint generation; returns (x, status, info).
@@ -91,34 +87,26 @@ def solve_cutting_planes(
     objective (no tie-break), so it is as tight as the working set allows.
 
     Args:
-        c: LP costs (see :func:`darrm.solver.gamma_opt.objective_coefficients`).
-        lp_backend: "highs" (incremental, warm-started) or "cvxpy" (rebuilt each round).
-        top: multisets added per round (each with its 3 other orientations).
+        c: LP costs (see :func:`darrm.solver.objective.objective_coefficients`).
+        options: :class:`~darrm.SolveOptions`: ``lp_backend`` ("highs" incremental and
+            warm-started, or "cvxpy" rebuilt each round), ``cuts_per_round`` (multisets added per
+            round, each with its 3 other orientations), ``gap_tol`` (stop when the best feasible
+            point is provably within this of the optimum, expected-error units), ``stabilize``
+            (λ in (0, 1], 1 is plain Kelley cutting planes, or "auto", see above), the round limit.
         tol_cp: classic stop: no multiset violates at x_out by more than this (probability units).
-        gap_tol: stop when the best feasible point is provably within this of the optimum
-            (units of the objective, the expected error).
         checkpoint: file to save the working set after every round and resume from.
         tie_break: the LPs minimise c/‖c‖∞ − tie_break·Σx: among (near-)optimal γ prefer
             the larger (less noise).  For large K most c_l underflow to ~0 and the LP is
             degenerate; the tie-break picks the largest γ where the prior gives no weight.
             Bounds and objectives are always evaluated with the exact c.
-        stabilize: λ in (0, 1] (1 is plain Kelley cutting planes) or "auto" (see above).
         purge_after: a row slack at x_out for this many consecutive rounds leaves the LP
             (its multiset is found again by the sweep if it ever matters); 0 keeps all.
     """
+    # options were validated once, by SolveOptions
+    stabilize, gap_tol, top = options.stabilize, options.gap_tol, options.cuts_per_round
+    max_rounds, lp_backend = options.rounds("shared"), options.lp_backend
     auto = stabilize == "auto"
-    if auto:
-        lam0 = AUTO_LAMBDA
-    elif isinstance(stabilize, (int, float)) and 0.0 < float(stabilize) <= 1.0:
-        lam0 = float(stabilize)
-    else:
-        raise ParameterError("stabilize", f"must be 'auto' or lie in (0, 1], got {stabilize!r}")
-    if not (np.isfinite(gap_tol) and gap_tol > 0.0):
-        raise ParameterError("gap_tol", f"must be finite and > 0, got {gap_tol!r}")
-    if int(top) < 1:
-        raise ParameterError("cuts_per_round", f"must be >= 1, got {top!r}")
-    if int(max_rounds) < 1:
-        raise ParameterError("max_rounds", f"must be >= 1, got {max_rounds!r}")
+    lam0 = AUTO_LAMBDA if auto else float(stabilize)
     cs = corners(params.eps, params.Delta)
     C = cs.shape[0]
     e = params.exp_meps

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from darrm import SolveOptions
 from darrm.privacy.certify import certify_tight
 from darrm.gamma import gamma_const, gamma_dsub, gamma_sub
 from darrm.solver.objective import expected_signed_error
@@ -93,7 +94,7 @@ class FigureResult:
 def build_gamma(curve: Curve, params: PrivacyParams) -> tuple[np.ndarray, dict]:
     """The γ table of a curve (γ_opt is certified inside the solver) and solver facts."""
     if curve.family == "opt":
-        t = solve_gamma_opt(params, IIDPrior(curve.prior_mean), method=curve.method, progress=False)
+        t = solve_gamma_opt(params, IIDPrior(curve.prior_mean), progress=False, options=SolveOptions(method=curve.method))
         info = {k: v for k, v in t.info.items() if isinstance(v, (int, float, str, bool))}
         return t.gamma, {"solver": t.solver, "status": t.status, **info}
     if curve.family == "sub":
