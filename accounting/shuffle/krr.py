@@ -23,9 +23,10 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import binom
 
+from darrm import validation as v
 from darrm.errors import ParameterError
 
-from .bound import Bound, check_delta, check_eps, check_n, solve_eps
+from .bound import Bound, eps_for_delta
 from .randomizers import GenericLDP, RandomizedResponse, Randomizer
 
 
@@ -123,23 +124,23 @@ def lower_delta(randomizer: Randomizer, n: int, eps: float) -> float:
 
 
 def lower_delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
-    eps, n = check_eps(eps), check_n(n)
+    eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
     return Bound("krr-exact", "lower", True, eps, lower_delta(randomizer, n, eps), _LOW_NOTE)
 
 
 def lower_eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
-    delta, n = check_delta(delta), check_n(n)
-    e = solve_eps(lambda x: lower_delta(randomizer, n, x), delta, randomizer.eps0, "lower")
+    delta, n = v.open_unit("delta", delta), v.count("n", n)
+    e = eps_for_delta(lambda x: lower_delta(randomizer, n, x), delta, randomizer.eps0, "lower")
     return Bound("krr-exact", "lower", True, e, delta, _LOW_NOTE)
 
 
 def paper_eps_bound(randomizer: RandomizedResponse, n: int, delta: float, n_x0: int | None = None) -> Bound:
     """The printed Theorem 4.1 (variant "paper") at n_x0 = 0.8 n as in its tables; invalid."""
-    delta, n = check_delta(delta), check_n(n)
+    delta, n = v.open_unit("delta", delta), v.count("n", n)
     if n > _MAX_N:
         raise ParameterError("n", f"the k-RR bound is computed for n <= {_MAX_N}")
     m = int(0.8 * n) if n_x0 is None else n_x0
     m = min(m, n - 1)
     f = lambda x: krr_delta(x, n, m, randomizer.k, randomizer.eps0, "paper")  # noqa: E731
-    e = solve_eps(f, delta, randomizer.eps0, "upper")
+    e = eps_for_delta(f, delta, randomizer.eps0, "upper")
     return Bound("krr-paper", "upper", False, e, delta, _PAPER_NOTE)

@@ -44,7 +44,7 @@ from scipy.special import expit
 from darrm.accounting import composition
 from darrm.accounting.gnmax import calibrate_sigma
 from darrm.accounting.gnmax import epsilon as gnmax_epsilon
-from darrm.accounting.shuffled_votes import largest_eps0, tight_total_epsilon
+from darrm.accounting.votes import largest_eps0, tight_total_epsilon
 from darrm.lp import solve_gamma_opt
 from darrm.mechanism import aggregate, output_weights
 from darrm.params import PrivacyParams

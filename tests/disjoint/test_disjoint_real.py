@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from darrm.accounting.gnmax import epsilon as gnmax_epsilon
-from darrm.accounting.shuffled_votes import ShuffledBinaryRR
+from darrm.accounting import ShuffledBinaryRR
 from darrm.experiments.disjoint.real import METHODS, build_mechanisms, markdown, release, run_real, shuffled_rr_release
 
 EPS_T, DELTA = 0.0892, 1e-4

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from darrm.accounting.shuffled_votes import ShuffledBinaryRR
+from darrm.accounting import ShuffledBinaryRR
 from darrm import cli, gamma_file
 from darrm.errors import GammaFileError
 from darrm.gamma import symmetric_from_upper

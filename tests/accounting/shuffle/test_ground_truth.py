@@ -10,9 +10,9 @@ is the exact δ(ε) of the shuffled k-RR protocol.  Upper bounds for a generic
 import numpy as np
 import pytest
 
-from darrm.accounting.shuffle.best import all_bounds
+from darrm.accounting import all_bounds
 from darrm.accounting.shuffle.exact import dataset_delta, exact_eps, worst_case_delta
-from darrm.accounting.shuffle.randomizers import FiniteRandomizer, GenericLDP, RandomizedResponse
+from darrm.accounting import FiniteRandomizer, GenericLDP, RandomizedResponse
 
 
 

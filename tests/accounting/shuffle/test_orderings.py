@@ -4,8 +4,9 @@ import pytest
 
 from darrm.accounting.shuffle import blanket, clones, decomposition, krr
 from darrm.accounting.shuffle import variation_ratio as vr
-from darrm.accounting.shuffle.best import all_bounds, best_upper_bound
-from darrm.accounting.shuffle.randomizers import FiniteRandomizer, GenericLDP, RandomizedResponse, joint, parallel
+from darrm.accounting import all_bounds, best_upper_bound
+from darrm.accounting import FiniteRandomizer, GenericLDP, RandomizedResponse
+from darrm.accounting.shuffle import joint, parallel
 
 
 @pytest.mark.parametrize("k,e0,n", [(2, 1.0, 2000), (10, 1.0, 2000), (10, 4.0, 2000), (4, 2.0, 500)])

@@ -14,7 +14,7 @@ from darrm.accounting.shuffle import count_sums as CS
 from darrm.accounting.shuffle import decomposition
 from darrm.accounting.shuffle.decomposition import blanket_atoms, dataset_atoms, mixture_atoms
 from darrm.accounting.shuffle.exact import worst_case_delta
-from darrm.accounting.shuffle.randomizers import FiniteRandomizer, RandomizedResponse
+from darrm.accounting import FiniteRandomizer, RandomizedResponse
 
 
 def brute_positive_part(vals, w, n):

@@ -37,6 +37,7 @@ from scipy.stats import norm
 
 from darrm import validation as v
 from darrm.errors import ParameterError
+from darrm.numerics.inversion import inverse_monotone
 
 Method = Literal["paper-rdp", "rdp", "pld"]
 METHODS: tuple[str, ...] = ("paper-rdp", "rdp", "pld")
@@ -133,13 +134,15 @@ def gaussian_delta(eps: float, sigma: float, sensitivity: float = SENSITIVITY_L2
 
 
 def _calibrate_pld(eps: float, delta: float) -> float:
+    """Smallest σ whose exact curve certifies (ε, δ): δ(σ) is decreasing, inverted on log σ from
+    dp_accounting's σ (a bracket of ±1e-6 around it, grown by factors of 2 if needed), the
+    returned σ checked to satisfy ``gaussian_delta(eps, σ) <= delta``."""
     from dp_accounting.gaussian_mechanism import get_sigma_gaussian
 
-    sigma = SENSITIVITY_L2 * float(get_sigma_gaussian(eps, delta))
-    # root finder tolerance: nudge up until the exact curve certifies (ε, δ)
-    while gaussian_delta(eps, sigma) > delta:
-        sigma *= 1.0 + 1e-12
-    return sigma
+    guess = SENSITIVITY_L2 * float(get_sigma_gaussian(eps, delta))
+    return inverse_monotone(lambda s: gaussian_delta(eps, s), delta, guess * (1 - 1e-6), guess * (1 + 1e-6),
+                            increasing=False, geometric=True, log_value=True, expand=2.0,
+                            limits=(1e-300, 1e300), xtol=1e-15, rtol=1e-13, name="delta")
 
 
 def calibrate_sigma(eps: float, delta: float, method: Method = "paper-rdp") -> float:
@@ -183,3 +186,12 @@ def epsilon(sigma: float, delta: float, queries: int = 1, method: Method = "pld"
         # the returned ε is a root of δ(ε) = δ; tolerance 1e-12
         return float(get_epsilon_gaussian(sigma / (SENSITIVITY_L2 * math.sqrt(q)), delta)) + 1e-12
     raise ParameterError("method", f"must be one of {METHODS}, got {method!r}")
+
+
+def compare_methods(eps: float, delta: float) -> dict:
+    """σ of one (ε, δ)-DP query under every calibration method, and the paper grid's minimiser
+    (``darrm account gnmax``): ``{"eps", "delta", "paper_grid_order", "paper_grid_order_min",
+    "sigma": [{"method", "sigma"}, ...]}``."""
+    grid = paper_grid(eps, delta)
+    return {"eps": eps, "delta": delta, "paper_grid_order": grid.order, "paper_grid_order_min": grid.order_min,
+            "sigma": [{"method": m, "sigma": calibrate_sigma(eps, delta, m)} for m in METHODS]}
