@@ -39,13 +39,9 @@ from darrm.numerics.inversion import inverse_monotone
 Budget = tuple[float, float]
 
 
-def _check(eps: float, delta: float, k: int) -> tuple[float, float, int]:
-    return v.positive("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
-
-
 def simple(eps: float, delta: float, k: int) -> Budget:
     """Simple composition (DaRRM Theorem 2.2): k-fold composition is (kε, min(1, kδ))-DP."""
-    eps, delta, k = _check(eps, delta, k)
+    eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     return k * eps, min(1.0, k * delta)
 
 
@@ -56,7 +52,7 @@ def advanced_dwork_roth(eps: float, delta: float, k: int, delta_prime: float) ->
     This is the bound the DaRRM reference code prints (spec §3.3); the paper's
     tables use :func:`kairouz_general` instead.
     """
-    eps, delta, k = _check(eps, delta, k)
+    eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_prime = v.open_unit("delta_prime", delta_prime)
     eps_total = eps * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) + k * eps * math.expm1(eps)
     return eps_total, min(1.0, k * delta + delta_prime)
@@ -70,7 +66,7 @@ def kairouz_terms(eps: float, delta: float, k: int, delta_prime: float) -> tuple
              k·ε·tanh(ε/2) + ε·sqrt(2k·log(1/δ′))),
     using (e^ε − 1)/(e^ε + 1) = tanh(ε/2).
     """
-    eps, delta, k = _check(eps, delta, k)
+    eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_prime = v.open_unit("delta_prime", delta_prime)
     drift = k * eps * math.tanh(eps / 2.0)
     second = drift + eps * math.sqrt(2.0 * k * math.log(math.e + math.sqrt(k * eps * eps) / delta_prime))
@@ -121,7 +117,7 @@ def optimal_homogeneous_delta(eps: float, delta: float, k: int, eps_total: float
     composition of ε-randomised response.  Valid for every real ε_total ≥ 0
     (Theorem 3.3 states it on the grid ε_total = (k−2i)ε).
     """
-    eps, delta, k = _check(eps, delta, k)
+    eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     eps_total = v.non_negative("eps_total", eps_total)
     pure = _pure_profile(eps, k, eps_total)
     return 1.0 if pure >= 1.0 else composed_delta(delta, k, pure)
@@ -146,7 +142,7 @@ def optimal_homogeneous_epsilon(eps: float, delta: float, k: int, delta_total: f
     holds in float64.  Raises ``ParameterError('delta_total')`` when
     δ_total < 1 − (1−δ)^k, where no finite ε_total exists.
     """
-    eps, delta, k = _check(eps, delta, k)
+    eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_total = v.open_unit("delta_total", delta_total)
     _pure_target(delta, k, delta_total)  # refuses δ_total < 1 − (1−δ)^k
     # δ(ε_total) is non-increasing and δ(kε) = 1 − (1−δ)^k ≤ δ_total; the certified end is
@@ -162,7 +158,7 @@ def kairouz_optimal_discrete(eps: float, delta: float, k: int, delta_total: floa
     Same quantity as ``dp_accounting.pld.accountant.advanced_composition``
     (which overflows for large kε); :func:`optimal_homogeneous_epsilon` is never larger.
     """
-    eps, delta, k = _check(eps, delta, k)
+    eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_total = v.open_unit("delta_total", delta_total)
     target = _pure_target(delta, k, delta_total)
     for i in range(k // 2, -1, -1):
@@ -191,7 +187,7 @@ def heterogeneous_pld(
     delta_total = v.open_unit("delta_total", delta_total)
     discretization = v.positive("discretization", discretization)
     checked = Counter(
-        (v.positive(f"budgets[{i}].eps", e), v.half_open_unit(f"budgets[{i}].delta", d))
+        (v.epsilon(f"budgets[{i}].eps", e), v.half_open_unit(f"budgets[{i}].delta", d))
         for i, (e, d) in enumerate(budgets)
     )
     total = None
@@ -221,7 +217,7 @@ def parallel(budgets: Sequence[Budget]) -> Budget:
     """
     if len(budgets) == 0:
         raise ParameterError("budgets", "must contain at least one (eps, delta) pair")
-    eps = [v.positive(f"budgets[{i}].eps", e) for i, (e, _) in enumerate(budgets)]
+    eps = [v.epsilon(f"budgets[{i}].eps", e) for i, (e, _) in enumerate(budgets)]
     deltas = [v.half_open_unit(f"budgets[{i}].delta", d) for i, (_, d) in enumerate(budgets)]
     return max(eps), max(deltas)
 

@@ -78,12 +78,6 @@ class DPSGDRun:
         return epsilon(self.noise_multiplier, self.sample_rate, self.steps, self.delta, accountant, **options)
 
 
-def _check_accountant(accountant: str) -> str:
-    if accountant not in ACCOUNTANTS:
-        raise ParameterError("accountant", f"must be one of {ACCOUNTANTS}, got {accountant!r}")
-    return accountant
-
-
 def _eps_prv(sigma: float, q: float, steps: int, delta: float, eps_error: float) -> float:
     PRVAccountant = require("opacus.accountants", "experiments", "the DP-SGD accountant").PRVAccountant
 
@@ -138,7 +132,7 @@ def epsilon(
     to ``"pld"``.  Raises ``ParameterError`` naming any invalid argument.
     """
     run = DPSGDRun(noise_multiplier, sample_rate, steps, delta)
-    acc = _check_accountant(accountant)
+    acc = v.choice("accountant", accountant, ACCOUNTANTS)
     if acc == "prv":
         return _eps_prv(float(run.noise_multiplier), float(run.sample_rate), int(run.steps),
                         float(run.delta), v.positive("eps_error", eps_error))
@@ -168,12 +162,12 @@ def noise_multiplier_for(
     (bracketing on log σ, Brent's method on (log σ, log ε)); the returned σ always
     satisfies the target (the certified side, checked).
     """
-    target = v.positive("target_eps", target_eps)
+    target = v.epsilon("target_eps", target_eps)
     tol = v.positive("tol", tol)
     if tol >= target:
         raise ParameterError("tol", f"must be smaller than target_eps={target}")
     DPSGDRun(1.0, sample_rate, steps, delta)  # validate the rest once
-    _check_accountant(accountant)
+    v.choice("accountant", accountant, ACCOUNTANTS)
 
     def eps_of(sigma: float) -> float:
         return epsilon(sigma, sample_rate, steps, delta, accountant, **options)

@@ -77,7 +77,7 @@ class GridCalibration:
 def paper_grid(eps: float, delta: float, step: float = 0.5, order_max: float = 500.0) -> GridCalibration:
     """The paper's σ_min: min over λ = λ_min + j·step ≤ order_max (j ≥ 1) of
     σ² = λ / (ε − log(1/δ)/(λ−1)), λ_min = log(1/δ)/ε + 1 (DaRRM D.2.1)."""
-    eps = v.positive("eps", eps)
+    eps = v.epsilon("eps", eps)
     delta = v.open_unit("delta", delta)
     step = v.positive("step", step)
     log_inv = math.log(1.0 / delta)
@@ -125,7 +125,7 @@ def _calibrate_rdp(eps: float, delta: float) -> float:
 def gaussian_delta(eps: float, sigma: float, sensitivity: float = SENSITIVITY_L2) -> float:
     """Exact δ(ε) of the Gaussian mechanism (Balle & Wang 2018, Thm 8):
     Φ(s/(2σ) − εσ/s) − e^ε Φ(−s/(2σ) − εσ/s), computed with log-CDFs."""
-    eps = v.non_negative("eps", eps)
+    eps = v.epsilon("eps", eps, allow_zero=True)
     sigma = v.positive("sigma", sigma)
     s = v.positive("sensitivity", sensitivity)
     a, b = s / (2 * sigma) - eps * sigma / s, -s / (2 * sigma) - eps * sigma / s
@@ -152,7 +152,7 @@ def calibrate_sigma(eps: float, delta: float, method: Method = "paper-rdp") -> f
     mechanism with a tighter analysis).  Raises ``ParameterError`` for eps ≤ 0,
     delta ∉ (0, 1) or an unknown method.
     """
-    eps = v.positive("eps", eps)
+    eps = v.epsilon("eps", eps)
     delta = v.open_unit("delta", delta)
     if method == "paper-rdp":
         return paper_grid(eps, delta).sigma

@@ -98,7 +98,7 @@ class ShuffledBinaryRR:
     def delta_per_n1(self, eps: float) -> np.ndarray:
         """(K, 2): hockey-stick H_{e^ε} for each n1 ∈ {0..K−1}, directions (D‖D′), (D′‖D),
         plus the bound on the truncated mass."""
-        eps = v.non_negative("eps", eps)
+        eps = v.epsilon("eps", eps, allow_zero=True)
         e = math.exp(min(eps, 700.0))
         q, r = self.q, self.r
         prev, cur, starts = self._shifted

@@ -130,7 +130,7 @@ def composed_pld(K: int, eps0: float, queries: int, discretization: float = DISC
 
 def rounds_delta(K: int, eps0: float, queries: int, eps: float, discretization: float = DISCRETIZATION) -> float:
     """Upper bound on δ(ε) of Q rounds (adaptive) of shuffled ε0-RR votes from K members."""
-    eps = v.non_negative("eps", eps)
+    eps = v.epsilon("eps", eps, allow_zero=True)
     return float(min(1.0, composed_pld(K, eps0, queries, discretization).get_delta_for_epsilon(eps)))
 
 

@@ -100,7 +100,7 @@ def largest_eps0(
     factors of 2 from min(target_eps, eps0_max) within [1e-9, eps0_max], then bisection); the
     returned ε0 is checked to satisfy the target.
     """
-    target_eps = v.positive("target_eps", target_eps)
+    target_eps = v.epsilon("target_eps", target_eps)
     target_delta = v.open_unit("target_delta", target_delta)
     queries = v.count("queries", queries)
     classes = v.count("classes", classes, minimum=2)
