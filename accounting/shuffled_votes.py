@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from darrm.accounting import composition
 from scipy.special import expit
 
-from darrm.accounting import composition
 from darrm import validation as v
 from darrm.errors import ParameterError
 from darrm.numerics.binomial import OthersPmfs, others_pmfs

@@ -39,19 +39,31 @@ import math
 from pathlib import Path
 
 import numpy as np
-from scipy.special import expit
-
 from darrm.accounting import composition
 from darrm.accounting.gnmax import calibrate_sigma
 from darrm.accounting.gnmax import epsilon as gnmax_epsilon
-from darrm.accounting.shuffled_votes import largest_eps0, tight_total_epsilon
-from darrm.solver.gamma_opt import solve_gamma_opt
+from darrm.accounting.votes import largest_eps0, tight_total_epsilon
+from darrm.experiments.disjoint.run import (
+    A_HI,
+    A_LO,
+    EPS0_MULTIPLES,
+    GRID,
+    _acc_weights,
+    _pmfs,
+)
+from darrm.experiments.pate.aggregators import (
+    binary_votes,
+    darrm_release,
+    gnmax_release,
+    majority_release,
+)
+from darrm.experiments.pate.study import query_indices
+from scipy.special import expit
+
+from darrm.disjoint import DisjointParams, LocalRR, NonPrivate, solve_gamma_opt_disjoint
 from darrm.mechanism import aggregate, output_weights
 from darrm.params import PrivacyParams
-from darrm.disjoint import DisjointParams, LocalRR, NonPrivate, solve_gamma_opt_disjoint
-from darrm.experiments.disjoint.run import A_HI, A_LO, EPS0_MULTIPLES, GRID, _acc_weights, _pmfs
-from darrm.experiments.pate.aggregators import binary_votes, darrm_release, gnmax_release, majority_release
-from darrm.experiments.pate.study import query_indices
+from darrm.solver.gamma_opt import solve_gamma_opt
 
 METHODS: dict[str, int] = {  # name → stream id of the mechanism's randomness
     "gnmax": 101, "darrm-partition": 102, "shuffled-majority": 103, "shuffled-darrm": 104,

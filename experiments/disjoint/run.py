@@ -34,7 +34,7 @@ from scipy.special import expit
 from scipy.stats import norm
 
 from darrm.accounting.gnmax import calibrate_sigma
-from darrm.accounting.shuffled_votes import largest_eps0
+from darrm.accounting.votes import largest_eps0
 from darrm.mechanism import output_weights
 from darrm.disjoint import DisjointParams, LocalRR, NonPrivate, solve_gamma_opt_disjoint
 from darrm.numerics.binomial import binomial_pmf

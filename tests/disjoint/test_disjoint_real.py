@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from darrm.accounting import ShuffledBinaryRR
 from darrm.accounting.gnmax import epsilon as gnmax_epsilon
-from darrm.accounting.shuffled_votes import ShuffledBinaryRR
 from darrm.experiments.disjoint.real import (
     METHODS,
     build_mechanisms,

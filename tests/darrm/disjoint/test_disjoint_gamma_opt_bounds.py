@@ -7,8 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from darrm import SolveOptions
-from darrm import cli
+from darrm import SolveOptions, cli
 from darrm.disjoint import (
     ApproxDP,
     DisjointParams,
