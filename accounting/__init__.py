@@ -35,7 +35,7 @@ from .dpsgd import DPSGDRun, noise_multiplier_for
 from .dpsgd import epsilon as dpsgd_epsilon
 from .gnmax import calibrate_sigma, data_dependent_rdp
 from .gnmax import epsilon as gnmax_epsilon
-from .neighboring import NeighboringRelation
+from darrm.neighboring import NeighboringRelation
 from .paper import tables as paper_tables
 from .shuffle import (
     Bound,

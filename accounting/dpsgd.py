@@ -30,7 +30,7 @@ from darrm import validation as v
 from darrm.errors import ParameterError, require
 from darrm.numerics.inversion import inverse_monotone
 
-from .neighboring import NeighboringRelation
+from darrm.neighboring import NeighboringRelation
 
 #: DP-SGD's neighbouring data sets differ by adding or removing one example (Opacus, dp_accounting)
 NEIGHBORING_RELATION = NeighboringRelation.ADD_OR_REMOVE_ONE

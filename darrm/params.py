@@ -8,28 +8,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
 
 from .errors import ParameterError
+from .neighboring import NeighboringRelation
 from .numerics.delta import composed_delta
 from .privacy.condition import Check, check, rhs
 from .validation import half_open_unit, odd_count, positive, real
-
-
-class NeighboringRelation(str, Enum):
-    """Which pairs of data sets D, D′ a guarantee is about (explicit on every parameter object).
-
-    The last two are dp_accounting's ``NeighboringRelation`` names, used where the concept is theirs.
-    """
-
-    #: one record changes and every member may depend on it (the paper's Problem 1.1)
-    EVERY_MEMBER_SEES_RECORD = "every-member-sees-record"
-    #: one record changes and only the member whose disjoint shard holds it may depend on it
-    ONE_MEMBER_CHANGES = "one-member-changes"
-    #: one record is added or removed (DP-SGD accounting of each teacher, Opacus)
-    ADD_OR_REMOVE_ONE = "add-or-remove-one"
-    #: one record is replaced (privacy amplification by shuffling)
-    REPLACE_ONE = "replace-one"
 
 
 @dataclass(frozen=True)

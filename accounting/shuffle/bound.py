@@ -17,7 +17,7 @@ from typing import Callable, Literal
 from darrm.errors import ParameterError
 from darrm.numerics.inversion import inverse_monotone
 
-from ..neighboring import NeighboringRelation
+from darrm.neighboring import NeighboringRelation
 
 Kind = Literal["upper", "lower"]
 

@@ -45,7 +45,7 @@ from darrm import validation as v
 from darrm.numerics.binomial import OthersPmfs, others_pmfs
 from darrm.numerics.inversion import inverse_monotone
 
-from ..neighboring import NeighboringRelation
+from darrm.neighboring import NeighboringRelation
 from ..shuffle.best import best_upper_bound
 from ..shuffle.randomizers import RandomizedResponse
 

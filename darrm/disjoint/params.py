@@ -8,7 +8,7 @@ from functools import cached_property
 
 from ..errors import ParameterError
 from ..numerics.binomial import OthersPmfs, others_pmfs
-from ..params import NeighboringRelation
+from ..neighboring import NeighboringRelation
 from ..privacy.condition import Check, check, rhs
 from ..validation import epsilon, half_open_unit, odd_count
 from .members import MemberPrivacy

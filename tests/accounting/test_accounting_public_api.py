@@ -4,6 +4,8 @@ import ast
 import importlib
 import pathlib
 
+import pytest
+
 import darrm.accounting
 
 EXPECTED = ['Bound', 'DPSGDRun', 'FiniteRandomizer', 'GenericLDP', 'NeighboringRelation', 'RandomizedResponse',
@@ -78,5 +80,10 @@ def test_command_modules_are_importable():
 def test_neighboring_relation_maps_to_dp_accounting():
     import dp_accounting
 
-    for r in darrm.accounting.NeighboringRelation:
-        assert r.dp_accounting is dp_accounting.NeighboringRelation[r.name] and r.dp_accounting.value == r.value
+    NR = darrm.accounting.NeighboringRelation
+    assert NR is darrm.NeighboringRelation  # one enum for every layer
+    for r in (NR.ADD_OR_REMOVE_ONE, NR.REPLACE_ONE):
+        assert r.dp_accounting is dp_accounting.NeighboringRelation[r.name]
+    for r in (NR.EVERY_MEMBER_SEES_RECORD, NR.ONE_MEMBER_CHANGES):
+        with pytest.raises(ValueError, match="no dp_accounting counterpart"):
+            r.dp_accounting
