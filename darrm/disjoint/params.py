@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..errors import ParameterError
-from ..numerics.binomial import OthersPmfs, others_pmfs
 from ..neighboring import NeighboringRelation
+from ..numerics.binomial import OthersPmfs, others_pmfs
 from ..privacy.condition import Check, check, rhs
 from ..validation import epsilon, half_open_unit, odd_count
 from .members import MemberPrivacy

@@ -8,14 +8,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import SolveError
 from ..gamma import symmetric_from_upper
 from ..prior import IIDPrior, Prior
-from ..privacy.certify import certify_and_repair, repair
-from ..solver.objective import expected_signed_error, objective_coefficients
+from ..privacy.certify import repair
+from ..solver.finalize import certified_gamma_opt
+from ..solver.objective import objective_coefficients
 from ..solver.options import SolveOptions
 from ..solver.restricted_lp import lagrangian_bound, make_restricted_lp
-from ..solver.status import OPTIMAL, StopReason, status_for
+from ..solver.status import StopReason
 from ..table import GammaTable
 from .certificate import certify_disjoint, constraint_row, violations
 from .params import DisjointParams
@@ -123,7 +123,7 @@ def solve_gamma_opt_disjoint(
     """
     opts = SolveOptions() if options is None else options
     cuts_per_round, max_rounds = opts.cuts_per_round, opts.rounds("disjoint")
-    accept_gap, gap_tol, lp_backend = opts.accept_gap, opts.gap_tol, opts.lp_backend
+    gap_tol, lp_backend = opts.gap_tol, opts.lp_backend
     prior = IIDPrior() if prior is None else prior
     t0 = time.perf_counter()
     K, rhs = params.K, params.rhs
@@ -180,43 +180,8 @@ def solve_gamma_opt_disjoint(
             break
         seen.update(new)
         lp.add(np.array([constraint_row(params, *key) for key in new]))
-    t1 = time.perf_counter()
     assert x_best is not None
-    gamma = symmetric_from_upper(np.clip(x_best, 0.0, 1.0), K)
-    gamma, cert, factor = certify_and_repair(gamma, params, lambda g: certify_disjoint(g, params, tol=tol))
-    t2 = time.perf_counter()
-    objective = expected_signed_error(gamma, prior)
-    gap = max(0.0, objective - (A + lb))  # from the final certified table, not from UB
-    status = status_for(gap, gap_tol)
-    converged = status == OPTIMAL
-    if not converged and not accept_gap:
-        why = f"in {rnd} rounds" if stop is StopReason.ROUND_LIMIT else f"(stopped: {stop.value})"
-        raise SolveError(
-            f"disjoint γ_opt not proven optimal {why}: optimality gap {gap:.3e} > gap_tol {gap_tol:.1e}; "
-            "raise max_rounds, or accept_gap=True for a certified table with a stated optimality gap"
-        )
-    return GammaTable(
-        params=params,  # type: ignore[arg-type]
-        gamma=gamma,
-        family="opt",
-        violation=cert.violation,
-        prior=prior.to_dict(),
-        objective=objective,
-        solver="HiGHS (highspy, incremental)" if lp_backend == "highs" else "cvxpy+HiGHS",
-        status=status,
-        info={
-            "method": "disjoint-cutting-planes",
-            "stop": stop.value,
-            "converged": converged,
-            "rounds": rnd,
-            "optimality_gap": gap,
-            "lp_lower_bound": lb,
-            "gap_tol": gap_tol,
-            "lp_rows": int(lp.rows.shape[0]),
-            "checked": cert.checked,
-            "repair_scale": factor,
-            "lp_backend": lp_backend,
-            "seconds_solve": t1 - t0,
-            "seconds_certify": t2 - t1,
-        },
-    )
+    info = {"method": "disjoint-cutting-planes", "stop": stop.value, "rounds": rnd, "lp_lower_bound": lb,
+            "lp_rows": int(lp.rows.shape[0]), "lp_backend": lp_backend, "seconds_solve": time.perf_counter() - t0}
+    return certified_gamma_opt(x_best, params, prior, lambda g: certify_disjoint(g, params, tol=tol), opts, info,
+                               lp_backend=lp_backend)

@@ -20,20 +20,17 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
-from ..errors import SolveError
-from ..gamma import symmetric_from_upper
 from ..params import PrivacyParams
 from ..prior import IIDPrior, Prior
-from ..privacy.certify import certify, certify_and_repair
+from ..privacy.certify import certify
 from ..table import GammaTable
 from .cutting_planes import solve_cutting_planes
+from .finalize import certified_gamma_opt
 from .full_lp import build_rows, choose_method
-from .objective import expected_signed_error, objective_coefficients
+from .objective import objective_coefficients
 from .options import SolveOptions
 from .restricted_lp import CvxpyRestrictedLP, lagrangian_bound
-from .status import StopReason, status_for
+from .status import StopReason
 
 
 def solve_gamma_opt(
@@ -68,7 +65,6 @@ def solve_gamma_opt(
     opts = SolveOptions() if options is None else options
     prior = IIDPrior() if prior is None else prior
     method = choose_method(params) if opts.method == "auto" else opts.method
-    gap_tol, accept_gap = opts.gap_tol, opts.accept_gap
     t0 = time.perf_counter()
     c, _ = objective_coefficients(params.K, prior)
 
@@ -88,38 +84,8 @@ def solve_gamma_opt(
             progress=progress, log=log,
         )
     t2 = time.perf_counter()
-    gamma = symmetric_from_upper(np.clip(x, 0.0, 1.0), params.K)
-    gamma, cert, scale = certify_and_repair(
-        gamma, params, lambda g: certify(g, params, tol=tol, progress=progress, executor=executor)
-    )
-    t3 = time.perf_counter()
-    objective = expected_signed_error(gamma, prior)
-    _, A = objective_coefficients(params.K, prior)
-    # the gap of the table actually returned (after any repair), against a proven lower bound
-    gap = max(0.0, objective - (A + info["lp_lower_bound"]))
-    converged = gap <= gap_tol
-    info.update(optimality_gap=gap, gap_tol=gap_tol, converged=converged)
-    if not converged and not accept_gap:
-        raise SolveError(
-            f"γ_opt is certified but only proven within {gap:.3e} of the optimum (gap_tol {gap_tol:g}; "
-            f"stopped: {info['stop']} after {info.get('rounds', 1)} round(s)); raise max_rounds, resume "
-            "from a checkpoint, or pass accept_gap=True (--accept-gap) for the certified table with its gap"
-        )
-    return GammaTable(
-        params=params,
-        gamma=gamma,
-        family="opt",
-        violation=cert.violation,
-        prior=prior.to_dict(),
-        objective=objective,
-        solver="cvxpy+HiGHS" if info.get("lp_backend", "cvxpy") == "cvxpy" else "HiGHS (highspy, incremental)",
-        status=status_for(gap, gap_tol),
-        info={
-            **info,
-            "multisets": cert.checked,
-            "repair_scale": scale,
-            "seconds_build": t1 - t0,
-            "seconds_solve": t2 - t1,
-            "seconds_certify": t3 - t2,
-        },
+    info.update(seconds_build=t1 - t0, seconds_solve=t2 - t1)
+    return certified_gamma_opt(
+        x, params, prior, lambda g: certify(g, params, tol=tol, progress=progress, executor=executor), opts, info,
+        lp_backend=info.get("lp_backend", "cvxpy"),
     )
