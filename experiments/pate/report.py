@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from darrm.experiments.png import pyplot, save_png
+
 __all__ = ["PAPER_ACCURACY", "PAPER_BUDGET", "PAPER_TEACHER_EPS", "accuracy_plot", "markdown_report"]
 
 #: Paper Tables 6 (m=1), 1 (m=3), 8 (m=5), 10 (m=7): {(dataset, m, Q): (GNMax, Sub, opt)} as (mean, std).
@@ -113,11 +115,7 @@ def markdown_report(records: list[dict], run_info: dict | None = None) -> str:
 
 def accuracy_plot(records: list[dict], path: Path) -> None:
     """Accuracy vs m, one panel per (dataset, Q), one line per method (error bars: std over draws)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot("the accuracy plot")
     keys = sorted({(r["dataset"], r["Q"]) for r in records if r["Q"] is not None})
     fig, axes = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 3.6), squeeze=False)
     for ax, (ds, Q) in zip(axes[0], keys):
@@ -134,5 +132,4 @@ def accuracy_plot(records: list[dict], path: Path) -> None:
     axes[0][-1].legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_png(fig, path, dpi=120)

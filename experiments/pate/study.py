@@ -9,17 +9,19 @@ import numpy as np
 from darrm.errors import ParameterError
 from darrm.experiments.data.loader import DATASETS
 from darrm.experiments.pate.teachers import TeacherConfig
+from darrm.experiments.releases import Method
 
-__all__ = ["METHODS", "StudyConfig", "mechanism_rng", "query_indices"]
+__all__ = ["METHODS", "StudyConfig", "query_indices"]
 
-#: Release methods, in table order; the integer is the method's stream id for seeding.
-METHODS: dict[str, int] = {
-    "gnmax-paper": 1,
-    "gnmax-tight": 2,
-    "darrm-sub": 3,
-    "darrm-opt": 4,
-    "majority-private-parallel": 5,
-    "majority-nonprivate": 6,
+#: Release methods, in table order: release, votes, arguments from the per-m mechanism dict
+#: (:func:`darrm.experiments.pate.run.build_mechanisms`) and the stream id for seeding.
+METHODS: dict[str, Method] = {
+    "gnmax-paper": Method("gnmax", "nonprivate", 1, (("sigma", "sigma_paper"),)),
+    "gnmax-tight": Method("gnmax", "nonprivate", 2, (("sigma", "sigma_tight"),)),
+    "darrm-sub": Method("darrm", "private", 3, (("gamma", "gamma_sub"),)),
+    "darrm-opt": Method("darrm", "private", 4, (("gamma", "gamma_opt"),)),
+    "majority-private-parallel": Method("majority", "private", 5),
+    "majority-nonprivate": Method("majority", "nonprivate", 6),
 }
 
 
@@ -102,8 +104,3 @@ def query_indices(seed: int, n_test: int, Q: int, draw: int) -> np.ndarray:
     if not 1 <= Q <= n_test:
         raise ParameterError("Q", f"must be in [1, {n_test}], got {Q}")
     return np.random.default_rng([seed, 0, Q, draw]).choice(n_test, size=Q, replace=False)
-
-
-def mechanism_rng(seed: int, method: str, m: int, Q: int, draw: int) -> np.random.Generator:
-    """The mechanism's own randomness for one (method, m, Q, draw) cell, independent of the draw's."""
-    return np.random.default_rng([seed, METHODS[method], m, Q, draw])

@@ -23,6 +23,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
+from darrm.accounting.dpsgd import epsilon as dpsgd_epsilon
 from darrm.errors import ParameterError
 from darrm.experiments.pate.model import CNN, to_tensor
 
@@ -106,9 +107,7 @@ def shard_indices(n: int, K: int, seed: int) -> list[np.ndarray]:
 def teacher_epsilon(noise_multiplier: float, sample_rate: float, steps: int, delta: float,
                     accountant: str = "prv") -> float:
     """(ε, Δ) of DP-SGD with Poisson sampling, from the toolkit's accountant (``darrm.accounting.dpsgd``)."""
-    from darrm.accounting.dpsgd import epsilon
-
-    return float(epsilon(noise_multiplier, sample_rate, steps, delta, accountant=accountant))
+    return float(dpsgd_epsilon(noise_multiplier, sample_rate, steps, delta, accountant=accountant))
 
 
 def train_teacher(

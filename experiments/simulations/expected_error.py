@@ -30,9 +30,10 @@ import math
 import numpy as np
 from scipy import special
 
-from darrm.utility import error
 from darrm.errors import ParameterError
 from darrm.gamma import validate_gamma
+from darrm.utility import error
+from darrm.validation import count, unit
 
 
 def iid_error_curve(gamma: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -68,8 +69,8 @@ def iid_error_curve(gamma: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def _interval(low: float, high: float) -> tuple[float, float]:
-    lo, hi = float(low), float(high)
-    if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 <= lo <= hi <= 1.0):
+    lo, hi = unit("interval", low), unit("interval", high)
+    if lo > hi:
         raise ParameterError("interval", f"need 0 <= low <= high <= 1, got [{low!r}, {high!r}]")
     return lo, hi
 
@@ -117,8 +118,7 @@ def product_uniform_error_mc(
     """
     g = validate_gamma(gamma)
     lo, hi = _interval(low, high)
-    if int(samples) < 2:
-        raise ParameterError("samples", f"must be >= 2, got {samples!r}")
+    count("samples", samples, minimum=2)
     K = g.shape[0] - 1
     rng = np.random.default_rng(seed)
     s1 = s2 = 0.0

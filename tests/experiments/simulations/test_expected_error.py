@@ -6,10 +6,8 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from darrm.utility import error, error_curve
-from darrm.errors import ParameterError
-from darrm.gamma import gamma_const, gamma_dsub, gamma_sub
-from darrm.params import PrivacyParams
+from darrm import ParameterError, PrivacyParams, error_curve, gamma_const, gamma_dsub, gamma_sub
+from darrm.utility import error
 from darrm.numerics.poisson_binomial import pmf
 from darrm.experiments.simulations.expected_error import (
     iid_error_curve, iid_uniform_error, is_one_sided, product_uniform_error, product_uniform_error_mc,

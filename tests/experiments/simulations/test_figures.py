@@ -5,12 +5,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from darrm.certify import certify
-from darrm.gamma import gamma_sub
-from darrm.lp import solve_gamma_opt
-from darrm.params import PrivacyParams
-from darrm.prior import IIDPrior
-from darrm.certify import certify_tight
+import darrm
+from darrm import IIDPrior, PrivacyParams, certify, certify_tight, gamma_sub
 from darrm.experiments.simulations.compute import compute_figure
 from darrm.experiments.simulations.expected_error import iid_error_curve, product_uniform_error_mc
 from darrm.experiments.simulations.figures import FIGURES, figure2
@@ -52,7 +48,7 @@ def test_m1_gamma_opt_equals_gamma_sub(quick):
 def test_pure_dp_gamma_opt_is_one_exactly_from_m_6_at_K_11():
     for m, is_one in ((5, False), (6, True)):
         p = PrivacyParams(11, m, 0.1, 0.0, delta=0.0)
-        g = solve_gamma_opt(p, IIDPrior(0.75), progress=False).gamma
+        g = darrm.solve(p, IIDPrior(0.75), progress=False).gamma
         assert bool(np.min(g) > 1 - 1e-9) is is_one
         # independent check: the all-ones γ (exact majority) is mε-DP iff m ≥ 6 (tight at m = 6:
         # certified after a 1 − O(ρ) scale)
