@@ -9,7 +9,7 @@ one member's shard:
 
 * gnmax            — Gaussian noise on the 2-class vote histogram, tightest σ
                      (darrm.accounting.gnmax.calibrate_sigma(ε, δ, "pld"), sensitivity √2);
-* darrm-nonprivate — partition-aware γ_opt over non-private members (darrm.partition);
+* darrm-nonprivate — partition-aware γ_opt over non-private members (darrm.solve, DisjointParams + NonPrivate);
 * shuffled-majority— members report through ε0-RR, the shuffler reveals only the count,
                      plain majority; ε0 = largest with exact ε(δ) ≤ ε (darrm.accounting.shuffled_votes);
 * shuffled-darrm   — DaRRM γ_opt over shuffled ε0-RR votes (LocalRR model), best ε0 on a

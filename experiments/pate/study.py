@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from darrm.errors import ParameterError
+from darrm.validation import count, open_unit
 from darrm.experiments.data.loader import DATASETS
 from darrm.experiments.pate.teachers import TeacherConfig
 from darrm.experiments.releases import Method
@@ -57,12 +58,12 @@ class StudyConfig:
             raise ParameterError("dataset", f"must be one of {DATASETS}, got {self.dataset!r}")
         if not self.ms or any((not float(m).is_integer()) or not 1 <= m <= self.K for m in self.ms):
             raise ParameterError("ms", f"each m must be an integer in [1, K={self.K}], got {self.ms!r}")
-        if not self.queries or any(q < 1 for q in self.queries):
+        if not self.queries:
             raise ParameterError("queries", f"must be positive integers, got {self.queries!r}")
-        if self.draws < 1:
-            raise ParameterError("draws", f"must be >= 1, got {self.draws}")
-        if not 0 < self.delta_prime < 1:
-            raise ParameterError("delta_prime", f"must be in (0, 1), got {self.delta_prime}")
+        for q in self.queries:
+            count("queries", q)
+        count("draws", self.draws)
+        open_unit("delta_prime", self.delta_prime)
         object.__setattr__(self, "ms", tuple(int(m) for m in self.ms))
         object.__setattr__(self, "queries", tuple(int(q) for q in self.queries))
         object.__setattr__(self, "classes", tuple(int(c) for c in self.classes))
@@ -88,9 +89,6 @@ class StudyConfig:
             delta=self.Delta,
             seed=self.seed,
         )
-
-    def with_(self, **kw) -> StudyConfig:
-        return replace(self, **kw)
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -25,6 +25,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from darrm.accounting.dpsgd import epsilon as dpsgd_epsilon
 from darrm.errors import ParameterError
+from darrm.validation import count, half_open_unit, odd_count, open_unit, positive
 from darrm.experiments.pate.model import CNN, to_tensor
 
 __all__ = [
@@ -56,25 +57,16 @@ class TeacherConfig:
     accountant: str = "prv"
 
     def __post_init__(self) -> None:
-        if self.K < 1 or self.K % 2 == 0:
-            raise ParameterError("K", f"must be a positive odd integer, got {self.K}")
-        if self.epochs < 1:
-            raise ParameterError("epochs", f"must be >= 1, got {self.epochs}")
-        if self.batch_size < 1:
-            raise ParameterError("batch_size", f"must be >= 1, got {self.batch_size}")
-        if not (self.lr > 0 and np.isfinite(self.lr)):
-            raise ParameterError("lr", f"must be a positive finite number, got {self.lr}")
-        if not (0 <= self.momentum < 1):
-            raise ParameterError("momentum", f"must be in [0, 1), got {self.momentum}")
+        odd_count("K", self.K)
+        count("epochs", self.epochs)
+        count("batch_size", self.batch_size)
+        positive("lr", self.lr)
+        half_open_unit("momentum", self.momentum)
         if self.private:
-            if not (self.noise_multiplier > 0 and np.isfinite(self.noise_multiplier)):
-                raise ParameterError("noise_multiplier", f"must be > 0, got {self.noise_multiplier}")
-            if not (self.max_grad_norm > 0 and np.isfinite(self.max_grad_norm)):
-                raise ParameterError("max_grad_norm", f"must be > 0, got {self.max_grad_norm}")
-            if not (0 < self.delta < 1):
-                raise ParameterError("delta", f"must be in (0, 1), got {self.delta}")
-        if self.n_classes < 2:
-            raise ParameterError("n_classes", f"must be >= 2, got {self.n_classes}")
+            positive("noise_multiplier", self.noise_multiplier)
+            positive("max_grad_norm", self.max_grad_norm)
+            open_unit("delta", self.delta)
+        count("n_classes", self.n_classes, minimum=2)
 
     def as_dict(self) -> dict:
         return asdict(self)

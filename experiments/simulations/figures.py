@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from darrm import PrivacyParams
 from darrm.accounting.paper import table3_rows
 from darrm.numerics.delta import composed_delta
-from darrm.params import PrivacyParams
 
 from .config import Actual, Curve, FigureConfig, Panel, UNIFORM_01
 
