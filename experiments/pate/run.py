@@ -137,6 +137,24 @@ def _teacher_record(dataset: str, method: str, infos: tuple[dict, ...], eps: flo
                     "accuracy = mean (std) over the K teachers; no privacy"}
 
 
+def _run_info(cfg: StudyConfig, dev: torch.device, ds, task, priv, nonpriv, t_teachers: float,
+              t_total: float) -> dict:
+    """Where and how long the study ran, and on which data (``teachers.json``'s ``run``)."""
+    return {
+        "config": cfg.as_dict(),
+        "device": str(dev),
+        "device_name": torch.cuda.get_device_name(dev) if dev.type == "cuda" else platform.processor() or "cpu",
+        "torch_threads": torch.get_num_threads(),
+        "seconds_teachers_stage": t_teachers,
+        "seconds_total": t_total,
+        "data": {"source_dir": ds.source_dir, "files": list(ds.files),
+                 "n_train": int(len(task.train_labels)), "n_test": int(len(task.test_labels)),
+                 "train_class_counts": {int(c): int((task.train_labels == c).sum()) for c in cfg.classes},
+                 "test_class_counts": {int(c): int((task.test_labels == c).sum()) for c in cfg.classes}},
+        "cache": {"private": str(priv.directory), "nonprivate": str(nonpriv.directory)},
+    }
+
+
 def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache_dir: Path | None = None,
               device: str | None = None, progress: bool = True) -> list[dict]:
     """Run the whole study for ``cfg`` and write the outputs into ``out``; return the records."""
@@ -160,19 +178,7 @@ def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache
     records.append(_teacher_record(cfg.dataset, "teachers-nonprivate", nonpriv.teachers, None, None))
     atomic_write_json(out / "results.json", records)
     save_releases(out / "releases.npz", released)
-    run_info = {
-        "config": cfg.as_dict(),
-        "device": str(dev),
-        "device_name": torch.cuda.get_device_name(dev) if dev.type == "cuda" else platform.processor() or "cpu",
-        "torch_threads": torch.get_num_threads(),
-        "seconds_teachers_stage": t_teachers,
-        "seconds_total": time.perf_counter() - t_start,
-        "data": {"source_dir": ds.source_dir, "files": list(ds.files),
-                 "n_train": int(len(task.train_labels)), "n_test": int(len(task.test_labels)),
-                 "train_class_counts": {int(c): int((task.train_labels == c).sum()) for c in cfg.classes},
-                 "test_class_counts": {int(c): int((task.test_labels == c).sum()) for c in cfg.classes}},
-        "cache": {"private": str(priv.directory), "nonprivate": str(nonpriv.directory)},
-    }
+    run_info = _run_info(cfg, dev, ds, task, priv, nonpriv, t_teachers, time.perf_counter() - t_start)
     atomic_write_json(out / "teachers.json", {
         "eps_teacher": eps_t, "delta_teacher": cfg.Delta,
         "shard_sizes": [int(len(s)) for s in priv.shards],

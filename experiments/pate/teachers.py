@@ -102,6 +102,21 @@ def teacher_epsilon(noise_multiplier: float, sample_rate: float, steps: int, del
     return float(dpsgd_epsilon(noise_multiplier, sample_rate, steps, delta, accountant=accountant))
 
 
+def _sgd_epochs(model: nn.Module, optimizer, loader, criterion, epochs: int, device: torch.device) -> int:
+    """``epochs`` passes of (DP-)SGD over ``loader``; the number of optimizer steps."""
+    steps = 0
+    model.train()
+    for _ in range(epochs):
+        for xb, yb in loader:
+            optimizer.zero_grad(set_to_none=True)
+            out = model(xb.to(device))
+            loss = criterion(out, yb.to(device))
+            loss.backward()
+            optimizer.step()
+            steps += 1
+    return steps
+
+
 def train_teacher(
     images: np.ndarray,
     labels: np.ndarray,
@@ -138,16 +153,7 @@ def train_teacher(
             )
         info["sample_rate"] = float(loader.sample_rate)
     t0 = time.perf_counter()
-    steps = 0
-    model.train()
-    for _ in range(cfg.epochs):
-        for xb, yb in loader:
-            optimizer.zero_grad(set_to_none=True)
-            out = model(xb.to(device))
-            loss = criterion(out, yb.to(device))
-            loss.backward()
-            optimizer.step()
-            steps += 1
+    steps = _sgd_epochs(model, optimizer, loader, criterion, cfg.epochs, device)
     info["train_seconds"] = time.perf_counter() - t0
     info["steps"] = steps
     if cfg.private:
