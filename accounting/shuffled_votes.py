@@ -17,10 +17,10 @@ pair is worse: a member's input is a bit, so its report probability is r or q �
 others enter X only through n1 (permutation invariance), and a victim with a
 randomised bit is a mixture, which cannot increase H (H(P‖P′) = sup_S P(S) − e^εP′(S)
 is affine in each member's probability, so the vertex argument of
-:mod:`darrm.partition` applies).  Anything computed from L — the majority, DaRRM's
+:mod:`darrm.disjoint` applies).  Anything computed from L — the majority, DaRRM's
 γ(L), the histogram itself — is post-processing, so at most that private.
 
-Numerics: the law of X comes from :func:`darrm.partition.others_pmfs` (log-space
+Numerics: the law of X comes from :func:`darrm.numerics.binomial.others_pmfs` (log-space
 binomials, direct convolution); a bound on the mass left out (≤ ~4e-30) is added to
 δ(ε), so the reported δ(ε) is never below the exact value by more than float64 rounding
 of the sums (relative ~1e-15).  ε(δ) is found by bisection and the *upper* end (the

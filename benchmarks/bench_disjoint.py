@@ -1,4 +1,4 @@
-"""Benchmark: partition-aware γ_opt (darrm.partition) for K up to 10^4 and more.
+"""Benchmark: partition-aware γ_opt (darrm.disjoint) for K up to 10^4 and more.
 
 Run:  .venv/bin/python benchmarks/bench_disjoint.py [--K 1001 10001]
 
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from darrm.partition import ApproxDP, DisjointParams, LocalRR, NonPrivate, certify_disjoint, solve_gamma_opt_disjoint
+from darrm.disjoint import ApproxDP, DisjointParams, LocalRR, NonPrivate, certify_disjoint, solve_gamma_opt_disjoint
 
 MODELS = {"nonprivate": NonPrivate(), "approx-dp(1,1e-5)": ApproxDP(1.0, 1e-5), "rr(4)": LocalRR(4.0)}
 

@@ -21,8 +21,8 @@ import time
 
 
 def child(K: int, method: str, executor: str, m: float, Delta: float, opts: dict) -> dict:
-    from darrm.executor import make_executor
-    from darrm.lp import solve_gamma_opt
+    from darrm.backends.executors import make_executor
+    from darrm.solver.gamma_opt import solve_gamma_opt
     from darrm.params import PrivacyParams
 
     t0 = time.perf_counter()

@@ -24,7 +24,7 @@ import numpy as np
 
 
 def naive_rows(K: int, m: float, eps: float, Delta: float) -> np.ndarray:
-    from darrm.corners import corners
+    from darrm.privacy.corners import corners
 
     e = math.exp(m * eps)
     mid = (K + 1) // 2
@@ -43,7 +43,7 @@ def naive_rows(K: int, m: float, eps: float, Delta: float) -> np.ndarray:
 
 
 def fast(K: int) -> dict:
-    from darrm.lp import solve_gamma_opt
+    from darrm.solver.gamma_opt import solve_gamma_opt
     from darrm.params import PrivacyParams
 
     t0 = time.perf_counter()
@@ -53,9 +53,10 @@ def fast(K: int) -> dict:
 
 
 def naive(K: int) -> dict:
-    from darrm.certify import certify
+    from darrm.privacy.certify import certify
     from darrm.gamma import symmetric_from_upper
-    from darrm.lp import objective_coefficients, solve_lp
+    from darrm.solver.objective import objective_coefficients
+    from darrm.solver.full_lp import solve_lp
     from darrm.params import PrivacyParams
     from darrm.prior import IIDPrior
 

@@ -15,41 +15,73 @@ experiments are :mod:`darrm.experiments`.  The core never imports either.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ._version import __version__ as __version__
 
-from .certify import Certificate as Certificate, certify_tight as certify_tight
-from .utility import error_curve as error_curve
-from .errors import (
-    CertificationError as CertificationError,
-    DarrmError as DarrmError,
-    GammaFileError as GammaFileError,
-    MissingDependencyError as MissingDependencyError,
-    ParameterError as ParameterError,
-    SolveError as SolveError,
-)
-from .gamma import gamma_const as gamma_const, gamma_dsub as gamma_dsub, gamma_sub as gamma_sub
-from .gamma_file import load as load, save as save
-from .lp import expected_signed_error as expected_signed_error
-from .params import PrivacyParams as PrivacyParams
-from .partition import (
+from .disjoint.members import (
     ApproxDP as ApproxDP,
-    DisjointParams as DisjointParams,
+)
+from .disjoint.members import (
     LocalRR as LocalRR,
+)
+from .disjoint.members import (
     NonPrivate as NonPrivate,
 )
+from .disjoint.params import DisjointParams as DisjointParams
+from .errors import (
+    CertificationError as CertificationError,
+)
+from .errors import (
+    DarrmError as DarrmError,
+)
+from .errors import (
+    GammaFileError as GammaFileError,
+)
+from .errors import (
+    MissingDependencyError as MissingDependencyError,
+)
+from .errors import (
+    ParameterError as ParameterError,
+)
+from .errors import (
+    SolveError as SolveError,
+)
+from .gamma import gamma_const as gamma_const
+from .gamma import gamma_dsub as gamma_dsub
+from .gamma import gamma_sub as gamma_sub
+from .gamma_file import load as load
+from .gamma_file import save as save
+from .params import NeighboringRelation as NeighboringRelation
+from .params import PrivacyParams as PrivacyParams
 from .prior import (
     BetaPrior as BetaPrior,
+)
+from .prior import (
     DensityPrior as DensityPrior,
+)
+from .prior import (
     IIDPrior as IIDPrior,
+)
+from .prior import (
     IndependentPrior as IndependentPrior,
+)
+from .prior import (
     PaperMCPrior as PaperMCPrior,
+)
+from .prior import (
     Prior as Prior,
 )
-from .solve_status import StopReason as StopReason
-from .solver.api import FAMILIES as FAMILIES, family_gamma as family_gamma, solve as solve
+from .privacy.certify import Certificate as Certificate
+from .privacy.certify import certify_tight as certify_tight
+from .solver.api import FAMILIES as FAMILIES
+from .solver.api import family_gamma as family_gamma
+from .solver.api import solve as solve
+from .solver.objective import expected_signed_error as expected_signed_error
 from .solver.options import SolveOptions as SolveOptions
+from .solver.status import SolveReport as SolveReport, StopReason as StopReason
 from .table import GammaTable as GammaTable
-from .verification import aggregate as aggregate, certify_gamma as certify
+from .utility import error_curve as error_curve
+from .verification import aggregate as aggregate
+from .verification import certify_gamma as certify
 
 __all__ = [
     "ApproxDP",
@@ -66,6 +98,7 @@ __all__ = [
     "IndependentPrior",
     "LocalRR",
     "MissingDependencyError",
+    "NeighboringRelation",
     "NonPrivate",
     "PaperMCPrior",
     "ParameterError",
@@ -73,6 +106,7 @@ __all__ = [
     "PrivacyParams",
     "SolveError",
     "SolveOptions",
+    "SolveReport",
     "StopReason",
     "__version__",
     "aggregate",

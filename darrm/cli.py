@@ -7,27 +7,36 @@ and exit code 2 (a :class:`~darrm.errors.DarrmError`).
 from __future__ import annotations
 
 import argparse
-from importlib.metadata import entry_points
 import json
 import sys
 from collections.abc import Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import numpy as np
 
-from . import __version__, gamma_file
+from . import (
+    FAMILIES,
+    DisjointParams,
+    GammaTable,
+    IIDPrior,
+    PrivacyParams,
+    SolveOptions,
+    __version__,
+    family_gamma,
+    load,
+    save,
+    solve,
+)
+from . import aggregate as aggregate_certified
 from .atomic import atomic_write_bytes
-from .certify import certify, certify_tight
+from .backends.executors import make_executor
+from .disjoint.members import parse_member
 from .errors import DarrmError, ParameterError
-from .gamma import gamma_const, gamma_dsub, gamma_sub
-from .lp import expected_signed_error, solve_gamma_opt
-from .mechanism import aggregate
-from .params import PrivacyParams
-from .partition import DisjointParams, parse_member, solve_gamma_opt_disjoint
-from .prior import IIDPrior, parse_prior
+from .prior import parse_prior
 from .report import error_curve_text, gamma_table_text, plot_gammas
-from .table import GammaTable
-from .verification import aggregate as aggregate_certified
+from .solver.options import DEFAULT_MAX_ROUNDS
+from .utility import error_curve
 
 #: Entry-point group of subcommands other layers add through ``register(subparsers)``
 #: (pyproject.toml; the core never names them, so it never imports upward).
@@ -53,59 +62,32 @@ def _log(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _table_for(params: PrivacyParams, family: str, prior_spec: str, progress: bool | None,
+def _options(args: argparse.Namespace) -> SolveOptions:
+    """SolveOptions from the parsed flags (argparse's defaults are SolveOptions' own)."""
+    return SolveOptions(**{name: getattr(args, name) for name in SolveOptions.field_names() if hasattr(args, name)})
+
+
+def _table_for(params: PrivacyParams | DisjointParams, family: str, prior_spec: str, progress: bool | None,
                args: argparse.Namespace | None = None) -> GammaTable:
-    if family == "opt":
-        from .executor import make_executor
-
-        executor = make_executor(getattr(args, "executor", None))
-        return solve_gamma_opt(
-            params,
-            parse_prior(prior_spec),
-            method=getattr(args, "method", "auto"),
-            progress=progress,
-            executor=executor,
-            checkpoint=getattr(args, "checkpoint", None),
-            log=None if progress is False else _log,
-            max_rounds=500 if getattr(args, "max_rounds", None) is None else args.max_rounds,
-            accept_gap=getattr(args, "accept_gap", False),
-            cuts_per_round=getattr(args, "cuts_per_round", 256),
-            stabilize=_stabilize(getattr(args, "stabilize", "auto")),
-            gap_tol=getattr(args, "gap_tol", 1e-9),
-            lp_backend=getattr(args, "lp_backend", "highs"),
-        )
-    if family == "sub":
-        g = gamma_sub(params.K, _int_m(params))
-    elif family == "dsub":
-        g = gamma_dsub(params.K, _int_m(params))
-    else:
-        g = gamma_const(params)
-    # a family that is exactly tight (e.g. γ_Sub, Lemma 3.1) may need a scale of 1 − O(ρ) before
-    # float64 can prove it; a family that is not private for these parameters cannot be repaired
-    # by that little and is refused
-    g, cert, scale = certify_tight(g, params, progress=progress)
-    if not cert.certified:
-        raise DarrmError(
-            f"γ_{family} is not (mε, δ)-DP for these parameters (violation {cert.violation:.3e})"
-        )
-    prior = parse_prior(prior_spec)
-    return GammaTable(params, g, family, cert.violation, prior.to_dict(), expected_signed_error(g, prior),
-                      info={"repair_scale": scale} if scale != 1.0 else {})
-
-
-def _int_m(params: PrivacyParams) -> int:
-    if not float(params.m).is_integer():
-        raise ParameterError("m", f"must be an integer for this family, got {params.m}")
-    return int(params.m)
+    """The certified table the flags ask for (:func:`darrm.solve`)."""
+    return solve(
+        params, parse_prior(prior_spec), family=family,
+        options=_options(args) if args is not None else None,
+        executor=make_executor(getattr(args, "executor", None)),
+        checkpoint=getattr(args, "checkpoint", None), progress=progress,
+        # one line per round on a terminal or with --progress (tqdm's own rule for its bars)
+        log=_log if progress or (progress is None and sys.stderr.isatty()) else None,
+    )
 
 
 def _baselines(params: PrivacyParams, gamma_opt: np.ndarray) -> dict[str, np.ndarray]:
+    """γ_opt beside the closed-form families that apply (for display)."""
     out = {"opt": gamma_opt}
     if float(params.m).is_integer():
-        out["sub"] = gamma_sub(params.K, int(params.m))
+        out["sub"] = family_gamma("sub", params)
         if params.Delta == 0 and params.delta == 0:
-            out["dsub"] = gamma_dsub(params.K, int(params.m))
-    out["const"] = gamma_const(params)
+            out["dsub"] = family_gamma("dsub", params)
+    out["const"] = family_gamma("const", params)
     return out
 
 
@@ -144,7 +126,7 @@ def _describe(table: GammaTable) -> str:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     params = PrivacyParams(**DEMO)
-    table = solve_gamma_opt(params, IIDPrior(), progress=args.progress)
+    table = solve(params, IIDPrior(), progress=args.progress)
     gammas = _baselines(params, table.gamma)
     print(_describe(table))
     print()
@@ -153,7 +135,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print("Error curve for i.i.d. mechanisms (exact; E(p) = E(1-p)):")
     print(error_curve_text(gammas))
     if args.out:
-        gamma_file.save(table, args.out)
+        save(table, args.out)
         print(f"\nwrote {args.out}")
     if args.plot:
         plot_gammas(gammas, args.plot, "K=11, m=3, ε=0.1, Δ=1e-5")
@@ -161,44 +143,32 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _disjoint_table(args: argparse.Namespace) -> GammaTable:
+def _disjoint_params(args: argparse.Namespace) -> DisjointParams:
     if args.member_privacy is None or args.target_eps is None:
         raise ParameterError("members", "disjoint members need --member-privacy and --target-eps")
-    if args.family != "opt":
-        raise ParameterError("family", "only --family opt is available for disjoint members")
-    params = DisjointParams(args.K, parse_member(args.member_privacy), args.target_eps, args.target_delta)
-    from .partition import MAX_ROUNDS
-
-    return solve_gamma_opt_disjoint(
-        params, parse_prior(args.prior),
-        max_rounds=MAX_ROUNDS if args.max_rounds is None else args.max_rounds,
-        accept_gap=args.accept_gap, gap_tol=args.gap_tol, cuts_per_round=args.cuts_per_round,
-        lp_backend=args.lp_backend, log=_log if args.progress else None,
-    )
+    return DisjointParams(args.K, parse_member(args.member_privacy), args.target_eps, args.target_delta)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    if args.members == "disjoint":
-        table = _disjoint_table(args)
-    else:
-        table = _table_for(_params(args), args.family, args.prior, args.progress, args)
+    params = _disjoint_params(args) if args.members == "disjoint" else _params(args)
+    table = _table_for(params, args.family, args.prior, args.progress, args)
     print(_describe(table))
     print(gamma_table_text({table.family: table.gamma}))
     if args.out:
-        gamma_file.save(table, args.out)
+        save(table, args.out)
         print(f"wrote {args.out}")
     return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    table = gamma_file.load(args.file)
+    table = load(args.file)
     print(f"{args.file}: OK (checksum and certificate re-checked)")
     print(_describe(table))
     return 0
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    table = gamma_file.load(args.file)
+    table = load(args.file)
     if isinstance(table.params, DisjointParams):
         raise ParameterError("file", "evaluate compares shared-data baselines; not available for disjoint-member tables")
     gammas = _baselines(table.params, table.gamma)
@@ -206,8 +176,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
     grid = [float(v) for v in args.p.split(",")] if args.p else None
     if args.json:
-        from .utility import error_curve
-
         ps = np.array(grid if grid else np.linspace(0, 1, 21))
         print(json.dumps({"p": ps.tolist(), **{k: error_curve(v, ps).tolist() for k, v in gammas.items()}}))
         return 0
@@ -241,7 +209,7 @@ def read_votes(path: str) -> np.ndarray:
 
 
 def cmd_aggregate(args: argparse.Namespace) -> int:
-    table = gamma_file.load(args.file)
+    table = load(args.file)
     votes = read_votes(args.votes)
     labels = aggregate_certified(votes, table, np.random.default_rng(args.seed))
     out = "\n".join(str(int(v)) for v in labels) + "\n"
@@ -273,9 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", help="write γ shapes and error curves as PNG")
     p.set_defaults(func=cmd_demo)
 
+    D = SolveOptions()  # the defaults, written once (darrm.solver.options)
     p = sub.add_parser("solve", help="compute and certify a γ table and write it as a γ file")
     _add_param_args(p)
-    p.add_argument("--family", choices=("opt", "sub", "dsub", "const"), default="opt")
+    p.add_argument("--family", choices=FAMILIES, default="opt",
+                   help="opt: the LP optimum γ_opt; sub: γ_Sub (Lemma 3.1); dsub: Theorem 4.1's γ; const: RR (default: %(default)s)")
     p.add_argument("--members", choices=("shared", "disjoint"), default="shared",
                    help="shared: every member sees the record (the paper); disjoint: members on disjoint shards")
     p.add_argument("--member-privacy", default=None,
@@ -285,24 +255,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prior", default="iid:0.75",
                    help="objective prior: iid:MU | means:M1,..,MK | beta:A,B | paper-mc[:P_LOWER,TAU,T,SEED]")
     p.add_argument("--out", help="γ file to write (atomically); omitted: print only")
-    p.add_argument("--method", choices=("auto", "full", "cutting-planes"), default="auto",
-                   help="full LP over all corner multisets, or constraint generation (auto: by size)")
+    p.add_argument("--method", choices=("auto", "full", "cutting-planes"), default=D.method,
+                   help="full LP over all corner multisets, or constraint generation (auto: by size; default %(default)s)")
     p.add_argument("--executor", default="serial",
                    help="where exhaustive sweeps run: serial | local[:N] (processes) | dask:ADDRESS | torch[:DEVICE]")
     p.add_argument("--checkpoint", help="constraint generation: save/resume the working set in this .npz file")
-    p.add_argument("--max-rounds", type=int, default=None,
-                   help="constraint generation: round limit (default 500 shared, 3000 disjoint)")
-    p.add_argument("--accept-gap", action="store_true",
+    p.add_argument("--max-rounds", type=int, default=D.max_rounds,
+                   help="constraint generation: round limit (default "
+                        f"{DEFAULT_MAX_ROUNDS['shared']} shared, {DEFAULT_MAX_ROUNDS['disjoint']} disjoint)")
+    p.add_argument("--accept-gap", action="store_true", default=D.accept_gap,
                    help="at the round limit, write the certified table anyway with its optimality gap")
-    p.add_argument("--cuts-per-round", type=int, default=256,
-                   help="constraint generation: worst multisets added per round (default 256)")
-    p.add_argument("--stabilize", default="auto",
+    p.add_argument("--cuts-per-round", type=int, default=D.cuts_per_round,
+                   help="constraint generation: worst multisets added per round (default %(default)s)")
+    p.add_argument("--stabilize", type=_stabilize, default=D.stabilize,
                    help="constraint generation: in-out separation λ in (0, 1] (1 = plain Kelley cuts) or auto "
-                        "(Kelley until the violation oscillates, then 0.5; default)")
-    p.add_argument("--gap-tol", type=float, default=1e-9,
-                   help="constraint generation: stop once the certified table is provably this close to optimal")
-    p.add_argument("--lp-backend", choices=("highs", "cvxpy"), default="highs",
-                   help="restricted LP: incremental warm-started highspy model, or rebuilt through cvxpy")
+                        "(Kelley until the violation oscillates, then 0.5; default %(default)s)")
+    p.add_argument("--gap-tol", type=float, default=D.gap_tol,
+                   help="stop once the certified table is proven this close to optimal (default %(default)g)")
+    p.add_argument("--lp-backend", choices=("highs", "cvxpy"), default=D.lp_backend,
+                   help="restricted LP: incremental warm-started highspy model, or rebuilt through cvxpy "
+                        "(default %(default)s)")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("verify", help="check a γ file's checksum and re-certify its privacy")

@@ -8,7 +8,7 @@ Families:
     * :func:`gamma_const` — randomized response with the largest p_const (Lemma A.1).
     * :func:`gamma_sub`   — subsampling m of K without replacement (Lemma 3.1).
     * :func:`gamma_dsub`  — the 2m−1 subsampling γ of Theorem 4.1 (pure DP).
-    * γ_opt is in :mod:`darrm.lp`.
+    * γ_opt is in :mod:`darrm.solver.gamma_opt`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ import operator
 import numpy as np
 from scipy import stats
 
-from .corners import corners
 from .errors import ParameterError
-from .params import PrivacyParams, validate_K
+from .params import PrivacyParams
+from .privacy.corners import corners
+from .validation import odd_count
 
 
 def symmetric_from_upper(upper: np.ndarray, K: int) -> np.ndarray:
@@ -79,7 +80,7 @@ def gamma_sub(K: int, m: int) -> np.ndarray:
     Pr[H ≥ m/2+1] + ½Pr[H = m/2] (m even): γ(l) = 1 − 2h_m(l) for l ≤ (K−1)/2 and
     γ(l) = γ(K−l) above (the printed display is only valid for l ≤ (K−1)/2; spec §1.3).
     """
-    K = validate_K(K)
+    K = odd_count("K", K)
     m = _integer_m(m, K)
     lows = np.arange((K + 1) // 2)  # l = 0..(K-1)/2
     H = stats.hypergeom(K, lows, m)
@@ -94,7 +95,7 @@ def gamma_sub(K: int, m: int) -> np.ndarray:
 def gamma_dsub(K: int, m: int) -> np.ndarray:
     """γ of Theorem 4.1 (pure DP, i.i.d. mechanisms): γ ≡ 1 if m ≥ (K+1)/2, else γ_Sub with
     subsample size 2m−1 ("double subsampling"), which is mε-DP."""
-    K = validate_K(K)
+    K = odd_count("K", K)
     m = _integer_m(m, K)
     if m >= (K + 1) // 2:
         return np.ones(K + 1)

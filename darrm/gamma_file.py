@@ -6,7 +6,7 @@ Format (all keys required)::
      "gamma": [K+1 floats], "solver", "status", "objective", "violation", "version",
      "info", "checksum": sha256 of the canonical JSON of every other key}
 
-Tables for members on disjoint shards (:mod:`darrm.partition`) use the format
+Tables for members on disjoint shards (:mod:`darrm.disjoint`) use the format
 ``"darrm-gamma-disjoint/1"``: the keys K, target_eps, target_delta and "model" (the
 member-privacy model, e.g. ``{"kind": "rr", "eps0": 1.0}``) replace m, eps, Delta,
 delta; :func:`load` dispatches on "format" and re-certifies with the recorded model.
@@ -25,12 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
+from ._version import __version__
 from .atomic import atomic_write_bytes
+from .disjoint.members import member_from_dict
+from .disjoint.params import DisjointParams
 from .errors import DarrmError, GammaFileError, ParameterError
 from .gamma import validate_gamma
 from .params import PrivacyParams
-from .partition import DisjointParams, member_from_dict
 from .table import GammaTable
 from .verification import certify_gamma
 

@@ -25,6 +25,7 @@ from scipy import integrate, stats
 from .errors import ParameterError
 from .numerics.binomial import binomial_pmf
 from .numerics.poisson_binomial import pmf
+from .validation import unit
 
 
 class Prior:
@@ -37,13 +38,6 @@ class Prior:
         raise NotImplementedError
 
 
-def _prob(name: str, v: float) -> float:
-    v = float(v)
-    if not (math.isfinite(v) and 0.0 <= v <= 1.0):
-        raise ParameterError(name, f"must lie in [0, 1], got {v!r}")
-    return v
-
-
 @dataclass(frozen=True)
 class IIDPrior(Prior):
     """p_i i.i.d. with mean μ; E[α] = Binomial(K, μ).  μ = 0.75 is the paper's uniform
@@ -52,7 +46,7 @@ class IIDPrior(Prior):
     mean: float = 0.75
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mean", _prob("prior.mean", self.mean))
+        object.__setattr__(self, "mean", unit("prior.mean", self.mean))
 
     def expected_pmf(self, K: int) -> np.ndarray:
         return binomial_pmf(K, self.mean)
@@ -68,7 +62,7 @@ class IndependentPrior(Prior):
     means: tuple[float, ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
-        ms = tuple(_prob("prior.means", v) for v in self.means)
+        ms = tuple(unit("prior.means", v) for v in self.means)
         if not ms:
             raise ParameterError("prior.means", "needs one mean per mechanism")
         object.__setattr__(self, "means", ms)
@@ -150,7 +144,7 @@ class PaperMCPrior(Prior):
     seed: int = 0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "p_lower", _prob("prior.p_lower", self.p_lower))
+        object.__setattr__(self, "p_lower", unit("prior.p_lower", self.p_lower))
         if self.p_lower >= 1.0:
             raise ParameterError("prior.p_lower", "must be < 1")
         for n in ("tau", "T"):
@@ -169,25 +163,6 @@ class PaperMCPrior(Prior):
 
     def to_dict(self) -> dict:
         return {"kind": "paper-mc", "p_lower": self.p_lower, "tau": self.tau, "T": self.T, "seed": self.seed}
-
-
-def prior_from_dict(d: dict) -> Prior:
-    """Inverse of ``to_dict`` (a :class:`DensityPrior` cannot be rebuilt from its name)."""
-    if not isinstance(d, dict) or "kind" not in d:
-        raise ParameterError("prior", f"must be a dict with a 'kind', got {d!r}")
-    kind = d["kind"]
-    try:
-        if kind == "iid":
-            return IIDPrior(d["mean"])
-        if kind == "independent":
-            return IndependentPrior(tuple(d["means"]))
-        if kind == "beta":
-            return BetaPrior(d["a"], d["b"])
-        if kind == "paper-mc":
-            return PaperMCPrior(d["p_lower"], d["tau"], d["T"], d["seed"])
-    except KeyError as exc:
-        raise ParameterError("prior", f"{kind!r} prior is missing {exc}") from None
-    raise ParameterError("prior", f"cannot rebuild a prior of kind {kind!r}")
 
 
 def parse_prior(spec: str) -> Prior:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from .atomic import atomic_write_bytes
+from .plotting import pyplot
 from .utility import error_curve
-from .errors import require
 
 DEFAULT_P_GRID = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.975, 1.0)
 
@@ -38,9 +40,7 @@ def error_curve_text(gammas: Mapping[str, np.ndarray], p_grid: Sequence[float] =
 
 def plot_gammas(gammas: Mapping[str, np.ndarray], path: str, title: str = "") -> None:
     """PNG with the γ shapes (left) and the exact i.i.d. error curves (right)."""
-    matplotlib = require("matplotlib", "plot", "plotting")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("plotting γ tables")
     K = len(next(iter(gammas.values()))) - 1
     p = np.linspace(0.0, 1.0, 401)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
@@ -59,9 +59,6 @@ def plot_gammas(gammas: Mapping[str, np.ndarray], path: str, title: str = "") ->
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    from .atomic import atomic_write_bytes
-    import io
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120)
     plt.close(fig)

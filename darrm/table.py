@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .params import PrivacyParams
+from .solver.status import SolveReport
 
 
 @dataclass(frozen=True, eq=False)
@@ -33,6 +34,11 @@ class GammaTable:
     solver: str | None = None
     status: str | None = None
     info: dict = field(default_factory=dict)
+
+    @property
+    def report(self) -> SolveReport:
+        """How this table was obtained, typed (stop reason, proven gap, rounds, repair, time)."""
+        return SolveReport.from_info(self.info)
 
     @property
     def K(self) -> int:

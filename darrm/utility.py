@@ -4,8 +4,8 @@ For symmetric γ and any independent mechanisms with vote-count pmf α (Eq. 186/
 
     E(DaRRM_γ) = |Pr[A(D)=1] − Pr[g(S)=1]| = |½ Σ_{l=mid}^{K} (α_l − α_{K−l})·(1 − γ(l))|.
 
-Everything here is exact (no Monte Carlo) except :func:`expected_error_mc`, which
-reproduces the paper's estimator of E_{p_i ~ U[0,1] i.i.d.}[E] with a seeded generator.
+Everything here is exact (no Monte Carlo); the paper's seeded Monte-Carlo estimator of
+E_{p_i ~ U[0,1] i.i.d.}[E] lives with the simulations that use it (:mod:`darrm.experiments.simulations`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 
 from .errors import ParameterError
 from .gamma import validate_gamma
-from .numerics.binomial import binomial_pmf
+from .numerics.binomial import log_comb
 from .numerics.poisson_binomial import pmf
 
 
@@ -40,28 +40,32 @@ def error(gamma: np.ndarray, ps: np.ndarray) -> np.ndarray:
 
 
 def error_curve(gamma: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """E(DaRRM_γ) for i.i.d. mechanisms, p_i = p, at each p of the array ``p``."""
+    """E(DaRRM_γ) for i.i.d. mechanisms, p_1 = … = p_K = p, at each p of the array ``p``, with
+    each Bin_l − Bin_{K−l} evaluated without cancellation:
+
+        Bin_l(p) − Bin_{K−l}(p) = C(K,l)·(pq)^{K−l}·(p^j − q^j),  j = 2l − K, q = 1−p,
+
+    so the error is exactly 0 at p = ½ (α_l = α_{K−l}, spec §6 item 12) instead of ±1e-16.
+    """
     g = validate_gamma(gamma)
     p = np.asarray(p, dtype=np.float64)
     if not np.all(np.isfinite(p)) or np.any(p < 0) or np.any(p > 1):
         raise ParameterError("p", "must lie in [0, 1]")
-    return error_from_pmf(g, binomial_pmf(g.shape[0] - 1, p))
-
-
-def expected_error_mc(
-    gamma: np.ndarray,
-    *,
-    samples: int = 10000,
-    low: float = 0.0,
-    high: float = 1.0,
-    seed: int | np.random.Generator | None = 0,
-) -> float:
-    """Monte-Carlo E_{p_i ~ U[low, high] i.i.d.}[E(DaRRM_γ)] (the paper's error panels, T = 10000).
-
-    Draws K probabilities per sample (the reference code's K+1 is an off-by-one; spec §4).
-    """
-    g = validate_gamma(gamma)
     K = g.shape[0] - 1
-    rng = np.random.default_rng(seed)
-    ps = rng.uniform(low, high, size=(samples, K))
-    return float(error(g, ps).mean())
+    mid = (K + 1) // 2
+    l = np.arange(mid, K + 1, dtype=np.float64)
+    j = 2.0 * l - K
+    logc = log_comb(K, l)
+    pe = p[..., None]
+    q = 1.0 - pe
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lp, lq = np.log(pe), np.log(q)
+        inner = (K - l) * (lp + lq)
+        inner = np.where(K - l == 0, 0.0, inner)  # (pq)^0 = 1 even at p ∈ {0, 1}
+        # p^j − q^j = sign(p − q)·max(p, q)^j·(−expm1(−j·|log p − log q|)): no overflow
+        big = np.maximum(lp, lq)
+        diff = np.sign(pe - q) * np.exp(logc + inner + j * big) * -np.expm1(-j * np.abs(lp - lq))
+    # p ∈ {0, 1}: only l = K (or its mirror) carries mass: Bin_K − Bin_0 = ±1
+    edge = np.where(l == K, 1.0, 0.0)
+    diff = np.where(pe == 1.0, edge, np.where(pe == 0.0, -edge, diff))
+    return np.abs(0.5 * diff @ (1.0 - g[mid:]))

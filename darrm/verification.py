@@ -1,8 +1,8 @@
 """Certify a γ table whatever its members' model, and use only certified tables.
 
-:func:`certify_table` dispatches to the shared-data certificate (:func:`darrm.certify.certify`,
+:func:`certify_table` dispatches to the shared-data certificate (:func:`darrm.privacy.certify.certify`,
 Lemma 3.4 over Lemma 5.1's corner multisets) or the disjoint-members certificate
-(:func:`darrm.partition.certify_disjoint`) and remembers recent verdicts by content (the γ
+(:func:`darrm.disjoint.certify_disjoint`) and remembers recent verdicts by content (the γ
 bytes and the parameters), so loading, saving and labelling with one table sweeps it once.
 :func:`aggregate` labels votes with a table only after its certificate passes.
 """
@@ -14,12 +14,13 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .certify import Certificate, certify, validate_tol
+from .disjoint.certificate import certify_disjoint
+from .disjoint.params import DisjointParams
 from .errors import CertificationError
 from .gamma import validate_gamma
 from .mechanism import aggregate as _release
 from .params import PrivacyParams
-from .partition import DisjointParams, certify_disjoint
+from .privacy.certify import Certificate, certify, validate_tol
 from .table import GammaTable
 
 #: verdicts remembered (a verdict is a pure function of the γ bytes, the parameters and tol)

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from darrm.certify import certify
-from darrm.corners import corners, expand
-from darrm.lp import solve_gamma_opt
 from darrm.mechanism import aggregate
 from darrm.params import PrivacyParams
+from darrm.privacy.certify import certify
+from darrm.privacy.corners import corners, expand
+from darrm.solver.gamma_opt import solve_gamma_opt
 
 N = 400_000
 

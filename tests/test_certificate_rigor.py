@@ -21,14 +21,14 @@ import numpy as np
 import pytest
 
 from darrm import gamma_file
-from darrm.certify import certify, certify_tight
-from darrm.condition import relative_error_bound
-from darrm.corners import count_vectors
+from darrm.disjoint import DisjointParams, NonPrivate, certify_disjoint
 from darrm.errors import CertificationError, GammaFileError, ParameterError
 from darrm.gamma import gamma_const, gamma_sub
-from darrm.lp import solve_gamma_opt
 from darrm.params import PrivacyParams
-from darrm.partition import DisjointParams, NonPrivate, certify_disjoint
+from darrm.privacy.certify import certify, certify_tight
+from darrm.privacy.condition import relative_error_bound
+from darrm.privacy.corners import count_vectors
+from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.table import GammaTable
 from darrm.verification import aggregate
 

@@ -3,12 +3,19 @@ import math
 import numpy as np
 import pytest
 
-from darrm.certify import certify, certify_tight, output_probability
-from darrm.constraints import folded_rows, pmf_pairs
-from darrm.corners import corners, count_vectors
-from darrm.gamma import gamma_const, gamma_dsub, gamma_sub, symmetric_from_upper, upper_half
-from darrm.params import PrivacyParams
+from darrm.gamma import (
+    gamma_const,
+    gamma_dsub,
+    gamma_sub,
+    symmetric_from_upper,
+    upper_half,
+)
 from darrm.numerics.poisson_binomial import pmf
+from darrm.params import PrivacyParams
+from darrm.privacy.certify import certify, certify_tight, output_probability
+from darrm.privacy.condition import folded_rows
+from darrm.privacy.corners import corners, count_vectors
+from darrm.solver.rows import pmf_pairs
 
 
 def test_folded_row_identity_with_output_probabilities(rng):

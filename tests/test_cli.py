@@ -55,9 +55,9 @@ def test_subsampling_families_need_integer_m(capsys):
 
 
 def test_uncertifiable_family_is_an_error(capsys, monkeypatch):
-    import darrm.cli as cli
+    import darrm.solver.api as api
 
-    monkeypatch.setattr(cli, "gamma_sub", lambda K, m: np.ones(K + 1))  # a broken family
+    monkeypatch.setattr(api, "gamma_sub", lambda K, m: np.ones(K + 1))  # a broken family
     rc, _, err = run(capsys, "solve", "--family", "sub", "--m", "3")
     assert rc == 2 and "not (mε, δ)-DP" in err
 

@@ -3,12 +3,18 @@ import math
 import numpy as np
 import pytest
 
-from darrm.certify import output_probability
-from darrm.corners import corners, count_vectors, expand, in_region, iter_count_vector_blocks, multiset_count
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_sub, symmetric_from_upper
-from darrm.params import PrivacyParams
 from darrm.numerics.poisson_binomial import pmf
+from darrm.privacy.certify import output_probability
+from darrm.privacy.corners import (
+    corners,
+    count_vectors,
+    expand,
+    in_region,
+    iter_count_vector_blocks,
+    multiset_count,
+)
 
 
 @pytest.mark.parametrize("Delta,n", [(1e-5, 8), (0.1, 8), (0.0, 4)])

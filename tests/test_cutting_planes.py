@@ -1,11 +1,12 @@
 import numpy as np
 import pytest
 
-from darrm.certify import certify
-from darrm.cutting_planes import orientations
-from darrm.lp import choose_method, solve_gamma_opt
 from darrm.params import PrivacyParams
 from darrm.prior import IIDPrior, IndependentPrior
+from darrm.privacy.certify import certify
+from darrm.privacy.corners import orientations
+from darrm.solver.full_lp import choose_method
+from darrm.solver.gamma_opt import solve_gamma_opt
 
 
 @pytest.mark.parametrize(
@@ -34,7 +35,7 @@ def test_constraint_generation_with_a_non_iid_prior():
 
 
 def test_orientations_are_the_swap_and_reflection_of_the_corner_set():
-    from darrm.corners import corners
+    from darrm.privacy.corners import corners
 
     cs = corners(0.3, 0.01)
     v = np.array([[1, 2, 0, 3, 0, 1, 4, 0]])
@@ -83,8 +84,8 @@ def test_unconverged_generation_is_refused_or_certified_with_a_stated_gap():
 
 
 def test_factored_pmfs_equal_the_poisson_binomial_dp():
-    from darrm.constraints import factored_pmf_pairs, pmf_pairs
-    from darrm.corners import corners, count_vectors
+    from darrm.privacy.corners import corners, count_vectors
+    from darrm.solver.rows import factored_pmf_pairs, pmf_pairs
 
     for K, Delta in ((9, 1e-5), (7, 0.0), (11, 0.01), (41, 0.0)):
         cs = corners(0.3, Delta)
@@ -95,8 +96,9 @@ def test_factored_pmfs_equal_the_poisson_binomial_dp():
 
 @pytest.mark.parametrize("backend", ["highs", "cvxpy"])
 def test_restricted_lp_backends_agree_and_their_lagrangian_bound_is_tight(backend):
-    from darrm.lp import build_rows, objective_coefficients, solve_lp
-    from darrm.restricted_lp import lagrangian_bound, make_restricted_lp
+    from darrm.solver.full_lp import build_rows, solve_lp
+    from darrm.solver.objective import objective_coefficients
+    from darrm.solver.restricted_lp import lagrangian_bound, make_restricted_lp
 
     P = PrivacyParams(11, 3, 0.1, 1e-5)
     c, _ = objective_coefficients(P.K, IIDPrior())

@@ -5,9 +5,17 @@ import numpy as np
 import pytest
 
 from darrm.errors import ParameterError
-from darrm.gamma import gamma_const, gamma_dsub, gamma_sub, p_const, symmetric_from_upper, upper_half, validate_gamma
-from darrm.params import PrivacyParams
+from darrm.gamma import (
+    gamma_const,
+    gamma_dsub,
+    gamma_sub,
+    p_const,
+    symmetric_from_upper,
+    upper_half,
+    validate_gamma,
+)
 from darrm.numerics.poisson_binomial import pmf
+from darrm.params import PrivacyParams
 
 
 def submaj_output_one_given_L(K, l, m):

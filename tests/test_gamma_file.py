@@ -7,8 +7,8 @@ import pytest
 from darrm import gamma_file
 from darrm.errors import GammaFileError
 from darrm.gamma import gamma_sub
-from darrm.lp import solve_gamma_opt
 from darrm.params import PrivacyParams
+from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.table import GammaTable
 
 

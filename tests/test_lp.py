@@ -1,12 +1,20 @@
 import numpy as np
 import pytest
 
-from darrm.certify import certify, certify_tight
-from darrm.utility import error_curve
 from darrm.gamma import gamma_const, gamma_dsub, gamma_sub, upper_half
-from darrm.lp import build_rows, expected_signed_error, objective_coefficients, solve_gamma_opt, solve_lp
 from darrm.params import PrivacyParams
-from darrm.prior import BetaPrior, DensityPrior, IIDPrior, IndependentPrior, PaperMCPrior
+from darrm.prior import (
+    BetaPrior,
+    DensityPrior,
+    IIDPrior,
+    IndependentPrior,
+    PaperMCPrior,
+)
+from darrm.privacy.certify import certify, certify_tight
+from darrm.solver.full_lp import build_rows, solve_lp
+from darrm.solver.gamma_opt import solve_gamma_opt
+from darrm.solver.objective import expected_signed_error, objective_coefficients
+from darrm.utility import error_curve
 
 
 @pytest.fixture(scope="module")

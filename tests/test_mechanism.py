@@ -5,12 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from darrm.certify import output_probability
-from darrm.utility import error, error_curve, error_from_pmf
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_dsub, gamma_sub
 from darrm.mechanism import aggregate, vote_counts
 from darrm.numerics.poisson_binomial import pmf
+from darrm.privacy.certify import output_probability
+from darrm.utility import error, error_curve, error_from_pmf
 
 
 def test_aggregate_is_seeded_and_counts_equal_votes(rng):

@@ -1,12 +1,17 @@
 import numpy as np
 import pytest
 
-from darrm.certify import certify, certify_reference
-from darrm.executor import DaskExecutor, ProcessExecutor, SerialExecutor, make_executor
+from darrm.backends.executors import (
+    DaskExecutor,
+    ProcessExecutor,
+    SerialExecutor,
+    make_executor,
+)
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_sub, symmetric_from_upper
 from darrm.params import PrivacyParams
-from darrm.sweep import build_tables, sweep
+from darrm.privacy.certify import certify, certify_reference
+from darrm.privacy.sweep import build_tables, sweep
 
 
 @pytest.mark.parametrize("K,Delta", [(1, 0.0), (3, 0.01), (5, 0.0), (7, 1e-3), (9, 1e-5), (13, 0.02), (15, 0.0), (33, 0.0)])
@@ -29,8 +34,8 @@ def test_sweep_top_violators_are_exact_and_sorted(rng):
     assert np.all(np.diff(res.violations) <= 0)
     assert res.violations[0] == pytest.approx(res.max_violation)
     # each candidate's violation recomputed directly
-    from darrm.certify import certify_reference_counts
-    from darrm.corners import corners
+    from darrm.privacy.certify import certify_reference_counts
+    from darrm.privacy.corners import corners
 
     for cnt, v in zip(res.candidates[:5], res.violations[:5]):
         vd, _, _ = certify_reference_counts(g, P, cnt[None], corners(P.eps, P.Delta))
@@ -77,24 +82,24 @@ def test_make_executor_parses_specs():
 @pytest.mark.parametrize("K,Delta", [(11, 1e-5), (17, 0.0), (19, 1e-4)])
 def test_torch_backend_matches_numpy_to_1e12(K, Delta):
     pytest.importorskip("torch")
-    from darrm.executor import TorchBackend
+    from darrm.backends.devices import TorchDevice
 
     P = PrivacyParams(K, 3, 0.1, Delta)
     g = np.minimum(1.15 * gamma_sub(K, 3), 1.0)
     a = sweep(g, P, top=25, threshold=-1.0)
-    b = sweep(g, P, top=25, threshold=-1.0, executor=TorchBackend("cpu"))
+    b = sweep(g, P, top=25, threshold=-1.0, executor=TorchDevice("cpu"))
     assert abs(a.max_violation - b.max_violation) <= 1e-12 and a.checked == b.checked
     np.testing.assert_allclose(np.sort(a.violations), np.sort(b.violations), atol=1e-12)
 
 
 def test_solve_on_the_torch_backend_gives_the_same_table():
     pytest.importorskip("torch")
-    from darrm.executor import TorchBackend
-    from darrm.lp import solve_gamma_opt
+    from darrm.backends.devices import TorchDevice
+    from darrm.solver.gamma_opt import solve_gamma_opt
 
     P = PrivacyParams(13, 3, 0.1, 1e-5)
     a = solve_gamma_opt(P, method="cutting-planes")
-    b = solve_gamma_opt(P, method="cutting-planes", executor=TorchBackend("cpu"))
+    b = solve_gamma_opt(P, method="cutting-planes", executor=TorchDevice("cpu"))
     assert b.objective == pytest.approx(a.objective, abs=1e-12)
 
 
@@ -111,7 +116,7 @@ def test_diverse_cuts_come_from_distinct_blocks_and_keep_the_maximum():
 def test_blocked_pure_tables_equal_the_full_products_where_read(rng, monkeypatch):
     """Δ = 0: the triangular row-blocked products equal one full product on every entry the
     sweep reads (s ≤ K − c − d), for several block counts."""
-    import darrm.sweep as sw
+    import darrm.privacy.sweep as sw
 
     K = 41
     P = PrivacyParams(K, 3, 0.2, 0.0)
@@ -140,7 +145,7 @@ def test_pure_dp_diverse_cuts_come_from_distinct_blocks():
 def test_chunked_sweep_gives_the_unchunked_answer(rng, monkeypatch):
     """Streaming the inner counts in small chunks (memory bound) changes neither the maximum
     nor the per-block candidates."""
-    import darrm.sweep as sw
+    import darrm.privacy.sweep as sw
 
     P = PrivacyParams(13, 2, 0.2, 1e-3)
     g = symmetric_from_upper(rng.uniform(size=7), 13)
@@ -154,13 +159,13 @@ def test_chunked_sweep_gives_the_unchunked_answer(rng, monkeypatch):
 
 def test_torch_backend_streams_the_same_chunks(rng, monkeypatch):
     pytest.importorskip("torch")
-    import darrm.sweep as sw
-    from darrm.executor import TorchBackend
+    import darrm.privacy.sweep as sw
+    from darrm.backends.devices import TorchDevice
 
     P = PrivacyParams(11, 2, 0.2, 1e-3)
     g = symmetric_from_upper(rng.uniform(size=6), 11)
     monkeypatch.setattr(sw, "SWEEP_CHUNK", 40)
     a = sw.sweep(g, P, top=30, threshold=-1.0)
-    b = sw.sweep(g, P, top=30, threshold=-1.0, executor=TorchBackend("cpu"))
+    b = sw.sweep(g, P, top=30, threshold=-1.0, executor=TorchDevice("cpu"))
     assert abs(a.max_violation - b.max_violation) <= 1e-12 and a.checked == b.checked
     np.testing.assert_allclose(np.sort(a.violations), np.sort(b.violations), atol=1e-12)

@@ -7,17 +7,17 @@ Three ways to a Binomial(n, p) pmf, each where it is the right tool:
   proof, is wanted (LP rows, error curves, accounting).
 * :func:`binomial_rows` — every n ≤ n_max at once by the non-negative recurrence, with the
   complement q = 1 − p given; relative error ≤ 2n·u plus n times that of p and q: the
-  certificates' forward-error analysis (:mod:`darrm.condition`) rests on it.
+  certificates' forward-error analysis (:mod:`darrm.privacy.condition`) rests on it.
 * :func:`binomial_windows` — the same recurrence on windows that drop entries below a cutoff
   and account for the mass left out (O(n^{3/2}) for all n; the disjoint-member certificate).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy import special
-
-from dataclasses import dataclass
 
 from ..errors import ParameterError
 from .poisson_binomial import _as_probs
@@ -54,7 +54,7 @@ def binomial_rows(n_max: int, p: float, q: float) -> np.ndarray:
     Built by the recurrence Bin(n) = q·Bin(n−1) + p·shift(Bin(n−1)): every entry is a sum of
     products of non-negative numbers with at most 2n roundings, so its relative error is
     ≤ 2n·u plus n times the relative errors of p and q — the bound the certificates'
-    forward-error analysis uses (:mod:`darrm.condition`).  O(n_max²) work.
+    forward-error analysis uses (:mod:`darrm.privacy.condition`).  O(n_max²) work.
     """
     B = np.zeros((n_max + 1, n_max + 1), dtype=np.float64)
     B[0, 0] = 1.0

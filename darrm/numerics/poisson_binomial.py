@@ -10,6 +10,7 @@ rounding for every entry that does not underflow (tails may underflow to 0).
 from __future__ import annotations
 
 import numpy as np
+
 from ..errors import ParameterError
 
 

@@ -6,14 +6,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..certify import certify_tight
+from ..disjoint.params import DisjointParams
+from ..disjoint.solver import solve_gamma_opt_disjoint
 from ..errors import CertificationError, ParameterError
 from ..gamma import gamma_const, gamma_dsub, gamma_sub
-from ..lp import expected_signed_error, solve_gamma_opt
 from ..params import PrivacyParams
-from ..partition import DisjointParams, solve_gamma_opt_disjoint
 from ..prior import IIDPrior, Prior
+from ..privacy.certify import certify_tight
 from ..table import GammaTable
+from .gamma_opt import solve_gamma_opt
+from .objective import expected_signed_error
 from .options import SolveOptions
 
 #: the γ families by name (Algorithm 1's γ): the LP optimum and the closed forms

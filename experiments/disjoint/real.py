@@ -6,7 +6,7 @@ For every per-query budget (ε, δ) = (m·ε_T, 1 − (1−Δ)^m) of the PATE st
 DP-SGD teachers' budget), the released labels of:
 
 * ``gnmax``             — GNMax over the **non-private** teachers, σ = calibrate_sigma(ε, δ, "pld");
-* ``darrm-partition``   — partition-aware γ_opt (:mod:`darrm.partition`, ``NonPrivate``) over
+* ``darrm-partition``   — partition-aware γ_opt (:func:`darrm.solve`, ``DisjointParams`` + ``NonPrivate``) over
                           the non-private teachers' bits;
 * ``shuffled-majority`` — each non-private teacher's bit through ε0-RR (fresh per query), the
                           shuffled count's majority; ε0 = largest with exact per-query ε ≤ ε;

@@ -5,7 +5,7 @@ Every γ — baselines included — is passed through the independent certificat
 :func:`darrm.certify_tight` for the panel's (mε, δ), so a figure never compares
 against a baseline that is not actually (mε, δ)-DP without saying so (``certified``).
 
-Certificate: every γ must pass the rigorous rule of :mod:`darrm.condition` (bound ≤ 0, never
+Certificate: every γ must pass the rigorous rule of :mod:`darrm.privacy.condition` (bound ≤ 0, never
 widened).  The closed-form baselines are exactly private in exact arithmetic and several are
 *tight* (γ_Sub, γ_DSub and RR with τ = m meet some constraint with equality), so float64
 rounding can leave them ~1e-17 on either side of the boundary; they go through

@@ -8,14 +8,24 @@ import numpy as np
 import pytest
 
 from darrm import cli
-from darrm.constraints import folded_rows, possibly_binding
+from darrm.disjoint import (
+    ApproxDP,
+    DisjointParams,
+    NonPrivate,
+    certify_disjoint,
+    constraint_row,
+    solve_gamma_opt_disjoint,
+)
+from darrm.disjoint.certificate import _alpha
 from darrm.errors import SolveError
 from darrm.gamma import symmetric_from_upper
-from darrm.lp import expected_signed_error, objective_coefficients, repair, solve_lp
-from darrm.partition import (ApproxDP, DisjointParams, NonPrivate, _alpha, certify_disjoint, constraint_row,
-                             solve_gamma_opt_disjoint)
 from darrm.prior import IIDPrior
-from darrm.solve_status import OPTIMAL, StopReason
+from darrm.privacy.certify import repair
+from darrm.privacy.condition import folded_rows
+from darrm.solver.full_lp import solve_lp
+from darrm.solver.objective import expected_signed_error, objective_coefficients
+from darrm.solver.rows import possibly_binding
+from darrm.solver.status import OPTIMAL, StopReason
 
 
 def all_rows(params: DisjointParams) -> np.ndarray:

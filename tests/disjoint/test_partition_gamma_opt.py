@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import math
 
 import numpy as np
 import pytest
-
 from darrm.accounting.shuffled_votes import ShuffledBinaryRR
+
 from darrm import cli, gamma_file
+from darrm.disjoint import (
+    ApproxDP,
+    DisjointParams,
+    LocalRR,
+    NonPrivate,
+    certify_disjoint,
+    solve_gamma_opt_disjoint,
+)
 from darrm.errors import GammaFileError
-from darrm.gamma import symmetric_from_upper
 from darrm.mechanism import output_weights
-from darrm.partition import ApproxDP, DisjointParams, LocalRR, NonPrivate, certify_disjoint, solve_gamma_opt_disjoint
 from darrm.numerics.poisson_binomial import pmf
 
 MODELS = [NonPrivate(), ApproxDP(1.0, 1e-5), LocalRR(3.0)]
@@ -74,8 +79,8 @@ def test_gamma_opt_beats_best_constant_gamma():
     for _ in range(50):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if certify_disjoint(np.full(102, mid), params).certified else (lo, mid)
-    from darrm.lp import expected_signed_error
     from darrm.prior import IIDPrior
+    from darrm.solver.objective import expected_signed_error
 
     assert t.objective < expected_signed_error(np.full(102, lo), IIDPrior())
 

@@ -1,4 +1,4 @@
-"""The O(K) reduction of darrm.partition, checked by brute force on small K."""
+"""The O(K) reduction of darrm.disjoint, checked by brute force on small K."""
 
 from __future__ import annotations
 
@@ -7,10 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from darrm.corners import in_region
-from darrm.errors import ParameterError
-from darrm.mechanism import output_weights
-from darrm.partition import (
+from darrm.disjoint import (
     ApproxDP,
     DisjointParams,
     LocalRR,
@@ -21,7 +18,10 @@ from darrm.partition import (
     parse_member,
     violations,
 )
+from darrm.errors import ParameterError
+from darrm.mechanism import output_weights
 from darrm.numerics.poisson_binomial import pmf
+from darrm.privacy.corners import in_region
 
 MODELS = [NonPrivate(), ApproxDP(0.7, 1e-3), ApproxDP(0.4, 0.0), LocalRR(0.8)]
 

@@ -8,8 +8,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
-
 from darrm.accounting import composition
 from darrm.accounting.shuffle.best import all_bounds
 from darrm.accounting.shuffle.exact import worst_case_delta
@@ -23,9 +21,11 @@ from darrm.accounting.shuffled_votes import (
     tight_total_epsilon,
 )
 from darrm.accounting.votes_cli import register
+from scipy import stats
+
+from darrm.disjoint import DisjointParams, LocalRR, solve_gamma_opt_disjoint
 from darrm.errors import ParameterError
 from darrm.mechanism import aggregate
-from darrm.partition import DisjointParams, LocalRR, solve_gamma_opt_disjoint
 from darrm.numerics.poisson_binomial import pmf
 
 

@@ -7,8 +7,6 @@ import math
 
 import numpy as np
 import pytest
-from dp_accounting.pld.privacy_loss_distribution import from_two_probability_mass_functions
-
 from darrm.accounting.shuffled_votes import ShuffledBinaryRR, compose_queries
 from darrm.accounting.shuffled_votes_pld import (
     composed_delta,
@@ -16,6 +14,10 @@ from darrm.accounting.shuffled_votes_pld import (
     dominating_pld,
     dominating_profile,
 )
+from dp_accounting.pld.privacy_loss_distribution import (
+    from_two_probability_mass_functions,
+)
+
 from darrm.errors import ParameterError
 from darrm.numerics.poisson_binomial import pmf
 

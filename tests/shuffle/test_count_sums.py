@@ -8,13 +8,16 @@ import math
 
 import numpy as np
 import pytest
-from scipy.special import gammaln
-
 from darrm.accounting.shuffle import count_sums as CS
 from darrm.accounting.shuffle import decomposition
-from darrm.accounting.shuffle.decomposition import blanket_atoms, dataset_atoms, mixture_atoms
+from darrm.accounting.shuffle.decomposition import (
+    blanket_atoms,
+    dataset_atoms,
+    mixture_atoms,
+)
 from darrm.accounting.shuffle.exact import worst_case_delta
 from darrm.accounting.shuffle.randomizers import FiniteRandomizer, RandomizedResponse
+from scipy.special import gammaln
 
 
 def brute_positive_part(vals, w, n):

@@ -3,7 +3,6 @@
 import math
 
 import pytest
-
 from darrm.accounting.shuffle import blanket, clones, erlingsson, krr
 from darrm.accounting.shuffle import variation_ratio as vr
 from darrm.accounting.shuffle.randomizers import GenericLDP, RandomizedResponse

@@ -3,10 +3,15 @@
 import math
 
 import pytest
-
-from darrm.accounting.shuffle import Bound, FiniteRandomizer, GenericLDP, RandomizedResponse
+from darrm.accounting.shuffle import (
+    Bound,
+    FiniteRandomizer,
+    GenericLDP,
+    RandomizedResponse,
+)
 from darrm.accounting.shuffle.best import all_bounds, best_upper_bound
 from darrm.accounting.shuffle.variation_ratio import VRParams, vr_delta
+
 from darrm.errors import ParameterError
 
 

@@ -10,10 +10,14 @@ import struct
 
 import numpy as np
 import pytest
-
 from darrm.experiments.data import loader
 from darrm.experiments.data.idx import IdxFormatError, parse_idx
-from darrm.experiments.data.loader import DatasetError, binary_task, load_dataset, verify_file
+from darrm.experiments.data.loader import (
+    DatasetError,
+    binary_task,
+    load_dataset,
+    verify_file,
+)
 
 
 def _idx_bytes(arr: np.ndarray) -> bytes:

@@ -3,7 +3,7 @@
 The output probability Pr[A(D)=1] = α·w with w_l = γ(l)·1{l≥mid} + ½(1−γ(l)) depends on a
 corner multiset only through the vote-count pmf α, and α factorises over the corners
 (the generating function of a Poisson binomial is ∏_i (1 − p_i + p_i z)).  With the
-corner order of :func:`darrm.corners.corners` — (0,0), (1,1), (0,Δ), (Δ,0), (1−Δ,1),
+corner order of :func:`darrm.privacy.corners.corners` — (0,0), (1,1), (0,Δ), (Δ,0), (1−Δ,1),
 (1,1−Δ), (hi,lo), (lo,hi) with hi = (e^ε+Δ)/(e^ε+1), lo = (1−Δ)/(e^ε+1) — and counts n_0..n_7:
 
     α(z)  = z^{n_1+n_5} · (1−Δ+Δz)^{n_3} · (Δ+(1−Δ)z)^{n_4} · (1−hi+hi·z)^{n_6} · (1−lo+lo·z)^{n_7}
@@ -23,13 +23,13 @@ For Δ = 0 only (0,0), (1,1), (hi,lo), (lo,hi) exist (a = b = 0) and
 two matrix products, which reaches K in the thousands.
 
 Every value is a sum of products of non-negative numbers (binomial pmfs by the recurrence of
-:func:`darrm.poisson_binomial.binomial_rows`, weights in [0, 1]), so there is no cancellation
+:func:`darrm.numerics.binomial.binomial_rows`, weights in [0, 1]), so there is no cancellation
 before the final difference and each probability is within the relative bound ρ(K) of
-:mod:`darrm.condition`; the comparison uses that module's rigorous test.  Only output 1 is
+:mod:`darrm.privacy.condition`; the comparison uses that module's rigorous test.  Only output 1 is
 evaluated: for a symmetric γ, Pr[A = 0] at a multiset equals Pr[A = 1] at its reflection
-(p → 1 − p maps the corner set onto itself, :func:`darrm.corners.complements`), which the sweep
+(p → 1 − p maps the corner set onto itself, :func:`darrm.privacy.corners.complements`), which the sweep
 visits too, so both outputs are covered without ever forming 1 − Pr[A = 1].  Tests compare the
-sweep with the direct per-multiset computation of :func:`darrm.certify.certify_reference`,
+sweep with the direct per-multiset computation of :func:`darrm.privacy.certify.certify_reference`,
 which evaluates both outputs separately.
 """
 
@@ -37,19 +37,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
 from dataclasses import dataclass
 
 import numpy as np
+from tqdm.auto import tqdm
 
+from ..backends.devices import TorchDevice
+from ..backends.executors import Executor, SerialExecutor
+from ..mechanism import output_weights
+from ..numerics.binomial import binomial_rows
+from ..params import PrivacyParams
 from .condition import Check, pair_violation
 from .corners import count_vectors
-from .mechanism import output_weights
-from .params import PrivacyParams
-from .numerics.binomial import binomial_rows
-
-if TYPE_CHECKING:
-    from .executor import Executor
 
 
 @dataclass(frozen=True)
@@ -186,7 +185,7 @@ def sweep_R(
 ) -> SweepBlockResult:
     """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi)),
     streamed in memory-bounded chunks of the other six counts.  ``xp`` is numpy, or torch
-    with ``tables.V`` and ``tables.r3`` on a torch device (:mod:`darrm.sweep_torch`)."""
+    with ``tables.V`` and ``tables.r3`` on a torch device (:mod:`darrm.backends.devices`)."""
     K = tables.K
     col = TopCollector(top, threshold, 8, per_block)
     cd = K - R
@@ -355,27 +354,21 @@ def sweep(
     *,
     top: int = 0,
     threshold: float = 0.0,
-    executor: "Executor | None" = None,
+    executor: Executor | TorchDevice | None = None,
     progress: bool | None = None,
     diverse: bool = True,
 ) -> SweepResult:
     """Largest violation of Pr[A(D)=o] ≤ e^{mε}Pr[A(D′)=o] + δ over every corner multiset,
-    both outputs and both directions, as the rigorous bound v̂ of :mod:`darrm.condition`
+    both outputs and both directions, as the rigorous bound v̂ of :mod:`darrm.privacy.condition`
     (v̂ ≤ 0 proves the exact violation ≤ 0); with ``top`` > 0 also the (up to) ``top`` multisets
     violating by more than ``threshold``, worst first (for constraint generation).
 
     ``diverse`` (Δ > 0): take at most one candidate per (n_(hi,lo), n_(lo,hi)) block, so the
     cuts spread over the corner space (measured: 18 → 7 rounds at K = 41); the maximum is
     exact either way."""
-    from tqdm.auto import tqdm
-
-    from .executor import SerialExecutor, TorchBackend
-
     g = np.asarray(gamma, dtype=np.float64)
-    if isinstance(executor, TorchBackend):
-        from .sweep_torch import sweep_torch
-
-        return sweep_torch(g, params, top=top, threshold=threshold, device=executor.device, diverse=diverse)
+    if isinstance(executor, TorchDevice):
+        return _sweep_on_device(g, params, executor, top=top, threshold=threshold, diverse=diverse)
     K = params.K
     if params.Delta > 0:
         tables: object = build_tables(g, params)
@@ -393,4 +386,22 @@ def sweep(
         for r in ex.run(fn, shared, items):
             results.append(r)
             bar.update(r.checked)
+    return merge(results, top)
+
+
+def _sweep_on_device(
+    gamma: np.ndarray, params: PrivacyParams, dev: TorchDevice, *, top: int, threshold: float, diverse: bool
+) -> SweepResult:
+    """:func:`sweep` with the tables on a torch device: the same block functions
+    (:func:`sweep_R`, :func:`sweep_c`, memory-bounded chunks included) with ``xp`` = torch."""
+    K, chk = params.K, params.check
+    per_block = 1 if diverse else None
+    if params.Delta > 0:
+        T = build_tables(gamma, params)
+        Tt = SweepTables(K, dev.put(T.V), dev.put(T.r3), T.r2)
+        results = [sweep_R(Tt, R, chk, top, threshold, per_block, xp=dev.xp) for R in range(K, -1, -1)]
+    else:
+        P = build_pure_tables(gamma, params)
+        Pt = PureTables(K, [dev.put(z) for z in P.Z])
+        results = [sweep_c(Pt, c, chk, top, threshold, per_block, xp=dev.xp) for c in range(K + 1)]
     return merge(results, top)

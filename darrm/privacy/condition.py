@@ -12,7 +12,7 @@ the one rule every certificate uses.
 **How the probabilities are computed.**  Every certificate computes Pr[A = 1] = Σ_l α_l w_l
 and Pr[A = 0] = Σ_l α_l w_{K−l} (γ symmetric: Pr[A = 0 | L = l] = w_{K−l} *exactly*) from
 non-negative numbers only: binomial pmfs by the recurrence Bin(n) = (q, p) ⊛ Bin(n−1) with
-the complement q = 1 − p of each corner given in closed form (:func:`darrm.corners.complements`),
+the complement q = 1 − p of each corner given in closed form (:func:`darrm.privacy.corners.complements`),
 convolutions and dot products of non-negative vectors.  Nothing is ever subtracted before the
 final comparison, in particular Pr[A = 0] is never formed as 1 − Pr[A = 1] (that
 cancellation, multiplied by e^{mε}, is what made the old tolerance grow with e^{mε}).
@@ -24,7 +24,7 @@ product of perturbed factors has the sum of their relative errors (to first orde
 binomial pmf entry of degree n built by the recurrence carries ≤ 2n roundings and n corner
 factors, each corner within 7u of its exact value (exp, log1p accurate to 1 ulp: IEEE-754
 round-to-nearest, a conventional non-Strassen matrix product, which numpy's BLAS and torch's
-float64 kernels are); the tables of :mod:`darrm.sweep` and the disjoint certificate add two
+float64 kernels are); the tables of :mod:`darrm.privacy.sweep` and the disjoint certificate add two
 convolutions/dot products of ≤ K+1 terms and the weights w (3u).  The total, for
 every probability P of a K-member configuration, is
 
@@ -59,7 +59,7 @@ RHO_FACTOR = 16.0
 _TINY = 2.0**-1074  # smallest subnormal
 #: A repair aims REPAIR_MARGIN_ULPS·√(K+2)·u below zero: between the evaluation before a repair
 #: and the one after, v̂ moves by its actual rounding (typically ~√K·u, the worst case ρ is far
-#: rarer); if the next certificate still fails, :func:`darrm.certify.certify_and_repair` repairs
+#: rarer); if the next certificate still fails, :func:`darrm.privacy.certify.certify_and_repair` repairs
 #: again from the new value.  (Aiming ρ below zero would cost ~ρ/rhs of objective for nothing.)
 REPAIR_MARGIN_ULPS = 64.0
 
@@ -107,6 +107,24 @@ def check(eps_total: float, delta: float, K: int) -> Check:
     slack = 2.0 * eta * (1.0 + 2.0 * e_hat)
     margin = REPAIR_MARGIN_ULPS * math.sqrt(K + 2) * UNIT_ROUNDOFF + 4.0 * slack
     return Check(e=e_c, delta=d_c, slack=slack, rho=rho, exp_eps=e_hat, margin=margin)
+
+
+def folded_rows(alpha: np.ndarray, alpha_p: np.ndarray, exp_meps: float) -> np.ndarray:
+    """Lemma 3.4 in row form, for the LP: rows (N, (K+1)/2) over x = γ(mid..K) with
+    row·x ≤ e^{mε} − 1 + 2δ (:func:`rhs`) iff the four inequalities (two outputs, two
+    directions) hold at that configuration (α, α′); (row·x − rhs)/2 is the violation of
+    output 1, D → D′.  Exact-constant floats: the LP's rows, not the certificate's verdict."""
+    K = alpha.shape[1] - 1
+    mid = (K + 1) // 2
+    up = alpha[:, mid:] - exp_meps * alpha_p[:, mid:]
+    # index K−l for l = mid..K is (K−mid)..0, i.e. the lower half reversed
+    low = exp_meps * alpha_p[:, : K + 1 - mid][:, ::-1] - alpha[:, : K + 1 - mid][:, ::-1]
+    return up + low
+
+
+def rhs(eps_total: float, delta: float) -> float:
+    """Right-hand side of the folded rows (Lemma 3.4, Eq. 1): e^{ε_tot} − 1 + 2δ."""
+    return math.expm1(eps_total) + 2.0 * float(delta)
 
 
 def pair_violation(pa, pb, chk: Check, xp=np):

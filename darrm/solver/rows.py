@@ -17,9 +17,11 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .corners import corners, expand, iter_count_vector_blocks
-from .params import PrivacyParams
-from .numerics.poisson_binomial import pmf
+from ..numerics.binomial import binomial_pmf
+from ..numerics.poisson_binomial import pmf
+from ..params import PrivacyParams
+from ..privacy.condition import folded_rows
+from ..privacy.corners import corners, expand, iter_count_vector_blocks
 
 
 def pmf_pairs(
@@ -27,7 +29,7 @@ def pmf_pairs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(α, α′) of shape (N, K+1) for count vectors (N, C) over the corner set (C, 2);
     ``complement_set`` holds (1 − p, 1 − p′) when known in closed form
-    (:func:`darrm.corners.complements`; the certificates pass it)."""
+    (:func:`darrm.privacy.corners.complements`; the certificates pass it)."""
     p = expand(counts, corner_set[:, 0])
     pp = expand(counts, corner_set[:, 1])
     if complement_set is None:
@@ -42,10 +44,8 @@ def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.n
     A multiset of corners has at most four such factors, so each pmf costs a few binomial
     convolutions instead of K Poisson-binomial steps (K = 1001: 2,048 rows in 0.09 s instead of
     8.5 s); the factors are cached across the multisets of one call.  Every term is a product
-    of non-negative numbers, as in :func:`darrm.poisson_binomial.pmf`; tests compare both.
+    of non-negative numbers, as in :func:`darrm.numerics.poisson_binomial.pmf`; tests compare both.
     """
-    from .numerics.binomial import binomial_pmf
-
     counts = np.asarray(counts, dtype=np.int64)
     K = int(counts[0].sum()) if counts.shape[0] else 0
     cache: dict = {}
@@ -70,16 +70,6 @@ def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.n
         return out
 
     return one(0), one(1)
-
-
-def folded_rows(alpha: np.ndarray, alpha_p: np.ndarray, exp_meps: float) -> np.ndarray:
-    """Rows (N, (K+1)/2) of the folded constraint, coefficients of x = γ(mid..K)."""
-    K = alpha.shape[1] - 1
-    mid = (K + 1) // 2
-    up = alpha[:, mid:] - exp_meps * alpha_p[:, mid:]
-    # index K−l for l = mid..K is (K−mid)..0, i.e. the lower half reversed
-    low = exp_meps * alpha_p[:, : K + 1 - mid][:, ::-1] - alpha[:, : K + 1 - mid][:, ::-1]
-    return up + low
 
 
 def iter_row_blocks(params: PrivacyParams, block: int = 1 << 15) -> Iterator[tuple[np.ndarray, np.ndarray]]:

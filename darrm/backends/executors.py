@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol
 
-from .errors import ParameterError, require
+from ..errors import ParameterError, require
+from .devices import TorchDevice
 
 
 class Executor(Protocol):
@@ -78,28 +79,16 @@ class DaskExecutor:
             yield f.result()
 
 
-class TorchBackend:
-    """Run sweeps with torch on ``device`` (default: CUDA when present, else CPU); see
-    :mod:`darrm.sweep_torch`.  Recognised by :func:`darrm.sweep.sweep`, not a general executor."""
-
-    def __init__(self, device: str | None = None):
-        from .sweep_torch import default_device
-
-        self.device = device or default_device()
-
-    def run(self, fn, shared, items):  # pragma: no cover - sweep() dispatches before this
-        return SerialExecutor().run(fn, shared, items)
-
-
-def make_executor(spec: str | None) -> Executor:
-    """CLI helper: "serial", "local[:N]" (processes), "dask:ADDRESS" or "torch[:DEVICE]"."""
+def make_executor(spec: str | None) -> "Executor | TorchDevice":
+    """CLI helper: "serial", "local[:N]" (processes), "dask:ADDRESS" or "torch[:DEVICE]"
+    (a :class:`~darrm.backends.devices.TorchDevice`: the sweep accepts either)."""
     if spec in (None, "", "serial"):
         return SerialExecutor()
     kind, _, arg = spec.partition(":")
     if kind == "local":
         return ProcessExecutor(int(arg) if arg else None)
     if kind == "torch":
-        return TorchBackend(arg or None)
+        return TorchDevice(arg or None)
     if kind == "dask":
         if not arg:
             raise ParameterError("executor", "dask needs a scheduler address: dask:tcp://HOST:PORT")

@@ -1,18 +1,18 @@
 """γ_opt by constraint generation: keep the LP small, keep the certificate exact (Section 5 at scale).
 
-The LP of :mod:`darrm.lp` has one row per corner multiset, C(K+7,7) of them (73.6 M at
+The LP of :mod:`darrm.solver.gamma_opt` has one row per corner multiset, C(K+7,7) of them (73.6 M at
 K = 41).  Almost none bind.  Constraint generation solves the LP on a working set W of
-multisets (:mod:`darrm.restricted_lp`, HiGHS), runs the exact sweep of :mod:`darrm.sweep`
+multisets (:mod:`darrm.solver.restricted_lp`, HiGHS), runs the exact sweep of :mod:`darrm.privacy.sweep`
 over ALL multisets, adds the most violated ones to W, and repeats.  Each working-set LP is
 a relaxation of the full LP, so its duals give a lower bound on the optimum; each sweep's
 exact maximum violation turns its point into a certified one by scaling, an upper bound.
 The run stops when the LP point violates no multiset by more than ``tol_cp`` or when the
 bounds meet to ``gap_tol``; the final γ is repaired and certified exactly as in
-:func:`darrm.lp.solve_gamma_opt`.  Separation happens between the best certified point and
+:func:`darrm.solver.gamma_opt.solve_gamma_opt`.  Separation happens between the best certified point and
 the LP point (in-out stabilisation, :func:`solve_cutting_planes`), which is what makes
 K = 1001 (Δ = 0) converge where plain cutting planes oscillate.
 
-Symmetry used (exact, see :mod:`darrm.corners`): the corner set is closed under the swap
+Symmetry used (exact, see :mod:`darrm.privacy.corners`): the corner set is closed under the swap
 (p, p′)→(p′, p) and the reflection (p, p′)→(1−p, 1−p′).  The sweep reports a multiset v
 when ANY of its four inequalities (two outputs × two directions) is violated; in row form
 these are the folded rows of v, of its reflection (= −row(v)), of its swap and of the
@@ -21,8 +21,6 @@ reflected swap.  All four are added, so one sweep hit cuts off every orientation
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import time
 from collections.abc import Callable
@@ -30,59 +28,21 @@ from pathlib import Path
 
 import numpy as np
 
-from .constraints import factored_pmf_pairs, folded_rows
-from .corners import corners
-from .errors import ParameterError
-from .gamma import symmetric_from_upper
-from .lp import repair
-from .params import PrivacyParams
-from .solve_status import StopReason
-from .sweep import sweep
-
-# corner-index permutations (order of darrm.corners.corners)
-_SWAP = {8: [0, 1, 3, 2, 5, 4, 7, 6], 4: [0, 1, 3, 2]}
-_REFLECT = {8: [1, 0, 5, 4, 3, 2, 7, 6], 4: [1, 0, 3, 2]}
-
-
-def orientations(counts: np.ndarray) -> np.ndarray:
-    """The multisets v, swap(v), reflect(v), reflect(swap(v)) for each row of ``counts``."""
-    C = counts.shape[1]
-    s, r = np.array(_SWAP[C]), np.array(_REFLECT[C])
-    # new count of corner j is the old count of the corner mapped onto j (permutations are involutions)
-    return np.concatenate([counts, counts[:, s], counts[:, r], counts[:, s][:, r]])
+from ..errors import ParameterError
+from ..gamma import symmetric_from_upper
+from ..params import PrivacyParams
+from ..privacy.certify import repair
+from ..privacy.condition import folded_rows
+from ..privacy.corners import corners, orientations
+from ..privacy.sweep import sweep
+from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
+from .restricted_lp import lagrangian_bound, make_restricted_lp
+from .rows import factored_pmf_pairs
+from .status import StopReason
 
 
 def _unique_rows(a: np.ndarray) -> np.ndarray:
     return np.unique(a, axis=0) if a.shape[0] else a
-
-
-def _fingerprint(params: PrivacyParams, c: np.ndarray) -> str:
-    blob = json.dumps({"params": params.to_dict(), "c": [float(v) for v in c]}, sort_keys=True).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
-
-
-def _save_checkpoint(path: Path, fp: str, working: np.ndarray) -> None:
-    from .atomic import atomic_write_bytes
-    import io
-
-    buf = io.BytesIO()
-    np.savez(buf, fingerprint=np.array(fp), working=working)
-    atomic_write_bytes(path, buf.getvalue())
-
-
-def _load_checkpoint(path: Path, fp: str, C: int) -> np.ndarray | None:
-    if not path.exists():
-        return None
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            if str(z["fingerprint"]) != fp:
-                return None
-            w = np.asarray(z["working"], dtype=np.int64)
-    except (OSError, ValueError, KeyError) as exc:
-        raise ParameterError("checkpoint", f"{path}: unreadable checkpoint ({exc}); delete it to start afresh") from None
-    if w.ndim != 2 or w.shape[1] != C:
-        raise ParameterError("checkpoint", f"{path}: working set has the wrong shape {w.shape}")
-    return w
 
 
 #: λ of in-out separation once ``stabilize="auto"`` has switched from plain Kelley cuts
@@ -109,7 +69,7 @@ def solve_cutting_planes(
 ) -> tuple[np.ndarray, str, dict]:
     """Optimal x = γ(mid..K) by stabilised constraint generation; returns (x, status, info).
 
-    Each round solves the restricted LP (:mod:`darrm.restricted_lp`) for x_out and a lower
+    Each round solves the restricted LP (:mod:`darrm.solver.restricted_lp`) for x_out and a lower
     bound LB on the full LP (Lagrangian bound from its duals), then sweeps ALL multisets at
     the separation point x_sep = x_in + λ(x_out − x_in), where x_in is the best feasible
     point so far (in-out separation, Ben-Ameur & Neto 2007).  Because x_in is feasible and
@@ -117,7 +77,7 @@ def solve_cutting_planes(
     every cut found cuts off the LP's point; separating nearer the feasible region finds
     the cuts that matter near the optimum and damps the vertex-hopping of plain Kelley
     cuts.  The sweep's exact maximum violation v at x_sep also yields a feasible point for
-    free: x_sep scaled by rhs/(rhs + 2v) (:func:`darrm.lp.repair`), which becomes
+    free: x_sep scaled by rhs/(rhs + 2v) (:func:`darrm.solver.gamma_opt.repair`), which becomes
     x_in when it is better, giving an upper bound UB.  After a separation point that turns
     out feasible (no cuts) the next round tries x_out itself (λ = 1).  ``stabilize="auto"``
     uses λ = 1 (plain Kelley cuts, fewest rounds for K ≤ 301) until the LP point's violation
@@ -126,12 +86,12 @@ def solve_cutting_planes(
     Stops when (a) x_out itself violates no multiset by more than ``tol_cp`` (classic
     convergence; x_out is returned), or (b) UB − LB ≤ ``gap_tol`` (x_in, feasible and
     within gap_tol of the optimum, is returned).  At ``max_rounds`` the best feasible point
-    is returned with ``converged=False`` and its bound (see :func:`darrm.lp.solve_gamma_opt`'s
+    is returned with ``converged=False`` and its bound (see :func:`darrm.solver.gamma_opt.solve_gamma_opt`'s
     ``accept_gap``).  Every round's bound comes from a warm re-solve with the exact
     objective (no tie-break), so it is as tight as the working set allows.
 
     Args:
-        c: LP costs (see :func:`darrm.lp.objective_coefficients`).
+        c: LP costs (see :func:`darrm.solver.gamma_opt.objective_coefficients`).
         lp_backend: "highs" (incremental, warm-started) or "cvxpy" (rebuilt each round).
         top: multisets added per round (each with its 3 other orientations).
         tol_cp: classic stop: no multiset violates at x_out by more than this (probability units).
@@ -159,17 +119,15 @@ def solve_cutting_planes(
         raise ParameterError("cuts_per_round", f"must be >= 1, got {top!r}")
     if int(max_rounds) < 1:
         raise ParameterError("max_rounds", f"must be >= 1, got {max_rounds!r}")
-    from .restricted_lp import lagrangian_bound, make_restricted_lp
-
     cs = corners(params.eps, params.Delta)
     C = cs.shape[0]
     e = params.exp_meps
     rhs = params.rhs
-    fp = _fingerprint(params, c)
+    fp = fingerprint(params, c)
     scale = float(np.max(np.abs(c))) or 1.0
     c_lp = c / scale - tie_break
     ckpt = Path(checkpoint) if checkpoint else None
-    working = _load_checkpoint(ckpt, fp, C) if ckpt else None
+    working = load_checkpoint(ckpt, fp, C) if ckpt else None
     resumed = working is not None
     if working is None:
         working = np.zeros((0, C), dtype=np.int64)
@@ -276,6 +234,6 @@ def solve_cutting_planes(
         age = np.concatenate([age, np.zeros(new.shape[0], dtype=np.int64)])
         added_total += new.shape[0]
         if ckpt:
-            _save_checkpoint(ckpt, fp, working)
+            save_checkpoint(ckpt, fp, working)
     # the last round's separation point was feasible (no cuts) but the gap is still open
     return finish(max_rounds, x_in, False, StopReason.ROUND_LIMIT, None)

@@ -7,8 +7,8 @@ Problem (reduced by Lemma 3.4 and Lemma 5.1)::
                 0 ≤ x ≤ 1,                 x_l = γ(l), l = mid..K,  γ(K−l) = γ(l).
 
 Built with cvxpy and solved by HiGHS.  Rows are generated vectorised in blocks; rows
-that cannot bind inside the box are dropped (:func:`darrm.constraints.possibly_binding`).
-The solution is then *certified* by the independent checker (:mod:`darrm.certify`).  LP
+that cannot bind inside the box are dropped (:func:`darrm.solver.rows.possibly_binding`).
+The solution is then *certified* by the independent checker (:mod:`darrm.privacy.certify`).  LP
 feasibility tolerances (~1e-9) could leak privacy, so a table that the checker does not
 certify is repaired by scaling γ toward 0: f is linear in γ with f(0) = 0 < rhs, hence
 γ·rhs/max f satisfies every constraint (spec §2.6).  If even that fails, or the solver
@@ -22,69 +22,17 @@ import time
 
 import numpy as np
 
-from .certify import certify, certify_and_repair, repair  # noqa: F401  (repair: re-exported)
-from .constraints import iter_row_blocks, possibly_binding
-from .errors import CertificationError, SolveError
-from .gamma import symmetric_from_upper
-from .params import PrivacyParams
-from .prior import IIDPrior, Prior
-from .solve_status import StopReason, status_for
-from .table import GammaTable
-
-
-#: Tighter than HiGHS's 1e-7 defaults, so the certification repair rarely needs to act
-#: and constraint generation converges to ~1e-10.
-HIGHS_DEFAULTS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
-
-
-def objective_coefficients(K: int, prior: Prior) -> tuple[np.ndarray, float]:
-    """(c, A): LP costs c_l = −½E[α_l − α_{K−l}] (l = mid..K) and constant A = −Σc, so that
-    the expected signed error of γ is A + c·γ(mid..K) (Eq. 196–201)."""
-    ea = np.asarray(prior.expected_pmf(K), dtype=np.float64)
-    mid = (K + 1) // 2
-    diff = ea[mid:] - ea[: K + 1 - mid][::-1]
-    c = -0.5 * diff
-    return c, float(-c.sum())
-
-
-def expected_signed_error(gamma: np.ndarray, prior: Prior) -> float:
-    """½ Σ_{l≥mid} E_T[α_l − α_{K−l}]·(1 − γ(l)): the LP objective plus its constant."""
-    K = len(gamma) - 1
-    c, A = objective_coefficients(K, prior)
-    return A + float(c @ np.asarray(gamma)[(K + 1) // 2 :])
-
-
-def build_rows(params: PrivacyParams, *, prune: bool = True, block: int = 1 << 15) -> np.ndarray:
-    """All folded privacy rows (possibly-binding ones only when ``prune``)."""
-    rhs = params.rhs
-    keep = []
-    for _, rows in iter_row_blocks(params, block):
-        keep.append(rows[possibly_binding(rows, rhs)] if prune else rows)
-    n = (params.K + 1) // 2
-    return np.concatenate(keep, axis=0) if keep else np.zeros((0, n))
-
-
-def solve_lp(rows: np.ndarray, rhs: float, c: np.ndarray, *, solver_opts: dict | None = None) -> tuple[np.ndarray, str]:
-    """Solve min c·x s.t. rows·x ≤ rhs, 0 ≤ x ≤ 1 with cvxpy + HiGHS; returns (x, status)."""
-    from .restricted_lp import CvxpyRestrictedLP
-
-    lp = CvxpyRestrictedLP(c, rhs, solver_opts)
-    lp.add(rows)
-    x, _ = lp.solve()
-    return x, lp.status
-
-
-#: Above this many corner multisets "auto" uses constraint generation instead of all rows
-#: (same optimum to 1e-9, tested; faster from K = 11 with Δ > 0 on).
-FULL_LP_LIMIT = 20_000
-
-
-def choose_method(params: PrivacyParams) -> str:
-    """"full" (every row; K ≤ 9 for Δ > 0, K ≤ 45 for Δ = 0) or "cutting-planes"."""
-    from .corners import multiset_count
-
-    C = 8 if params.Delta > 0 else 4
-    return "full" if multiset_count(params.K, C) <= FULL_LP_LIMIT else "cutting-planes"
+from ..errors import ParameterError, SolveError
+from ..gamma import symmetric_from_upper
+from ..params import PrivacyParams
+from ..prior import IIDPrior, Prior
+from ..privacy.certify import certify, certify_and_repair
+from ..table import GammaTable
+from .cutting_planes import solve_cutting_planes
+from .full_lp import build_rows, choose_method
+from .objective import expected_signed_error, objective_coefficients
+from .restricted_lp import CvxpyRestrictedLP, lagrangian_bound
+from .status import StopReason, status_for
 
 
 def solve_gamma_opt(
@@ -109,8 +57,8 @@ def solve_gamma_opt(
 
     Args:
         method: "full" (all folded rows, pruned), "cutting-planes" (constraint generation,
-            :mod:`darrm.cutting_planes`) or "auto" (by the number of multisets).
-        executor: runs the exhaustive sweeps (see :mod:`darrm.executor`).
+            :mod:`darrm.solver.cutting_planes`) or "auto" (by the number of multisets).
+        executor: runs the exhaustive sweeps (see :mod:`darrm.backends.executors`).
         checkpoint: constraint generation saves its working set here and resumes from it.
         log: callable receiving one progress line per constraint-generation round.
         cuts_per_round: worst multisets added per constraint-generation round (each with
@@ -120,17 +68,15 @@ def solve_gamma_opt(
             ``accept_gap`` (privacy is exact; ``info["optimality_gap"]`` bounds how far its
             expected error is from the optimum), else a SolveError is raised.
         lp_backend: constraint generation's restricted LP, "highs" (incremental highspy
-            model, warm-started) or "cvxpy" (rebuilt every round); see :mod:`darrm.restricted_lp`.
+            model, warm-started) or "cvxpy" (rebuilt every round); see :mod:`darrm.solver.restricted_lp`.
         gap_tol: constraint generation also stops once the best certified point is provably
             within this of the optimum (expected-error units).
-        stabilize: in-out separation λ in (0, 1] or "auto" (:func:`darrm.cutting_planes.solve_cutting_planes`).
+        stabilize: in-out separation λ in (0, 1] or "auto" (:func:`darrm.solver.cutting_planes.solve_cutting_planes`).
 
     Raises:
         SolveError: the LP solver failed.
         CertificationError: the solution could not be certified even after repair.
     """
-    from .errors import ParameterError
-
     prior = IIDPrior() if prior is None else prior
     if method == "auto":
         method = choose_method(params)
@@ -140,8 +86,6 @@ def solve_gamma_opt(
     c, _ = objective_coefficients(params.K, prior)
 
     if method == "full":
-        from .restricted_lp import CvxpyRestrictedLP, lagrangian_bound
-
         rows = build_rows(params)
         t1 = time.perf_counter()
         full = CvxpyRestrictedLP(c, params.rhs, solver_opts)
@@ -151,8 +95,6 @@ def solve_gamma_opt(
         info: dict = {"method": "full", "lp_rows": int(rows.shape[0]), "stop": StopReason.FULL_LP.value,
                       "lp_lower_bound": lagrangian_bound(c, rows, params.rhs, y)}
     else:
-        from .cutting_planes import solve_cutting_planes
-
         t1 = time.perf_counter()
         x, status, info = solve_cutting_planes(
             params, c, lp_backend=lp_backend, solver_opts=solver_opts, top=cuts_per_round,

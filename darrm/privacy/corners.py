@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
 
 def corners(eps: float, Delta: float) -> np.ndarray:
@@ -49,6 +49,25 @@ def corners(eps: float, Delta: float) -> np.ndarray:
             (lo, hi),
         ]
     return np.array(pts, dtype=np.float64)
+
+
+def corner_count(Delta: float) -> int:
+    """Vertices of F: 8 for Δ > 0, 4 for Δ = 0 (Lemma 5.1 counts Δ, not δ; spec §2.2)."""
+    return 8 if Delta > 0 else 4
+
+
+#: Corner-index permutations of the symmetries of F, in the order of :func:`corners`:
+#: SWAP[C] maps (p, p′) → (p′, p), REFLECT[C] maps (p, p′) → (1 − p, 1 − p′) (C = 8 or 4 corners).
+SWAP = {8: [0, 1, 3, 2, 5, 4, 7, 6], 4: [0, 1, 3, 2]}
+REFLECT = {8: [1, 0, 5, 4, 3, 2, 7, 6], 4: [1, 0, 3, 2]}
+
+
+def orientations(counts: np.ndarray) -> np.ndarray:
+    """The multisets v, swap(v), reflect(v), reflect(swap(v)) for each row of ``counts``."""
+    C = counts.shape[1]
+    s, r = np.array(SWAP[C]), np.array(REFLECT[C])
+    # new count of corner j is the old count of the corner mapped onto j (permutations are involutions)
+    return np.concatenate([counts, counts[:, s], counts[:, r], counts[:, s][:, r]])
 
 
 def complements(eps: float, Delta: float) -> np.ndarray:

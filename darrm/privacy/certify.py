@@ -11,7 +11,7 @@ returns the largest violation of
     Pr[A(D)=o] ≤ e^{mε}·Pr[A(D′)=o] + δ
 
 over both outputs o ∈ {0, 1} and both directions (D, D′) and (D′, D), as the rigorous
-float64 bound v̂ of :mod:`darrm.condition`: every probability is a sum of non-negative
+float64 bound v̂ of :mod:`darrm.privacy.condition`: every probability is a sum of non-negative
 terms with a proven relative error ≤ ρ(K), and v̂ ≤ 0 proves that the exact violation is
 ≤ 0.  A table is certified iff max v̂ ≤ 0.  The threshold is absolute, in probability
 units, and never scaled by e^{mε}; ``tol`` can only make it stricter (tol ≤ 0).
@@ -21,21 +21,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..backends.devices import TorchDevice
+from ..backends.executors import Executor
+from ..errors import CertificationError, ParameterError
+from ..gamma import validate_gamma
+from ..mechanism import output_weights
+from ..params import PrivacyParams
+from ..solver.rows import pmf_pairs
 from .condition import Check, repair_factor, violation
-from .constraints import pmf_pairs
 from .corners import complements, corners, iter_count_vector_blocks, multiset_count
-from .errors import ParameterError
-from .gamma import validate_gamma
-from .mechanism import output_weights
-from .params import PrivacyParams
-
-if TYPE_CHECKING:
-    from .executor import Executor
+from .sweep import sweep
 
 #: The certificate's threshold on its rigorous bound v̂: exactly private, nothing widened.
 THRESHOLD = 0.0
@@ -63,7 +62,7 @@ class Certificate:
     """Result of :func:`certify`.
 
     violation: max over multisets, outputs and directions of the rigorous bound v̂ on
-        Pr[A(D)=o] − e^{mε}Pr[A(D′)=o] − δ (:mod:`darrm.condition`): v̂ ≤ 0 proves the exact
+        Pr[A(D)=o] − e^{mε}Pr[A(D′)=o] − δ (:mod:`darrm.privacy.condition`): v̂ ≤ 0 proves the exact
         violation ≤ 0; when positive, the exact violation is ≤ v̂/(1−ρ).
     worst_counts: the corner multiset (count per corner) attaining it.
     worst_output, worst_direction: o ∈ {0, 1} and "D,D'" or "D',D".
@@ -101,17 +100,15 @@ def certify(
     params: PrivacyParams,
     *,
     tol: float | None = None,
-    executor: "Executor | None" = None,
+    executor: Executor | TorchDevice | None = None,
     progress: bool | None = None,
 ) -> Certificate:
     """Largest DP violation of DaRRM_γ over all corner multisets, outputs and directions.
 
-    Uses the factorised exact sweep of :mod:`darrm.sweep` (a few operations per multiset,
+    Uses the factorised exact sweep of :mod:`darrm.privacy.sweep` (a few operations per multiset,
     memory C(K+5,5) instead of C(K+7,7)); :func:`certify_reference` computes the same
     numbers by a direct Poisson-binomial pmf per multiset and is used to test it.
     """
-    from .sweep import sweep
-
     g = validate_gamma(gamma, params.K)
     t = validate_tol(tol)
     C = 8 if params.Delta > 0 else 4
@@ -185,7 +182,7 @@ def repair(gamma: np.ndarray, params, violation: float) -> tuple[np.ndarray, flo
 
     ``violation`` is the largest v̂ of ``gamma`` (the certificate's or a sweep's); ``params``
     is anything with a ``check`` (:class:`~darrm.params.PrivacyParams`, disjoint parameters).
-    The factor comes from :func:`darrm.condition.repair_factor`: every v̂ is affine in the
+    The factor comes from :func:`darrm.privacy.condition.repair_factor`: every v̂ is affine in the
     scale with the same negative value at 0, so one factor repairs every configuration."""
     s = repair_factor(params.check, violation)
     return np.asarray(gamma, dtype=np.float64) * s, s
@@ -203,8 +200,6 @@ def certify_and_repair(gamma: np.ndarray, params, certify_fn) -> tuple[np.ndarra
         CertificationError: still not certified after :data:`REPAIR_ATTEMPTS` repairs (or no
             room to scale into, e.g. an ε so small that float64 cannot tell e^ε from 1).
     """
-    from .errors import CertificationError
-
     g = np.asarray(gamma, dtype=np.float64)
     cert = certify_fn(g)
     scale = 1.0
@@ -232,7 +227,7 @@ TIGHT_LIMIT = 1e-9
 
 
 def certify_tight(gamma: np.ndarray, params: PrivacyParams, *, progress: bool | None = None,
-                  executor: "Executor | None" = None) -> tuple[np.ndarray, Certificate, float]:
+                  executor: Executor | TorchDevice | None = None) -> tuple[np.ndarray, Certificate, float]:
     """(γ, certificate, scale) for a closed-form table that is private in exact arithmetic
     and may be tight (γ_Sub, γ_DSub, RR with τ = m, γ ≡ 1 at the threshold m).
 

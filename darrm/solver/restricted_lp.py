@@ -11,7 +11,7 @@ Two interchangeable back ends, both solved by HiGHS:
   90 k dense rows took 31 s per round through cvxpy (re-canonicalised every round) and
   12 s cold in HiGHS; warm-started, a round's re-solve is a few pivots.
 * :class:`CvxpyRestrictedLP` rebuilds the problem with cvxpy every round (the modelling
-  layer of :func:`darrm.lp.solve_lp`); slower, kept as the reference the tests compare to.
+  layer of :func:`darrm.solver.gamma_opt.solve_lp`); slower, kept as the reference the tests compare to.
 
 Either way the caller gets the primal point *and* the row duals y ≥ 0, from which
 :func:`lagrangian_bound` gives a lower bound on the full LP that holds for ANY y ≥ 0:
@@ -27,7 +27,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import SolveError
+from ..errors import ParameterError, SolveError
+
+#: Tighter than HiGHS's 1e-7 defaults, so the certification repair rarely needs to act
+#: and constraint generation converges to ~1e-10.
+HIGHS_DEFAULTS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
 def lagrangian_bound(c: np.ndarray, rows: np.ndarray, rhs: float, y: np.ndarray) -> float:
@@ -80,8 +84,6 @@ class HighsRestrictedLP(RestrictedLP):
 
     def _new_model(self) -> None:
         import highspy
-
-        from .lp import HIGHS_DEFAULTS
 
         self._h = h = highspy.Highs()
         h.setOptionValue("output_flag", False)
@@ -139,7 +141,7 @@ class HighsRestrictedLP(RestrictedLP):
     def basis(self) -> tuple[np.ndarray, np.ndarray] | None:
         """(basic columns, basic rows) as boolean masks of the last solve's optimal basis,
         or None when HiGHS has no valid basis.  For exact re-solves on that basis
-        (e.g. :func:`darrm.partition._polished`)."""
+        (e.g. :func:`darrm.disjoint.solver._polished`)."""
         b = self._h.getBasis()
         if not b.valid:
             return None
@@ -162,8 +164,6 @@ class CvxpyRestrictedLP(RestrictedLP):
     def solve(self) -> tuple[np.ndarray, np.ndarray]:
         import cvxpy as cp
 
-        from .lp import HIGHS_DEFAULTS
-
         n = self.c.shape[0]
         x = cp.Variable(n)
         cons = [x >= 0, x <= 1]
@@ -185,8 +185,6 @@ BACKENDS = {"highs": HighsRestrictedLP, "cvxpy": CvxpyRestrictedLP}
 
 
 def make_restricted_lp(backend: str, c: np.ndarray, rhs: float, solver_opts: dict | None = None) -> RestrictedLP:
-    from .errors import ParameterError
-
     if backend not in BACKENDS:
         raise ParameterError("lp_backend", f"must be one of {sorted(BACKENDS)}, got {backend!r}")
     return BACKENDS[backend](c, rhs, solver_opts)

@@ -1,0 +1,146 @@
+"""What is known about one member's vote probability on disjoint shards (member-privacy models).
+
+See :mod:`darrm.disjoint` for how each model's vertices and ends enter the reduction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from ..errors import ParameterError
+from ..privacy.corners import complements, corners
+from ..validation import epsilon, half_open_unit
+
+
+class MemberPrivacy:
+    """What is known about one member's vote probability (see the module docstring)."""
+
+    def changed_vertices(self) -> np.ndarray:  # pragma: no cover - interface
+        """Vertices (C, 2) of the region of (p_i, p′_i) of the member whose shard changes."""
+        raise NotImplementedError
+
+    def changed_complements(self) -> np.ndarray:  # pragma: no cover - interface
+        """(1 − p_i, 1 − p′_i) of :meth:`changed_vertices`, in closed form (no cancellation)."""
+        raise NotImplementedError
+
+    def unchanged_ends(self) -> tuple[float, float]:  # pragma: no cover - interface
+        """(lo, hi): the interval of p_j = p′_j of a member whose shard is unchanged."""
+        raise NotImplementedError
+
+    def to_dict(self) -> dict:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def describe(self) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class NonPrivate(MemberPrivacy):
+    """Members with no privacy guarantee (arbitrary functions of their own shard)."""
+
+    def changed_vertices(self) -> np.ndarray:
+        return np.array([(0.0, 0.0), (1.0, 1.0), (0.0, 1.0), (1.0, 0.0)])
+
+    def changed_complements(self) -> np.ndarray:
+        return 1.0 - self.changed_vertices()  # exact for 0 and 1
+
+    def unchanged_ends(self) -> tuple[float, float]:
+        return 0.0, 1.0
+
+    def to_dict(self) -> dict:
+        return {"kind": "nonprivate"}
+
+    def describe(self) -> str:
+        return "non-private members"
+
+
+@dataclass(frozen=True)
+class ApproxDP(MemberPrivacy):
+    """Members that are (ε, Δ)-DP with respect to their own shard."""
+
+    eps: float
+    Delta: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps", epsilon("member.eps", self.eps))
+        object.__setattr__(self, "Delta", half_open_unit("member.Delta", self.Delta))
+
+    def changed_vertices(self) -> np.ndarray:
+        return corners(self.eps, self.Delta)
+
+    def changed_complements(self) -> np.ndarray:
+        return complements(self.eps, self.Delta)
+
+    def unchanged_ends(self) -> tuple[float, float]:
+        return 0.0, 1.0
+
+    def to_dict(self) -> dict:
+        return {"kind": "approx-dp", "eps": self.eps, "Delta": self.Delta}
+
+    def describe(self) -> str:
+        return f"({self.eps:g}, {self.Delta:g})-DP members"
+
+
+@dataclass(frozen=True)
+class LocalRR(MemberPrivacy):
+    """Members that report their (arbitrary) bit through ε0-randomised response."""
+
+    eps0: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps0", epsilon("member.eps0", self.eps0))
+
+    @property
+    def flip(self) -> float:
+        """r = 1/(e^{ε0}+1): the probability that RR reports the other bit."""
+        return float(expit(-self.eps0))
+
+    def changed_vertices(self) -> np.ndarray:
+        r, s = self.flip, float(expit(self.eps0))
+        return np.array([(r, r), (s, s), (s, r), (r, s)])
+
+    def changed_complements(self) -> np.ndarray:
+        r, s = self.flip, float(expit(self.eps0))  # 1 − r = s
+        return np.array([(s, s), (r, r), (r, s), (s, r)])
+
+    def unchanged_ends(self) -> tuple[float, float]:
+        return self.flip, float(expit(self.eps0))
+
+    def to_dict(self) -> dict:
+        return {"kind": "rr", "eps0": self.eps0}
+
+    def describe(self) -> str:
+        return f"members behind {self.eps0:g}-randomised response"
+
+
+def member_from_dict(d: dict) -> MemberPrivacy:
+    """Inverse of ``to_dict`` (γ files)."""
+    if not isinstance(d, dict) or "kind" not in d:
+        raise ParameterError("model", f"must be a dict with a 'kind', got {d!r}")
+    kind = d["kind"]
+    if kind == "nonprivate":
+        return NonPrivate()
+    if kind == "approx-dp":
+        return ApproxDP(d.get("eps"), d.get("Delta", 0.0))
+    if kind == "rr":
+        return LocalRR(d.get("eps0"))
+    raise ParameterError("model", f"unknown member model kind {kind!r}")
+
+
+def parse_member(spec: str) -> MemberPrivacy:
+    """CLI spelling: ``nonprivate`` | ``EPS,DELTA`` (or ``EPS``) | ``rr:EPS0``."""
+    s = str(spec).strip().lower()
+    if s in ("nonprivate", "non-private", "none"):
+        return NonPrivate()
+    try:
+        if s.startswith("rr:"):
+            return LocalRR(float(s[3:]))
+        parts = s.split(",")
+        if len(parts) in (1, 2):
+            return ApproxDP(float(parts[0]), float(parts[1]) if len(parts) == 2 else 0.0)
+    except ValueError:
+        pass
+    raise ParameterError("member-privacy", f"expected nonprivate, EPS,DELTA or rr:EPS0, got {spec!r}")

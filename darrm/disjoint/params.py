@@ -1,0 +1,58 @@
+"""Parameters of a disjoint-members DaRRM: K members, their privacy model, a per-query target."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+from ..errors import ParameterError
+from ..numerics.binomial import OthersPmfs, others_pmfs
+from ..params import NeighboringRelation
+from ..privacy.condition import Check, check, rhs
+from ..validation import epsilon, half_open_unit, odd_count
+from .members import MemberPrivacy
+
+
+@dataclass(frozen=True)
+class DisjointParams:
+    """K members on disjoint shards, each described by ``member``; target per-query (ε, δ)."""
+
+    K: int
+    member: MemberPrivacy
+    target_eps: float
+    target_delta: float = 0.0
+
+    def __post_init__(self) -> None:
+        K = odd_count("K", self.K)
+        if not isinstance(self.member, MemberPrivacy):
+            raise ParameterError("member", f"must be NonPrivate, ApproxDP or LocalRR, got {self.member!r}")
+        object.__setattr__(self, "K", K)
+        object.__setattr__(self, "target_eps", epsilon("target_eps", self.target_eps))
+        object.__setattr__(self, "target_delta", half_open_unit("target_delta", self.target_delta))
+
+    #: a neighbouring pair changes the shard of exactly one member
+    neighboring = NeighboringRelation.ONE_MEMBER_CHANGES
+
+    @property
+    def exp_eps(self) -> float:
+        return math.exp(self.target_eps)
+
+    @property
+    def check(self) -> Check:
+        """Constants of the rigorous float64 privacy test (:mod:`darrm.privacy.condition`)."""
+        return check(self.target_eps, self.target_delta, self.K)
+
+    @property
+    def rhs(self) -> float:
+        """Right-hand side of the folded rows (Lemma 3.4 form): e^ε − 1 + 2δ."""
+        return rhs(self.target_eps, self.target_delta)
+
+    @cached_property
+    def others(self) -> "OthersPmfs":
+        lo, hi = self.member.unchanged_ends()
+        return others_pmfs(self.K - 1, lo, hi)
+
+    def to_dict(self) -> dict:
+        return {"members": "disjoint", "K": self.K, "member": self.member.to_dict(),
+                "target_eps": self.target_eps, "target_delta": self.target_delta}
