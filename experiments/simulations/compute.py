@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import darrm
-from darrm import IIDPrior, PrivacyParams, certify_tight, expected_signed_error
+from darrm import IIDPrior, PrivacyParams, certify_tight, error_curve, expected_signed_error
 
 from .config import Actual, Curve, FigureConfig, Panel
-from .expected_error import iid_error_curve, iid_uniform_error, is_one_sided, product_uniform_error, product_uniform_error_mc
+from .expected_error import iid_uniform_error, is_one_sided, product_uniform_error, product_uniform_error_mc
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def compute_panel(panel: Panel, cfg: FigureConfig) -> PanelResult:
         objs = {mu: expected_signed_error(g, IIDPrior(mu)) for mu in cfg.objective_means}
         curves.append(CurveResult(curve.name, curve.family, g, cert.violation, cert.certified, objs,
                                   time.perf_counter() - t0, info))
-        errs[curve.name] = iid_error_curve(g, p)
+        errs[curve.name] = error_curve(g, p)
         for actual in cfg.actuals:
             expected.extend(expected_errors(curve.name, g, actual, int(cfg.mc_samples), int(cfg.seed)))
     return PanelResult(panel.label, panel.params, tuple(curves), p, errs, tuple(expected))
