@@ -28,22 +28,20 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import gammaln, logsumexp
+from scipy.special import logsumexp
 
 from darrm import validation as v
 from darrm.errors import ParameterError
+from darrm.numerics.binomial import log_comb
+from darrm.numerics.delta import composed_delta
+from darrm.numerics.inversion import inverse_monotone
 
 Budget = tuple[float, float]
 
 
-def _check(eps: float, delta: float, k: int) -> tuple[float, float, int]:
-    return v.positive("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
-
-
 def simple(eps: float, delta: float, k: int) -> Budget:
     """Simple composition (DaRRM Theorem 2.2): k-fold composition is (kε, min(1, kδ))-DP."""
-    eps, delta, k = _check(eps, delta, k)
+    eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     return k * eps, min(1.0, k * delta)
 
 
@@ -54,7 +52,7 @@ def advanced_dwork_roth(eps: float, delta: float, k: int, delta_prime: float) ->
     This is the bound the DaRRM reference code prints (spec §3.3); the paper's
     tables use :func:`kairouz_general` instead.
     """
-    eps, delta, k = _check(eps, delta, k)
+    eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_prime = v.open_unit("delta_prime", delta_prime)
     eps_total = eps * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) + k * eps * math.expm1(eps)
     return eps_total, min(1.0, k * delta + delta_prime)
@@ -68,7 +66,7 @@ def kairouz_terms(eps: float, delta: float, k: int, delta_prime: float) -> tuple
              k·ε·tanh(ε/2) + ε·sqrt(2k·log(1/δ′))),
     using (e^ε − 1)/(e^ε + 1) = tanh(ε/2).
     """
-    eps, delta, k = _check(eps, delta, k)
+    eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_prime = v.open_unit("delta_prime", delta_prime)
     drift = k * eps * math.tanh(eps / 2.0)
     second = drift + eps * math.sqrt(2.0 * k * math.log(math.e + math.sqrt(k * eps * eps) / delta_prime))
@@ -85,12 +83,7 @@ def kairouz_general(eps: float, delta: float, k: int, delta_prime: float) -> Bud
     vacuous; it is refused here.)
     """
     terms = kairouz_terms(eps, delta, k, delta_prime)
-    delta_total = -math.expm1(k * math.log1p(-float(delta)) + math.log1p(-float(delta_prime)))
-    return min(terms), delta_total
-
-
-def _log_binom(k: int, j: np.ndarray) -> np.ndarray:
-    return gammaln(k + 1.0) - gammaln(j + 1.0) - gammaln(k - j + 1.0)
+    return min(terms), composed_delta(float(delta), k, float(delta_prime))
 
 
 def _pure_profile(eps: float, k: int, eps_total: float) -> float:
@@ -107,7 +100,7 @@ def _pure_profile(eps: float, k: int, eps_total: float) -> float:
         return 0.0
     lv = lvals[mask]
     log_terms = (
-        _log_binom(k, lv)
+        log_comb(k, lv)
         + (k - lv) * eps
         - k * np.logaddexp(0.0, eps)
         + np.log(-np.expm1(eps_total - losses[mask]))
@@ -124,15 +117,15 @@ def optimal_homogeneous_delta(eps: float, delta: float, k: int, eps_total: float
     composition of ε-randomised response.  Valid for every real ε_total ≥ 0
     (Theorem 3.3 states it on the grid ε_total = (k−2i)ε).
     """
-    eps, delta, k = _check(eps, delta, k)
+    eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     eps_total = v.non_negative("eps_total", eps_total)
     pure = _pure_profile(eps, k, eps_total)
-    return -math.expm1(k * math.log1p(-delta) + math.log1p(-pure))
+    return 1.0 if pure >= 1.0 else composed_delta(delta, k, pure)
 
 
 def _pure_target(delta: float, k: int, delta_total: float) -> float:
     """δ_pure allowed by δ_total: 1 − (1−δ_total)/(1−δ)^k; refuses δ_total < 1 − (1−δ)^k."""
-    floor = -math.expm1(k * math.log1p(-delta))
+    floor = composed_delta(delta, k)
     if delta_total < floor:
         raise ParameterError(
             "delta_total",
@@ -144,25 +137,18 @@ def _pure_target(delta: float, k: int, delta_total: float) -> float:
 def optimal_homogeneous_epsilon(eps: float, delta: float, k: int, delta_total: float) -> float:
     """Smallest ε_total with k-fold (ε, δ)-DP composition (ε_total, δ_total)-DP (exact).
 
-    Inverts :func:`optimal_homogeneous_delta` by root finding; the returned ε_total
-    is rounded *up* so that ``optimal_homogeneous_delta(..., result) <= delta_total``
+    Inverts :func:`optimal_homogeneous_delta` (:func:`darrm.numerics.inversion.inverse_monotone`,
+    Brent's method then a checked step); the returned ε_total is rounded *up* so that ``optimal_homogeneous_delta(..., result) <= delta_total``
     holds in float64.  Raises ``ParameterError('delta_total')`` when
     δ_total < 1 − (1−δ)^k, where no finite ε_total exists.
     """
-    eps, delta, k = _check(eps, delta, k)
+    eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_total = v.open_unit("delta_total", delta_total)
-    target = _pure_target(delta, k, delta_total)
-    if _pure_profile(eps, k, 0.0) <= target:
-        return 0.0
-    hi = k * eps  # δ_pure(kε) = 0 <= target
-    root = brentq(lambda t: _pure_profile(eps, k, t) - target, 0.0, hi, xtol=1e-13, rtol=1e-14)
-    step = 1e-13 + 4e-16 * hi
-    # round up until the *public* δ (which adds 1 − (1−δ)^k in float64) is within budget
-    while root < hi and (_pure_profile(eps, k, root) > target
-                         or optimal_homogeneous_delta(eps, delta, k, root) > delta_total):
-        root = min(hi, root + step)
-        step *= 2.0
-    return root
+    _pure_target(delta, k, delta_total)  # refuses δ_total < 1 − (1−δ)^k
+    # δ(ε_total) is non-increasing and δ(kε) = 1 − (1−δ)^k ≤ δ_total; the certified end is
+    # checked on the *public* δ (which adds 1 − (1−δ)^k in float64)
+    return inverse_monotone(lambda t: optimal_homogeneous_delta(eps, delta, k, t), delta_total, 0.0, k * eps,
+                            increasing=False, xtol=1e-13, rtol=1e-14, name="delta_total")
 
 
 def kairouz_optimal_discrete(eps: float, delta: float, k: int, delta_total: float) -> float:
@@ -172,7 +158,7 @@ def kairouz_optimal_discrete(eps: float, delta: float, k: int, delta_total: floa
     Same quantity as ``dp_accounting.pld.accountant.advanced_composition``
     (which overflows for large kε); :func:`optimal_homogeneous_epsilon` is never larger.
     """
-    eps, delta, k = _check(eps, delta, k)
+    eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_total = v.open_unit("delta_total", delta_total)
     target = _pure_target(delta, k, delta_total)
     for i in range(k // 2, -1, -1):
@@ -201,7 +187,7 @@ def heterogeneous_pld(
     delta_total = v.open_unit("delta_total", delta_total)
     discretization = v.positive("discretization", discretization)
     checked = Counter(
-        (v.positive(f"budgets[{i}].eps", e), v.half_open_unit(f"budgets[{i}].delta", d))
+        (v.epsilon(f"budgets[{i}].eps", e), v.half_open_unit(f"budgets[{i}].delta", d))
         for i, (e, d) in enumerate(budgets)
     )
     total = None
@@ -231,6 +217,23 @@ def parallel(budgets: Sequence[Budget]) -> Budget:
     """
     if len(budgets) == 0:
         raise ParameterError("budgets", "must contain at least one (eps, delta) pair")
-    eps = [v.positive(f"budgets[{i}].eps", e) for i, (e, _) in enumerate(budgets)]
+    eps = [v.epsilon(f"budgets[{i}].eps", e) for i, (e, _) in enumerate(budgets)]
     deltas = [v.half_open_unit(f"budgets[{i}].delta", d) for i, (_, d) in enumerate(budgets)]
     return max(eps), max(deltas)
+
+
+def compare_bounds(eps: float, delta: float, k: int, delta_prime: float) -> list[dict[str, float | str]]:
+    """Every composition bound for k-fold (ε, δ)-DP, loosest first (``darrm account compose``).
+
+    Records ``{"method", "eps_total", "delta_total"}``; the exact ones (``optimal-grid``,
+    ``optimal``) are evaluated at Kairouz's δ_total, so the three last rows are comparable."""
+    e_s, d_s = simple(eps, delta, k)
+    e_dr, d_dr = advanced_dwork_roth(eps, delta, k, delta_prime)
+    e_k, d_k = kairouz_general(eps, delta, k, delta_prime)
+    return [
+        {"method": "simple", "eps_total": e_s, "delta_total": d_s},
+        {"method": "dwork-roth", "eps_total": e_dr, "delta_total": d_dr},
+        {"method": "kairouz-general", "eps_total": e_k, "delta_total": d_k},
+        {"method": "optimal-grid", "eps_total": kairouz_optimal_discrete(eps, delta, k, d_k), "delta_total": d_k},
+        {"method": "optimal", "eps_total": optimal_homogeneous_epsilon(eps, delta, k, d_k), "delta_total": d_k},
+    ]

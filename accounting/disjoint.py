@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from darrm.accounting import composition, paper
+
 from darrm import validation as v
 
 Budget = tuple[float, float]

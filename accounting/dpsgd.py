@@ -22,13 +22,18 @@ sampling); see :meth:`DPSGDRun.from_loader`.
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 from typing import Literal
 
 from darrm import validation as v
 from darrm.errors import ParameterError, require
+from darrm.numerics.inversion import inverse_monotone
+
+from .neighboring import NeighboringRelation
+
+#: DP-SGD's neighbouring data sets differ by adding or removing one example (Opacus, dp_accounting)
+NEIGHBORING_RELATION = NeighboringRelation.ADD_OR_REMOVE_ONE
 
 Accountant = Literal["prv", "rdp", "pld"]
 ACCOUNTANTS: tuple[str, ...] = ("prv", "rdp", "pld")
@@ -50,6 +55,7 @@ class DPSGDRun:
     sample_rate: float
     steps: int
     delta: float
+    neighboring_relation = NEIGHBORING_RELATION
 
     def __post_init__(self) -> None:
         v.positive("noise_multiplier", self.noise_multiplier)
@@ -70,12 +76,6 @@ class DPSGDRun:
 
     def epsilon(self, accountant: Accountant = "prv", **options: float) -> float:
         return epsilon(self.noise_multiplier, self.sample_rate, self.steps, self.delta, accountant, **options)
-
-
-def _check_accountant(accountant: str) -> str:
-    if accountant not in ACCOUNTANTS:
-        raise ParameterError("accountant", f"must be one of {ACCOUNTANTS}, got {accountant!r}")
-    return accountant
 
 
 def _eps_prv(sigma: float, q: float, steps: int, delta: float, eps_error: float) -> float:
@@ -132,7 +132,7 @@ def epsilon(
     to ``"pld"``.  Raises ``ParameterError`` naming any invalid argument.
     """
     run = DPSGDRun(noise_multiplier, sample_rate, steps, delta)
-    acc = _check_accountant(accountant)
+    acc = v.choice("accountant", accountant, ACCOUNTANTS)
     if acc == "prv":
         return _eps_prv(float(run.noise_multiplier), float(run.sample_rate), int(run.steps),
                         float(run.delta), v.positive("eps_error", eps_error))
@@ -158,50 +158,29 @@ def noise_multiplier_for(
 
     Returns σ with ``target_eps - tol <= epsilon(σ, ...) <= target_eps`` for the
     chosen accountant (Opacus's ``get_noise_multiplier`` uses a tolerance of 0.01,
-    far too coarse at ε ≈ 0.09).  Bracketing on log σ, then regula falsi on
-    (log σ, log ε) with bisection fallback; the returned σ always satisfies the
-    target (it is the bracket's private end).
+    far too coarse at ε ≈ 0.09), by :func:`darrm.numerics.inversion.inverse_monotone`
+    (bracketing on log σ, Brent's method on (log σ, log ε)); the returned σ always
+    satisfies the target (the certified side, checked).
     """
-    target = v.positive("target_eps", target_eps)
+    target = v.epsilon("target_eps", target_eps)
     tol = v.positive("tol", tol)
     if tol >= target:
         raise ParameterError("tol", f"must be smaller than target_eps={target}")
     DPSGDRun(1.0, sample_rate, steps, delta)  # validate the rest once
-    _check_accountant(accountant)
+    v.choice("accountant", accountant, ACCOUNTANTS)
 
     def eps_of(sigma: float) -> float:
         return epsilon(sigma, sample_rate, steps, delta, accountant, **options)
 
-    lo, hi = 1.0, 1.0
-    e_hi = eps_of(hi)
-    while e_hi > target:
-        lo, hi = hi, hi * 2.0
-        if hi > 1e7:
-            raise ParameterError("target_eps", f"{target} is unreachable with sigma <= 1e7")
-        e_hi = eps_of(hi)
-    e_lo = eps_of(lo) if lo < hi else math.inf
-    while e_lo <= target and lo > 1e-3:
-        hi, e_hi = lo, e_lo
-        lo /= 2.0
-        e_lo = eps_of(lo)
-    for it in range(200):
-        if e_hi >= target - tol:
-            return hi
-        if math.isfinite(e_lo) and e_lo > 0 and e_hi > 0 and it % 3 != 2:
-            # secant on log ε vs log σ: ε is roughly a power law in σ
-            a, b = math.log(lo), math.log(hi)
-            fa, fb = math.log(e_lo / target), math.log(e_hi / target)
-            mid = math.exp(b - fb * (b - a) / (fb - fa))
-            if not (lo < mid < hi):
-                mid = math.sqrt(lo * hi)
-        else:
-            mid = math.sqrt(lo * hi)
-        e_mid = eps_of(mid)
-        if e_mid <= target:
-            hi, e_hi = mid, e_mid
-        else:
-            lo, e_lo = mid, e_mid
-    raise ParameterError("tol", f"no sigma found within tol={tol} after 200 evaluations")  # pragma: no cover
+    # ε is decreasing in σ and roughly a power law: Brent's method on (log σ, log ε) from the
+    # bracket [1, 1] grown by factors of 2 within [1e-3, 1e7]; narrowed until ε is within tol.
+    xtol = 1e-6
+    while True:
+        sigma = inverse_monotone(eps_of, target, 1.0, 1.0, increasing=False, geometric=True, log_value=True,
+                                 expand=2.0, limits=(1e-3, 1e7), xtol=xtol, rtol=xtol, name="target_eps")
+        if eps_of(sigma) >= target - tol or sigma <= 1e-3 or xtol < 1e-14:
+            return sigma
+        xtol /= 100.0
 
 
 def teacher_runs() -> dict[str, DPSGDRun]:
@@ -219,17 +198,33 @@ def teacher_runs() -> dict[str, DPSGDRun]:
     }
 
 
-def epsilon_table(runs: dict[str, DPSGDRun], accountants: tuple[str, ...] = ACCOUNTANTS) -> dict[str, dict[str, float]]:
-    """ε of each run under each accountant (pure; used by the CLI)."""
-    return {name: {a: run.epsilon(a) for a in accountants} for name, run in runs.items()}
+def compare_accountants(
+    sample_rate: float,
+    steps: int,
+    delta: float,
+    *,
+    noise_multiplier: float | None = None,
+    target_eps: float | None = None,
+    accountants: tuple[str, ...] = ACCOUNTANTS,
+    tol: float = 1e-4,
+) -> list[dict[str, float | str]]:
+    """One record per accountant (``darrm account dpsgd``): ``{"accountant", "epsilon"}`` for a
+    given ``noise_multiplier``, or ``{"accountant", "noise_multiplier"}`` for a ``target_eps``."""
+    if target_eps is not None:
+        return [{"accountant": a, "noise_multiplier": noise_multiplier_for(target_eps, sample_rate, steps, delta, a, tol=tol)}
+                for a in accountants]
+    if noise_multiplier is None:
+        raise ParameterError("noise_multiplier", "give a noise multiplier, or a target epsilon to solve for it")
+    return [{"accountant": a, "epsilon": epsilon(noise_multiplier, sample_rate, steps, delta, a)} for a in accountants]
 
 
 __all__ = [
     "ACCOUNTANTS",
     "DEFAULT_RDP_ORDERS",
+    "NEIGHBORING_RELATION",
     "DPSGDRun",
+    "compare_accountants",
     "epsilon",
-    "epsilon_table",
     "noise_multiplier_for",
     "teacher_runs",
 ]

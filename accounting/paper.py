@@ -1,6 +1,7 @@
 """The privacy numbers of the DaRRM paper's experiments (Tables 2–5, 7, 9; spec §3.3–3.5).
 
-Pure functions returning frozen dataclass rows; :mod:`darrm.accounting.cli` prints them.
+Pure functions returning frozen dataclass rows; :func:`tables` gathers them for
+``darrm account paper-tables`` (:mod:`darrm.accounting.cli.account`).
 
 Per query (DaRRM with allowance m on K teachers, each (ε, Δ)-DP): (mε, mΔ).
 The paper prints δ_query = 0.0001·m, which is both mΔ and 1 − (1−Δ)^m at four
@@ -16,9 +17,9 @@ what the exact optimal composition gives at the same δ_total.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
-from darrm.accounting import composition, gnmax
+from . import composition, dpsgd, gnmax
 
 #: Teacher budgets the paper reports (DP-SGD σ=12, 5 epochs, δ=Δ=1e-4).
 TEACHER_EPS: dict[str, float] = {"mnist": 0.0892, "fashion-mnist": 0.0852}
@@ -113,3 +114,38 @@ def gnmax_rows(ms: tuple[int, ...] = (3,)) -> list[GNMaxRow]:
                 gnmax.calibrate_sigma(eq, dq, "rdp"), gnmax.calibrate_sigma(eq, dq, "pld"),
             ))
     return rows
+
+
+#: the tables :func:`tables` knows, in print order
+TABLES: tuple[str, ...] = ("teachers", "totals", "table3", "gnmax")
+
+#: what each table shows
+TABLE_TITLES: dict[str, str] = {
+    "teachers": "Teacher DP-SGD budgets (sigma=12, batch 32, 5 epochs, delta=1e-4; paper: 0.0892 / 0.0852 with PRV)",
+    "totals": "Per-query and total budgets, Kairouz general composition, delta'=1e-4 (Tables 2, 5, 7, 9)",
+    "table3": "Table 3: allowance m for M subsampled mechanisms (K=35, eps=0.1, Delta=1e-5, delta'=0.1)",
+    "gnmax": "GNMax sigma per query (Table 4 and tighter calibrations)",
+}
+
+
+def teacher_rows() -> list[dict]:
+    """The paper's teachers (:func:`darrm.accounting.dpsgd.teacher_runs`) under every accountant."""
+    return [
+        {"dataset": n, "sample_rate": r.sample_rate, "steps": r.steps, "delta": r.delta,
+         **{f"eps_{a}": r.epsilon(a) for a in dpsgd.ACCOUNTANTS}}
+        for n, r in dpsgd.teacher_runs().items()
+    ]
+
+
+def tables(which: tuple[str, ...] = TABLES, ms: tuple[int, ...] = (3,)) -> dict[str, list[dict]]:
+    """The requested tables (names in :data:`TABLES`) as lists of records, for allowances ``ms``."""
+    out: dict[str, list[dict]] = {}
+    if "teachers" in which:
+        out["teachers"] = teacher_rows()
+    if "totals" in which:
+        out["totals"] = [asdict(row) for m in ms for row in total_budget_rows(m)]
+    if "table3" in which:
+        out["table3"] = [asdict(r) for r in table3_rows()]
+    if "gnmax" in which:
+        out["gnmax"] = [asdict(r) for r in gnmax_rows(tuple(ms))]
+    return out

@@ -16,7 +16,14 @@ import time
 
 import numpy as np
 
-from darrm.disjoint import ApproxDP, DisjointParams, LocalRR, NonPrivate, certify_disjoint, solve_gamma_opt_disjoint
+from darrm.disjoint import (
+    ApproxDP,
+    DisjointParams,
+    LocalRR,
+    NonPrivate,
+    certify_disjoint,
+    solve_gamma_opt_disjoint,
+)
 
 MODELS = {"nonprivate": NonPrivate(), "approx-dp(1,1e-5)": ApproxDP(1.0, 1e-5), "rr(4)": LocalRR(4.0)}
 

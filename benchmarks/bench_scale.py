@@ -21,15 +21,14 @@ import time
 
 
 def child(K: int, method: str, executor: str, m: float, Delta: float, opts: dict) -> dict:
+    import darrm
     from darrm.backends.executors import make_executor
-    from darrm.solver.gamma_opt import solve_gamma_opt
-    from darrm.params import PrivacyParams
 
     t0 = time.perf_counter()
     kw = {} if method == "full" else {"cuts_per_round": opts["cuts"], "stabilize": opts["stabilize"],
                                       "max_rounds": opts["max_rounds"], "accept_gap": True}
-    t = solve_gamma_opt(PrivacyParams(K, m, 0.1, Delta), method=method, progress=False,
-                        executor=make_executor(executor), **kw)
+    t = darrm.solve(darrm.PrivacyParams(K, m, 0.1, Delta), progress=False, executor=make_executor(executor),
+                    options=darrm.SolveOptions(method=method, **kw))
     return {
         "stop": t.info.get("stop", "LP optimum"), "gap": t.info.get("optimality_gap", 0.0),
         "K": K, "method": method, "seconds": time.perf_counter() - t0, "objective": t.objective,

@@ -43,8 +43,8 @@ def naive_rows(K: int, m: float, eps: float, Delta: float) -> np.ndarray:
 
 
 def fast(K: int) -> dict:
-    from darrm.solver.gamma_opt import solve_gamma_opt
     from darrm.params import PrivacyParams
+    from darrm.solver.gamma_opt import solve_gamma_opt
 
     t0 = time.perf_counter()
     t = solve_gamma_opt(PrivacyParams(K, 3, 0.1, 1e-5), progress=False)
@@ -53,12 +53,12 @@ def fast(K: int) -> dict:
 
 
 def naive(K: int) -> dict:
-    from darrm.privacy.certify import certify
     from darrm.gamma import symmetric_from_upper
-    from darrm.solver.objective import objective_coefficients
-    from darrm.solver.full_lp import solve_lp
     from darrm.params import PrivacyParams
     from darrm.prior import IIDPrior
+    from darrm.privacy.certify import certify
+    from darrm.solver.full_lp import solve_lp
+    from darrm.solver.objective import objective_coefficients
 
     P = PrivacyParams(K, 3, 0.1, 1e-5)
     t0 = time.perf_counter()

@@ -16,7 +16,6 @@ experiments are :mod:`darrm.experiments`.  The core never imports either.
 from __future__ import annotations
 
 from ._version import __version__ as __version__
-
 from .disjoint.members import (
     ApproxDP as ApproxDP,
 )
@@ -77,7 +76,8 @@ from .solver.api import family_gamma as family_gamma
 from .solver.api import solve as solve
 from .solver.objective import expected_signed_error as expected_signed_error
 from .solver.options import SolveOptions as SolveOptions
-from .solver.status import SolveReport as SolveReport, StopReason as StopReason
+from .solver.status import SolveReport as SolveReport
+from .solver.status import StopReason as StopReason
 from .table import GammaTable as GammaTable
 from .utility import error_curve as error_curve
 from .verification import aggregate as aggregate

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -14,11 +14,24 @@ from .utility import error_curve
 DEFAULT_P_GRID = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.975, 1.0)
 
 
-def format_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    cells = [[str(h) for h in header]] + [[c if isinstance(c, str) else f"{c:.4f}" for c in r] for r in rows]
+def format_table(header: Sequence[str], rows: Sequence[Sequence[object]], *,
+                 number_format: Callable[[object], str] | None = None, left_strings: bool = False,
+                 title: str | None = None) -> str:
+    """A plain-text table: a header, a rule, one line per row, columns right-aligned.
+
+    Cells that are not strings are written with ``number_format`` (default ``f"{c:.4f}"``).
+    ``left_strings=True`` left-aligns (header included) every column whose first row holds a
+    string, and strips trailing blanks; ``title`` is a first line above the header."""
+    fmt = number_format or (lambda c: f"{c:.4f}")
+    cells = [[str(h) for h in header]] + [[c if isinstance(c, str) else fmt(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
+    left = [left_strings and (not rows or isinstance(rows[0][i], str)) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) if lj else c.rjust(w) for c, w, lj in zip(r, widths, left)) for r in cells]
+    if left_strings:
+        lines = [line.rstrip() for line in lines]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    if title:
+        lines.insert(0, title)
     return "\n".join(lines)
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Callable
 
+from darrm import validation as v
 from darrm.errors import DarrmError, ParameterError
 
 from . import blanket, clones, decomposition, erlingsson, krr, variation_ratio
-from .bound import Bound, check_delta, check_eps, check_n
+from .bound import Bound
 from .randomizers import FiniteRandomizer, GenericLDP, RandomizedResponse, Randomizer
 
 Method = tuple[str, Callable[..., Bound], Callable[..., Bound], Callable[[Randomizer], bool]]
@@ -69,13 +70,13 @@ def all_bounds(
     methods: list[str] | None = None,
 ) -> list[Bound]:
     """One Bound per applicable method (ε for ``delta`` or δ for ``eps``)."""
-    n = check_n(n)
+    n = v.count("n", n)
     if (delta is None) == (eps is None):
         raise ParameterError("delta", "give exactly one of delta (to get eps) or eps (to get delta)")
     if delta is not None:
-        delta = check_delta(delta)
+        delta = v.open_unit("delta", delta)
     else:
-        eps = check_eps(eps)
+        eps = v.epsilon("eps", eps, allow_zero=True)
     out: list[Bound] = []
     for name, f_eps, f_delta, ok in METHODS:
         if methods is not None and name not in methods:
@@ -102,3 +103,18 @@ def best_upper_bound(
         raise ParameterError("randomizer", "no valid upper bound applies")
     key = (lambda b: b.eps) if delta is not None else (lambda b: b.delta)
     return min(bounds, key=key)
+
+
+def randomizer_for(eps0: float, classes: int | None = None) -> Randomizer:
+    """A generic ε0-LDP randomizer (``classes=None``) or k-ary randomized response over ``classes``."""
+    return GenericLDP(eps0) if classes is None else RandomizedResponse(eps0, classes)
+
+
+def bound_records(n: int, eps0s: list[float], delta: float, classes: int | None = None) -> list[dict]:
+    """Every bound (invalid ones included, marked) for each ε0 as JSON-ready records
+    (``darrm shuffle``): :meth:`Bound.as_record` plus ``eps0`` and ``n``."""
+    recs = []
+    for e0 in eps0s:
+        for b in all_bounds(randomizer_for(e0, classes), n, delta=delta, include_invalid=True):
+            recs.append({**b.as_record(), "eps0": e0, "n": n})
+    return recs

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import math
 
-from .bound import Bound, check_delta, check_eps, check_n, solve_eps
+from darrm import validation as v
+
+from .bound import Bound, eps_for_delta
 from .randomizers import RandomizedResponse, Randomizer
 
 
@@ -84,13 +86,13 @@ def _note(randomizer: Randomizer, which: str) -> str:
 
 
 def delta_bound(randomizer: Randomizer, n: int, eps: float, which: str = "hoeffding") -> Bound:
-    eps, n = check_eps(eps), check_n(n)
+    eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
     f = hoeffding_delta if which == "hoeffding" else bennett_delta
     return Bound(f"blanket-{which}", "upper", True, eps, f(randomizer, n, eps), _note(randomizer, which))
 
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float, which: str = "hoeffding") -> Bound:
-    delta, n = check_delta(delta), check_n(n)
+    delta, n = v.open_unit("delta", delta), v.count("n", n)
     f = hoeffding_delta if which == "hoeffding" else bennett_delta
-    e = solve_eps(lambda x: f(randomizer, n, x), delta, randomizer.eps0, "upper")
+    e = eps_for_delta(lambda x: f(randomizer, n, x), delta, randomizer.eps0, "upper")
     return Bound(f"blanket-{which}", "upper", True, e, delta, _note(randomizer, which))

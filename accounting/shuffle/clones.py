@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import math
 
-from .bound import Bound, check_delta, check_eps, check_n, solve_eps
+from darrm import validation as v
+
+from .bound import Bound, eps_for_delta
 from .randomizers import Randomizer
 from .variation_ratio import VRParams, vr_delta
 
@@ -30,12 +32,12 @@ def clone_delta(eps: float, n: int, eps0: float) -> float:
 
 
 def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
-    eps, n = check_eps(eps), check_n(n)
+    eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
     return Bound("clones", "upper", True, eps, clone_delta(eps, n, randomizer.eps0), NOTE)
 
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
-    delta, n = check_delta(delta), check_n(n)
+    delta, n = v.open_unit("delta", delta), v.count("n", n)
     e0 = randomizer.eps0
-    e = solve_eps(lambda x: clone_delta(x, n, e0), delta, e0, "upper")
+    e = eps_for_delta(lambda x: clone_delta(x, n, e0), delta, e0, "upper")
     return Bound("clones", "upper", True, e, delta, NOTE)

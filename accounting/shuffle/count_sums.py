@@ -50,7 +50,7 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from . import _binomial as B
+from darrm.numerics import binomial as B
 
 RHO = 1e-9
 ULP = np.finfo(float).eps
@@ -269,7 +269,7 @@ def expected_positive_part(vals, w, n: int, kind: str, max_cells: int = MAX_CELL
     p = wA / (wA + wB)
     Delta = A - Bv
     # --- s window (S ~ Bin(n, wS)) ---
-    s_lo, s_hi, drop_s = B.window(n, wS)
+    s_lo, s_hi, drop_s = B.tail_window(n, wS)
     s = np.arange(s_lo, s_hi + 1, dtype=np.int64)
     PS = _pmf(s, n, wS) if wS < 1 else np.ones(len(s))
     m = n - s

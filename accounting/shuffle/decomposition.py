@@ -42,10 +42,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from darrm import validation as v
 from darrm.errors import ParameterError
 
 from . import count_sums
-from .bound import Bound, check_delta, check_eps, check_n, solve_eps
+from .bound import Bound, eps_for_delta
 from .randomizers import GenericLDP, RandomizedResponse, Randomizer, as_finite
 
 EPS_MACH = np.finfo(float).eps
@@ -124,7 +125,7 @@ def expected_positive_part(
     if np.all(vals <= 0):
         return 0.0
     if np.all(vals >= 0):
-        return n * float(np.dot(w, vals)) if kind == "upper" else n * float(np.dot(w, vals))
+        return n * float(np.dot(w, vals))  # no cancellation: exact for both kinds
     mean = float(np.dot(w, vals))
     sd = math.sqrt(max(float(np.dot(w, (vals - mean) ** 2)), 1e-300))
     vmin, vmax = float(vals.min()), float(vals.max())
@@ -300,20 +301,20 @@ def _bracket(f, randomizer: Randomizer, n: int, delta: float) -> float:
     from .clones import clone_delta
 
     e0 = randomizer.eps0
-    ec = solve_eps(lambda x: clone_delta(x, n, e0), delta, e0, "upper", rtol=1e-4)
+    ec = eps_for_delta(lambda x: clone_delta(x, n, e0), delta, e0, "upper", rtol=1e-4)
     hi = min(e0, 1.25 * ec)
     return hi if hi < e0 and f(hi) <= delta else e0
 
 
 def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
-    eps, n = check_eps(eps), check_n(n)
+    eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
     return Bound("optimal-decomposition", "upper", True, eps, capped_optimal_delta(randomizer, n, eps), _UP_NOTE)
 
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
-    delta, n = check_delta(delta), check_n(n)
+    delta, n = v.open_unit("delta", delta), v.count("n", n)
     f = lambda x: capped_optimal_delta(randomizer, n, x)  # noqa: E731
-    e = solve_eps(f, delta, _bracket(f, randomizer, n, delta), "upper", rtol=1e-5)
+    e = eps_for_delta(f, delta, _bracket(f, randomizer, n, delta), "upper", rtol=1e-5)
     return Bound("optimal-decomposition", "upper", True, e, delta, _UP_NOTE)
 
 
@@ -324,12 +325,12 @@ def _lower_note(randomizer: Randomizer) -> str:
 
 
 def lower_delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
-    eps, n = check_eps(eps), check_n(n)
+    eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
     return Bound("fft-lower", "lower", True, eps, lower_delta(randomizer, n, eps), _lower_note(randomizer))
 
 
 def lower_eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
-    delta, n = check_delta(delta), check_n(n)
+    delta, n = v.open_unit("delta", delta), v.count("n", n)
     f = lambda x: lower_delta(randomizer, n, x)  # noqa: E731
-    e = solve_eps(f, delta, _bracket(f, randomizer, n, delta), "lower", rtol=1e-5)
+    e = eps_for_delta(f, delta, _bracket(f, randomizer, n, delta), "lower", rtol=1e-5)
     return Bound("fft-lower", "lower", True, e, delta, _lower_note(randomizer))

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import math
 
-from .bound import Bound, check_delta, check_eps, check_n
+from darrm import validation as v
+
+from .bound import Bound
 from .randomizers import Randomizer
 
 
@@ -20,7 +22,7 @@ def _applicable(eps0: float, n: int) -> bool:
 
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
-    delta, n = check_delta(delta), check_n(n)
+    delta, n = v.open_unit("delta", delta), v.count("n", n)
     e0 = randomizer.eps0
     if _applicable(e0, n) and delta <= 0.01:
         e = 12 * e0 * math.sqrt(math.log(1 / delta) / n)
@@ -31,7 +33,7 @@ def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
 
 
 def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
-    eps, n = check_eps(eps), check_n(n)
+    eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
     e0 = randomizer.eps0
     if eps >= e0:
         return Bound("erlingsson", "upper", True, eps, 0.0, "eps >= eps0: the victim's report is eps0-LDP")

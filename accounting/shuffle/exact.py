@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from darrm.errors import ParameterError
+from darrm.numerics.inversion import inverse_monotone
 
-from .randomizers import FiniteRandomizer, Randomizer, as_finite
+from .randomizers import Randomizer, as_finite
 
 
 def _add_user(arr: np.ndarray, row: np.ndarray) -> np.ndarray:
@@ -139,14 +140,7 @@ def worst_case_delta(randomizer: Randomizer, n: int, eps: np.ndarray | float) ->
 
 
 def exact_eps(delta_of_eps, delta: float, hi: float, tol: float = 1e-10) -> float:
-    """inf{ε >= 0 : δ(ε) <= delta} for a non-increasing exact δ(ε), by bisection."""
-    if delta_of_eps(0.0) <= delta:
-        return 0.0
-    lo = 0.0
-    while hi - lo > tol:
-        mid = 0.5 * (lo + hi)
-        if delta_of_eps(mid) > delta:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    """inf{ε >= 0 : δ(ε) <= delta} for a non-increasing exact δ(ε), by bisection to ``tol``
+    (:func:`darrm.numerics.inversion.inverse_monotone`; the upper, certified end)."""
+    return inverse_monotone(delta_of_eps, delta, 0.0, hi, increasing=False, method="bisect", xtol=tol, rtol=0.0,
+                            name="delta")

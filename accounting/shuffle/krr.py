@@ -23,9 +23,10 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import binom
 
+from darrm import validation as val
 from darrm.errors import ParameterError
 
-from .bound import Bound, check_delta, check_eps, check_n, solve_eps
+from .bound import Bound, eps_for_delta
 from .randomizers import GenericLDP, RandomizedResponse, Randomizer
 
 
@@ -50,8 +51,7 @@ def _binlog(m: int, prob: float) -> np.ndarray:
 
 def x0_count_loss(n: int, n_x0: int, k: int, eps0: float, variant: str):
     """(log P0, log P1, v) of the x0-count, s = 0..n (spec §2.2-2.5)."""
-    if variant not in ("exact", "paper"):
-        raise ParameterError("variant", f"must be 'exact' or 'paper', got {variant!r}")
+    val.choice("variant", variant, ("exact", "paper"))
     if not 0 <= n_x0 <= n - 1:
         raise ParameterError("n_x0", f"must lie in [0, n-1] = [0, {n - 1}], got {n_x0}")
     E = math.exp(eps0) + k - 1
@@ -83,8 +83,7 @@ def x0_count_loss(n: int, n_x0: int, k: int, eps0: float, variant: str):
 def krr_delta(eps: float, n: int, n_x0: int, k: int, eps0: float, variant: str, direction: str = "forward") -> float:
     """δ(ε) of the x0-count for one dataset (spec §2.5); "max" = both directions (exact only)."""
     lP0, lP1, v = x0_count_loss(n, n_x0, k, eps0, variant)
-    if direction not in ("forward", "reverse", "max"):
-        raise ParameterError("direction", "must be 'forward', 'reverse' or 'max'")
+    val.choice("direction", direction, ("forward", "reverse", "max"))
     if variant == "paper" and direction != "forward":
         raise ParameterError("direction", "the paper variant is not a log-ratio: only 'forward' is defined")
 
@@ -123,23 +122,23 @@ def lower_delta(randomizer: Randomizer, n: int, eps: float) -> float:
 
 
 def lower_delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
-    eps, n = check_eps(eps), check_n(n)
+    eps, n = val.epsilon("eps", eps, allow_zero=True), val.count("n", n)
     return Bound("krr-exact", "lower", True, eps, lower_delta(randomizer, n, eps), _LOW_NOTE)
 
 
 def lower_eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
-    delta, n = check_delta(delta), check_n(n)
-    e = solve_eps(lambda x: lower_delta(randomizer, n, x), delta, randomizer.eps0, "lower")
+    delta, n = val.open_unit("delta", delta), val.count("n", n)
+    e = eps_for_delta(lambda x: lower_delta(randomizer, n, x), delta, randomizer.eps0, "lower")
     return Bound("krr-exact", "lower", True, e, delta, _LOW_NOTE)
 
 
 def paper_eps_bound(randomizer: RandomizedResponse, n: int, delta: float, n_x0: int | None = None) -> Bound:
     """The printed Theorem 4.1 (variant "paper") at n_x0 = 0.8 n as in its tables; invalid."""
-    delta, n = check_delta(delta), check_n(n)
+    delta, n = val.open_unit("delta", delta), val.count("n", n)
     if n > _MAX_N:
         raise ParameterError("n", f"the k-RR bound is computed for n <= {_MAX_N}")
     m = int(0.8 * n) if n_x0 is None else n_x0
     m = min(m, n - 1)
     f = lambda x: krr_delta(x, n, m, randomizer.k, randomizer.eps0, "paper")  # noqa: E731
-    e = solve_eps(f, delta, randomizer.eps0, "upper")
+    e = eps_for_delta(f, delta, randomizer.eps0, "upper")
     return Bound("krr-paper", "upper", False, e, delta, _PAPER_NOTE)

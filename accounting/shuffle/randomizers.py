@@ -20,14 +20,8 @@ from typing import Sequence
 
 import numpy as np
 
+from darrm import validation as v
 from darrm.errors import ParameterError
-
-
-def _check_eps0(eps0: float) -> float:
-    eps0 = float(eps0)
-    if not math.isfinite(eps0) or eps0 <= 0:
-        raise ParameterError("eps0", f"must be a finite number > 0, got {eps0}")
-    return eps0
 
 
 @dataclass(frozen=True)
@@ -37,7 +31,7 @@ class GenericLDP:
     eps0: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+        object.__setattr__(self, "eps0", v.epsilon("eps0", self.eps0))
 
     @property
     def name(self) -> str:
@@ -52,10 +46,8 @@ class RandomizedResponse:
     k: int = 2
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
-        if isinstance(self.k, bool) or int(self.k) != self.k or self.k < 2:
-            raise ParameterError("k", f"must be an integer >= 2, got {self.k}")
-        object.__setattr__(self, "k", int(self.k))
+        object.__setattr__(self, "eps0", v.epsilon("eps0", self.eps0))
+        object.__setattr__(self, "k", v.count("k", self.k, minimum=2))
 
     @property
     def name(self) -> str:

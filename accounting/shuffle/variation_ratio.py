@@ -41,10 +41,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from darrm import validation as v
 from darrm.errors import ParameterError
+from darrm.numerics import binomial as B
+from darrm.numerics.inversion import inverse_monotone
 
-from . import _binomial as B
-from .bound import Bound, check_delta, check_eps, check_n, solve_eps
+from .bound import Bound, eps_for_delta
 from .randomizers import GenericLDP, RandomizedResponse, Randomizer, as_finite
 
 
@@ -104,8 +106,8 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
     ``separate_leftover=True`` gives the corrected (general-clone) pair described in
     the module docstring; it coincides with the printed formula when g = 0.
     """
-    eps = check_eps(eps)
-    n = check_n(n)
+    eps = v.epsilon("eps", eps, allow_zero=True)
+    n = v.count("n", n)
     pr = params
     if pr.beta == 0.0:
         return 0.0
@@ -127,17 +129,17 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
         a_sum = (p + 1) * alpha
         num_coef = (ee * p - 1) * alpha
     den = beta * (ee + 1)
-    c, w, dropped = B.weights(n - 1, two_r)
+    c, w, dropped = B.window_pmf(n - 1, two_r)
 
     def ell(m: np.ndarray) -> np.ndarray:
         return (num_coef * m + (ee - 1) * gk * (n - m)) / den
 
     k1 = np.ceil(ell(c + 1)).astype(np.int64)
-    pm = B.pmf(k1 - 1, c)
-    val = a1 * pm + (1 - ee) * a_sum * B.tail_along(k1, c, pm)
+    pm = B.pmf_at(k1 - 1, c)
+    val = a1 * pm + (1 - ee) * a_sum * B.upper_tail_along(k1, c, pm)
     if g > 0:
         k0 = np.ceil(ell(c)).astype(np.int64)
-        val = val + (1 - ee) * g * B.tail_along(k0, c)
+        val = val + (1 - ee) * g * B.upper_tail_along(k0, c)
     # val_c mixes output slices of totals c and c+1, so single terms may be
     # negative; only the sum is a hockey-stick divergence (>= 0).
     delta = max(0.0, float(np.dot(w, val))) + dropped * pr.p_alpha
@@ -160,7 +162,7 @@ def vr_eps(
     ``kind="upper"`` and ε_L for ``kind="lower"``.  For p = ∞ the search interval is
     [0, h] with h doubled from 1 up to ``eps_cap``; an unreachable δ returns ∞.
     """
-    delta = check_delta(delta)
+    delta = v.open_unit("delta", delta)
     f = lambda e: vr_delta(e, n, params, separate_leftover=separate_leftover)  # noqa: E731
     if math.isinf(params.p):
         hi = 1.0
@@ -172,25 +174,8 @@ def vr_eps(
         hi = math.log(params.p)
     # Algorithm 1: fixed T halvings of [0, ln p], return ε_H (the paper does not
     # test δ(0) first, so the smallest output is ln(p)/2^T).
-    a, b = 0.0, hi
-    for _ in range(T):
-        m = 0.5 * (a + b)
-        if f(m) > delta:
-            a = m
-        else:
-            b = m
-    return b if kind == "upper" else a
-
-
-def parallel_beta(weights, betas) -> float:
-    """Theorem 6.1 (advanced parallel composition): β̄ = Σ_k Pr[k] β_k."""
-    w = np.asarray(weights, dtype=float)
-    b = np.asarray(betas, dtype=float)
-    if w.shape != b.shape or w.ndim != 1 or np.any(w < 0) or abs(w.sum() - 1) > 1e-9:
-        raise ParameterError("weights", "must be a probability vector matching betas")
-    if np.any(b < 0) or np.any(b > 1):
-        raise ParameterError("betas", "must lie in [0, 1]")
-    return float(np.dot(w, b))
+    return inverse_monotone(f, delta, 0.0, hi, increasing=False, side="certified" if kind == "upper" else "uncertified",
+                            method="bisect", xtol=0.0, rtol=0.0, maxiter=T, check_ends=False)
 
 
 # ---------------------------------------------------------------------------
@@ -263,8 +248,8 @@ _SPECIFIC_NOTE = (
 
 def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
     """Variation-ratio δ(ε) upper bound for ``randomizer`` (see module docstring)."""
-    eps = check_eps(eps)
-    n = check_n(n)
+    eps = v.epsilon("eps", eps, allow_zero=True)
+    n = v.count("n", n)
     if isinstance(randomizer, GenericLDP):
         d = vr_delta(eps, n, general_params(randomizer.eps0))
         return Bound("variation-ratio", "upper", False, eps, d, _GENERIC_NOTE)
@@ -275,14 +260,14 @@ def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
 def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     """Variation-ratio ε(δ) upper bound (root of δ(ε) = δ; the returned ε is checked
     to satisfy δ(ε) <= δ, like Algorithm 1's ε_H but without its 2^-T grid)."""
-    delta = check_delta(delta)
-    n = check_n(n)
+    delta = v.open_unit("delta", delta)
+    n = v.count("n", n)
     if isinstance(randomizer, GenericLDP):
         pr = general_params(randomizer.eps0)
-        e = solve_eps(lambda x: vr_delta(x, n, pr), delta, randomizer.eps0, "upper")
+        e = eps_for_delta(lambda x: vr_delta(x, n, pr), delta, randomizer.eps0, "upper")
         return Bound("variation-ratio", "upper", False, e, delta, _GENERIC_NOTE)
     f, eps0 = _specific_delta_fn(randomizer, n)
-    e = solve_eps(f, delta, eps0, "upper")
+    e = eps_for_delta(f, delta, eps0, "upper")
     return Bound("variation-ratio", "upper", True, e, delta, _SPECIFIC_NOTE)
 
 
@@ -299,7 +284,7 @@ def paper_specific_eps_bound(randomizer: RandomizedResponse, n: int, delta: floa
     flawed stronger-clone post-processing (Su et al. §3.3): marked invalid.
     """
     params = grr_paper_params(randomizer.eps0, randomizer.k)
-    e = solve_eps(lambda x: vr_delta(x, n, params), delta, randomizer.eps0, "upper")
+    e = eps_for_delta(lambda x: vr_delta(x, n, params), delta, randomizer.eps0, "upper")
     valid = not params.has_leftover
     note = "Wang et al. Table 2 GRR parameters" + (
         "" if valid else "; g > 0 so the proof relies on the flawed stronger-clone reduction (Su et al. §3.3)"

@@ -67,10 +67,10 @@ from .members import (
     parse_member,
 )
 from .params import DisjointParams
-from .solver import MAX_ROUNDS, solve_gamma_opt_disjoint
+from .solver import solve_gamma_opt_disjoint
 
 __all__ = [
-    "DIRECTIONS", "ApproxDP", "DisjointParams", "LocalRR", "MAX_ROUNDS", "MemberPrivacy", "NonPrivate",
+    "DIRECTIONS", "ApproxDP", "DisjointParams", "LocalRR", "MemberPrivacy", "NonPrivate",
     "certify_disjoint", "constraint_row", "member_from_dict", "parse_member", "solve_gamma_opt_disjoint",
     "violations",
 ]

@@ -24,9 +24,6 @@ from .params import DisjointParams
 TIE_BREAK = 1e-8
 
 
-#: Default round limit of :func:`solve_gamma_opt_disjoint` (a round costs O(K) rows and one
-#: warm HiGHS re-solve; measured: K = 2001 converges in ≤ ~300 rounds, see docs/disjoint.md).
-MAX_ROUNDS = 3000
 
 #: HiGHS options added to :data:`darrm.solver.gamma_opt.HIGHS_DEFAULTS` here: keep matrix entries down to
 #: 1e-12 (HiGHS's minimum; default 1e-9).  Randomised-response rows have long binomial
@@ -89,12 +86,8 @@ def solve_gamma_opt_disjoint(
     params: DisjointParams,
     prior: Prior | None = None,
     *,
+    options: SolveOptions | None = None,
     tol: float | None = None,
-    cuts_per_round: int = 256,
-    max_rounds: int = MAX_ROUNDS,
-    accept_gap: bool = False,
-    gap_tol: float = 1e-9,
-    lp_backend: str = "highs",
     solver_opts: dict | None = None,
     log: Callable[[str], None] | None = None,
 ) -> GammaTable:
@@ -121,15 +114,16 @@ def solve_gamma_opt_disjoint(
     is raised unless ``accept_gap``, which returns it with ``converged=False``.
 
     Args:
-        cuts_per_round: most violated indices added per round.
-        max_rounds: round limit; at the limit see ``accept_gap``.
-        accept_gap: return the best certified table with its stated gap instead of raising.
-        gap_tol: target proven gap, expected-error units.
-        lp_backend: "highs" (incremental warm-started highspy model) or "cvxpy".
+        options: :class:`~darrm.SolveOptions`: ``cuts_per_round`` (most violated indices added
+            per round), the round limit (:data:`~darrm.solver.options.DEFAULT_MAX_ROUNDS`
+            ["disjoint"] by default; at the limit see ``accept_gap``: return the best certified
+            table with its stated gap instead of raising), ``gap_tol`` (target proven gap,
+            expected-error units), ``lp_backend``.
         log: callable receiving one line per round.
     """
-
-    SolveOptions(cuts_per_round=cuts_per_round, max_rounds=max_rounds, gap_tol=gap_tol)  # the one validation
+    opts = SolveOptions() if options is None else options
+    cuts_per_round, max_rounds = opts.cuts_per_round, opts.rounds("disjoint")
+    accept_gap, gap_tol, lp_backend = opts.accept_gap, opts.gap_tol, opts.lp_backend
     prior = IIDPrior() if prior is None else prior
     t0 = time.perf_counter()
     K, rhs = params.K, params.rhs

@@ -19,6 +19,8 @@ def composed_delta(delta: float, k: float = 1.0, extra: float = 0.0) -> float:
     max(δ, δ′) when k ≥ 1: the max guards rounding toward the weaker (safe) claim."""
     if delta == 0.0 and extra == 0.0:
         return 0.0
+    if delta >= 1.0 or extra >= 1.0:
+        return 1.0
     out = -math.expm1(k * math.log1p(-delta) + math.log1p(-extra))
     return max(out, extra, delta if k >= 1 else 0.0)
 

@@ -77,19 +77,12 @@ def solve(
     if isinstance(params, DisjointParams):
         if family != "opt":
             raise ParameterError("family", "disjoint members have only the optimal family ('opt')")
-        return solve_gamma_opt_disjoint(
-            params, prior, cuts_per_round=opts.cuts_per_round, max_rounds=opts.rounds("disjoint"),
-            accept_gap=opts.accept_gap, gap_tol=opts.gap_tol, lp_backend=opts.lp_backend, log=log,
-        )
+        return solve_gamma_opt_disjoint(params, prior, options=opts, log=log)
     if not isinstance(params, PrivacyParams):
         raise ParameterError("params", f"must be PrivacyParams or DisjointParams, got {type(params).__name__}")
     if family == "opt":
-        return solve_gamma_opt(
-            params, prior, method=opts.method, progress=progress, executor=executor, checkpoint=checkpoint,
-            log=log, cuts_per_round=opts.cuts_per_round, max_rounds=opts.rounds("shared"),
-            accept_gap=opts.accept_gap, lp_backend=opts.lp_backend, gap_tol=opts.gap_tol,
-            stabilize=opts.stabilize,
-        )
+        return solve_gamma_opt(params, prior, options=opts, progress=progress, executor=executor,
+                               checkpoint=checkpoint, log=log)
     g = family_gamma(family, params)
     # exactly tight families (γ_Sub at m = 1, …) need a 1 − O(ρ) scale before float64 can prove them
     g, cert, scale = certify_tight(g, params, progress=progress, executor=executor)

@@ -28,7 +28,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ParameterError
 from ..gamma import symmetric_from_upper
 from ..params import PrivacyParams
 from ..privacy.certify import repair
@@ -36,6 +35,7 @@ from ..privacy.condition import folded_rows
 from ..privacy.corners import corners, orientations
 from ..privacy.sweep import sweep
 from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
+from .options import SolveOptions
 from .restricted_lp import lagrangian_bound, make_restricted_lp
 from .rows import factored_pmf_pairs
 from .status import StopReason
@@ -49,22 +49,98 @@ def _unique_rows(a: np.ndarray) -> np.ndarray:
 AUTO_LAMBDA = 0.5
 
 
+class Stabilizer:
+    """λ of in-out separation (Ben-Ameur & Neto 2007): a fixed λ in (0, 1], or "auto": plain
+    Kelley cuts (λ = 1) until the LP point's violation first rises, then :data:`AUTO_LAMBDA`."""
+
+    def __init__(self, stabilize: float | str):
+        self.auto = stabilize == "auto"
+        self.lam0 = AUTO_LAMBDA if self.auto else float(stabilize)
+        self.lam = 1.0 if self.auto else self.lam0
+        self.kelley, self.last_out = True, None
+
+    def separation_point(self, x_in: np.ndarray | None, x_out: np.ndarray) -> tuple[np.ndarray, bool]:
+        """(x_sep, whether x_sep is the LP point itself)."""
+        if x_in is None or self.lam >= 1.0:
+            return x_out, True
+        return x_in + self.lam * (x_out - x_in), False
+
+    def look_at_lp_point(self) -> None:
+        """Separate at the LP point next (the last separation point gave no new cut)."""
+        self.lam = 1.0
+
+    def after_violation(self, v: float, at_out: bool) -> None:
+        """Plain Kelley cuts while the LP point's violation keeps falling; in-out from the first
+        rise on (the oscillation that stalls plain cutting planes at large K)."""
+        if self.auto and at_out:
+            if self.last_out is not None and v > self.last_out:
+                self.kelley = False
+            self.last_out = v
+        self.lam = 1.0 if (self.auto and self.kelley) else self.lam0
+
+
+class WorkingSet:
+    """The multisets whose folded rows are in the restricted LP, how long each has been slack,
+    and the checkpoint that lets a run resume (:mod:`darrm.solver.checkpoint`)."""
+
+    def __init__(self, params: PrivacyParams, c: np.ndarray, lp, checkpoint: str | os.PathLike | None):
+        self.cs = corners(params.eps, params.Delta)
+        self.e, self.rhs = params.exp_meps, params.rhs
+        self.lp = lp
+        self.fp = fingerprint(params, c)
+        self.path = Path(checkpoint) if checkpoint else None
+        loaded = load_checkpoint(self.path, self.fp, self.cs.shape[0]) if self.path else None
+        self.resumed = loaded is not None
+        self.multisets = loaded if loaded is not None else np.zeros((0, self.cs.shape[0]), dtype=np.int64)
+        if self.multisets.shape[0]:
+            self.lp.add(self._rows(self.multisets))
+        self.age = np.zeros(self.multisets.shape[0], dtype=np.int64)
+        self.added = 0
+
+    def _rows(self, counts: np.ndarray) -> np.ndarray:
+        return folded_rows(*factored_pmf_pairs(counts, self.cs), self.e)
+
+    def new_among(self, candidates: np.ndarray) -> np.ndarray:
+        """The candidates' orientations (:func:`darrm.privacy.corners.orientations`) not yet rows."""
+        new = _unique_rows(orientations(candidates))
+        if self.multisets.shape[0]:
+            allc = np.concatenate([self.multisets, new])
+            _, first = np.unique(allc, axis=0, return_index=True)
+            new = allc[np.sort(first[first >= self.multisets.shape[0]])]
+        return new
+
+    def purge(self, x_out: np.ndarray, after: int) -> None:
+        """Drop rows slack at x_out for ``after`` consecutive rounds (0 keeps all)."""
+        if after <= 0 or not self.lp.rows.shape[0]:
+            return
+        slack = self.rhs - self.lp.rows @ x_out
+        self.age = np.where(slack > 1e-9 * max(1.0, self.rhs), self.age + 1, 0)
+        keep = self.age < after
+        if not np.all(keep):
+            self.lp.keep(keep)
+            self.multisets, self.age = self.multisets[keep], self.age[keep]
+
+    def add(self, new: np.ndarray) -> None:
+        self.lp.add(self._rows(new))
+        self.multisets = np.concatenate([self.multisets, new])
+        self.age = np.concatenate([self.age, np.zeros(new.shape[0], dtype=np.int64)])
+        self.added += new.shape[0]
+        if self.path:
+            save_checkpoint(self.path, self.fp, self.multisets)
+
+
 def solve_cutting_planes(
     params: PrivacyParams,
     c: np.ndarray,
+    options: SolveOptions,
     *,
-    lp_backend: str = "highs",
     solver_opts: dict | None = None,
-    top: int = 256,
     tol_cp: float = 1e-10,
-    gap_tol: float = 1e-9,
-    max_rounds: int = 500,
     executor=None,
     checkpoint: str | os.PathLike | None = None,
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
     tie_break: float = 1e-7,
-    stabilize: float | str = "auto",
     purge_after: int = 5,
 ) -> tuple[np.ndarray, str, dict]:
     """Optimal x = γ(mid..K) by stabilised constraint generation; returns (x, status, info).
@@ -91,58 +167,35 @@ def solve_cutting_planes(
     objective (no tie-break), so it is as tight as the working set allows.
 
     Args:
-        c: LP costs (see :func:`darrm.solver.gamma_opt.objective_coefficients`).
-        lp_backend: "highs" (incremental, warm-started) or "cvxpy" (rebuilt each round).
-        top: multisets added per round (each with its 3 other orientations).
+        c: LP costs (see :func:`darrm.solver.objective.objective_coefficients`).
+        options: :class:`~darrm.SolveOptions`: ``lp_backend`` ("highs" incremental and
+            warm-started, or "cvxpy" rebuilt each round), ``cuts_per_round`` (multisets added per
+            round, each with its 3 other orientations), ``gap_tol`` (stop when the best feasible
+            point is provably within this of the optimum, expected-error units), ``stabilize``
+            (λ in (0, 1], 1 is plain Kelley cutting planes, or "auto", see above), the round limit.
         tol_cp: classic stop: no multiset violates at x_out by more than this (probability units).
-        gap_tol: stop when the best feasible point is provably within this of the optimum
-            (units of the objective, the expected error).
         checkpoint: file to save the working set after every round and resume from.
         tie_break: the LPs minimise c/‖c‖∞ − tie_break·Σx: among (near-)optimal γ prefer
             the larger (less noise).  For large K most c_l underflow to ~0 and the LP is
             degenerate; the tie-break picks the largest γ where the prior gives no weight.
             Bounds and objectives are always evaluated with the exact c.
-        stabilize: λ in (0, 1] (1 is plain Kelley cutting planes) or "auto" (see above).
         purge_after: a row slack at x_out for this many consecutive rounds leaves the LP
             (its multiset is found again by the sweep if it ever matters); 0 keeps all.
     """
-    auto = stabilize == "auto"
-    if auto:
-        lam0 = AUTO_LAMBDA
-    elif isinstance(stabilize, (int, float)) and 0.0 < float(stabilize) <= 1.0:
-        lam0 = float(stabilize)
-    else:
-        raise ParameterError("stabilize", f"must be 'auto' or lie in (0, 1], got {stabilize!r}")
-    if not (np.isfinite(gap_tol) and gap_tol > 0.0):
-        raise ParameterError("gap_tol", f"must be finite and > 0, got {gap_tol!r}")
-    if int(top) < 1:
-        raise ParameterError("cuts_per_round", f"must be >= 1, got {top!r}")
-    if int(max_rounds) < 1:
-        raise ParameterError("max_rounds", f"must be >= 1, got {max_rounds!r}")
-    cs = corners(params.eps, params.Delta)
-    C = cs.shape[0]
-    e = params.exp_meps
+    # options were validated once, by SolveOptions
+    gap_tol, top = options.gap_tol, options.cuts_per_round
+    max_rounds, lp_backend = options.rounds("shared"), options.lp_backend
     rhs = params.rhs
-    fp = fingerprint(params, c)
     scale = float(np.max(np.abs(c))) or 1.0
     c_lp = c / scale - tie_break
-    ckpt = Path(checkpoint) if checkpoint else None
-    working = load_checkpoint(ckpt, fp, C) if ckpt else None
-    resumed = working is not None
-    if working is None:
-        working = np.zeros((0, C), dtype=np.int64)
-    lp = make_restricted_lp(lp_backend, c_lp, rhs, solver_opts)
-    if working.shape[0]:
-        lp.add(folded_rows(*factored_pmf_pairs(working, cs), e))
-    age = np.zeros(working.shape[0], dtype=np.int64)
+    ws = WorkingSet(params, c, make_restricted_lp(lp_backend, c_lp, rhs, solver_opts), checkpoint)
+    lp = ws.lp
+    stab = Stabilizer(options.stabilize)
     t0 = time.perf_counter()
     sweeps = 0.0
     checked = 0
     x_in: np.ndarray | None = None
     ub, lb = np.inf, -np.inf
-    kelley, last_out = True, None
-    lam = 1.0 if auto else lam0
-    added_total = 0
 
     def tight_bound() -> tuple[float, np.ndarray]:
         # the same working set with the exact objective (no tie-break): a warm-started
@@ -155,9 +208,9 @@ def solve_cutting_planes(
 
     def finish(rnd: int, x: np.ndarray, converged: bool, reason: StopReason, residual: float | None) -> tuple:
         # lb already holds this round's tight bound: the rows have not changed since
-        d = {"method": "cutting-planes", "rounds": rnd, "working_set": int(working.shape[0]),
-             "lp_rows": int(lp.rows.shape[0]), "cuts_added": added_total, "multisets": checked,
-             "resumed": resumed, "converged": converged, "stop": reason.value, "lp_backend": lp_backend,
+        d = {"method": "cutting-planes", "rounds": rnd, "working_set": int(ws.multisets.shape[0]),
+             "lp_rows": int(lp.rows.shape[0]), "cuts_added": ws.added, "multisets": checked,
+             "resumed": ws.resumed, "converged": converged, "stop": reason.value, "lp_backend": lp_backend,
              "seconds_sweeps": sweeps, "seconds_total": time.perf_counter() - t0,
              # a valid lower bound on c·x over every feasible x (module restricted_lp)
              "lp_lower_bound": lb}
@@ -174,11 +227,10 @@ def solve_cutting_planes(
         lb = max(lb, bound)
         if polish:
             x_out, polish, polished = x_exact, False, True
-        at_out = x_in is None or lam >= 1.0
-        x_sep = x_out if at_out else x_in + lam * (x_out - x_in)
-        gamma = symmetric_from_upper(x_sep, params.K)
+        x_sep, at_out = stab.separation_point(x_in, x_out)
         ts = time.perf_counter()
-        res = sweep(gamma, params, top=top, threshold=tol_cp, executor=executor, progress=progress)
+        res = sweep(symmetric_from_upper(x_sep, params.K), params, top=top, threshold=tol_cp,
+                    executor=executor, progress=progress)
         sweeps += time.perf_counter() - ts
         checked = res.checked
         v = res.max_violation
@@ -186,7 +238,7 @@ def solve_cutting_planes(
         if float(c @ x_f) < ub:
             x_in, ub = x_f, float(c @ x_f)
         if log:
-            log(f"round {rnd}: {lp.rows.shape[0]} LP rows, λ={1.0 if at_out else lam:.2f}, "
+            log(f"round {rnd}: {lp.rows.shape[0]} LP rows, λ={1.0 if at_out else stab.lam:.2f}, "
                 f"max violation {v:.3e}, gap ≤ {ub - lb:.3e}, sweep {time.perf_counter() - ts:.1f}s")
         if ub - lb <= gap_tol:
             return finish(rnd, x_in, True, StopReason.GAP, None)
@@ -195,45 +247,25 @@ def solve_cutting_planes(
             # (repaired) version is not yet proven within gap_tol: try the working set's
             # exact-objective optimum once (the tie-break can cost more than gap_tol)
             if not polished:
-                polish, lam = True, 1.0
+                polish = True
+                stab.look_at_lp_point()
                 continue
             return finish(rnd, x_in, False, StopReason.NO_VIOLATION, v)
         if v <= tol_cp:
-            lam = 1.0  # the separation point is feasible (the new x_in): try the LP point itself next
+            stab.look_at_lp_point()  # the separation point is feasible (the new x_in)
             continue
-        if auto and at_out:
-            # plain Kelley cuts while the LP point's violation keeps falling; in-out from the
-            # first rise on (the oscillation that stalls plain cutting planes at large K)
-            if last_out is not None and v > last_out:
-                kelley = False
-            last_out = v
-        lam = 1.0 if (auto and kelley) else lam0
-        new = _unique_rows(orientations(res.candidates))
-        if working.shape[0]:
-            allc = np.concatenate([working, new])
-            _, first = np.unique(allc, axis=0, return_index=True)
-            new = allc[np.sort(first[first >= working.shape[0]])]
+        stab.after_violation(v, at_out)
+        new = ws.new_among(res.candidates)
         if new.shape[0] == 0:
             if not at_out:
-                lam = 1.0  # nothing new between x_in and x_out: look at the LP point itself
+                stab.look_at_lp_point()  # nothing new between x_in and x_out
                 continue
             # every multiset violated at x_out is already a row: what is left is the LP
             # solver's feasibility tolerance, which the caller's repair-and-certify removes
             return finish(rnd, x_in, False, StopReason.LP_TOLERANCE, v)
         if rnd == max_rounds:
             return finish(rnd, x_in, False, StopReason.ROUND_LIMIT, v)
-        if purge_after > 0 and lp.rows.shape[0]:
-            slack = rhs - lp.rows @ x_out
-            age = np.where(slack > 1e-9 * max(1.0, rhs), age + 1, 0)
-            keep = age < purge_after
-            if not np.all(keep):
-                lp.keep(keep)
-                working, age = working[keep], age[keep]
-        lp.add(folded_rows(*factored_pmf_pairs(new, cs), e))
-        working = np.concatenate([working, new])
-        age = np.concatenate([age, np.zeros(new.shape[0], dtype=np.int64)])
-        added_total += new.shape[0]
-        if ckpt:
-            save_checkpoint(ckpt, fp, working)
+        ws.purge(x_out, purge_after)
+        ws.add(new)
     # the last round's separation point was feasible (no cuts) but the gap is still open
     return finish(max_rounds, x_in, False, StopReason.ROUND_LIMIT, None)

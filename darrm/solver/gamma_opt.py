@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from ..errors import ParameterError, SolveError
+from ..errors import SolveError
 from ..gamma import symmetric_from_upper
 from ..params import PrivacyParams
 from ..prior import IIDPrior, Prior
@@ -31,6 +31,7 @@ from ..table import GammaTable
 from .cutting_planes import solve_cutting_planes
 from .full_lp import build_rows, choose_method
 from .objective import expected_signed_error, objective_coefficients
+from .options import SolveOptions
 from .restricted_lp import CvxpyRestrictedLP, lagrangian_bound
 from .status import StopReason, status_for
 
@@ -39,49 +40,35 @@ def solve_gamma_opt(
     params: PrivacyParams,
     prior: Prior | None = None,
     *,
-    method: str = "auto",
+    options: SolveOptions | None = None,
     tol: float | None = None,
     progress: bool | None = None,
     solver_opts: dict | None = None,
     executor=None,
     checkpoint: str | None = None,
     log=None,
-    cuts_per_round: int = 256,
-    max_rounds: int = 500,
-    accept_gap: bool = False,
-    lp_backend: str = "highs",
-    gap_tol: float = 1e-9,
-    stabilize: float | str = "auto",
 ) -> GammaTable:
     """Certified γ_opt for ``params`` under ``prior`` (default: i.i.d. mean 0.75).
 
     Args:
-        method: "full" (all folded rows, pruned), "cutting-planes" (constraint generation,
-            :mod:`darrm.solver.cutting_planes`) or "auto" (by the number of multisets).
-        executor: runs the exhaustive sweeps (see :mod:`darrm.backends.executors`).
+        options: :class:`~darrm.SolveOptions` — method ("full": all folded rows, pruned;
+            "cutting-planes": constraint generation, :mod:`darrm.solver.cutting_planes`;
+            "auto": by the number of multisets), round limit, gap target, accept_gap, cuts
+            per round, stabilisation, LP back end.  Without ``accept_gap`` a table whose
+            proven gap exceeds ``gap_tol`` is refused (SolveError).
+        executor: runs the exhaustive sweeps (see :mod:`darrm.backends`).
         checkpoint: constraint generation saves its working set here and resumes from it.
         log: callable receiving one progress line per constraint-generation round.
-        cuts_per_round: worst multisets added per constraint-generation round (each with
-            its swapped/reflected orientations).
-        max_rounds, accept_gap: if constraint generation has not converged after
-            ``max_rounds``, the best certified point found is returned anyway when
-            ``accept_gap`` (privacy is exact; ``info["optimality_gap"]`` bounds how far its
-            expected error is from the optimum), else a SolveError is raised.
-        lp_backend: constraint generation's restricted LP, "highs" (incremental highspy
-            model, warm-started) or "cvxpy" (rebuilt every round); see :mod:`darrm.solver.restricted_lp`.
-        gap_tol: constraint generation also stops once the best certified point is provably
-            within this of the optimum (expected-error units).
-        stabilize: in-out separation λ in (0, 1] or "auto" (:func:`darrm.solver.cutting_planes.solve_cutting_planes`).
+        solver_opts: extra HiGHS options.
 
     Raises:
         SolveError: the LP solver failed.
         CertificationError: the solution could not be certified even after repair.
     """
+    opts = SolveOptions() if options is None else options
     prior = IIDPrior() if prior is None else prior
-    if method == "auto":
-        method = choose_method(params)
-    if method not in ("full", "cutting-planes"):
-        raise ParameterError("method", f"must be auto, full or cutting-planes, got {method!r}")
+    method = choose_method(params) if opts.method == "auto" else opts.method
+    gap_tol, accept_gap = opts.gap_tol, opts.accept_gap
     t0 = time.perf_counter()
     c, _ = objective_coefficients(params.K, prior)
 
@@ -97,9 +84,8 @@ def solve_gamma_opt(
     else:
         t1 = time.perf_counter()
         x, status, info = solve_cutting_planes(
-            params, c, lp_backend=lp_backend, solver_opts=solver_opts, top=cuts_per_round,
-            executor=executor, checkpoint=checkpoint, progress=progress, log=log, max_rounds=max_rounds,
-            gap_tol=gap_tol, stabilize=stabilize,
+            params, c, opts, solver_opts=solver_opts, executor=executor, checkpoint=checkpoint,
+            progress=progress, log=log,
         )
     t2 = time.perf_counter()
     gamma = symmetric_from_upper(np.clip(x, 0.0, 1.0), params.K)

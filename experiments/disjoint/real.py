@@ -21,7 +21,7 @@ DP-SGD teachers' budget), the released labels of:
 
 Privacy reported per row: per query, and over the Q queries at δ_total = 1 − (1−δ)^Q(1−δ′)
 (δ′ = the study's 1e-4): Gaussian PLD composition for GNMax, the composed dominating PLD of the
-shuffled count (:mod:`darrm.accounting.shuffled_votes_pld`) for the shuffled rows (γ(L) is
+shuffled count (:func:`darrm.accounting.tight_total_epsilon`) for the shuffled rows (γ(L) is
 post-processing of the counts; the smaller of that and the generic bound is reported), exact
 optimal composition of the per-query (ε, δ) for the DaRRM rows.
 
@@ -39,10 +39,13 @@ import numpy as np
 
 import darrm
 from darrm import DisjointParams, NonPrivate, PrivacyParams
-from darrm.accounting import composition
-from darrm.accounting.gnmax import calibrate_sigma
-from darrm.accounting.gnmax import epsilon as gnmax_epsilon
-from darrm.accounting.shuffled_votes import largest_eps0, tight_total_epsilon
+from darrm.accounting import (
+    calibrate_sigma,
+    gnmax_epsilon,
+    largest_eps0,
+    optimal_homogeneous_epsilon,
+    tight_total_epsilon,
+)
 from darrm.numerics.delta import composed_delta
 from darrm.experiments.cache import default_cache_dir
 from darrm.experiments.data.loader import DatasetError, binary_task, load_dataset
@@ -90,7 +93,7 @@ def privacy(method: str, mech: dict, K: int, Q: int, eps_teacher: float, Delta: 
         return {"eps_query": eps_teacher, "delta_query": Delta, "eps_total": eps_teacher, "delta_total": Delta}
     eq, dq = mech["eps"], mech["delta"]
     dt = composed_delta(dq, Q, delta_prime)
-    generic = composition.optimal_homogeneous_epsilon(eq, dq, Q, dt)
+    generic = optimal_homogeneous_epsilon(eq, dq, Q, dt)
     if method == "gnmax":
         et = gnmax_epsilon(mech["sigma"], dt, Q, "pld")
     elif method == "shuffled-majority":

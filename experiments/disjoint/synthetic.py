@@ -11,7 +11,7 @@ one member's shard:
                      (darrm.accounting.gnmax.calibrate_sigma(ε, δ, "pld"), sensitivity √2);
 * darrm-nonprivate — partition-aware γ_opt over non-private members (darrm.solve, DisjointParams + NonPrivate);
 * shuffled-majority— members report through ε0-RR, the shuffler reveals only the count,
-                     plain majority; ε0 = largest with exact ε(δ) ≤ ε (darrm.accounting.shuffled_votes);
+                     plain majority; ε0 = largest with exact ε(δ) ≤ ε (darrm.accounting.largest_eps0);
 * shuffled-darrm   — DaRRM γ_opt over shuffled ε0-RR votes (LocalRR model), best ε0 on a
                      grid of multiples of the previous ε0 (tuned on the same agreement
                      distribution: an optimistic choice, stated in RESULTS.md);
@@ -33,8 +33,7 @@ from scipy.stats import norm
 
 import darrm
 from darrm import DisjointParams, IIDPrior, LocalRR, NonPrivate
-from darrm.accounting.gnmax import calibrate_sigma
-from darrm.accounting.shuffled_votes import largest_eps0
+from darrm.accounting import calibrate_sigma, largest_eps0
 from darrm.mechanism import output_weights
 from darrm.numerics.binomial import binomial_pmf
 

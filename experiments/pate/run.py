@@ -21,9 +21,7 @@ import torch
 from tqdm.auto import tqdm
 
 import darrm
-from darrm.accounting import composition
-from darrm.accounting.gnmax import calibrate_sigma
-from darrm.accounting.gnmax import epsilon as gnmax_epsilon
+from darrm.accounting import calibrate_sigma, gnmax_epsilon, kairouz_general, optimal_homogeneous_epsilon
 from darrm.atomic import atomic_write_bytes, atomic_write_json
 from darrm.experiments.cache import default_cache_dir
 from darrm.experiments.data.loader import binary_task, load_dataset
@@ -103,9 +101,9 @@ def _privacy(method: str, m: int, Q: int, mech_m: dict, eps_t: float, cfg: Study
                 "privacy_note": "post-processing of the teachers: parallel composition, the teachers' "
                                 "(eps, Delta) once for all Q queries"}
     eq, dq = mech_m["eps_query"], mech_m["delta_query"]
-    et, dt = composition.kairouz_general(eq, dq, Q, cfg.delta_prime)
+    et, dt = kairouz_general(eq, dq, Q, cfg.delta_prime)
     rec = {"eps_query": eq, "delta_query": dq, "eps_total": et, "delta_total": dt,
-           "eps_total_optimal": composition.optimal_homogeneous_epsilon(eq, dq, Q, dt)}
+           "eps_total_optimal": optimal_homogeneous_epsilon(eq, dq, Q, dt)}
     if method.startswith("gnmax"):
         sigma = mech_m["sigma_paper" if method == "gnmax-paper" else "sigma_tight"]
         rec["sigma"] = sigma

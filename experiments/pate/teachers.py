@@ -23,7 +23,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from darrm.accounting.dpsgd import epsilon as dpsgd_epsilon
+from darrm.accounting import dpsgd_epsilon
 from darrm.errors import ParameterError
 from darrm.validation import count, half_open_unit, odd_count, open_unit, positive
 from darrm.experiments.pate.model import CNN, to_tensor

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from darrm.accounting.gnmax import epsilon as gnmax_epsilon
-from darrm.accounting.shuffled_votes import ShuffledBinaryRR
+from darrm.accounting import ShuffledBinaryRR, gnmax_epsilon
 from darrm.experiments.disjoint.real import METHODS, build_mechanisms, cached_votes, markdown, run_real
 from darrm.experiments.pate.study import METHODS as PATE_METHODS
 from darrm.experiments.pate.study import query_indices

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from darrm.accounting.composition import kairouz_general
+from darrm.accounting import kairouz_general
 from darrm import IIDPrior, expected_signed_error
 from darrm.experiments import cli
 from darrm.experiments.data import loader

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from darrm import SolveOptions
 from darrm.params import PrivacyParams
 from darrm.prior import IIDPrior, IndependentPrior
 from darrm.privacy.certify import certify
@@ -16,8 +17,8 @@ from darrm.solver.gamma_opt import solve_gamma_opt
 def test_constraint_generation_matches_the_full_lp(K, m, Delta):
     """Same optimum as the full-enumeration LP to 1e-9, both certified."""
     P = PrivacyParams(K, m, 0.1, Delta)
-    full = solve_gamma_opt(P, method="full")
-    cp = solve_gamma_opt(P, method="cutting-planes")
+    full = solve_gamma_opt(P, options=SolveOptions(method="full"))
+    cp = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes"))
     assert cp.info["method"] == "cutting-planes" and full.info["method"] == "full"
     assert cp.objective == pytest.approx(full.objective, abs=1e-9)
     for t in (full, cp):
@@ -29,8 +30,8 @@ def test_constraint_generation_matches_the_full_lp(K, m, Delta):
 def test_constraint_generation_with_a_non_iid_prior():
     P = PrivacyParams(15, 3, 0.1, 1e-5)
     pr = IndependentPrior(tuple(np.linspace(0.55, 0.95, 15)))
-    assert solve_gamma_opt(P, pr, method="cutting-planes").objective == pytest.approx(
-        solve_gamma_opt(P, pr, method="full").objective, abs=1e-9
+    assert solve_gamma_opt(P, pr, options=SolveOptions(method="cutting-planes")).objective == pytest.approx(
+        solve_gamma_opt(P, pr, options=SolveOptions(method="full")).objective, abs=1e-9
     )
 
 
@@ -49,13 +50,13 @@ def test_orientations_are_the_swap_and_reflection_of_the_corner_set():
 def test_checkpoint_resumes_with_the_same_working_set(tmp_path):
     P = PrivacyParams(17, 3, 0.1, 1e-5)
     ck = tmp_path / "ws.npz"
-    a = solve_gamma_opt(P, method="cutting-planes", checkpoint=str(ck))
+    a = solve_gamma_opt(P, checkpoint=str(ck), options=SolveOptions(method="cutting-planes"))
     assert ck.exists() and not a.info["resumed"]
-    b = solve_gamma_opt(P, method="cutting-planes", checkpoint=str(ck))
+    b = solve_gamma_opt(P, checkpoint=str(ck), options=SolveOptions(method="cutting-planes"))
     assert b.info["resumed"] and b.info["rounds"] <= 2
     assert b.objective == pytest.approx(a.objective, abs=1e-12)
     # a checkpoint for other parameters is ignored, not trusted
-    c = solve_gamma_opt(PrivacyParams(17, 5, 0.1, 1e-5), method="cutting-planes", checkpoint=str(ck))
+    c = solve_gamma_opt(PrivacyParams(17, 5, 0.1, 1e-5), checkpoint=str(ck), options=SolveOptions(method="cutting-planes"))
     assert not c.info["resumed"]
 
 
@@ -71,9 +72,9 @@ def test_unconverged_generation_is_refused_or_certified_with_a_stated_gap():
 
     P = PrivacyParams(21, 5, 0.1, 1e-5)
     with pytest.raises(SolveError, match="only proven within"):
-        solve_gamma_opt(P, method="cutting-planes", max_rounds=1)
-    opt = solve_gamma_opt(P, method="cutting-planes")
-    early = solve_gamma_opt(P, method="cutting-planes", max_rounds=2, accept_gap=True)
+        solve_gamma_opt(P, options=SolveOptions(method="cutting-planes", max_rounds=1))
+    opt = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes"))
+    early = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes", max_rounds=2, accept_gap=True))
     assert certify(early.gamma, P).certified  # privacy is never approximate
     assert not early.info["converged"] and early.status != "optimal" and "gap-bounded" in early.status
     assert early.info["stop"] == "round limit"
@@ -125,9 +126,9 @@ def test_unknown_lp_backend_is_refused_by_name():
     from darrm.errors import ParameterError
 
     with pytest.raises(ParameterError, match="lp_backend"):
-        solve_gamma_opt(PrivacyParams(15, 3, 0.1, 1e-5), method="cutting-planes", lp_backend="gurobi")
+        solve_gamma_opt(PrivacyParams(15, 3, 0.1, 1e-5), options=SolveOptions(method="cutting-planes", lp_backend="gurobi"))
     with pytest.raises(ParameterError, match="stabilize"):
-        solve_gamma_opt(PrivacyParams(15, 3, 0.1, 1e-5), method="cutting-planes", stabilize=0.0)
+        solve_gamma_opt(PrivacyParams(15, 3, 0.1, 1e-5), options=SolveOptions(method="cutting-planes", stabilize=0.0))
 
 
 @pytest.mark.parametrize("stabilize,backend", [(1.0, "highs"), (0.5, "highs"), (0.3, "cvxpy")])
@@ -135,8 +136,8 @@ def test_in_out_stabilised_generation_reaches_the_full_lp_optimum(stabilize, bac
     """Every λ and both LP back ends reach the full LP's optimum with a certified table and a
     stated gap that bounds the true distance to the optimum."""
     P = PrivacyParams(17, 5, 0.1, 1e-5)
-    full = solve_gamma_opt(P, method="full")
-    t = solve_gamma_opt(P, method="cutting-planes", stabilize=stabilize, lp_backend=backend)
+    full = solve_gamma_opt(P, options=SolveOptions(method="full"))
+    t = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes", stabilize=stabilize, lp_backend=backend))
     assert t.info["converged"] and t.info["lp_backend"] == backend
     assert t.objective == pytest.approx(full.objective, abs=1e-9)
     assert t.objective - full.objective <= t.info["optimality_gap"] + 1e-12
@@ -147,8 +148,8 @@ def test_gap_stop_returns_a_certified_table_within_the_stated_gap():
     """A loose gap_tol stops early on the bounds alone; the table is still certified and the
     true distance to the optimum (from the full LP) is within the reported gap."""
     P = PrivacyParams(21, 5, 0.1, 1e-5)
-    full = solve_gamma_opt(P, method="full")
-    t = solve_gamma_opt(P, method="cutting-planes", gap_tol=2e-3, stabilize=0.3)
+    full = solve_gamma_opt(P, options=SolveOptions(method="full"))
+    t = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes", gap_tol=2e-3, stabilize=0.3))
     assert t.info["converged"]
     assert certify(t.gamma, P).certified
     assert 0.0 <= t.objective - full.objective <= t.info["optimality_gap"] + 1e-12

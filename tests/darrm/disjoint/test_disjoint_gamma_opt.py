@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from darrm.accounting.shuffled_votes import ShuffledBinaryRR
+from darrm.accounting import ShuffledBinaryRR
 
 from darrm import cli, gamma_file
 from darrm.disjoint import (

@@ -1,15 +1,21 @@
 """Orderings that hold between methods, and monotonicity in n, ε0 and δ."""
 
 import pytest
-from darrm.accounting.shuffle import blanket, clones, decomposition, krr
-from darrm.accounting.shuffle import variation_ratio as vr
-from darrm.accounting.shuffle.best import all_bounds, best_upper_bound
-from darrm.accounting.shuffle.randomizers import (
+from darrm.accounting import (
     GenericLDP,
     RandomizedResponse,
+    all_bounds,
+    best_upper_bound,
+)
+from darrm.accounting.shuffle import (
+    blanket,
+    clones,
+    decomposition,
     joint,
+    krr,
     parallel,
 )
+from darrm.accounting.shuffle import variation_ratio as vr
 
 
 @pytest.mark.parametrize("k,e0,n", [(2, 1.0, 2000), (10, 1.0, 2000), (10, 4.0, 2000), (4, 2.0, 500)])

@@ -8,11 +8,10 @@ import math
 
 import numpy as np
 import pytest
-from darrm.accounting import composition
-from darrm.accounting.shuffle.best import all_bounds
+from darrm.accounting import RandomizedResponse, all_bounds, composition
+from darrm.accounting.cli.votes import register
 from darrm.accounting.shuffle.exact import worst_case_delta
-from darrm.accounting.shuffle.randomizers import RandomizedResponse
-from darrm.accounting.shuffled_votes import (
+from darrm.accounting.votes import (
     ShuffledBinaryRR,
     compose_queries,
     largest_eps0,
@@ -20,7 +19,6 @@ from darrm.accounting.shuffled_votes import (
     shuffled_votes_guarantee,
     tight_total_epsilon,
 )
-from darrm.accounting.votes_cli import register
 from scipy import stats
 
 from darrm.disjoint import DisjointParams, LocalRR, solve_gamma_opt_disjoint
@@ -118,7 +116,7 @@ def test_largest_eps0_meets_the_target_and_is_maximal(queries):
 
 
 def test_krr_uses_the_best_valid_shuffle_bound():
-    eps, method = per_query_epsilon(30, 2.0, 1e-4, k=3)
+    eps, method = per_query_epsilon(30, 2.0, 1e-4, classes=3)
     assert method != "exact" and 0 < eps <= 2.0
 
 

@@ -4,7 +4,7 @@ import argparse
 import json
 
 import pytest
-from darrm.accounting.shuffle.cli import register
+from darrm.accounting.cli.shuffle import register
 
 from darrm.errors import ParameterError
 
@@ -18,7 +18,7 @@ def _run(argv, capsys):
 
 
 def test_json_records_for_k_rr(capsys):
-    rc, out = _run(["shuffle", "--n", "500", "--eps0", "1,2", "--delta", "1e-5", "--k", "3", "--json"], capsys)
+    rc, out = _run(["shuffle", "--n", "500", "--eps0", "1,2", "--delta", "1e-5", "--classes", "3", "--json"], capsys)
     assert rc == 0
     recs = json.loads(out)
     assert {"method", "bound", "valid", "eps"} <= set(recs[0])
@@ -42,7 +42,7 @@ def test_generic_marks_flawed_variation_ratio_invalid(capsys):
 def test_table_output_and_plot(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     png = tmp_path / "eps.png"
-    rc, out = _run(["shuffle", "--n", "300", "--eps0", "1", "--delta", "1e-4", "--k", "2", "--plot", str(png)], capsys)
+    rc, out = _run(["shuffle", "--n", "300", "--eps0", "1", "--delta", "1e-4", "--classes", "2", "--plot", str(png)], capsys)
     assert rc == 0 and "clones" in out and png.stat().st_size > 1000
 
 
@@ -50,7 +50,7 @@ def test_table_output_and_plot(tmp_path, capsys):
     (["--n", "abc", "--eps0", "1", "--delta", "1e-6"], "n"),
     (["--n", "100", "--eps0", "0", "--delta", "1e-6"], "eps0"),
     (["--n", "100", "--eps0", "1", "--delta", "2"], "delta"),
-    (["--n", "100", "--eps0", "1", "--delta", "1e-6", "--k", "1"], "k")])
+    (["--n", "100", "--eps0", "1", "--delta", "1e-6", "--classes", "1"], "classes")])
 def test_bad_arguments_raise_parameter_error(argv, name, capsys):
     with pytest.raises(ParameterError, match=name):
         _run(["shuffle", *argv], capsys)

@@ -1,6 +1,6 @@
-"""Tight Q-fold composition of shuffled binary randomised-response votes (issue 8).
+"""Tight Q-fold composition of shuffled binary randomised-response votes: the dominating PLD (issue 8).
 
-Composing the per-query (ε, δ) of the shuffled count L (:mod:`darrm.accounting.shuffled_votes`)
+Composing the per-query (ε, δ) of the shuffled count L (:mod:`darrm.accounting.votes.one_round`)
 is valid but loose: it forgets the shape of L's privacy-loss distribution.  This module
 composes that distribution itself.
 
@@ -20,7 +20,7 @@ pairs is a trade-off function whose conjugate is δ*).  The adaptive Q-fold comp
 mechanisms dominated by (P*, Q*) is dominated by (P*^Q, Q*^Q).  Here the supremum is a
 maximum over the K values of n1 and the two directions (victim 1→0 or 0→1; a victim whose
 bit does not change gives identical distributions) — the reduction of
-:mod:`darrm.accounting.shuffled_votes`.
+:mod:`darrm.accounting.votes.one_round`.
 
 **From the profile to a PLD.**  δ*(ε) is evaluated exactly on the grid ε_i = i·d,
 i = ⌊−ε0/d⌋..⌈ε0/d⌉ (every loss of every pair lies in [−ε0, ε0]: the victim's own report is
@@ -48,13 +48,14 @@ from dp_accounting.pld import pld_pmf
 from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 from darrm import validation as v
-from darrm.accounting.shuffled_votes import ShuffledBinaryRR
 from darrm.errors import ParameterError
+
+from .one_round import ShuffledBinaryRR
 
 DISCRETIZATION = 1e-3
 TAIL_MASS_TRUNCATION = 1e-15
 
-__all__ = ["DISCRETIZATION", "composed_delta", "composed_epsilon", "dominating_pld", "dominating_profile"]
+__all__ = ["DISCRETIZATION", "composed_pld", "dominating_pld", "dominating_profile", "rounds_delta", "rounds_epsilon"]
 
 
 def _discretization(d: float) -> float:
@@ -127,13 +128,13 @@ def composed_pld(K: int, eps0: float, queries: int, discretization: float = DISC
     return _composed(m.K, m.eps0, v.count("queries", queries), _discretization(discretization))
 
 
-def composed_delta(K: int, eps0: float, queries: int, eps: float, discretization: float = DISCRETIZATION) -> float:
+def rounds_delta(K: int, eps0: float, queries: int, eps: float, discretization: float = DISCRETIZATION) -> float:
     """Upper bound on δ(ε) of Q rounds (adaptive) of shuffled ε0-RR votes from K members."""
-    eps = v.non_negative("eps", eps)
+    eps = v.epsilon("eps", eps, allow_zero=True)
     return float(min(1.0, composed_pld(K, eps0, queries, discretization).get_delta_for_epsilon(eps)))
 
 
-def composed_epsilon(K: int, eps0: float, queries: int, delta: float, discretization: float = DISCRETIZATION) -> float:
+def rounds_epsilon(K: int, eps0: float, queries: int, delta: float, discretization: float = DISCRETIZATION) -> float:
     """Upper bound on ε(δ) of Q rounds (adaptive) of shuffled ε0-RR votes; never above Q·ε0."""
     delta = v.open_unit("delta", delta)
     e = float(composed_pld(K, eps0, queries, discretization).get_epsilon_for_delta(delta))

@@ -37,6 +37,7 @@ from scipy.stats import norm
 
 from darrm import validation as v
 from darrm.errors import ParameterError
+from darrm.numerics.inversion import inverse_monotone
 
 Method = Literal["paper-rdp", "rdp", "pld"]
 METHODS: tuple[str, ...] = ("paper-rdp", "rdp", "pld")
@@ -76,7 +77,7 @@ class GridCalibration:
 def paper_grid(eps: float, delta: float, step: float = 0.5, order_max: float = 500.0) -> GridCalibration:
     """The paper's σ_min: min over λ = λ_min + j·step ≤ order_max (j ≥ 1) of
     σ² = λ / (ε − log(1/δ)/(λ−1)), λ_min = log(1/δ)/ε + 1 (DaRRM D.2.1)."""
-    eps = v.positive("eps", eps)
+    eps = v.epsilon("eps", eps)
     delta = v.open_unit("delta", delta)
     step = v.positive("step", step)
     log_inv = math.log(1.0 / delta)
@@ -124,7 +125,7 @@ def _calibrate_rdp(eps: float, delta: float) -> float:
 def gaussian_delta(eps: float, sigma: float, sensitivity: float = SENSITIVITY_L2) -> float:
     """Exact δ(ε) of the Gaussian mechanism (Balle & Wang 2018, Thm 8):
     Φ(s/(2σ) − εσ/s) − e^ε Φ(−s/(2σ) − εσ/s), computed with log-CDFs."""
-    eps = v.non_negative("eps", eps)
+    eps = v.epsilon("eps", eps, allow_zero=True)
     sigma = v.positive("sigma", sigma)
     s = v.positive("sensitivity", sensitivity)
     a, b = s / (2 * sigma) - eps * sigma / s, -s / (2 * sigma) - eps * sigma / s
@@ -133,13 +134,15 @@ def gaussian_delta(eps: float, sigma: float, sensitivity: float = SENSITIVITY_L2
 
 
 def _calibrate_pld(eps: float, delta: float) -> float:
+    """Smallest σ whose exact curve certifies (ε, δ): δ(σ) is decreasing, inverted on log σ from
+    dp_accounting's σ (a bracket of ±1e-6 around it, grown by factors of 2 if needed), the
+    returned σ checked to satisfy ``gaussian_delta(eps, σ) <= delta``."""
     from dp_accounting.gaussian_mechanism import get_sigma_gaussian
 
-    sigma = SENSITIVITY_L2 * float(get_sigma_gaussian(eps, delta))
-    # root finder tolerance: nudge up until the exact curve certifies (ε, δ)
-    while gaussian_delta(eps, sigma) > delta:
-        sigma *= 1.0 + 1e-12
-    return sigma
+    guess = SENSITIVITY_L2 * float(get_sigma_gaussian(eps, delta))
+    return inverse_monotone(lambda s: gaussian_delta(eps, s), delta, guess * (1 - 1e-6), guess * (1 + 1e-6),
+                            increasing=False, geometric=True, log_value=True, expand=2.0,
+                            limits=(1e-300, 1e300), xtol=1e-15, rtol=1e-13, name="delta")
 
 
 def calibrate_sigma(eps: float, delta: float, method: Method = "paper-rdp") -> float:
@@ -149,7 +152,7 @@ def calibrate_sigma(eps: float, delta: float, method: Method = "paper-rdp") -> f
     mechanism with a tighter analysis).  Raises ``ParameterError`` for eps ≤ 0,
     delta ∉ (0, 1) or an unknown method.
     """
-    eps = v.positive("eps", eps)
+    eps = v.epsilon("eps", eps)
     delta = v.open_unit("delta", delta)
     if method == "paper-rdp":
         return paper_grid(eps, delta).sigma
@@ -183,3 +186,12 @@ def epsilon(sigma: float, delta: float, queries: int = 1, method: Method = "pld"
         # the returned ε is a root of δ(ε) = δ; tolerance 1e-12
         return float(get_epsilon_gaussian(sigma / (SENSITIVITY_L2 * math.sqrt(q)), delta)) + 1e-12
     raise ParameterError("method", f"must be one of {METHODS}, got {method!r}")
+
+
+def compare_methods(eps: float, delta: float) -> dict:
+    """σ of one (ε, δ)-DP query under every calibration method, and the paper grid's minimiser
+    (``darrm account gnmax``): ``{"eps", "delta", "paper_grid_order", "paper_grid_order_min",
+    "sigma": [{"method", "sigma"}, ...]}``."""
+    grid = paper_grid(eps, delta)
+    return {"eps": eps, "delta": delta, "paper_grid_order": grid.order, "paper_grid_order_min": grid.order_min,
+            "sigma": [{"method": m, "sigma": calibrate_sigma(eps, delta, m)} for m in METHODS]}

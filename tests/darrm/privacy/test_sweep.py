@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from darrm import SolveOptions
 from darrm.backends.executors import (
     DaskExecutor,
     ProcessExecutor,
@@ -98,8 +99,8 @@ def test_solve_on_the_torch_backend_gives_the_same_table():
     from darrm.solver.gamma_opt import solve_gamma_opt
 
     P = PrivacyParams(13, 3, 0.1, 1e-5)
-    a = solve_gamma_opt(P, method="cutting-planes")
-    b = solve_gamma_opt(P, method="cutting-planes", executor=TorchDevice("cpu"))
+    a = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes"))
+    b = solve_gamma_opt(P, executor=TorchDevice("cpu"), options=SolveOptions(method="cutting-planes"))
     assert b.objective == pytest.approx(a.objective, abs=1e-12)
 
 

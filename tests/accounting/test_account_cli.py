@@ -6,7 +6,7 @@ import argparse
 import json
 
 import pytest
-from darrm.accounting.cli import register
+from darrm.accounting.cli.account import register
 
 from darrm.errors import DarrmError
 
@@ -20,7 +20,7 @@ def _run(argv: list[str]) -> int:
 
 
 def test_compose_table_lists_every_bound(capsys):
-    assert _run(["account", "compose", "--eps", "0.2676", "--delta", "3e-4", "--k", "50"]) == 0
+    assert _run(["account", "compose", "--eps", "0.2676", "--delta", "3e-4", "--compositions", "50"]) == 0
     out = capsys.readouterr().out
     for name in ("simple", "dwork-roth", "kairouz-general", "optimal-grid", "optimal"):
         assert name in out
@@ -28,7 +28,7 @@ def test_compose_table_lists_every_bound(capsys):
 
 
 def test_compose_json(capsys):
-    assert _run(["account", "compose", "--eps", "0.2556", "--delta", "3e-4", "--k", "100", "--json"]) == 0
+    assert _run(["account", "compose", "--eps", "0.2556", "--delta", "3e-4", "--compositions", "100", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     by = {b["method"]: b for b in data["bounds"]}
     assert round(by["kairouz-general"]["eps_total"], 3) == 14.219
@@ -36,7 +36,7 @@ def test_compose_json(capsys):
 
 
 def test_dpsgd_from_loader_json(capsys):
-    argv = ["account", "dpsgd", "--sigma", "12", "--n-samples", "1024", "--delta", "1e-4", "--accountant", "prv", "--json"]
+    argv = ["account", "dpsgd", "--noise-multiplier", "12", "--n-samples", "1024", "--delta", "1e-4", "--accountant", "prv", "--json"]
     assert _run(argv) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["steps"] == 160 and round(data["results"][0]["epsilon"], 4) == 0.0892
@@ -64,10 +64,10 @@ def test_paper_tables_json(capsys):
 @pytest.mark.parametrize(
     "argv",
     [
-        ["account", "compose", "--eps", "-1", "--k", "3"],
+        ["account", "compose", "--eps", "-1", "--compositions", "3"],
         ["account", "gnmax", "--eps", "0.2", "--delta", "2"],
-        ["account", "dpsgd", "--sigma", "12", "--delta", "1e-4"],
-        ["account", "dpsgd", "--sigma", "0", "--sample-rate", "0.1", "--steps", "5", "--delta", "1e-4"],
+        ["account", "dpsgd", "--noise-multiplier", "12", "--delta", "1e-4"],
+        ["account", "dpsgd", "--noise-multiplier", "0", "--sample-rate", "0.1", "--steps", "5", "--delta", "1e-4"],
     ],
 )
 def test_bad_input_raises_darrm_error(argv):

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from darrm import cli
+from darrm import SolveOptions, cli
 from darrm.disjoint import (
     ApproxDP,
     DisjointParams,
@@ -85,8 +85,8 @@ def test_disjoint_gamma_opt_equals_full_lp_reference(K, mu, eps, member):
 def test_round_limit_refuses_by_default_and_states_its_gap_on_request():
     params, prior = DisjointParams(1001, NonPrivate(), 0.05, 1e-6), IIDPrior(0.51)
     with pytest.raises(SolveError, match="gap"):
-        solve_gamma_opt_disjoint(params, prior, max_rounds=3)
-    t = solve_gamma_opt_disjoint(params, prior, max_rounds=3, accept_gap=True)
+        solve_gamma_opt_disjoint(params, prior, options=SolveOptions(max_rounds=3))
+    t = solve_gamma_opt_disjoint(params, prior, options=SolveOptions(max_rounds=3, accept_gap=True))
     assert t.status != OPTIMAL and t.info["converged"] is False
     assert t.info["stop"] == StopReason.ROUND_LIMIT.value and t.info["rounds"] == 3
     assert t.info["optimality_gap"] > 1e-9 and t.info["gap_tol"] == 1e-9
@@ -97,7 +97,7 @@ def test_round_limit_refuses_by_default_and_states_its_gap_on_request():
                                      ({"gap_tol": float("nan")}, "gap_tol"), ({"cuts_per_round": 0}, "cuts_per_round")])
 def test_bad_solve_options_name_the_parameter(kw, name):
     with pytest.raises(ValueError, match=name):
-        solve_gamma_opt_disjoint(DisjointParams(11, NonPrivate(), 0.5), **kw)
+        solve_gamma_opt_disjoint(DisjointParams(11, NonPrivate(), 0.5), options=SolveOptions(**kw))
 
 
 BASE = ["solve", "--members", "disjoint", "--member-privacy", "nonprivate", "--target-eps", "0.05",

@@ -34,8 +34,9 @@ from scipy.special import logsumexp
 from scipy.stats import norm
 
 from darrm import validation as v
-from darrm.accounting.gnmax import SENSITIVITY_L2, gaussian_rdp
 from darrm.errors import ParameterError
+
+from .calibration import SENSITIVITY_L2, gaussian_rdp
 
 
 @dataclass(frozen=True)

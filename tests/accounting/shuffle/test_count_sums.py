@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from darrm.accounting import FiniteRandomizer, RandomizedResponse
 from darrm.accounting.shuffle import count_sums as CS
 from darrm.accounting.shuffle import decomposition
 from darrm.accounting.shuffle.decomposition import (
@@ -16,7 +17,6 @@ from darrm.accounting.shuffle.decomposition import (
     mixture_atoms,
 )
 from darrm.accounting.shuffle.exact import worst_case_delta
-from darrm.accounting.shuffle.randomizers import FiniteRandomizer, RandomizedResponse
 from scipy.special import gammaln
 
 

@@ -3,9 +3,9 @@
 import math
 
 import pytest
+from darrm.accounting import GenericLDP, RandomizedResponse
 from darrm.accounting.shuffle import blanket, clones, erlingsson, krr
 from darrm.accounting.shuffle import variation_ratio as vr
-from darrm.accounting.shuffle.randomizers import GenericLDP, RandomizedResponse
 
 # spec-shuffle-variation-ratio §4.1: canonical Thm 4.8 values (exact T=10 grid)
 TABLE5_T10 = {(1, 1e4): 0.0439453125, (1, 1e6): 0.005859375, (1, 1e8): 0.0009765625,

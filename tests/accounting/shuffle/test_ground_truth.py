@@ -9,13 +9,13 @@ is the exact δ(ε) of the shuffled k-RR protocol.  Upper bounds for a generic
 
 import numpy as np
 import pytest
-from darrm.accounting.shuffle.best import all_bounds
-from darrm.accounting.shuffle.exact import dataset_delta, exact_eps, worst_case_delta
-from darrm.accounting.shuffle.randomizers import (
+from darrm.accounting import (
     FiniteRandomizer,
     GenericLDP,
     RandomizedResponse,
+    all_bounds,
 )
+from darrm.accounting.shuffle.exact import dataset_delta, exact_eps, worst_case_delta
 
 # (k, n): n <= 40, k <= 4 — every dataset of the other n-1 users is enumerated.
 CASES = [(2, 40), (3, 14), (4, 9)]

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from darrm.accounting import gnmax_data_dependent as dd
+from darrm.accounting.gnmax import data_dependent as dd
 from scipy.stats import norm
 
 from darrm.errors import ParameterError

@@ -3,13 +3,14 @@
 import math
 
 import pytest
-from darrm.accounting.shuffle import (
+from darrm.accounting import (
     Bound,
     FiniteRandomizer,
     GenericLDP,
     RandomizedResponse,
+    all_bounds,
+    best_upper_bound,
 )
-from darrm.accounting.shuffle.best import all_bounds, best_upper_bound
 from darrm.accounting.shuffle.variation_ratio import VRParams, vr_delta
 
 from darrm.errors import ParameterError

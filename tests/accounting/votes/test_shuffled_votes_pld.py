@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 import pytest
-from darrm.accounting.shuffled_votes import ShuffledBinaryRR, compose_queries
-from darrm.accounting.shuffled_votes_pld import (
-    composed_delta,
-    composed_epsilon,
+from darrm.accounting.votes import ShuffledBinaryRR, compose_queries
+from darrm.accounting.votes.pld import (
     dominating_pld,
     dominating_profile,
+    rounds_delta,
+    rounds_epsilon,
 )
 from dp_accounting.pld.privacy_loss_distribution import (
     from_two_probability_mass_functions,
@@ -67,25 +67,25 @@ def test_composed_pld_dominates_brute_force_product_distributions(K, eps0, Q):
     m = ShuffledBinaryRR(K, eps0)
     for eps in (0.0, 0.3, 1.0, 0.9 * Q * eps0):
         exact = _brute_composed_delta(K, eps0, Q, eps)
-        tight = composed_delta(K, eps0, Q, eps)
+        tight = rounds_delta(K, eps0, Q, eps)
         assert exact <= tight + 1e-13
         assert tight <= exact + 0.1  # the dominating pair is a convex hull of the pairs: close, not equal
     for dq in (1e-3, 1e-2):
         eg, dt = compose_queries(m.epsilon(dq), dq, Q, dq)
-        assert composed_epsilon(K, eps0, Q, dt) <= eg + 1e-9
+        assert rounds_epsilon(K, eps0, Q, dt) <= eg + 1e-9
 
 
 def test_brute_force_catches_an_understated_local_budget():
     """The check above can fail: a PLD built for a smaller ε0 falls below the exact value."""
     K, eps0, Q = 6, 2.0, 2
-    assert any(composed_delta(K, 0.9 * eps0, Q, e) < _brute_composed_delta(K, eps0, Q, e) - 1e-3
+    assert any(rounds_delta(K, 0.9 * eps0, Q, e) < _brute_composed_delta(K, eps0, Q, e) - 1e-3
                for e in (0.3, 1.0, 2.0))
 
 
 def test_single_round_matches_the_exact_epsilon():
     for K, eps0 in ((11, 1.0), (301, 3.0)):
         exact = ShuffledBinaryRR(K, eps0).epsilon(1e-6)
-        got = composed_epsilon(K, eps0, 1, 1e-6)
+        got = rounds_epsilon(K, eps0, 1, 1e-6)
         assert exact - 1e-9 <= got <= exact + 2e-3
 
 
@@ -103,22 +103,22 @@ def test_large_K_composition_sits_between_a_single_split_and_the_per_query_bound
     lower = max(from_two_probability_mass_functions(b, a, pessimistic_estimate=False,
                                                     value_discretization_interval=1e-3)
                 .self_compose(Q).get_delta_for_epsilon(eps) for a, b in ((lp, lr), (lr, lp)))
-    assert lower <= composed_delta(K, eps0, Q, eps)
+    assert lower <= rounds_delta(K, eps0, Q, eps)
     eg, dt = compose_queries(m.epsilon(1e-6), 1e-6, Q, 1e-6)
-    assert composed_epsilon(K, eps0, Q, dt) < eg / 3
+    assert rounds_epsilon(K, eps0, Q, dt) < eg / 3
 
 
 def test_composed_epsilon_never_exceeds_basic_composition_of_eps0():
-    assert composed_epsilon(3, 0.2, 5, 1e-12) <= 5 * 0.2
+    assert rounds_epsilon(3, 0.2, 5, 1e-12) <= 5 * 0.2
 
 
 @pytest.mark.parametrize("call,name", [
     (lambda: dominating_pld(11, 1.0, discretization=0.0), "discretization"),
     (lambda: dominating_pld(11, 1.0, discretization=1.0), "discretization"),
-    (lambda: composed_delta(11, 1.0, 0, 0.5), "queries"),
-    (lambda: composed_delta(11, 1.0, 2, -0.5), "eps"),
-    (lambda: composed_epsilon(11, 1.0, 2, 0.0), "delta"),
-    (lambda: composed_epsilon(11, -1.0, 2, 1e-6), "eps0"),
+    (lambda: rounds_delta(11, 1.0, 0, 0.5), "queries"),
+    (lambda: rounds_delta(11, 1.0, 2, -0.5), "eps"),
+    (lambda: rounds_epsilon(11, 1.0, 2, 0.0), "delta"),
+    (lambda: rounds_epsilon(11, -1.0, 2, 1e-6), "eps0"),
     (lambda: dominating_profile(11, 1.0, np.array([np.nan])), "eps"),
 ])
 def test_bad_parameters_name_the_parameter(call, name):

@@ -1,0 +1,63 @@
+"""``darrm shuffle``: a table (or JSON) of every shuffle bound, and an ε-vs-n plot.
+
+    darrm shuffle --n 1e6 --eps0 1,2,4 --delta 1e-6 [--classes 10] [--json] [--plot PNG]
+
+Without ``--classes`` the randomizer is a generic ε0-LDP one; with ``--classes k`` it is k-ary
+randomized response (k = 2: binary RR) and every bound, upper and lower, is for that
+randomizer.  JSON output: the records of :func:`darrm.accounting.shuffle.bound_records`,
+``{"method", "bound", "valid", "eps", "delta", "eps0", "n", "note"}``, one per method and ε0;
+records with ``"valid": false`` are published results whose proof is known to be broken,
+shown for comparison only.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from darrm import validation as v
+from darrm.errors import ParameterError
+
+from ..shuffle.best import bound_records
+from ..shuffle.plot import plot_eps_vs_n
+from . import parse_count, print_json, print_table
+
+
+def _parse_eps0(text: str) -> list[float]:
+    try:
+        vals = [float(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise ParameterError("eps0", f"not a comma-separated list of numbers: {text!r}") from None
+    if not vals:
+        raise ParameterError("eps0", f"must be numbers > 0, got {text!r}")
+    return [v.epsilon("eps0", e) for e in vals]
+
+
+def run(args: argparse.Namespace) -> int:
+    n = parse_count("n", args.n)
+    eps0s = _parse_eps0(args.eps0)
+    delta = v.open_unit("delta", args.delta)
+    classes = None if args.classes is None else v.count("classes", args.classes, minimum=2)
+    recs = bound_records(n, eps0s, delta, classes)
+    if args.json:
+        print_json(recs)
+    else:
+        what = "generic eps0-LDP" if classes is None else f"{classes}-ary randomized response"
+        print_table(["eps0", "method", "bound", "valid", "eps"],
+                    [[r["eps0"], r["method"], r["bound"], str(r["valid"]), r["eps"]] for r in recs],
+                    f"shuffle amplification, n={n}, delta={delta:g}, {what}")
+    if args.plot:
+        plot_eps_vs_n(args.plot, n, eps0s, delta, classes)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``shuffle`` subcommand to the ``darrm`` CLI."""
+    p = subparsers.add_parser("shuffle", help="privacy amplification by shuffling: every bound")
+    p.add_argument("--n", required=True, help="number of users (e.g. 1e6)")
+    p.add_argument("--eps0", required=True, help="local budget(s), comma-separated (e.g. 1,2,4)")
+    p.add_argument("--delta", required=True, type=float, help="target delta of the shuffled protocol")
+    p.add_argument("--classes", type=int, default=None,
+                   help="k-ary randomized response over this many classes (default: generic eps0-LDP)")
+    p.add_argument("--json", action="store_true", help="print JSON records instead of a table")
+    p.add_argument("--plot", metavar="PNG", default=None, help="also plot eps vs n per method")
+    p.set_defaults(func=run)

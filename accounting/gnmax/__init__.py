@@ -1,0 +1,40 @@
+"""darrm.accounting.gnmax: GNMax (Papernot et al. 2018) — σ calibration and ε of Q queries
+(:mod:`.calibration`), and the data-dependent RDP bound (:mod:`.data_dependent`)."""
+
+from .calibration import (
+    METHODS,
+    SENSITIVITY_L2,
+    GridCalibration,
+    calibrate_sigma,
+    compare_methods,
+    epsilon,
+    gaussian_delta,
+    gaussian_rdp,
+    paper_grid,
+    rdp_to_dp_classical,
+    rdp_to_dp_improved,
+)
+from .data_dependent import (
+    DataDependentRDP,
+    applies_anywhere,
+    data_dependent_rdp,
+    log_q,
+)
+
+__all__ = [
+    "METHODS",
+    "SENSITIVITY_L2",
+    "DataDependentRDP",
+    "GridCalibration",
+    "applies_anywhere",
+    "calibrate_sigma",
+    "compare_methods",
+    "data_dependent_rdp",
+    "epsilon",
+    "gaussian_delta",
+    "gaussian_rdp",
+    "log_q",
+    "paper_grid",
+    "rdp_to_dp_classical",
+    "rdp_to_dp_improved",
+]
