@@ -14,10 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from darrm.atomic import atomic_write_bytes, atomic_write_json  # noqa: F401  (re-exported)
+from darrm.atomic import atomic_write_bytes
 
-__all__ = ["REPO_ROOT", "atomic_write_bytes", "atomic_write_json", "default_cache_dir",
-           "load_npy", "save_npy", "settings_key"]
+__all__ = ["REPO_ROOT", "default_cache_dir", "load_npy", "save_npy", "settings_key"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

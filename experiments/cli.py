@@ -20,6 +20,7 @@ __all__ = ["REGISTRY", "build_parser", "main"]
 REGISTRY: list[str] = [
     "darrm.experiments.pate.cli",
     "darrm.experiments.simulations.cli",
+    "darrm.experiments.disjoint.cli",
 ]
 
 

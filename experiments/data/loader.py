@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from darrm.errors import DarrmError, ParameterError
-from darrm.experiments.cache import atomic_write_bytes
+from darrm.atomic import atomic_write_bytes
 from darrm.experiments.data.idx import IdxFormatError, decompress, parse_idx
 
 __all__ = [

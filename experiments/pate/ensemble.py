@@ -22,7 +22,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from darrm.experiments.cache import atomic_write_bytes, atomic_write_json, load_npy, save_npy, settings_key
+from darrm.atomic import atomic_write_bytes, atomic_write_json
+from darrm.experiments.cache import load_npy, save_npy, settings_key
 from darrm.experiments.data.loader import BinaryTask
 from darrm.experiments.pate.teachers import TeacherConfig, pick_device, predict, shard_indices, train_teacher
 

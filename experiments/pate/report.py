@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from darrm.experiments.png import pyplot, save_png
+
 __all__ = ["PAPER_ACCURACY", "PAPER_BUDGET", "PAPER_TEACHER_EPS", "accuracy_plot", "markdown_report"]
 
 #: Paper Tables 6 (m=1), 1 (m=3), 8 (m=5), 10 (m=7): {(dataset, m, Q): (GNMax, Sub, opt)} as (mean, std).
@@ -52,6 +54,48 @@ def _ms(rec) -> str:
     return f"{rec['accuracy_mean']:.2f} ({rec['accuracy_std']:.2f})"
 
 
+def _accuracy_table(by: dict, ds: str, m: int, Qs: list[int]) -> list[str]:
+    """Accuracy per Q and method, ours / the paper's (mean (std) over draws)."""
+    lines = [f"### m = {m}: accuracy, mean (std) over draws — ours / paper Table {_TABLE_NO.get(m, ('–', '–'))[0]}", "",
+             "| Q | GNMax (paper σ) | GNMax (tight σ) | DaRRM γ_Sub | DaRRM γ_opt "
+             "| majority of private teachers (parallel) | non-private majority |",
+             "|---|---|---|---|---|---|---|"]
+    for Q in Qs:
+        paper = PAPER_ACCURACY.get((ds, m, Q), {})
+        cells = []
+        for meth in _COLUMNS:
+            r = by.get((ds, meth, m, Q))
+            cell = _ms(r) if r else "–"
+            if meth in paper:
+                cell += f" / {paper[meth][0]:.2f} ({paper[meth][1]:.2f})"
+            cells.append(cell)
+        lines.append(f"| {Q} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _privacy_table(by: dict, ds: str, m: int, Qs: list[int]) -> list[str]:
+    """Per-query and total privacy per Q, ours / the paper's."""
+    lines = ["", f"### m = {m}: privacy — ours / paper Table {_TABLE_NO.get(m, ('–', '–'))[1]}", "",
+             "| Q | (ε_query, δ_query) | (ε_total, δ_total) Kairouz general | paper | "
+             "ε_total optimal composition | GNMax tight σ: ε_total exact Gaussian | "
+             "majority of private teachers: total |",
+             "|---|---|---|---|---|---|---|"]
+    for Q in Qs:
+        r = by.get((ds, "darrm-opt", m, Q))
+        g = by.get((ds, "gnmax-tight", m, Q))
+        p = by.get((ds, "majority-private-parallel", m, Q))
+        if not r:
+            continue
+        pb = PAPER_BUDGET.get((ds, m, Q))
+        lines.append(
+            f"| {Q} | ({r['eps_query']:.4f}, {r['delta_query']:.4f}) | ({r['eps_total']:.3f}, "
+            f"{r['delta_total']:.3f}) | " + (f"({pb[0]:.3f}, {pb[1]:.3f})" if pb else "–")
+            + f" | {r['eps_total_optimal']:.3f} | "
+            + (f"{g['eps_total_gaussian_pld']:.3f} (σ = {g['sigma']:.2f})" if g else "–")
+            + " | " + (f"({p['eps_total']:.4f}, {p['delta_total']:g})" if p else "–") + " |")
+    return lines + [""]
+
+
 def markdown_report(records: list[dict], run_info: dict | None = None) -> str:
     """Tables per dataset and m: ours vs the paper (accuracy, then per-query/total privacy)."""
     lines: list[str] = []
@@ -69,40 +113,7 @@ def markdown_report(records: list[dict], run_info: dict | None = None) -> str:
         ms = sorted({r["m"] for r in records if r["dataset"] == ds and r["m"] is not None})
         Qs = sorted({r["Q"] for r in records if r["dataset"] == ds and r["Q"] is not None})
         for m in ms:
-            acc_no, bud_no = _TABLE_NO.get(m, ("–", "–"))
-            lines += [f"### m = {m}: accuracy, mean (std) over draws — ours / paper Table {acc_no}", "",
-                      "| Q | GNMax (paper σ) | GNMax (tight σ) | DaRRM γ_Sub | DaRRM γ_opt "
-                      "| majority of private teachers (parallel) | non-private majority |",
-                      "|---|---|---|---|---|---|---|"]
-            for Q in Qs:
-                paper = PAPER_ACCURACY.get((ds, m, Q), {})
-                cells = []
-                for meth in _COLUMNS:
-                    r = by.get((ds, meth, m, Q))
-                    cell = _ms(r) if r else "–"
-                    if meth in paper:
-                        cell += f" / {paper[meth][0]:.2f} ({paper[meth][1]:.2f})"
-                    cells.append(cell)
-                lines.append(f"| {Q} | " + " | ".join(cells) + " |")
-            lines += ["", f"### m = {m}: privacy — ours / paper Table {bud_no}", "",
-                      "| Q | (ε_query, δ_query) | (ε_total, δ_total) Kairouz general | paper | "
-                      "ε_total optimal composition | GNMax tight σ: ε_total exact Gaussian | "
-                      "majority of private teachers: total |",
-                      "|---|---|---|---|---|---|---|"]
-            for Q in Qs:
-                r = by.get((ds, "darrm-opt", m, Q))
-                g = by.get((ds, "gnmax-tight", m, Q))
-                p = by.get((ds, "majority-private-parallel", m, Q))
-                if not r:
-                    continue
-                pb = PAPER_BUDGET.get((ds, m, Q))
-                lines.append(
-                    f"| {Q} | ({r['eps_query']:.4f}, {r['delta_query']:.4f}) | ({r['eps_total']:.3f}, "
-                    f"{r['delta_total']:.3f}) | " + (f"({pb[0]:.3f}, {pb[1]:.3f})" if pb else "–")
-                    + f" | {r['eps_total_optimal']:.3f} | "
-                    + (f"{g['eps_total_gaussian_pld']:.3f} (σ = {g['sigma']:.2f})" if g else "–")
-                    + " | " + (f"({p['eps_total']:.4f}, {p['delta_total']:g})" if p else "–") + " |")
-            lines.append("")
+            lines += _accuracy_table(by, ds, m, Qs) + _privacy_table(by, ds, m, Qs)
     if run_info:
         lines += ["## Run", "", f"- device: {run_info.get('device')} ({run_info.get('device_name')}), "
                   f"torch threads {run_info.get('torch_threads')}",
@@ -113,11 +124,7 @@ def markdown_report(records: list[dict], run_info: dict | None = None) -> str:
 
 def accuracy_plot(records: list[dict], path: Path) -> None:
     """Accuracy vs m, one panel per (dataset, Q), one line per method (error bars: std over draws)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot("the accuracy plot")
     keys = sorted({(r["dataset"], r["Q"]) for r in records if r["Q"] is not None})
     fig, axes = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 3.6), squeeze=False)
     for ax, (ds, Q) in zip(axes[0], keys):
@@ -134,5 +141,4 @@ def accuracy_plot(records: list[dict], path: Path) -> None:
     axes[0][-1].legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_png(fig, path, dpi=120)

@@ -12,7 +12,6 @@ Outputs in ``out``: ``results.json`` (list of records), ``teachers.json``, ``mec
 from __future__ import annotations
 
 import io
-import json
 import platform
 import time
 from pathlib import Path
@@ -21,20 +20,18 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from darrm.accounting import composition
-from darrm.accounting.gnmax import calibrate_sigma
-from darrm.accounting.gnmax import epsilon as gnmax_epsilon
-from darrm.gamma import gamma_sub
-from darrm.solver.gamma_opt import solve_gamma_opt
-from darrm.params import PrivacyParams
-from darrm.experiments.cache import atomic_write_bytes, atomic_write_json, default_cache_dir
+import darrm
+from darrm.accounting import calibrate_sigma, gnmax_epsilon, kairouz_general, optimal_homogeneous_epsilon
+from darrm.atomic import atomic_write_bytes, atomic_write_json
+from darrm.experiments.cache import default_cache_dir
 from darrm.experiments.data.loader import binary_task, load_dataset
-from darrm.experiments.pate.aggregators import darrm_release, gnmax_release, majority_release
 from darrm.experiments.pate.ensemble import get_ensemble
-from darrm.experiments.pate.study import METHODS, StudyConfig, mechanism_rng, query_indices
+from darrm.experiments.pate.report import accuracy_plot, markdown_report
+from darrm.experiments.pate.study import METHODS, StudyConfig, query_indices
 from darrm.experiments.pate.teachers import pick_device
+from darrm.experiments.releases import mechanism_rng, release
 
-__all__ = ["Mechanisms", "build_mechanisms", "release", "run_study", "score"]
+__all__ = ["Mechanisms", "build_mechanisms", "load_releases", "released_labels", "run_study", "save_releases", "score"]
 
 TIGHT_METHODS = ("rdp", "pld")
 
@@ -47,15 +44,15 @@ def build_mechanisms(cfg: StudyConfig, eps_teacher: float, progress: bool = True
     """γ_Sub, γ_opt and GNMax σ for every m at the per-query budget (m·ε_teacher, 1 − (1−Δ)^m)."""
     mech = Mechanisms()
     for m in tqdm(cfg.ms, desc="γ_opt LP + GNMax σ per m", disable=not progress, leave=False):
-        params = PrivacyParams(K=cfg.K, m=m, eps=eps_teacher, Delta=cfg.Delta)
+        params = darrm.PrivacyParams(K=cfg.K, m=m, eps=eps_teacher, Delta=cfg.Delta)
         eps_q, delta_q = m * eps_teacher, float(params.delta)
-        table = solve_gamma_opt(params, progress=False)
+        table = darrm.solve(params, progress=False)
         tight = {meth: calibrate_sigma(eps_q, delta_q, meth) for meth in TIGHT_METHODS}
         best = min(tight, key=tight.get)
         mech[m] = {
             "eps_query": eps_q,
             "delta_query": delta_q,
-            "gamma_sub": gamma_sub(cfg.K, m),
+            "gamma_sub": darrm.family_gamma("sub", params),
             "gamma_opt": np.asarray(table.gamma, dtype=np.float64),
             "gamma_opt_violation": float(table.violation),
             "gamma_opt_info": {k: v for k, v in table.info.items()},
@@ -65,24 +62,6 @@ def build_mechanisms(cfg: StudyConfig, eps_teacher: float, progress: bool = True
             "sigma_all": tight,
         }
     return mech
-
-
-def release(method: str, votes_private: np.ndarray, votes_nonprivate: np.ndarray,
-            mech_m: dict, rng: np.random.Generator, classes: tuple[int, int]) -> np.ndarray:
-    """Released labels of ``method`` for query rows of the two ensembles' votes (no true labels)."""
-    if method == "gnmax-paper":
-        return gnmax_release(votes_nonprivate, mech_m["sigma_paper"], rng, classes)
-    if method == "gnmax-tight":
-        return gnmax_release(votes_nonprivate, mech_m["sigma_tight"], rng, classes)
-    if method == "darrm-sub":
-        return darrm_release(votes_private, mech_m["gamma_sub"], rng, classes)
-    if method == "darrm-opt":
-        return darrm_release(votes_private, mech_m["gamma_opt"], rng, classes)
-    if method == "majority-private-parallel":
-        return majority_release(votes_private, classes)
-    if method == "majority-nonprivate":
-        return majority_release(votes_nonprivate, classes)
-    raise KeyError(method)
 
 
 def released_labels(cfg: StudyConfig, votes_private: np.ndarray, votes_nonprivate: np.ndarray,
@@ -98,9 +77,9 @@ def released_labels(cfg: StudyConfig, votes_private: np.ndarray, votes_nonprivat
             idx = query_indices(cfg.seed, n_test, Q, r)
             for m in cfg.ms:
                 for method in METHODS:
-                    rng = mechanism_rng(cfg.seed, method, m, Q, r)
-                    out[(method, m, Q, r)] = (idx, release(method, votes_private[idx], votes_nonprivate[idx],
-                                                          mech[m], rng, cfg.classes))
+                    rng = mechanism_rng(METHODS, cfg.seed, method, m, Q, r)
+                    out[(method, m, Q, r)] = (idx, release(METHODS, method, votes_private[idx],
+                                                          votes_nonprivate[idx], mech[m], rng, cfg.classes))
     return out
 
 
@@ -122,9 +101,9 @@ def _privacy(method: str, m: int, Q: int, mech_m: dict, eps_t: float, cfg: Study
                 "privacy_note": "post-processing of the teachers: parallel composition, the teachers' "
                                 "(eps, Delta) once for all Q queries"}
     eq, dq = mech_m["eps_query"], mech_m["delta_query"]
-    et, dt = composition.kairouz_general(eq, dq, Q, cfg.delta_prime)
+    et, dt = kairouz_general(eq, dq, Q, cfg.delta_prime)
     rec = {"eps_query": eq, "delta_query": dq, "eps_total": et, "delta_total": dt,
-           "eps_total_optimal": composition.optimal_homogeneous_epsilon(eq, dq, Q, dt)}
+           "eps_total_optimal": optimal_homogeneous_epsilon(eq, dq, Q, dt)}
     if method.startswith("gnmax"):
         sigma = mech_m["sigma_paper" if method == "gnmax-paper" else "sigma_tight"]
         rec["sigma"] = sigma
@@ -156,6 +135,24 @@ def _teacher_record(dataset: str, method: str, infos: tuple[dict, ...], eps: flo
                     "accuracy = mean (std) over the K teachers; no privacy"}
 
 
+def _run_info(cfg: StudyConfig, dev: torch.device, ds, task, priv, nonpriv, t_teachers: float,
+              t_total: float) -> dict:
+    """Where and how long the study ran, and on which data (``teachers.json``'s ``run``)."""
+    return {
+        "config": cfg.as_dict(),
+        "device": str(dev),
+        "device_name": torch.cuda.get_device_name(dev) if dev.type == "cuda" else platform.processor() or "cpu",
+        "torch_threads": torch.get_num_threads(),
+        "seconds_teachers_stage": t_teachers,
+        "seconds_total": t_total,
+        "data": {"source_dir": ds.source_dir, "files": list(ds.files),
+                 "n_train": int(len(task.train_labels)), "n_test": int(len(task.test_labels)),
+                 "train_class_counts": {int(c): int((task.train_labels == c).sum()) for c in cfg.classes},
+                 "test_class_counts": {int(c): int((task.test_labels == c).sum()) for c in cfg.classes}},
+        "cache": {"private": str(priv.directory), "nonprivate": str(nonpriv.directory)},
+    }
+
+
 def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache_dir: Path | None = None,
               device: str | None = None, progress: bool = True) -> list[dict]:
     """Run the whole study for ``cfg`` and write the outputs into ``out``; return the records."""
@@ -179,19 +176,7 @@ def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache
     records.append(_teacher_record(cfg.dataset, "teachers-nonprivate", nonpriv.teachers, None, None))
     atomic_write_json(out / "results.json", records)
     save_releases(out / "releases.npz", released)
-    run_info = {
-        "config": cfg.as_dict(),
-        "device": str(dev),
-        "device_name": torch.cuda.get_device_name(dev) if dev.type == "cuda" else platform.processor() or "cpu",
-        "torch_threads": torch.get_num_threads(),
-        "seconds_teachers_stage": t_teachers,
-        "seconds_total": time.perf_counter() - t_start,
-        "data": {"source_dir": ds.source_dir, "files": list(ds.files),
-                 "n_train": int(len(task.train_labels)), "n_test": int(len(task.test_labels)),
-                 "train_class_counts": {int(c): int((task.train_labels == c).sum()) for c in cfg.classes},
-                 "test_class_counts": {int(c): int((task.test_labels == c).sum()) for c in cfg.classes}},
-        "cache": {"private": str(priv.directory), "nonprivate": str(nonpriv.directory)},
-    }
+    run_info = _run_info(cfg, dev, ds, task, priv, nonpriv, t_teachers, time.perf_counter() - t_start)
     atomic_write_json(out / "teachers.json", {
         "eps_teacher": eps_t, "delta_teacher": cfg.Delta,
         "shard_sizes": [int(len(s)) for s in priv.shards],
@@ -200,8 +185,6 @@ def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache
         "private": list(priv.teachers), "nonprivate": list(nonpriv.teachers), "run": run_info})
     atomic_write_json(out / "mechanisms.json", {str(m): {k: (v.tolist() if isinstance(v, np.ndarray) else v)
                                                          for k, v in d.items()} for m, d in mech.items()})
-    from darrm.experiments.pate.report import accuracy_plot, markdown_report
-
     atomic_write_bytes(out / "tables.md", markdown_report(records, run_info).encode())
     accuracy_plot(records, out / "accuracy_vs_m.png")
     return records
@@ -227,7 +210,3 @@ def load_releases(path: Path) -> dict:
             cell = out.setdefault((method, int(m), int(Q), int(r)), {})
             cell[what] = z[key]
     return {k: (v["idx"], v["labels"]) for k, v in out.items()}
-
-
-def load_results(out: Path) -> list[dict]:
-    return json.loads((Path(out) / "results.json").read_text())

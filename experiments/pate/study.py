@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from darrm.errors import ParameterError
+from darrm.validation import count, open_unit
 from darrm.experiments.data.loader import DATASETS
 from darrm.experiments.pate.teachers import TeacherConfig
+from darrm.experiments.releases import Method
 
-__all__ = ["METHODS", "StudyConfig", "mechanism_rng", "query_indices"]
+__all__ = ["METHODS", "StudyConfig", "query_indices"]
 
-#: Release methods, in table order; the integer is the method's stream id for seeding.
-METHODS: dict[str, int] = {
-    "gnmax-paper": 1,
-    "gnmax-tight": 2,
-    "darrm-sub": 3,
-    "darrm-opt": 4,
-    "majority-private-parallel": 5,
-    "majority-nonprivate": 6,
+#: Release methods, in table order: release, votes, arguments from the per-m mechanism dict
+#: (:func:`darrm.experiments.pate.run.build_mechanisms`) and the stream id for seeding.
+METHODS: dict[str, Method] = {
+    "gnmax-paper": Method("gnmax", "nonprivate", 1, (("sigma", "sigma_paper"),)),
+    "gnmax-tight": Method("gnmax", "nonprivate", 2, (("sigma", "sigma_tight"),)),
+    "darrm-sub": Method("darrm", "private", 3, (("gamma", "gamma_sub"),)),
+    "darrm-opt": Method("darrm", "private", 4, (("gamma", "gamma_opt"),)),
+    "majority-private-parallel": Method("majority", "private", 5),
+    "majority-nonprivate": Method("majority", "nonprivate", 6),
 }
 
 
@@ -55,12 +58,12 @@ class StudyConfig:
             raise ParameterError("dataset", f"must be one of {DATASETS}, got {self.dataset!r}")
         if not self.ms or any((not float(m).is_integer()) or not 1 <= m <= self.K for m in self.ms):
             raise ParameterError("ms", f"each m must be an integer in [1, K={self.K}], got {self.ms!r}")
-        if not self.queries or any(q < 1 for q in self.queries):
+        if not self.queries:
             raise ParameterError("queries", f"must be positive integers, got {self.queries!r}")
-        if self.draws < 1:
-            raise ParameterError("draws", f"must be >= 1, got {self.draws}")
-        if not 0 < self.delta_prime < 1:
-            raise ParameterError("delta_prime", f"must be in (0, 1), got {self.delta_prime}")
+        for q in self.queries:
+            count("queries", q)
+        count("draws", self.draws)
+        open_unit("delta_prime", self.delta_prime)
         object.__setattr__(self, "ms", tuple(int(m) for m in self.ms))
         object.__setattr__(self, "queries", tuple(int(q) for q in self.queries))
         object.__setattr__(self, "classes", tuple(int(c) for c in self.classes))
@@ -87,9 +90,6 @@ class StudyConfig:
             seed=self.seed,
         )
 
-    def with_(self, **kw) -> StudyConfig:
-        return replace(self, **kw)
-
     def as_dict(self) -> dict:
         return asdict(self)
 
@@ -102,8 +102,3 @@ def query_indices(seed: int, n_test: int, Q: int, draw: int) -> np.ndarray:
     if not 1 <= Q <= n_test:
         raise ParameterError("Q", f"must be in [1, {n_test}], got {Q}")
     return np.random.default_rng([seed, 0, Q, draw]).choice(n_test, size=Q, replace=False)
-
-
-def mechanism_rng(seed: int, method: str, m: int, Q: int, draw: int) -> np.random.Generator:
-    """The mechanism's own randomness for one (method, m, Q, draw) cell, independent of the draw's."""
-    return np.random.default_rng([seed, METHODS[method], m, Q, draw])

@@ -23,7 +23,9 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
+from darrm.accounting import dpsgd_epsilon
 from darrm.errors import ParameterError
+from darrm.validation import count, half_open_unit, odd_count, open_unit, positive
 from darrm.experiments.pate.model import CNN, to_tensor
 
 __all__ = [
@@ -55,25 +57,16 @@ class TeacherConfig:
     accountant: str = "prv"
 
     def __post_init__(self) -> None:
-        if self.K < 1 or self.K % 2 == 0:
-            raise ParameterError("K", f"must be a positive odd integer, got {self.K}")
-        if self.epochs < 1:
-            raise ParameterError("epochs", f"must be >= 1, got {self.epochs}")
-        if self.batch_size < 1:
-            raise ParameterError("batch_size", f"must be >= 1, got {self.batch_size}")
-        if not (self.lr > 0 and np.isfinite(self.lr)):
-            raise ParameterError("lr", f"must be a positive finite number, got {self.lr}")
-        if not (0 <= self.momentum < 1):
-            raise ParameterError("momentum", f"must be in [0, 1), got {self.momentum}")
+        odd_count("K", self.K)
+        count("epochs", self.epochs)
+        count("batch_size", self.batch_size)
+        positive("lr", self.lr)
+        half_open_unit("momentum", self.momentum)
         if self.private:
-            if not (self.noise_multiplier > 0 and np.isfinite(self.noise_multiplier)):
-                raise ParameterError("noise_multiplier", f"must be > 0, got {self.noise_multiplier}")
-            if not (self.max_grad_norm > 0 and np.isfinite(self.max_grad_norm)):
-                raise ParameterError("max_grad_norm", f"must be > 0, got {self.max_grad_norm}")
-            if not (0 < self.delta < 1):
-                raise ParameterError("delta", f"must be in (0, 1), got {self.delta}")
-        if self.n_classes < 2:
-            raise ParameterError("n_classes", f"must be >= 2, got {self.n_classes}")
+            positive("noise_multiplier", self.noise_multiplier)
+            positive("max_grad_norm", self.max_grad_norm)
+            open_unit("delta", self.delta)
+        count("n_classes", self.n_classes, minimum=2)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -106,9 +99,22 @@ def shard_indices(n: int, K: int, seed: int) -> list[np.ndarray]:
 def teacher_epsilon(noise_multiplier: float, sample_rate: float, steps: int, delta: float,
                     accountant: str = "prv") -> float:
     """(ε, Δ) of DP-SGD with Poisson sampling, from the toolkit's accountant (``darrm.accounting.dpsgd``)."""
-    from darrm.accounting.dpsgd import epsilon
+    return float(dpsgd_epsilon(noise_multiplier, sample_rate, steps, delta, accountant=accountant))
 
-    return float(epsilon(noise_multiplier, sample_rate, steps, delta, accountant=accountant))
+
+def _sgd_epochs(model: nn.Module, optimizer, loader, criterion, epochs: int, device: torch.device) -> int:
+    """``epochs`` passes of (DP-)SGD over ``loader``; the number of optimizer steps."""
+    steps = 0
+    model.train()
+    for _ in range(epochs):
+        for xb, yb in loader:
+            optimizer.zero_grad(set_to_none=True)
+            out = model(xb.to(device))
+            loss = criterion(out, yb.to(device))
+            loss.backward()
+            optimizer.step()
+            steps += 1
+    return steps
 
 
 def train_teacher(
@@ -147,16 +153,7 @@ def train_teacher(
             )
         info["sample_rate"] = float(loader.sample_rate)
     t0 = time.perf_counter()
-    steps = 0
-    model.train()
-    for _ in range(cfg.epochs):
-        for xb, yb in loader:
-            optimizer.zero_grad(set_to_none=True)
-            out = model(xb.to(device))
-            loss = criterion(out, yb.to(device))
-            loss.backward()
-            optimizer.step()
-            steps += 1
+    steps = _sgd_epochs(model, optimizer, loader, criterion, cfg.epochs, device)
     info["train_seconds"] = time.perf_counter() - t0
     info["steps"] = steps
     if cfg.private:

@@ -2,14 +2,14 @@
 objectives, exact error curves and expected errors.  No I/O, no plotting.
 
 Every γ — baselines included — is passed through the independent certificate
-:func:`darrm.privacy.certify.certify` for the panel's (mε, δ), so a figure never compares
+:func:`darrm.certify_tight` for the panel's (mε, δ), so a figure never compares
 against a baseline that is not actually (mε, δ)-DP without saying so (``certified``).
 
 Certificate: every γ must pass the rigorous rule of :mod:`darrm.privacy.condition` (bound ≤ 0, never
 widened).  The closed-form baselines are exactly private in exact arithmetic and several are
 *tight* (γ_Sub, γ_DSub and RR with τ = m meet some constraint with equality), so float64
 rounding can leave them ~1e-17 on either side of the boundary; they go through
-:func:`darrm.privacy.certify.certify_tight`, which scales such a table by 1 − O(ρ) (≥ 1 − 1e-10,
+:func:`darrm.certify_tight`, which scales such a table by 1 − O(ρ) (≥ 1 − 1e-10,
 recorded as ``repair_scale``) until it is certified, and leaves a table that really violates
 uncertified.
 """
@@ -21,16 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from darrm import SolveOptions
-from darrm.privacy.certify import certify_tight
-from darrm.gamma import gamma_const, gamma_dsub, gamma_sub
-from darrm.solver.objective import expected_signed_error
-from darrm.solver.gamma_opt import solve_gamma_opt
-from darrm.params import PrivacyParams
-from darrm.prior import IIDPrior
+import darrm
+from darrm import IIDPrior, PrivacyParams, certify_tight, error_curve, expected_signed_error
 
 from .config import Actual, Curve, FigureConfig, Panel
-from .expected_error import iid_error_curve, iid_uniform_error, is_one_sided, product_uniform_error, product_uniform_error_mc
+from .expected_error import iid_uniform_error, is_one_sided, product_uniform_error, product_uniform_error_mc
 
 
 @dataclass(frozen=True)
@@ -92,16 +87,15 @@ class FigureResult:
 
 
 def build_gamma(curve: Curve, params: PrivacyParams) -> tuple[np.ndarray, dict]:
-    """The γ table of a curve (γ_opt is certified inside the solver) and solver facts."""
+    """The γ table of a curve (γ_opt is certified inside the solver; the closed forms are
+    certified by :func:`compute_panel`) and solver facts."""
     if curve.family == "opt":
-        t = solve_gamma_opt(params, IIDPrior(curve.prior_mean), progress=False, options=SolveOptions(method=curve.method))
+        t = darrm.solve(params, IIDPrior(curve.prior_mean), options=darrm.SolveOptions(method=curve.method),
+                        progress=False)
         info = {k: v for k, v in t.info.items() if isinstance(v, (int, float, str, bool))}
         return t.gamma, {"solver": t.solver, "status": t.status, **info}
-    if curve.family == "sub":
-        return gamma_sub(params.K, curve.size), {}
-    if curve.family == "dsub":
-        return gamma_dsub(params.K, curve.size), {}
-    return gamma_const(params, tau=curve.tau, lam=curve.lam), {"tau": curve.tau, "lam": curve.lam}
+    g = darrm.family_gamma(curve.family, params, size=curve.size, tau=curve.tau, lam=curve.lam)
+    return g, ({"tau": curve.tau, "lam": curve.lam} if curve.family == "const" else {})
 
 
 def expected_errors(name: str, gamma: np.ndarray, actual: Actual, samples: int, seed: int) -> list[ExpectedError]:
@@ -129,7 +123,7 @@ def compute_panel(panel: Panel, cfg: FigureConfig) -> PanelResult:
         objs = {mu: expected_signed_error(g, IIDPrior(mu)) for mu in cfg.objective_means}
         curves.append(CurveResult(curve.name, curve.family, g, cert.violation, cert.certified, objs,
                                   time.perf_counter() - t0, info))
-        errs[curve.name] = iid_error_curve(g, p)
+        errs[curve.name] = error_curve(g, p)
         for actual in cfg.actuals:
             expected.extend(expected_errors(curve.name, g, actual, int(cfg.mc_samples), int(cfg.seed)))
     return PanelResult(panel.label, panel.params, tuple(curves), p, errs, tuple(expected))

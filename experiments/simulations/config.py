@@ -6,13 +6,12 @@ Validated once here (``ParameterError`` names the bad field); :mod:`.compute` tr
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from darrm.errors import ParameterError
-from darrm.params import PrivacyParams
+from darrm import FAMILIES, ParameterError, PrivacyParams
+from darrm.validation import choice, count
 
-FAMILIES = ("opt", "sub", "dsub", "const")
+from .expected_error import _interval
 
 
 @dataclass(frozen=True)
@@ -20,7 +19,7 @@ class Curve:
     """One γ in a panel.
 
     name: label in plots and files ("opt", "Sub", "opt-P", …).
-    family: "opt" (LP, :func:`darrm.solver.gamma_opt.solve_gamma_opt`), "sub" (γ_Sub with subsample
+    family: "opt" (LP, :func:`darrm.solve`), "sub" (γ_Sub with subsample
         size ``size``), "dsub" (Theorem 4.1 γ for allowance ``size``) or "const"
         (RR, Lemma A.1, majority assumed (τε, λ)-DP).
     prior_mean: μ of the i.i.d. prior of γ_opt (0.75 ≙ the paper's uniform prior).
@@ -36,8 +35,7 @@ class Curve:
     method: str = "auto"
 
     def __post_init__(self) -> None:
-        if self.family not in FAMILIES:
-            raise ParameterError("family", f"must be one of {FAMILIES}, got {self.family!r}")
+        choice("family", self.family, FAMILIES)
         if self.family == "opt" and self.prior_mean is None:
             raise ParameterError("prior_mean", "γ_opt needs the prior mean")
         if self.family in ("sub", "dsub") and self.size is None:
@@ -72,9 +70,7 @@ class Actual:
     high: float
 
     def __post_init__(self) -> None:
-        lo, hi = float(self.low), float(self.high)
-        if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 <= lo <= hi <= 1.0):
-            raise ParameterError("actual", f"need 0 <= low <= high <= 1, got [{self.low!r}, {self.high!r}]")
+        _interval(self.low, self.high)
 
     @property
     def is_point(self) -> bool:
@@ -107,9 +103,7 @@ class FigureConfig:
     def __post_init__(self) -> None:
         if not self.panels:
             raise ParameterError("panels", "a figure needs at least one panel")
-        if int(self.mc_samples) < 2:
-            raise ParameterError("mc_samples", f"must be >= 2, got {self.mc_samples!r}")
-        if int(self.p_points) < 3:
-            raise ParameterError("p_points", f"must be >= 3, got {self.p_points!r}")
+        count("mc_samples", self.mc_samples, minimum=2)
+        count("p_points", self.p_points, minimum=3)
         if not self.actuals:
             raise ParameterError("actuals", "need at least one actual distribution")

@@ -28,48 +28,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
 
-from darrm.utility import error
-from darrm.errors import ParameterError
+from darrm import ParameterError, error_curve
 from darrm.gamma import validate_gamma
-
-
-def iid_error_curve(gamma: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """E(DaRRM_γ) at p_1 = … = p_K = p, the same quantity as :func:`darrm.utility.error_curve`
-    but with each Bin_l − Bin_{K−l} evaluated without cancellation:
-
-        Bin_l(p) − Bin_{K−l}(p) = C(K,l)·(pq)^{K−l}·(p^j − q^j),  j = 2l − K, q = 1−p,
-
-    so the error is exactly 0 at p = ½ (α_l = α_{K−l}, spec §6 item 12) instead of ±1e-16.
-    """
-    g = validate_gamma(gamma)
-    p = np.asarray(p, dtype=np.float64)
-    if not np.all(np.isfinite(p)) or np.any(p < 0) or np.any(p > 1):
-        raise ParameterError("p", "must lie in [0, 1]")
-    K = g.shape[0] - 1
-    mid = (K + 1) // 2
-    l = np.arange(mid, K + 1, dtype=np.float64)
-    j = 2.0 * l - K
-    logc = special.gammaln(K + 1) - special.gammaln(l + 1) - special.gammaln(K - l + 1)
-    pe = p[..., None]
-    q = 1.0 - pe
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lp, lq = np.log(pe), np.log(q)
-        inner = (K - l) * (lp + lq)
-        inner = np.where(K - l == 0, 0.0, inner)  # (pq)^0 = 1 even at p ∈ {0, 1}
-        # p^j − q^j = sign(p − q)·max(p, q)^j·(−expm1(−j·|log p − log q|)): no overflow
-        big = np.maximum(lp, lq)
-        diff = np.sign(pe - q) * np.exp(logc + inner + j * big) * -np.expm1(-j * np.abs(lp - lq))
-    # p ∈ {0, 1}: only l = K (or its mirror) carries mass: Bin_K − Bin_0 = ±1
-    edge = np.where(l == K, 1.0, 0.0)
-    diff = np.where(pe == 1.0, edge, np.where(pe == 0.0, -edge, diff))
-    return np.abs(0.5 * diff @ (1.0 - g[mid:]))
+from darrm.utility import error
+from darrm.validation import count, unit
 
 
 def _interval(low: float, high: float) -> tuple[float, float]:
-    lo, hi = float(low), float(high)
-    if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 <= lo <= hi <= 1.0):
+    lo, hi = unit("interval", low), unit("interval", high)
+    if lo > hi:
         raise ParameterError("interval", f"need 0 <= low <= high <= 1, got [{low!r}, {high!r}]")
     return lo, hi
 
@@ -79,14 +47,14 @@ def iid_uniform_error(gamma: np.ndarray, low: float = 0.0, high: float = 1.0) ->
     g = validate_gamma(gamma)
     lo, hi = _interval(low, high)
     if lo == hi:
-        return float(iid_error_curve(g, np.array([lo]))[0])
+        return float(error_curve(g, np.array([lo]))[0])
     K = g.shape[0] - 1
     x, w = np.polynomial.legendre.leggauss(K + 1)
     total = 0.0
     for a, b in ((lo, min(hi, 0.5)), (max(lo, 0.5), hi)):
         if b > a:  # each piece is a polynomial of degree K: Gauss–Legendre is exact
             p = 0.5 * (b - a) * x + 0.5 * (a + b)
-            total += 0.5 * (b - a) * float(w @ iid_error_curve(g, p))
+            total += 0.5 * (b - a) * float(w @ error_curve(g, p))
     return total / (hi - lo)
 
 
@@ -102,7 +70,7 @@ def product_uniform_error(gamma: np.ndarray, low: float, high: float) -> float:
     lo, hi = _interval(low, high)
     if not is_one_sided(lo, hi):
         raise ParameterError("interval", f"[{lo}, {hi}] straddles 1/2: no exact form, use product_uniform_error_mc")
-    return float(iid_error_curve(g, np.array([0.5 * (lo + hi)]))[0])
+    return float(error_curve(g, np.array([0.5 * (lo + hi)]))[0])
 
 
 def product_uniform_error_mc(
@@ -117,8 +85,7 @@ def product_uniform_error_mc(
     """
     g = validate_gamma(gamma)
     lo, hi = _interval(low, high)
-    if int(samples) < 2:
-        raise ParameterError("samples", f"must be >= 2, got {samples!r}")
+    count("samples", samples, minimum=2)
     K = g.shape[0] - 1
     rng = np.random.default_rng(seed)
     s1 = s2 = 0.0

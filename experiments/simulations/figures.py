@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from darrm import PrivacyParams
 from darrm.accounting.paper import table3_rows
-from darrm.params import PrivacyParams, composed_delta
+from darrm.numerics.delta import composed_delta
 
 from .config import Actual, Curve, FigureConfig, Panel, UNIFORM_01
 

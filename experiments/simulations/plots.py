@@ -11,14 +11,12 @@ Colours follow the reference code: γ_opt red, γ_Sub blue, γ_DSub cyan, γ_con
 
 from __future__ import annotations
 
-import io
 import math
 from pathlib import Path
 
 import numpy as np
 
-from darrm.errors import DarrmError
-from darrm.atomic import atomic_write_bytes
+from darrm.experiments.png import pyplot, save_png
 
 from .compute import FigureResult
 
@@ -26,32 +24,13 @@ COLOURS = {"opt": "red", "opt-U": "red", "opt-P": "magenta", "Sub": "blue", "DSu
 STYLES = {"opt": "-", "opt-U": "-", "opt-P": "-", "Sub": "--", "DSub": ":", "const": "-."}
 
 
-def _plt():
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise DarrmError("plots need matplotlib: pip install 'darrm[experiments]'") from None
-    return plt
-
-
 def _grid(n: int) -> tuple[int, int]:
     cols = 1 if n == 1 else 2 if n <= 4 else 3
     return math.ceil(n / cols), cols
 
 
-def _save(fig, path: Path) -> None:
-    plt = _plt()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
-
-
 def _subplots(n: int, w: float = 4.2, h: float = 3.2):
-    plt = _plt()
+    plt = pyplot("the simulation plots")
     r, c = _grid(n)
     fig, axes = plt.subplots(r, c, figsize=(w * c, h * r + 0.6), squeeze=False)
     for ax in axes.flat[n:]:
@@ -85,7 +64,7 @@ def plot_gammas(res: FigureResult, path: Path) -> None:
         ax.set_xlabel("support l ∈ {0..K}")
         ax.set_ylabel("γ(l)")
     _finish(fig, *axes[0].get_legend_handles_labels(), f"{res.config.title} — shape of γ functions")
-    _save(fig, path)
+    save_png(fig, path, dpi=110)
 
 
 def plot_error_curves(res: FigureResult, path: Path) -> None:
@@ -100,13 +79,13 @@ def plot_error_curves(res: FigureResult, path: Path) -> None:
         ax.set_xlim(0, 1)
         ax.set_ylim(bottom=0)
     _finish(fig, *axes[0].get_legend_handles_labels(), f"{res.config.title} — exact error for i.i.d. mechanisms")
-    _save(fig, path)
+    save_png(fig, path, dpi=110)
 
 
 def plot_expected(res: FigureResult, path: Path) -> None:
     actuals = [a.name for a in res.config.actuals]
     n = len(res.panels) * len(actuals)
-    plt = _plt()
+    plt = pyplot("the simulation plots")
     if len(actuals) > 1:
         fig, ax2 = plt.subplots(len(res.panels), len(actuals), figsize=(3.6 * len(actuals), 3.2 * len(res.panels) + 0.6),
                                 squeeze=False)
@@ -135,8 +114,7 @@ def plot_expected(res: FigureResult, path: Path) -> None:
         ax.set_title(f"{pr.label}, actual {a}", fontsize=9)
         ax.set_ylabel("E(DaRRM_γ)")
     methods = {e.method for pr in res.panels for e in pr.expected}
-    from matplotlib.lines import Line2D
-
+    Line2D = plt.Line2D
     proxies = [
         ("iid-exact", Line2D([], [], ls="", marker="s", color="k"), "exact: p_1 = … = p_K = p, p ~ actual"),
         ("exact", Line2D([], [], ls="", marker="D", color="k"), "exact: p_i i.i.d. ~ actual (one-sided or point)"),
@@ -147,7 +125,7 @@ def plot_expected(res: FigureResult, path: Path) -> None:
     fig.legend([h for h, _ in used], [lab for _, lab in used], loc="lower center", ncol=1, fontsize=8, frameon=False)
     fig.suptitle(f"{res.config.title} — expected error")
     fig.tight_layout(rect=(0, 0.04 + 0.035 * len(used), 1, 1))
-    _save(fig, path)
+    save_png(fig, path, dpi=110)
 
 
 def write_figure_plots(res: FigureResult, out_dir: str | Path) -> list[Path]:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from darrm import PrivacyParams
 from darrm.accounting.composition import kairouz_terms
 from darrm.accounting.paper import table3_rows
 from darrm.gamma import p_const
-from darrm.params import PrivacyParams
 
 #: Table 3 as printed in the paper (L1429–1435), for the side-by-side comparison only.
 PAPER_TABLE3 = {

@@ -6,12 +6,11 @@ import json
 
 import numpy as np
 import pytest
+
+from darrm import ParameterError, gamma_sub
 from darrm.experiments.simulations.cli import register
 from darrm.experiments.simulations.runner import parse_figures, write_table3
 from darrm.experiments.simulations.table3 import table3
-
-from darrm.errors import ParameterError
-from darrm.gamma import gamma_sub
 
 
 def _run(argv):

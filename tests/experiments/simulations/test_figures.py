@@ -4,19 +4,13 @@ import dataclasses
 
 import numpy as np
 import pytest
+
+import darrm
+from darrm import IIDPrior, PrivacyParams, certify, certify_tight, error_curve, gamma_sub
 from darrm.experiments.simulations.compute import compute_figure
-from darrm.experiments.simulations.expected_error import (
-    iid_error_curve,
-    product_uniform_error_mc,
-)
+from darrm.experiments.simulations.expected_error import product_uniform_error_mc
 from darrm.experiments.simulations.figures import FIGURES, figure2
 from darrm.experiments.simulations.table3 import PAPER_TABLE3, table3
-
-from darrm.gamma import gamma_sub
-from darrm.params import PrivacyParams
-from darrm.prior import IIDPrior
-from darrm.privacy.certify import certify, certify_tight
-from darrm.solver.gamma_opt import solve_gamma_opt
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +48,7 @@ def test_m1_gamma_opt_equals_gamma_sub(quick):
 def test_pure_dp_gamma_opt_is_one_exactly_from_m_6_at_K_11():
     for m, is_one in ((5, False), (6, True)):
         p = PrivacyParams(11, m, 0.1, 0.0, delta=0.0)
-        g = solve_gamma_opt(p, IIDPrior(0.75), progress=False).gamma
+        g = darrm.solve(p, IIDPrior(0.75), progress=False).gamma
         assert bool(np.min(g) > 1 - 1e-9) is is_one
         # independent check: the all-ones γ (exact majority) is mε-DP iff m ≥ 6 (tight at m = 6:
         # certified after a 1 − O(ρ) scale)
@@ -86,7 +80,7 @@ def test_figure7_and_8_dsub_and_opt_have_zero_error_from_half_K(quick):
 def test_figure2_m3_gamma_opt_loses_to_gamma_sub_only_near_the_ends(quick):
     pr = next(p for p in quick["figure2"].panels if p.params.m == 3)
     p = np.array([0.01, 0.025, 0.975, 0.99, 0.1, 0.3, 0.7, 0.9])
-    eo, es = iid_error_curve(pr.curve("opt").gamma, p), iid_error_curve(pr.curve("Sub").gamma, p)
+    eo, es = error_curve(pr.curve("opt").gamma, p), error_curve(pr.curve("Sub").gamma, p)
     assert np.all(eo[:4] > es[:4]) and np.all(eo[4:] < es[4:])
 
 
@@ -141,6 +135,6 @@ def test_figure9_half_panel_is_identically_zero_and_u01_panel_exact(quick):
     for c in pr.curves:
         assert pr.expected_value(c.name, "p=0.5").value == 0.0
         exact = pr.expected_value(c.name, "U[0,0.1]", "exact").value
-        assert exact == pytest.approx(float(iid_error_curve(c.gamma, np.array([0.05]))[0]), abs=0)
+        assert exact == pytest.approx(float(error_curve(c.gamma, np.array([0.05]))[0]), abs=0)
         mc, se = product_uniform_error_mc(c.gamma, 0.0, 0.1, samples=20_000, seed=2)
         assert abs(mc - exact) <= 5 * se + 1e-12

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "simulations.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "simulations.md"
 
 
 def test_docs_python_examples_run(tmp_path, monkeypatch):

@@ -6,15 +6,18 @@ import inspect
 
 import numpy as np
 import pytest
-from darrm.experiments.pate import aggregators
-from darrm.experiments.pate.aggregators import (
+
+from darrm import ParameterError, gamma_sub
+from darrm.experiments import releases
+from darrm.experiments.releases import (
+    RELEASES,
+    Method,
     darrm_release,
     gnmax_release,
     majority_release,
+    release,
+    shuffled_rr_release,
 )
-
-from darrm.errors import ParameterError
-from darrm.gamma import gamma_sub
 
 K = 11
 
@@ -27,9 +30,30 @@ def _votes(rng, Q, p8):
 
 
 def test_release_functions_take_no_true_labels():
-    for fn in (darrm_release, gnmax_release, majority_release, aggregators.binary_votes):
+    for fn in (darrm_release, gnmax_release, majority_release, shuffled_rr_release, releases.binary_votes,
+               *RELEASES.values()):
         params = set(inspect.signature(fn).parameters)
-        assert params <= {"votes", "gamma", "sigma", "rng", "classes"}, (fn.__name__, params)
+        assert params <= {"votes", "gamma", "sigma", "eps0", "rng", "classes"}, (fn.__name__, params)
+
+
+def test_the_registry_dispatches_on_the_method_rows_votes_and_arguments():
+    rng = np.random.default_rng(3)
+    vp, vn = _votes(rng, 300, rng.random(300)), _votes(rng, 300, rng.random(300))
+    methods = {"maj-p": Method("majority", "private", 1), "maj-n": Method("majority", "nonprivate", 2),
+               "g": Method("gnmax", "nonprivate", 3, (("sigma", "s"),)),
+               "d": Method("darrm", "private", 4, (("gamma", "g1"),))}
+    mech = {"s": 1e-6, "g1": np.ones(K + 1)}
+    np.testing.assert_array_equal(release(methods, "maj-p", vp, vn, mech, None, (5, 8)), majority_release(vp))
+    np.testing.assert_array_equal(release(methods, "maj-n", vp, vn, mech, None, (5, 8)), majority_release(vn))
+    np.testing.assert_array_equal(release(methods, "d", vp, vn, mech, rng, (5, 8)), majority_release(vp))
+    a = release(methods, "g", vp, vn, mech, np.random.default_rng(9), (5, 8))
+    np.testing.assert_array_equal(a, gnmax_release(vn, 1e-6, np.random.default_rng(9)))
+    with pytest.raises(KeyError):
+        release(methods, "nope", vp, vn, mech, rng, (5, 8))
+    with pytest.raises(ParameterError, match="kind"):
+        Method("laplace", "private", 5)
+    with pytest.raises(ParameterError, match="ensemble"):
+        Method("gnmax", "public", 5)
 
 
 def test_darrm_release_frequency_matches_gamma_formula():

@@ -4,20 +4,15 @@ import itertools
 
 import numpy as np
 import pytest
-from darrm.experiments.simulations.expected_error import (
-    iid_error_curve,
-    iid_uniform_error,
-    is_one_sided,
-    product_uniform_error,
-    product_uniform_error_mc,
-)
 from scipy import integrate
 
-from darrm.errors import ParameterError
-from darrm.gamma import gamma_const, gamma_dsub, gamma_sub
+from darrm import ParameterError, PrivacyParams, error_curve, gamma_const, gamma_dsub, gamma_sub
+from darrm.numerics.binomial import binomial_pmf
+from darrm.utility import error, error_from_pmf
 from darrm.numerics.poisson_binomial import pmf
-from darrm.params import PrivacyParams
-from darrm.utility import error, error_curve
+from darrm.experiments.simulations.expected_error import (
+    iid_uniform_error, is_one_sided, product_uniform_error, product_uniform_error_mc,
+)
 
 
 def _gammas(K):
@@ -28,15 +23,15 @@ def _gammas(K):
 
 
 @pytest.mark.parametrize("K", [1, 11, 101])
-def test_iid_error_curve_matches_core_error_curve(K):
+def test_cancellation_free_error_curve_matches_the_binomial_pmf_formula(K):
     p = np.linspace(0, 1, 2001)
     for g in _gammas(K) if K > 3 else [np.array([0.3, 0.3])]:
-        assert np.max(np.abs(iid_error_curve(g, p) - error_curve(g, p))) < 1e-13
+        assert np.max(np.abs(error_curve(g, p) - error_from_pmf(g, binomial_pmf(len(g) - 1, p)))) < 1e-13
 
 
 def test_error_at_half_is_exactly_zero_for_every_symmetric_gamma():
     for g in _gammas(11) + _gammas(101):
-        assert iid_error_curve(g, np.array([0.5]))[0] == 0.0
+        assert error_curve(g, np.array([0.5]))[0] == 0.0
         assert iid_uniform_error(g, 0.5, 0.5) == 0.0
 
 

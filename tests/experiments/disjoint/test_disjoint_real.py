@@ -6,17 +6,13 @@ import math
 
 import numpy as np
 import pytest
-from darrm.accounting import ShuffledBinaryRR
-from darrm.accounting.gnmax import epsilon as gnmax_epsilon
-from darrm.experiments.disjoint.real import (
-    METHODS,
-    build_mechanisms,
-    markdown,
-    release,
-    run_real,
-    shuffled_rr_release,
-)
 from scipy import stats
+
+from darrm.accounting import ShuffledBinaryRR, gnmax_epsilon
+from darrm.experiments.disjoint.real import METHODS, build_mechanisms, cached_votes, markdown, run_real
+from darrm.experiments.pate.study import METHODS as PATE_METHODS
+from darrm.experiments.pate.study import query_indices
+from darrm.experiments.releases import release, shuffled_rr_release
 
 EPS_T, DELTA = 0.0892, 1e-4
 
@@ -80,25 +76,20 @@ def test_shuffled_rr_release_has_the_binomial_error_rate(mech):
 def test_darrm_partition_release_follows_gamma(mech):
     n = 40000
     votes = np.full((n, 11), 5, dtype=np.int64)  # L = 0: majority is class 5
-    lab = release("darrm-partition", votes, votes, mech, np.random.default_rng(2), (5, 8))
+    lab = release(METHODS, "darrm-partition", votes, votes, mech, np.random.default_rng(2), (5, 8))
     p_ok = mech["gamma_partition"][0] + (1 - mech["gamma_partition"][0]) / 2
     assert abs(np.mean(lab == 5) - p_ok) < 5 * math.sqrt(p_ok * (1 - p_ok) / n)
 
 
 @pytest.mark.parametrize("dataset", ["mnist", "fashion-mnist"])
 def test_cached_real_teachers_reproduce_the_pate_study_majority(dataset):
-    from darrm.experiments.disjoint.real import cached_votes
-
     got = cached_votes(dataset)
     if got is None:
         pytest.skip("PATE teachers' votes not cached (data/cache): run darrm-experiments pate first")
     vp, vn, labels, eps_t = got
-    from darrm.experiments.pate.run import release as pate_release
-    from darrm.experiments.pate.study import query_indices
-
     rows = run_real(dataset, vp, vn, labels, eps_t, ms=(3,), queries=(20,), draws=2)
     by = {r["method"]: r for r in rows}
-    want = [np.mean(pate_release("majority-private-parallel", vp[i], vn[i], {}, None, (5, 8)) == labels[i])
+    want = [np.mean(release(PATE_METHODS, "majority-private-parallel", vp[i], vn[i], {}, None, (5, 8)) == labels[i])
             for i in (query_indices(0, len(labels), 20, r) for r in range(2))]
     assert by["private-majority"]["accuracy_mean"] == pytest.approx(np.mean(want))
     assert by["nonprivate-majority"]["accuracy_mean"] >= 0.9

@@ -13,20 +13,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from darrm.accounting.composition import kairouz_general
+
+from darrm.accounting import kairouz_general
+from darrm import IIDPrior, expected_signed_error
 from darrm.experiments import cli
 from darrm.experiments.data import loader
 from darrm.experiments.pate import run as run_mod
-from darrm.experiments.pate.run import load_releases, release
-from darrm.experiments.pate.study import (
-    METHODS,
-    StudyConfig,
-    mechanism_rng,
-    query_indices,
-)
-
-from darrm.prior import IIDPrior
-from darrm.solver.objective import expected_signed_error
+from darrm.experiments.pate.run import load_releases
+from darrm.experiments.pate.study import METHODS, StudyConfig, query_indices
+from darrm.experiments.releases import mechanism_rng, release
 
 TINY = ["--train-size", "1100", "--epochs", "1", "--ms", "1,3", "--queries", "5,12", "--draws", "3",
         "--no-progress"]
@@ -73,7 +68,7 @@ def test_accuracies_recomputed_from_cached_votes(tiny_run):
         accs = []
         for d in range(cfg.draws):
             idx = query_indices(cfg.seed, len(labels), r["Q"], d)
-            lab = release(r["method"], vp[idx], vn[idx], mech, mechanism_rng(cfg.seed, r["method"], r["m"], r["Q"], d),
+            lab = release(METHODS, r["method"], vp[idx], vn[idx], mech, mechanism_rng(METHODS, cfg.seed, r["method"], r["m"], r["Q"], d),
                           cfg.classes)
             saved_idx, saved_lab = released[(r["method"], r["m"], r["Q"], d)]
             np.testing.assert_array_equal(idx, saved_idx)

@@ -1,0 +1,44 @@
+"""``darrm-experiments disjoint``: the synthetic and real experiments write their files."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from darrm.experiments import cli
+from darrm.experiments.disjoint import cli as disjoint_cli
+from darrm.experiments.disjoint.real import run_real
+from darrm.experiments.disjoint.synthetic import METHODS, agreement_grid, evaluate
+
+
+def test_synthetic_writes_results_and_plot_matching_evaluate(tmp_path, capsys):
+    assert cli.main(["disjoint", "synthetic", "--K", "11", "--eps", "0.5", "--out", str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "results_eps0.5_delta1e-06.json").read_text())
+    assert (data["eps"], data["delta"]) == (0.5, 1e-6)
+    (row,) = data["rows"]
+    want = evaluate(11, 0.5, 1e-6, agreement_grid())
+    assert {m: row[m] for m in METHODS} == {m: want[m] for m in METHODS}
+    assert (tmp_path / "accuracy_eps0.5_delta1e-06.png").stat().st_size > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["accuracy_eps0.5_delta1e-06.png",
+                                                          "results_eps0.5_delta1e-06.json"]  # no temp files left
+    out = capsys.readouterr().out
+    assert "darrm-nonprivate" in out and "wrote" in out
+
+
+def test_real_writes_records_and_tables(tmp_path, monkeypatch, capsys):
+    rng = np.random.default_rng(0)
+    labels = rng.choice([5, 8], size=60)
+    votes = np.where(rng.random((60, 11)) < 0.9, labels[:, None], 13 - labels[:, None]).astype(np.int64)
+    monkeypatch.setattr(disjoint_cli, "load_votes", lambda ds, data_dir, cache_dir: (votes, votes, labels, 0.0892))
+    monkeypatch.setattr(disjoint_cli, "run_real", lambda *a, **k: _small_run(*a))
+    assert cli.main(["disjoint", "real", "--dataset", "mnist", "--out", str(tmp_path)]) == 0
+    rows = json.loads((tmp_path / "results_real.json").read_text())
+    assert {r["dataset"] for r in rows} == {"mnist"} and {r["Q"] for r in rows} == {10}
+    tables = (tmp_path / "real_tables.md").read_text()
+    assert tables.startswith("# Disjoint members") and "| gnmax" in tables
+    assert "| gnmax" in capsys.readouterr().out
+
+
+def _small_run(dataset, vp, vn, labels, eps_t):
+    return run_real(dataset, vp, vn, labels, eps_t, ms=(1,), queries=(10,), draws=2)
