@@ -123,7 +123,7 @@ TABLES: tuple[str, ...] = ("teachers", "totals", "table3", "gnmax")
 TABLE_TITLES: dict[str, str] = {
     "teachers": "Teacher DP-SGD budgets (sigma=12, batch 32, 5 epochs, delta=1e-4; paper: 0.0892 / 0.0852 with PRV)",
     "totals": "Per-query and total budgets, Kairouz general composition, delta'=1e-4 (Tables 2, 5, 7, 9)",
-    "table3": "Table 3: allowance m for M subsampled mechanisms (K=35, eps=0.1, Delta=1e-5, delta'=0.1)",
+    "table3": "Table 3: allowance m for M subsampled mechanisms (K=35, eps=0.1, member_delta=1e-5, delta'=0.1)",
     "gnmax": "GNMax sigma per query (Table 4 and tighter calibrations)",
 }
 

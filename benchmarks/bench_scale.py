@@ -19,6 +19,8 @@ import subprocess
 import sys
 import time
 
+from darrm.privacy.corners import corner_count
+
 
 def child(K: int, method: str, executor: str, m: float, Delta: float, opts: dict) -> dict:
     import darrm
@@ -48,7 +50,7 @@ def main() -> None:
     ap.add_argument("--K", type=int, nargs="*", default=[11, 15, 21, 31, 41])
     ap.add_argument("--big", type=int, nargs="*", default=[])
     ap.add_argument("--m", type=float, default=5.0)
-    ap.add_argument("--Delta", type=float, default=1e-5)
+    ap.add_argument("--member-delta", type=float, default=1e-5)
     ap.add_argument("--executor", default="serial")
     ap.add_argument("--cuts", type=int, default=256, help="cuts per round")
     ap.add_argument("--stabilize", type=lambda v: v if v == "auto" else float(v), default="auto",
@@ -61,17 +63,17 @@ def main() -> None:
         print(json.dumps(child(int(K), method, ex, float(m), float(D), json.loads(opts))))
         return
     opts = {"cuts": a.cuts, "stabilize": a.stabilize, "max_rounds": a.max_rounds}
-    print(f"ε=0.1, Δ={a.Delta:g}, m={a.m:g}, executor={a.executor}, {opts}")
+    print(f"ε=0.1, Δ={a.member_delta:g}, m={a.m:g}, executor={a.executor}, {opts}")
     print("| K | multisets | path | wall s | peak RSS MiB | rounds | LP rows | objective | certified violation "
           "| proven gap | stop | full/CG time |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for K in [*a.K, *a.big]:
-        C = 8 if a.Delta > 0 else 4
+        C = corner_count(a.member_delta)
         n = math.comb(K + C - 1, K)
         res = {}
         methods = ("full", "cutting-planes") if n <= 1_200_000 else ("cutting-planes",)
         for meth in methods:
-            res[meth] = run(K, meth, a.executor, a.m, a.Delta, opts)
+            res[meth] = run(K, meth, a.executor, a.m, a.member_delta, opts)
         for meth, r in res.items():
             ratio = f"{res['full']['seconds'] / r['seconds']:.1f}x" if "full" in res and meth != "full" else ""
             print(f"| {K} | {n:,} | {meth} | {r['seconds']:.2f} | {r['peak_rss_mib']:.0f} | {r['rounds']} | "

@@ -62,7 +62,7 @@ def naive(K: int) -> dict:
 
     P = PrivacyParams(K, 3, 0.1, 1e-5)
     t0 = time.perf_counter()
-    rows = naive_rows(K, P.m, P.eps, P.Delta)
+    rows = naive_rows(K, P.m, P.eps, P.member_delta)
     c, A = objective_coefficients(K, IIDPrior())
     x, _ = solve_lp(rows, P.rhs, c)
     g = symmetric_from_upper(np.clip(x, 0, 1), K)

@@ -4,7 +4,7 @@ K private mechanisms vote 0/1; the vote count L selects a probability γ(L) of r
 true majority, else a fair coin (Algorithm 1).  The everyday API::
 
     import darrm
-    params = darrm.PrivacyParams(K=11, m=3, eps=0.1, Delta=1e-5)
+    params = darrm.PrivacyParams(K=11, m=3, eps=0.1, member_delta=1e-5)
     table = darrm.solve(params, darrm.IIDPrior(0.75))      # certified γ_opt
     darrm.save(table, "g.json")                             # atomic, checksummed
     labels = darrm.aggregate(votes, darrm.load("g.json"), rng=0)

@@ -42,11 +42,11 @@ from .utility import error_curve
 #: (pyproject.toml; the core never names them, so it never imports upward).
 COMMANDS_GROUP = "darrm.commands"
 
-DEMO = {"K": 11, "m": 3.0, "eps": 0.1, "Delta": 1e-5}
+DEMO = {"K": 11, "m": 3.0, "eps": 0.1, "member_delta": 1e-5}
 
 
 def _params(args: argparse.Namespace) -> PrivacyParams:
-    return PrivacyParams(K=args.K, m=args.m, eps=args.eps, Delta=args.Delta, delta=args.delta)
+    return PrivacyParams(K=args.K, m=args.m, eps=args.eps, member_delta=args.member_delta, delta=args.delta)
 
 
 def _stabilize(v: str) -> float | str:
@@ -85,7 +85,7 @@ def _baselines(params: PrivacyParams, gamma_opt: np.ndarray) -> dict[str, np.nda
     out = {"opt": gamma_opt}
     if float(params.m).is_integer():
         out["sub"] = family_gamma("sub", params)
-        if params.Delta == 0 and params.delta == 0:
+        if params.member_delta == 0 and params.delta == 0:
             out["dsub"] = family_gamma("dsub", params)
     out["const"] = family_gamma("const", params)
     return out
@@ -112,7 +112,7 @@ def _describe(table: GammaTable) -> str:
     if isinstance(p, DisjointParams):
         return _describe_disjoint(table)
     lines = [
-        f"DaRRM γ_{table.family}: K={p.K}, m={p.m:g}, eps={p.eps:g}, Delta={p.Delta:g}, delta={p.delta:.6g}",
+        f"DaRRM γ_{table.family}: K={p.K}, m={p.m:g}, eps={p.eps:g}, member_delta={p.member_delta:g}, delta={p.delta:.6g}",
         f"  guarantee: ({p.m * p.eps:.6g}, {p.delta:.6g})-DP per query "
         f"(certified over all corner multisets, both outputs, both directions; max violation {table.violation:.2e})",
     ]
@@ -224,7 +224,8 @@ def _add_param_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--K", type=int, default=DEMO["K"], help="number of mechanisms (odd); default 11")
     p.add_argument("--m", type=float, default=DEMO["m"], help="privacy allowance in [1, K]; default 3")
     p.add_argument("--eps", type=float, default=DEMO["eps"], help="per-mechanism ε > 0; default 0.1")
-    p.add_argument("--Delta", type=float, default=DEMO["Delta"], help="per-mechanism Δ in [0,1); default 1e-5")
+    p.add_argument("--member-delta", type=float, default=DEMO["member_delta"],
+                   help="per-mechanism Δ in [0, 1) (the paper's Δ; default %(default)g)")
     p.add_argument("--delta", type=float, default=None, help="target δ in [Δ, 1); default 1-(1-Δ)^m")
 
 

@@ -115,7 +115,7 @@ def p_const(params: PrivacyParams, tau: float | None = None, lam: float | None =
     if not (math.isfinite(tau) and tau > 0):
         raise ParameterError("tau", f"must be finite and > 0, got {tau!r}")
     if lam is None:
-        lam = 0.0 if params.Delta == 0 else -math.expm1(K * math.log1p(-params.Delta))
+        lam = 0.0 if params.member_delta == 0 else -math.expm1(K * math.log1p(-params.member_delta))
     lam = float(lam)
     if not (math.isfinite(lam) and 0.0 <= lam < 1.0):
         raise ParameterError("lam", f"must lie in [0, 1), got {lam!r}")

@@ -11,6 +11,9 @@ Tables for members on disjoint shards (:mod:`darrm.disjoint`) use the format
 member-privacy model, e.g. ``{"kind": "rr", "eps0": 1.0}``) replace m, eps, Delta,
 delta; :func:`load` dispatches on "format" and re-certifies with the recorded model.
 
+The key "Delta" is the per-mechanism Δ (``PrivacyParams.member_delta``), kept for the format's
+stability; "delta" is the target δ.
+
 Floats are written with Python's shortest round-trip repr, so a loaded table is
 bit-identical to the saved one.
 """
@@ -83,7 +86,7 @@ def table_to_dict(table: GammaTable) -> dict:
         head = {"format": FORMAT_DISJOINT, "K": p.K, "model": p.member.to_dict(),
                 "target_eps": p.target_eps, "target_delta": p.target_delta}
     else:
-        head = {"format": FORMAT, "K": p.K, "m": p.m, "eps": p.eps, "Delta": p.Delta, "delta": p.delta}
+        head = {"format": FORMAT, "K": p.K, "m": p.m, "eps": p.eps, "Delta": p.member_delta, "delta": p.delta}
     d = {
         **head,
         "prior": table.prior,
@@ -143,7 +146,7 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
     try:
         params: PrivacyParams | DisjointParams
         if fmt == FORMAT:
-            params = PrivacyParams(K=d["K"], m=d["m"], eps=d["eps"], Delta=d["Delta"], delta=d["delta"])
+            params = PrivacyParams(K=d["K"], m=d["m"], eps=d["eps"], member_delta=d["Delta"], delta=d["delta"])
         else:
             params = DisjointParams(d["K"], member_from_dict(d["model"]), d["target_eps"], d["target_delta"])
         if not isinstance(d["gamma"], list) or not all(

@@ -24,35 +24,35 @@ class PrivacyParams:
         K: number of mechanisms (odd, ≥ 1).
         m: privacy allowance, a real number in [1, K]; the output is (mε, δ)-DP.
         eps: per-mechanism ε > 0.
-        Delta: per-mechanism Δ ∈ [0, 1).
+        member_delta: per-mechanism Δ ∈ [0, 1) (the paper's Δ; named apart from the target δ).
         delta: target δ ∈ [Δ, 1); defaults to 1 − (1 − Δ)^m.
     """
 
     K: int
     m: float
     eps: float
-    Delta: float = 0.0
+    member_delta: float = 0.0
     delta: float | None = field(default=None)
 
     def __post_init__(self) -> None:
         K = odd_count("K", self.K)
         m = real("m", self.m, 1.0, float(K))
         eps = positive("eps", self.eps)
-        Delta = half_open_unit("Delta", self.Delta)
+        Delta = half_open_unit("member_delta", self.member_delta)
         if self.delta is None:
             delta = composed_delta(Delta, m)  # m-fold composition, never rounded below Δ
             if delta >= 1.0:
-                raise ParameterError("delta", f"the default 1-(1-Delta)^m = {delta!r} is not < 1: the guarantee would be vacuous")
+                raise ParameterError("delta", f"the default 1-(1-member_delta)^m = {delta!r} is not < 1: the guarantee would be vacuous")
         else:
             delta = half_open_unit("delta", self.delta)
             if delta < Delta:
-                raise ParameterError("delta", f"must be >= Delta={Delta!r}, got {self.delta!r}")
+                raise ParameterError("delta", f"must be >= member_delta={Delta!r}, got {self.delta!r}")
         if m * eps > 700.0:
             raise ParameterError("eps", f"m*eps={m * eps!r} is too large to represent e^(m*eps)")
         object.__setattr__(self, "K", K)
         object.__setattr__(self, "m", m)
         object.__setattr__(self, "eps", eps)
-        object.__setattr__(self, "Delta", Delta)
+        object.__setattr__(self, "member_delta", Delta)
         object.__setattr__(self, "delta", delta)
 
     #: every member may depend on the changed record (Problem 1.1)
@@ -79,4 +79,4 @@ class PrivacyParams:
         return rhs(self.m * self.eps, float(self.delta))  # type: ignore[arg-type]
 
     def to_dict(self) -> dict:
-        return {"K": self.K, "m": self.m, "eps": self.eps, "Delta": self.Delta, "delta": self.delta}
+        return {"K": self.K, "m": self.m, "eps": self.eps, "member_delta": self.member_delta, "delta": self.delta}

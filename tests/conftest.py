@@ -13,8 +13,8 @@ def rng():
 def paper_params():
     """Figure 2 of the paper: K=11, ε=0.1, Δ=1e-5, δ = 1-(1-Δ)^m."""
 
-    def make(m, Delta=1e-5, delta=None):
-        return PrivacyParams(K=11, m=m, eps=0.1, Delta=Delta, delta=delta)
+    def make(m, member_delta=1e-5, delta=None):
+        return PrivacyParams(K=11, m=m, eps=0.1, member_delta=member_delta, delta=delta)
 
     return make
 

@@ -32,7 +32,7 @@ def test_every_public_name_resolves_and_callables_are_documented():
 
 def test_the_facade_serves_the_readme_workflow(tmp_path):
     """Solve, certify, save, load and label with facade names only, shared and disjoint."""
-    params = darrm.PrivacyParams(K=11, m=3, eps=0.1, Delta=1e-5)
+    params = darrm.PrivacyParams(K=11, m=3, eps=0.1, member_delta=1e-5)
     table = darrm.solve(params, darrm.IIDPrior(0.75))
     assert darrm.certify(table.gamma, params).certified and table.status == "optimal"
     assert table.report.stop is darrm.StopReason.GAP and table.report.converged

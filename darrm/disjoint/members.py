@@ -62,26 +62,26 @@ class ApproxDP(MemberPrivacy):
     """Members that are (ε, Δ)-DP with respect to their own shard."""
 
     eps: float
-    Delta: float = 0.0
+    delta: float = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "eps", epsilon("member.eps", self.eps))
-        object.__setattr__(self, "Delta", half_open_unit("member.Delta", self.Delta))
+        object.__setattr__(self, "Delta", half_open_unit("member.delta", self.delta))
 
     def changed_vertices(self) -> np.ndarray:
-        return corners(self.eps, self.Delta)
+        return corners(self.eps, self.delta)
 
     def changed_complements(self) -> np.ndarray:
-        return complements(self.eps, self.Delta)
+        return complements(self.eps, self.delta)
 
     def unchanged_ends(self) -> tuple[float, float]:
         return 0.0, 1.0
 
     def to_dict(self) -> dict:
-        return {"kind": "approx-dp", "eps": self.eps, "Delta": self.Delta}
+        return {"kind": "approx-dp", "eps": self.eps, "delta": self.delta}
 
     def describe(self) -> str:
-        return f"({self.eps:g}, {self.Delta:g})-DP members"
+        return f"({self.eps:g}, {self.delta:g})-DP members"
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def member_from_dict(d: dict) -> MemberPrivacy:
     if kind == "nonprivate":
         return NonPrivate()
     if kind == "approx-dp":
-        return ApproxDP(d.get("eps"), d.get("Delta", 0.0))
+        return ApproxDP(d.get("eps"), d.get("delta", d.get("Delta", 0.0)))  # "Delta": files before 0.2
     if kind == "rr":
         return LocalRR(d.get("eps0"))
     raise ParameterError("model", f"unknown member model kind {kind!r}")

@@ -33,7 +33,7 @@ from ..mechanism import output_weights
 from ..params import PrivacyParams
 from ..solver.rows import pmf_pairs
 from .condition import Check, repair_factor, violation
-from .corners import complements, corners, iter_count_vector_blocks, multiset_count
+from .corners import complements, corner_count, corners, iter_count_vector_blocks, multiset_count
 from .sweep import sweep
 
 #: The certificate's threshold on its rigorous bound v̂: exactly private, nothing widened.
@@ -111,12 +111,12 @@ def certify(
     """
     g = validate_gamma(gamma, params.K)
     t = validate_tol(tol)
-    C = 8 if params.Delta > 0 else 4
+    C = corner_count(params.member_delta)
     if not np.any(g):
         return zero_certificate(params, multiset_count(params.K, C), t)
     res = sweep(g, params, top=1, threshold=-np.inf, executor=executor, progress=progress)
     worst = res.candidates[0]
-    cs, comp = corners(params.eps, params.Delta), complements(params.eps, params.Delta)
+    cs, comp = corners(params.eps, params.member_delta), complements(params.eps, params.member_delta)
     _, out, direction = certify_reference_counts(g, params, worst[None, :], cs, comp)
     return Certificate(res.max_violation, tuple(int(c) for c in worst), out, direction, res.checked, t, params.check.rho)
 
@@ -138,7 +138,7 @@ def certify_reference_counts(
 ) -> tuple[float, int, str]:
     """(violation, output, direction) of the worst of the given multisets, computed directly."""
     if comp is None:
-        comp = complements(params.eps, params.Delta)
+        comp = complements(params.eps, params.member_delta)
     a, ap = pmf_pairs(counts, cs, comp)
     cand = _violations(a, ap, g, params.check)
     i, j = np.unravel_index(np.argmax(cand), cand.shape)
@@ -157,7 +157,7 @@ def certify_reference(
     then both outputs and both directions (slow; the reference for :func:`certify`)."""
     g = validate_gamma(gamma, params.K)
     t = validate_tol(tol)
-    cs, comp = corners(params.eps, params.Delta), complements(params.eps, params.Delta)
+    cs, comp = corners(params.eps, params.member_delta), complements(params.eps, params.member_delta)
     chk = params.check
     total = multiset_count(params.K, cs.shape[0])
     best = -np.inf

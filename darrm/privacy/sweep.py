@@ -85,7 +85,7 @@ def build_tables(gamma: np.ndarray, params: PrivacyParams) -> SweepTables:
     """Δ > 0: V(s,a,b,c,d) for all 5-tuples with sum ≤ K (module docstring)."""
     K = params.K
     e = math.exp(params.eps)
-    Delta = params.Delta
+    Delta = params.member_delta
     hi, lo = (e + Delta) / (e + 1.0), (1.0 - Delta) / (e + 1.0)
     w = output_weights(np.asarray(gamma, dtype=np.float64))
     pairs, r2 = _ranks(K, 2)
@@ -370,7 +370,7 @@ def sweep(
     if isinstance(executor, TorchDevice):
         return _sweep_on_device(g, params, executor, top=top, threshold=threshold, diverse=diverse)
     K = params.K
-    if params.Delta > 0:
+    if params.member_delta > 0:
         tables: object = build_tables(g, params)
         fn, items = _sweep_task, list(range(K, -1, -1))  # biggest blocks first
     else:
@@ -378,7 +378,7 @@ def sweep(
         fn, items = _sweep_pure_task, list(range(K + 1))
     shared = (tables, params.check, int(top), float(threshold), 1 if diverse else None)
     ex = executor or SerialExecutor()
-    total = math.comb(K + (7 if params.Delta > 0 else 3), K)
+    total = math.comb(K + (7 if params.member_delta > 0 else 3), K)
     bar = tqdm(total=total, desc="sweep", unit="multiset", unit_scale=True, leave=False,
                disable=(not progress) if progress is not None else None)
     results = []
@@ -396,7 +396,7 @@ def _sweep_on_device(
     (:func:`sweep_R`, :func:`sweep_c`, memory-bounded chunks included) with ``xp`` = torch."""
     K, chk = params.K, params.check
     per_block = 1 if diverse else None
-    if params.Delta > 0:
+    if params.member_delta > 0:
         T = build_tables(gamma, params)
         Tt = SweepTables(K, dev.put(T.V), dev.put(T.r3), T.r2)
         results = [sweep_R(Tt, R, chk, top, threshold, per_block, xp=dev.xp) for R in range(K, -1, -1)]

@@ -84,7 +84,7 @@ class WorkingSet:
     and the checkpoint that lets a run resume (:mod:`darrm.solver.checkpoint`)."""
 
     def __init__(self, params: PrivacyParams, c: np.ndarray, lp, checkpoint: str | os.PathLike | None):
-        self.cs = corners(params.eps, params.Delta)
+        self.cs = corners(params.eps, params.member_delta)
         self.e, self.rhs = params.exp_meps, params.rhs
         self.lp = lp
         self.fp = fingerprint(params, c)

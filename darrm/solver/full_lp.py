@@ -35,5 +35,5 @@ FULL_LP_LIMIT = 20_000
 
 def choose_method(params: PrivacyParams) -> str:
     """"full" (every row; K ≤ 9 for Δ > 0, K ≤ 45 for Δ = 0) or "cutting-planes"."""
-    C = corner_count(params.Delta)
+    C = corner_count(params.member_delta)
     return "full" if multiset_count(params.K, C) <= FULL_LP_LIMIT else "cutting-planes"

@@ -74,7 +74,7 @@ def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.n
 
 def iter_row_blocks(params: PrivacyParams, block: int = 1 << 15) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Yield (count vectors, folded rows) blocks over all C(K+C−1, K) corner multisets."""
-    cs = corners(params.eps, params.Delta)
+    cs = corners(params.eps, params.member_delta)
     e = params.exp_meps
     for counts in iter_count_vector_blocks(params.K, cs.shape[0], block):
         a, ap = pmf_pairs(counts, cs)

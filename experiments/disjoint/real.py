@@ -70,7 +70,7 @@ METHODS: dict[str, Method] = {
 
 def build_mechanisms(K: int, m: int, eps_teacher: float, Delta: float) -> dict:
     """Parameters of every method at the per-query budget (m·ε_T, 1 − (1−Δ)^m)."""
-    params = PrivacyParams(K=K, m=m, eps=eps_teacher, Delta=Delta)
+    params = PrivacyParams(K=K, m=m, eps=eps_teacher, member_delta=Delta)
     eps, delta = m * eps_teacher, float(params.delta)
     e0 = largest_eps0(K, eps, delta, rel_tol=1e-6)
     # synthetic agreement grid: chooses ε0′ without test labels

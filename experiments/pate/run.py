@@ -44,7 +44,7 @@ def build_mechanisms(cfg: StudyConfig, eps_teacher: float, progress: bool = True
     """γ_Sub, γ_opt and GNMax σ for every m at the per-query budget (m·ε_teacher, 1 − (1−Δ)^m)."""
     mech = Mechanisms()
     for m in tqdm(cfg.ms, desc="γ_opt LP + GNMax σ per m", disable=not progress, leave=False):
-        params = darrm.PrivacyParams(K=cfg.K, m=m, eps=eps_teacher, Delta=cfg.Delta)
+        params = darrm.PrivacyParams(K=cfg.K, m=m, eps=eps_teacher, member_delta=cfg.member_delta)
         eps_q, delta_q = m * eps_teacher, float(params.delta)
         table = darrm.solve(params, progress=False)
         tight = {meth: calibrate_sigma(eps_q, delta_q, meth) for meth in TIGHT_METHODS}
@@ -96,7 +96,7 @@ def _privacy(method: str, m: int, Q: int, mech_m: dict, eps_t: float, cfg: Study
         return {"eps_query": None, "delta_query": None, "eps_total": None, "delta_total": None,
                 "eps_total_optimal": None, "privacy_note": "teachers trained without DP: no guarantee"}
     if method == "majority-private-parallel":
-        return {"eps_query": eps_t, "delta_query": cfg.Delta, "eps_total": eps_t, "delta_total": cfg.Delta,
+        return {"eps_query": eps_t, "delta_query": cfg.member_delta, "eps_total": eps_t, "delta_total": cfg.member_delta,
                 "eps_total_optimal": eps_t,
                 "privacy_note": "post-processing of the teachers: parallel composition, the teachers' "
                                 "(eps, Delta) once for all Q queries"}
@@ -172,13 +172,13 @@ def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache
     released = released_labels(cfg, priv.votes, nonpriv.votes, mech)
     accs = score(released, task.test_labels)
     records = build_records(cfg, accs, mech, eps_t)
-    records.append(_teacher_record(cfg.dataset, "teachers-dpsgd", priv.teachers, eps_t, cfg.Delta))
+    records.append(_teacher_record(cfg.dataset, "teachers-dpsgd", priv.teachers, eps_t, cfg.member_delta))
     records.append(_teacher_record(cfg.dataset, "teachers-nonprivate", nonpriv.teachers, None, None))
     atomic_write_json(out / "results.json", records)
     save_releases(out / "releases.npz", released)
     run_info = _run_info(cfg, dev, ds, task, priv, nonpriv, t_teachers, time.perf_counter() - t_start)
     atomic_write_json(out / "teachers.json", {
-        "eps_teacher": eps_t, "delta_teacher": cfg.Delta,
+        "eps_teacher": eps_t, "delta_teacher": cfg.member_delta,
         "shard_sizes": [int(len(s)) for s in priv.shards],
         "split": "seeded permutation (numpy default_rng(seed)) of the two-class training set, "
                  "np.array_split into K shards; private and non-private teachers share the split",

@@ -47,7 +47,7 @@ class StudyConfig:
     lr_nonprivate: float = 0.05
     noise_multiplier: float = 12.0
     max_grad_norm: float = 1.0
-    Delta: float = 1e-4
+    member_delta: float = 1e-4
     delta_prime: float = 1e-4
     train_size: int | None = None
     classes: tuple[int, int] = (5, 8)
@@ -86,7 +86,7 @@ class StudyConfig:
             lr=self.lr_private if private else self.lr_nonprivate,
             noise_multiplier=self.noise_multiplier,
             max_grad_norm=self.max_grad_norm,
-            delta=self.Delta,
+            delta=self.member_delta,
             seed=self.seed,
         )
 

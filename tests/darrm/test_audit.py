@@ -19,7 +19,7 @@ N = 400_000
 def audited_epsilon_lower_bound(gamma, params, counts, output, direction, rng, n=N, alpha=1e-6):
     """A (1 − 2α)-confidence lower bound on ε from n runs on D and n runs on D′:
     ε ≥ log((p̂_lo − δ)/p̂′_hi) with Clopper–Pearson bounds on Pr[A(D)=o], Pr[A(D′)=o]."""
-    cs = corners(params.eps, params.Delta)
+    cs = corners(params.eps, params.member_delta)
     p = expand(np.array([counts]), cs[:, 0])[0]
     pp = expand(np.array([counts]), cs[:, 1])[0]
     if direction == "D',D":

@@ -21,7 +21,7 @@ def test_demo_solves_certifies_and_prints_table_and_error_curve(capsys):
 
 def test_solve_verify_evaluate_aggregate_pipeline(capsys, tmp_path):
     g = tmp_path / "g.json"
-    rc, out, _ = run(capsys, "solve", "--K", "11", "--m", "3", "--eps", "0.1", "--Delta", "1e-5", "--out", str(g))
+    rc, out, _ = run(capsys, "solve", "--K", "11", "--m", "3", "--eps", "0.1", "--member-delta", "1e-5", "--out", str(g))
     assert rc == 0 and g.exists()
     rc, out, _ = run(capsys, "verify", str(g))
     assert rc == 0 and "OK" in out
@@ -48,7 +48,7 @@ def test_solve_baseline_families(capsys, family):
 
 
 def test_subsampling_families_need_integer_m(capsys):
-    rc, out, _ = run(capsys, "solve", "--family", "dsub", "--Delta", "0", "--m", "2")
+    rc, out, _ = run(capsys, "solve", "--family", "dsub", "--member-delta", "0", "--m", "2")
     assert rc == 0 and "(0.2, 0)-DP" in out
     rc, _, err = run(capsys, "solve", "--family", "sub", "--m", "2.5")
     assert rc == 2 and err.startswith("darrm: error: m")
@@ -69,8 +69,8 @@ def test_uncertifiable_family_is_an_error(capsys, monkeypatch):
         (["solve", "--eps", "nan"], "eps"),
         (["solve", "--K", "10"], "K"),
         (["solve", "--m", "12"], "m"),
-        (["solve", "--Delta", "1"], "Delta"),
-        (["solve", "--Delta", "1e-3", "--delta", "1e-4"], "delta"),
+        (["solve", "--member-delta", "1"], "member_delta"),
+        (["solve", "--member-delta", "1e-3", "--delta", "1e-4"], "delta"),
         (["solve", "--prior", "weird:1"], "prior"),
         (["solve", "--prior", "iid:1.5"], "prior.mean"),
     ],

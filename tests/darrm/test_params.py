@@ -6,7 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from darrm.errors import ParameterError
-from darrm.params import PrivacyParams, composed_delta
+from darrm.numerics.delta import composed_delta
+from darrm.params import PrivacyParams
 
 
 def test_default_delta_is_m_fold_composition():
@@ -30,11 +31,11 @@ def test_default_delta_is_m_fold_composition():
         (dict(K=11, m=3, eps=-1.0), "eps"),
         (dict(K=11, m=3, eps=float("nan")), "eps"),
         (dict(K=11, m=3, eps=float("inf")), "eps"),
-        (dict(K=11, m=3, eps=0.1, Delta=1.0), "Delta"),
-        (dict(K=11, m=3, eps=0.1, Delta=-1e-9), "Delta"),
-        (dict(K=11, m=3, eps=0.1, Delta=1e-3, delta=1e-4), "delta"),
-        (dict(K=11, m=3, eps=0.1, Delta=0.0, delta=1.0), "delta"),
-        (dict(K=11, m=3, eps=0.1, Delta=0.0, delta=float("nan")), "delta"),
+        (dict(K=11, m=3, eps=0.1, member_delta=1.0), "member_delta"),
+        (dict(K=11, m=3, eps=0.1, member_delta=-1e-9), "member_delta"),
+        (dict(K=11, m=3, eps=0.1, member_delta=1e-3, delta=1e-4), "delta"),
+        (dict(K=11, m=3, eps=0.1, member_delta=0.0, delta=1.0), "delta"),
+        (dict(K=11, m=3, eps=0.1, member_delta=0.0, delta=float("nan")), "delta"),
         (dict(K=11, m=3, eps="x"), "eps"),
         (dict(K=11, m=11, eps=100.0), "eps"),
     ],
@@ -50,13 +51,13 @@ def test_bad_parameters_raise_naming_the_parameter(kwargs, name):
     K=st.integers(1, 301).filter(lambda k: k % 2 == 1),
     mfrac=st.floats(0, 1),
     eps=st.floats(1e-6, 2),
-    Delta=st.floats(0, 0.5),
+    member_delta=st.floats(0, 0.5),
 )
-def test_valid_parameters_are_accepted_and_normalised(K, mfrac, eps, Delta):
+def test_valid_parameters_are_accepted_and_normalised(K, mfrac, eps, member_delta):
     m = 1 + mfrac * (K - 1)
-    if composed_delta(Delta, m) >= 1.0:
+    if composed_delta(member_delta, m) >= 1.0:
         with pytest.raises(ParameterError, match="delta"):
-            PrivacyParams(np.int64(K), m, eps, Delta)
+            PrivacyParams(np.int64(K), m, eps, member_delta)
         return
-    P = PrivacyParams(np.int64(K), m, eps, Delta)
-    assert isinstance(P.K, int) and P.Delta <= P.delta < 1 and P.rhs > 0
+    P = PrivacyParams(np.int64(K), m, eps, member_delta)
+    assert isinstance(P.K, int) and P.member_delta <= P.delta < 1 and P.rhs > 0

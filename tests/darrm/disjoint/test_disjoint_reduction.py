@@ -47,7 +47,7 @@ def _sample_changed(member, rng, n):
         out = []
         while len(out) < n:
             p, pp = rng.random(2)
-            if in_region(p, pp, member.eps, member.Delta, tol=0.0):
+            if in_region(p, pp, member.eps, member.delta, tol=0.0):
                 out.append((p, pp))
         return np.array(out)
     lo, hi = member.unchanged_ends() if isinstance(member, LocalRR) else (0.0, 1.0)
@@ -121,7 +121,7 @@ def test_models_round_trip_and_parse():
         (lambda: DisjointParams(11, NonPrivate(), 1.0, 1.0), "target_delta"),
         (lambda: DisjointParams(11, "rr", 1.0), "member"),
         (lambda: ApproxDP(-1.0), "member.eps"),
-        (lambda: ApproxDP(1.0, 1.5), "member.Delta"),
+        (lambda: ApproxDP(1.0, 1.5), "member.delta"),
         (lambda: LocalRR(0.0), "member.eps0"),
         (lambda: parse_member("rr:x"), "member-privacy"),
     ],

@@ -95,7 +95,7 @@ def exact_max_violation(gamma: np.ndarray, K: int, eps_total: float, eps: float,
 
 
 def _mp_exact(gamma: np.ndarray, P: PrivacyParams) -> float:
-    return exact_max_violation(gamma, P.K, P.m * P.eps, P.eps, P.Delta, float(P.delta))
+    return exact_max_violation(gamma, P.K, P.m * P.eps, P.eps, P.member_delta, float(P.delta))
 
 
 # ----------------------------------------------------------------------------- cases

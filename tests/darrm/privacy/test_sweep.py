@@ -39,7 +39,7 @@ def test_sweep_top_violators_are_exact_and_sorted(rng):
     from darrm.privacy.corners import corners
 
     for cnt, v in zip(res.candidates[:5], res.violations[:5]):
-        vd, _, _ = certify_reference_counts(g, P, cnt[None], corners(P.eps, P.Delta))
+        vd, _, _ = certify_reference_counts(g, P, cnt[None], corners(P.eps, P.member_delta))
         assert vd == pytest.approx(v, abs=1e-14)
 
 
