@@ -101,7 +101,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=count_arg, default=32)
     p.add_argument("--epochs", type=count_arg, default=5)
     p.add_argument("--delta", type=float, required=True)
-    p.add_argument("--accountant", choices=(*dpsgd.ACCOUNTANTS, "all"), default="all")
+    p.add_argument("--accountant", choices=(*dpsgd.ACCOUNTANTS, "all"), default="pld",
+                   help="pld (dp-accounting, core dependencies; the default), prv or rdp (Opacus: "
+                        "pip install 'darrm[experiments]'), or all")
     p.add_argument("--target-eps", type=float, help="solve for the noise multiplier instead")
     p.add_argument("--tol", type=float, default=1e-4, help="epsilon tolerance of --target-eps")
     p.set_defaults(func=_cmd_dpsgd)

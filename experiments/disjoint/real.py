@@ -46,11 +46,11 @@ from darrm.accounting import (
     optimal_homogeneous_epsilon,
     tight_total_epsilon,
 )
+from darrm.errors import require
 from darrm.numerics.delta import composed_delta
 from darrm.experiments.cache import default_cache_dir
 from darrm.experiments.data.loader import DatasetError, binary_task, load_dataset
 from darrm.experiments.disjoint.synthetic import agreement_grid, best_shuffled_darrm
-from darrm.experiments.pate.ensemble import ensemble_dir, get_ensemble
 from darrm.experiments.pate.study import StudyConfig, query_indices
 from darrm.experiments.releases import Method, mechanism_rng, release
 
@@ -169,9 +169,18 @@ def _task(dataset: str, data_dir: str | None, allow_download: bool = True):
     return cfg, binary_task(ds, cfg.classes, cfg.train_size, cfg.seed)
 
 
+def _ensembles():
+    """The PATE ensemble module, imported when used: it needs torch (``darrm[experiments]``)."""
+    require("torch", "experiments", "the disjoint study on real data")
+    from darrm.experiments.pate import ensemble
+
+    return ensemble
+
+
 def load_votes(dataset: str, data_dir: str | None = None, cache_dir: Path | None = None):
     """(private votes, non-private votes, test labels, ε_T) from the PATE study's cache; trains the
     teachers (minutes on CPU) where they are not cached."""
+    get_ensemble = _ensembles().get_ensemble
     cfg, task = _task(dataset, data_dir)
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
     priv = get_ensemble(task, cfg.teacher_config(True), cache, progress=False)
@@ -188,7 +197,7 @@ def cached_votes(dataset: str, data_dir: str | None = None, cache_dir: Path | No
     except DatasetError:  # data set not available here
         return None
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
-    dirs = [ensemble_dir(task, cfg.teacher_config(p), cache) for p in (True, False)]
+    dirs = [_ensembles().ensemble_dir(task, cfg.teacher_config(p), cache) for p in (True, False)]
     if not all((d / "votes.npy").is_file() and (d / f"teacher_{cfg.K - 1:02d}.pt").is_file() for d in dirs):
         return None
     return load_votes(dataset, data_dir, cache)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from darrm.errors import require
 from darrm.experiments.data.loader import DATASETS
 from darrm.experiments.pate.study import StudyConfig
 
@@ -47,6 +48,8 @@ def config_from_args(args: argparse.Namespace) -> StudyConfig:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    for module in ("torch", "opacus"):  # one line naming the extra, before any work
+        require(module, "experiments", "darrm-experiments pate")
     from darrm.experiments.pate.run import run_study
 
     cfg = config_from_args(args)

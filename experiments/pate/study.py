@@ -9,7 +9,7 @@ import numpy as np
 from darrm.errors import ParameterError
 from darrm.validation import count, open_unit
 from darrm.experiments.data.loader import DATASETS
-from darrm.experiments.pate.teachers import TeacherConfig
+from darrm.experiments.pate.teacher_config import TeacherConfig
 from darrm.experiments.releases import Method
 
 __all__ = ["METHODS", "StudyConfig", "query_indices"]

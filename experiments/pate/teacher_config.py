@@ -1,0 +1,43 @@
+"""Settings of one teacher ensemble (torch-free, so that study settings and ``--help`` work on a
+plain install; training itself is :mod:`darrm.experiments.pate.teachers`)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from darrm.validation import count, half_open_unit, odd_count, open_unit, positive
+
+__all__ = ["TeacherConfig"]
+
+
+@dataclass(frozen=True)
+class TeacherConfig:
+    """Settings of one ensemble of teachers (private or not).  Validated on construction."""
+
+    private: bool
+    K: int = 11
+    epochs: int = 5
+    batch_size: int = 32
+    lr: float = 0.1
+    momentum: float = 0.0
+    noise_multiplier: float = 12.0  # σ_DPSGD (paper L254)
+    max_grad_norm: float = 1.0  # C (paper L254)
+    delta: float = 1e-4  # Δ (paper L254)
+    n_classes: int = 10  # reference scripts use the 10-way head with labels 5/8
+    seed: int = 0
+    accountant: str = "prv"
+
+    def __post_init__(self) -> None:
+        odd_count("K", self.K)
+        count("epochs", self.epochs)
+        count("batch_size", self.batch_size)
+        positive("lr", self.lr)
+        half_open_unit("momentum", self.momentum)
+        if self.private:
+            positive("noise_multiplier", self.noise_multiplier)
+            positive("max_grad_norm", self.max_grad_norm)
+            open_unit("delta", self.delta)
+        count("n_classes", self.n_classes, minimum=2)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
