@@ -6,6 +6,7 @@ import numpy as np
 
 from .errors import ParameterError
 from .gamma import validate_gamma
+from .secure_random import bernoulli, fair_coins
 
 
 def output_weights(gamma: np.ndarray) -> np.ndarray:
@@ -40,7 +41,8 @@ def vote_counts(votes: object, K: int) -> np.ndarray:
     raise ParameterError("votes", f"must be a (Q, K) 0/1 matrix or a 1-D array of counts, got shape {a.shape}")
 
 
-def aggregate(votes: object, gamma: np.ndarray, rng: np.random.Generator | int | None = None) -> np.ndarray:
+def aggregate(votes: object, gamma: np.ndarray, rng: np.random.Generator | int | None = None, *,
+              secure: bool = False) -> np.ndarray:
     """Private majority labels (0/1) for a batch of queries.
 
     Args:
@@ -53,6 +55,6 @@ def aggregate(votes: object, gamma: np.ndarray, rng: np.random.Generator | int |
     L = vote_counts(votes, K)
     rng = np.random.default_rng(rng)
     majority = (L >= (K + 1) // 2).astype(np.int64)
-    keep = rng.random(L.shape[0]) < g[L]
-    coin = rng.integers(0, 2, size=L.shape[0])
+    keep = bernoulli(g[L]) if secure else rng.random(L.shape[0]) < g[L]
+    coin = fair_coins(L.shape[0]) if secure else rng.integers(0, 2, size=L.shape[0])
     return np.where(keep, majority, coin)

@@ -57,8 +57,12 @@ def certify_table(table: GammaTable, *, tol: float | None = None, progress: bool
     return certify_gamma(table.gamma, table.params, tol=tol, progress=progress)
 
 
-def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int | None = None) -> np.ndarray:
+def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int | None = None, *,
+              secure: bool = False) -> np.ndarray:
     """Private majority labels from a *certified* table (:func:`darrm.mechanism.aggregate`).
+
+    ``secure=True`` draws every coin from the OS CSPRNG (:mod:`darrm.secure_random`, exact
+    Bernoulli(γ(L)) draws) and ignores ``rng``.
 
     Raises:
         CertificationError: the table is not (ε, δ)-DP for its parameters.
@@ -71,4 +75,4 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
             f"refusing to label with a table that is not private for its parameters "
             f"(certificate bound {cert.violation:.3e} > 0)"
         )
-    return _release(votes, table.gamma, rng)
+    return _release(votes, table.gamma, rng, secure=secure)
