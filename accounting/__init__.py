@@ -14,10 +14,12 @@ The everyday API, importable from here (``from darrm.accounting import best_uppe
 * shuffled randomised-response votes — :class:`ShuffledBinaryRR` (one round),
   :func:`shuffled_votes_guarantee`, :func:`largest_eps0`, :func:`tight_total_epsilon` (Q rounds);
 * the paper's tables — :func:`paper_tables`;
+* a budgeted labelling session over a certified γ table — :class:`LabellingSession`
+  (:class:`PrivacyBudgetExceeded` when a batch would overspend);
 * :class:`NeighboringRelation` (dp_accounting's), stated by each result where it matters.
 
 Submodules hold the rest: :mod:`.composition`, :mod:`.dpsgd`, :mod:`.gnmax`, :mod:`.shuffle`,
-:mod:`.votes`, :mod:`.paper`, :mod:`.disjoint`; :mod:`.cli` are the command lines.
+:mod:`.votes`, :mod:`.paper`, :mod:`.disjoint`, :mod:`.session`; :mod:`.cli` are the command lines.
 Layering: darrm.experiments → darrm.accounting → darrm (core), never back.
 """
 
@@ -37,6 +39,7 @@ from .gnmax import calibrate_sigma, data_dependent_rdp
 from .gnmax import epsilon as gnmax_epsilon
 from darrm.neighboring import NeighboringRelation
 from .paper import tables as paper_tables
+from .session import LabellingSession, PrivacyBudgetExceeded
 from .shuffle import (
     Bound,
     FiniteRandomizer,
@@ -57,7 +60,9 @@ __all__ = [
     "DPSGDRun",
     "FiniteRandomizer",
     "GenericLDP",
+    "LabellingSession",
     "NeighboringRelation",
+    "PrivacyBudgetExceeded",
     "RandomizedResponse",
     "ShuffledBinaryRR",
     "advanced_dwork_roth",

@@ -8,7 +8,8 @@ import pytest
 
 import darrm.accounting
 
-EXPECTED = ['Bound', 'DPSGDRun', 'FiniteRandomizer', 'GenericLDP', 'NeighboringRelation', 'RandomizedResponse',
+EXPECTED = ['Bound', 'DPSGDRun', 'FiniteRandomizer', 'GenericLDP', 'LabellingSession', 'NeighboringRelation',
+            'PrivacyBudgetExceeded', 'RandomizedResponse',
             'ShuffledBinaryRR', 'advanced_dwork_roth', 'all_bounds', 'best_upper_bound', 'calibrate_sigma',
             'data_dependent_rdp', 'dpsgd_epsilon', 'gnmax_epsilon', 'heterogeneous_pld', 'kairouz_general',
             'largest_eps0', 'noise_multiplier_for', 'optimal_homogeneous_delta', 'optimal_homogeneous_epsilon',
