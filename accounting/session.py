@@ -179,6 +179,11 @@ class LabellingSession:
             return np.zeros(0, dtype=np.int64)
         after = self.epsilon_for(self._queries + n)
         if after > self.budget_epsilon:
+            if math.isinf(after):
+                raise PrivacyBudgetExceeded(
+                    f"delta: {self._queries + n} queries of delta_q={self.per_query[1]:.3g} compose to more than "
+                    f"delta={self.delta:g} at any epsilon ({self._queries} answered, {self.remaining_queries()} "
+                    f"more fit); nothing was released")
             raise PrivacyBudgetExceeded(
                 f"budget_epsilon: {n} more queries would spend eps={after:.6g} > budget {self.budget_epsilon:.6g} "
                 f"at delta={self.delta:g} ({self._queries} answered, {self.remaining_queries()} more fit); "
