@@ -252,6 +252,7 @@ class LabellingSession:
                    path=path if resume else None, _queries=queries, _resume=True)
 
     def __repr__(self) -> str:
-        return (f"LabellingSession(K={self.table.K}, per_query=(eps={self.per_query[0]:g}, delta={self.per_query[1]:g}), "
+        return (f"LabellingSession(K={self.table.K}, "
+                f"per_query=(eps={self.per_query[0]:g}, delta={self.per_query[1]:g}), "
                 f"queries={self._queries}, epsilon_spent={self.get_epsilon():.6g} of {self.budget_epsilon:g} "
                 f"at delta={self.delta:g}, secure={self.secure})")

@@ -25,7 +25,8 @@ def _cmd_compose(args: argparse.Namespace) -> int:
         print_json({"eps": args.eps, "delta": args.delta, "compositions": args.compositions,
                     "delta_prime": args.delta_prime, "bounds": res})
     else:
-        print_table(["method", "eps_total", "delta_total"], [[r["method"], r["eps_total"], r["delta_total"]] for r in res],
+        print_table(["method", "eps_total", "delta_total"],
+                    [[r["method"], r["eps_total"], r["delta_total"]] for r in res],
                     f"{args.compositions}-fold composition of ({args.eps}, {args.delta})-DP, delta'={args.delta_prime}")
     return 0
 
@@ -36,7 +37,8 @@ def _cmd_dpsgd(args: argparse.Namespace) -> int:
                                          args.n_samples, args.batch_size, args.epochs, args.delta)
         q, steps = run.sample_rate, run.steps
     elif args.sample_rate is None or args.steps is None:
-        raise ParameterError("sample_rate", "give --sample-rate and --steps, or --n-samples (with --batch-size, --epochs)")
+        raise ParameterError("sample_rate",
+                             "give --sample-rate and --steps, or --n-samples (with --batch-size, --epochs)")
     else:
         q, steps = args.sample_rate, args.steps
     if args.target_eps is None and args.noise_multiplier is None:

@@ -47,14 +47,15 @@ from darrm.accounting import (
     tight_total_epsilon,
 )
 from darrm.errors import require
-from darrm.numerics.delta import composed_delta
 from darrm.experiments.cache import default_cache_dir
 from darrm.experiments.data.loader import DatasetError, binary_task, load_dataset
 from darrm.experiments.disjoint.synthetic import agreement_grid, best_shuffled_darrm
 from darrm.experiments.pate.study import StudyConfig, query_indices
 from darrm.experiments.releases import Method, mechanism_rng, release
+from darrm.numerics.delta import composed_delta
 
-__all__ = ["METHODS", "build_mechanisms", "cached_votes", "load_votes", "markdown", "markdown_all", "privacy", "run_real"]
+__all__ = ["METHODS", "build_mechanisms", "cached_votes", "load_votes", "markdown", "markdown_all", "privacy",
+           "run_real"]
 
 #: rows of the study: release, votes, arguments from :func:`build_mechanisms`' dict, stream id
 METHODS: dict[str, Method] = {

@@ -7,10 +7,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from darrm.errors import ParameterError
-from darrm.validation import count, open_unit
 from darrm.experiments.data.loader import DATASETS
 from darrm.experiments.pate.teacher_config import TeacherConfig
 from darrm.experiments.releases import Method
+from darrm.validation import count, open_unit
 
 __all__ = ["METHODS", "StudyConfig", "query_indices"]
 
