@@ -20,14 +20,20 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from darrm.experiments.cache import load_npy, save_npy, settings_key
+from darrm.experiments.data.loader import BinaryTask
+from darrm.experiments.pate.model import CNN
+from darrm.experiments.pate.teachers import (
+    TeacherConfig,
+    pick_device,
+    predict,
+    shard_indices,
+    train_teacher,
+)
 from tqdm.auto import tqdm
 
 from darrm.atomic import atomic_write_bytes, atomic_write_json
 from darrm.errors import DarrmError
-from darrm.experiments.cache import load_npy, save_npy, settings_key
-from darrm.experiments.data.loader import BinaryTask
-from darrm.experiments.pate.model import CNN
-from darrm.experiments.pate.teachers import TeacherConfig, pick_device, predict, shard_indices, train_teacher
 
 __all__ = ["CacheError", "Ensemble", "ensemble_dir", "get_ensemble", "load_teacher"]
 

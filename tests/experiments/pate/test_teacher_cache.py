@@ -11,10 +11,15 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("opacus")
 
-from darrm.experiments.data.loader import BinaryTask  # noqa: E402
-from darrm.experiments.pate.ensemble import CacheError, ensemble_dir, get_ensemble, load_teacher  # noqa: E402
-from darrm.experiments.pate.model import CNN  # noqa: E402
-from darrm.experiments.pate.teachers import TeacherConfig  # noqa: E402
+from darrm.experiments.data.loader import BinaryTask
+from darrm.experiments.pate.ensemble import (
+    CacheError,
+    ensemble_dir,
+    get_ensemble,
+    load_teacher,
+)
+from darrm.experiments.pate.model import CNN
+from darrm.experiments.pate.teachers import TeacherConfig
 
 
 class _Evil:
