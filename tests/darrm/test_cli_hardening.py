@@ -299,3 +299,14 @@ def test_fuzz_negative_seed(capsys, tmp_path, gfile, seed):
     np.save(v, np.ones((2, 5), dtype=int))
     rc, out, err = run(capsys, "aggregate", str(gfile), "--votes", str(v), f"--seed={seed}")
     assert rc == 2 and one_line_error(err, "seed") and out == ""
+
+
+def test_gamma_file_too_large_to_certify_is_one_line(capsys, monkeypatch, gfile):
+    from darrm import gamma_file
+
+    def oom(*a, **k):
+        raise MemoryError
+
+    monkeypatch.setattr(gamma_file, "_certify", oom)
+    rc, _, err = run(capsys, "verify", str(gfile))
+    assert rc == 2 and one_line_error(err) and "more memory" in err
