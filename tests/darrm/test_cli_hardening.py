@@ -310,3 +310,12 @@ def test_gamma_file_too_large_to_certify_is_one_line(capsys, monkeypatch, gfile)
     monkeypatch.setattr(gamma_file, "_certify", oom)
     rc, _, err = run(capsys, "verify", str(gfile))
     assert rc == 2 and one_line_error(err) and "more memory" in err
+
+
+def test_shuffle_plot_is_checked_before_computing(capsys, tmp_path, monkeypatch):
+    import darrm.accounting.cli.shuffle as shuffle_cli
+
+    monkeypatch.setattr(shuffle_cli, "bound_records", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
+    rc, _, err = run(capsys, "shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6",
+                     "--plot", str(tmp_path / "no" / "p.png"))
+    assert rc == 2 and one_line_error(err, "plot")
