@@ -277,8 +277,15 @@ def _add_param_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delta", type=float, default=None, help="target δ in [Δ, 1); default 1-(1-Δ)^m")
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse with the command lines' error contract: a usage error is one line, exit 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="darrm", description=__doc__.splitlines()[0])
+    parser = OneLineErrorParser(prog="darrm", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"darrm {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     prog = parser.add_mutually_exclusive_group()

@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-from darrm.cli import run_main
+from darrm.cli import OneLineErrorParser, run_main
 
 __all__ = ["REGISTRY", "build_parser", "main"]
 
@@ -25,7 +25,7 @@ REGISTRY: list[str] = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="darrm-experiments", description=__doc__.splitlines()[0])
+    parser = OneLineErrorParser(prog="darrm-experiments", description=__doc__.splitlines()[0])
     parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in REGISTRY:

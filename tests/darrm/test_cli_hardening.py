@@ -319,3 +319,21 @@ def test_shuffle_plot_is_checked_before_computing(capsys, tmp_path, monkeypatch)
     rc, _, err = run(capsys, "shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6",
                      "--plot", str(tmp_path / "no" / "p.png"))
     assert rc == 2 and one_line_error(err, "plot")
+
+
+@pytest.mark.parametrize("argv", [["solve", "--K", "abc"], ["bogus"], ["aggregate", "g.json"],
+                                  ["evaluate", "g.json", "--p"], ["solve", "--method", "magic"]])
+def test_usage_errors_are_one_line_exit_2(capsys, argv):
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and one_line_error(err) and "--help" in err
+
+
+def test_experiments_usage_errors_are_one_line_exit_2(capsys):
+    from darrm.experiments import cli as xcli
+
+    with pytest.raises(SystemExit) as e:
+        xcli.main(["pate", "--bogus"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and len(err.strip().splitlines()) == 1 and "darrm-experiments" in err
