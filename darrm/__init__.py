@@ -81,6 +81,7 @@ from .solver.status import StopReason as StopReason
 from .table import GammaTable as GammaTable
 from .utility import error_curve as error_curve
 from .verification import aggregate as aggregate
+from .verification import aggregate_counts as aggregate_counts
 from .verification import certify_gamma as certify
 
 __all__ = [
@@ -110,6 +111,7 @@ __all__ = [
     "StopReason",
     "__version__",
     "aggregate",
+    "aggregate_counts",
     "certify",
     "certify_tight",
     "error_curve",

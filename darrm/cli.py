@@ -29,14 +29,17 @@ from . import (
     solve,
 )
 from . import aggregate as aggregate_certified
+from . import aggregate_counts as aggregate_counts_certified
 from .atomic import atomic_write_bytes
 from .backends.executors import make_executor
 from .disjoint.members import parse_member
 from .errors import DarrmError, ParameterError
+from .paths import check_outputs
 from .prior import parse_prior
 from .report import error_curve_text, gamma_table_text, plot_gammas
 from .solver.options import DEFAULT_MAX_ROUNDS
 from .utility import error_curve
+from .validation import count, unit
 
 #: Entry-point group of subcommands other layers add through ``register(subparsers)``
 #: (pyproject.toml; the core never names them, so it never imports upward).
@@ -125,9 +128,15 @@ def _describe(table: GammaTable) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    check_outputs({"out": args.out, "plot": args.plot})
     params = PrivacyParams(**DEMO)
     table = solve(params, IIDPrior(), progress=args.progress)
     gammas = _baselines(params, table.gamma)
+    # files first: a reader that stops early (`| head`) must not cost the result
+    if args.out:
+        save(table, args.out)
+    if args.plot:
+        plot_gammas(gammas, args.plot, "K=11, m=3, ε=0.1, Δ=1e-5")
     print(_describe(table))
     print()
     print(gamma_table_text(gammas))
@@ -135,10 +144,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print("Error curve for i.i.d. mechanisms (exact; E(p) = E(1-p)):")
     print(error_curve_text(gammas))
     if args.out:
-        save(table, args.out)
         print(f"\nwrote {args.out}")
     if args.plot:
-        plot_gammas(gammas, args.plot, "K=11, m=3, ε=0.1, Δ=1e-5")
         print(f"wrote {args.plot}")
     return 0
 
@@ -150,12 +157,16 @@ def _disjoint_params(args: argparse.Namespace) -> DisjointParams:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    check_outputs({"out": args.out, "checkpoint": args.checkpoint})
+    if args.checkpoint is not None and Path(args.checkpoint).exists() and not Path(args.checkpoint).is_file():
+        raise ParameterError("checkpoint", f"{args.checkpoint} is not a regular file")
     params = _disjoint_params(args) if args.members == "disjoint" else _params(args)
     table = _table_for(params, args.family, args.prior, args.progress, args)
+    if args.out:  # the file first: a reader that stops early (`| head`) must not cost the result
+        save(table, args.out)
     print(_describe(table))
     print(gamma_table_text({table.family: table.gamma}))
     if args.out:
-        save(table, args.out)
         print(f"wrote {args.out}")
     return 0
 
@@ -167,14 +178,32 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _p_grid(text: str | None) -> list[float] | None:
+    if text is None:
+        return None
+    if not isinstance(text, str):  # Python 3.11's argparse turns `--p=--` into []
+        raise ParameterError("p", f"expected comma-separated probabilities in [0, 1], got {text!r}")
+    grid = []
+    for item in text.split(","):
+        try:
+            v = float(item)
+        except ValueError:
+            raise ParameterError("p", f"expected comma-separated probabilities in [0, 1], got {item.strip()!r}") from None
+        grid.append(unit("p", v))
+    return grid
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    check_outputs({"plot": args.plot}, {"file": args.file})
+    grid = _p_grid(args.p)
     table = load(args.file)
     if isinstance(table.params, DisjointParams):
         raise ParameterError("file", "evaluate compares shared-data baselines; not available for disjoint-member tables")
     gammas = _baselines(table.params, table.gamma)
     if table.family != "opt":
         gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
-    grid = [float(v) for v in args.p.split(",")] if args.p else None
+    if args.plot:  # the file first: a reader that stops early (`| head`) must not cost it
+        plot_gammas(gammas, args.plot, f"K={table.K}, m={table.params.m:g}, ε={table.params.eps:g}")
     if args.json:
         ps = np.array(grid if grid else np.linspace(0, 1, 21))
         print(json.dumps({"p": ps.tolist(), **{k: error_curve(v, ps).tolist() for k, v in gammas.items()}}))
@@ -184,34 +213,53 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     print()
     print(error_curve_text(gammas, grid) if grid else error_curve_text(gammas))
     if args.plot:
-        plot_gammas(gammas, args.plot, f"K={table.K}, m={table.params.m:g}, ε={table.params.eps:g}")
         print(f"wrote {args.plot}")
     return 0
 
 
-def read_votes(path: str) -> np.ndarray:
-    """Votes from .npy or CSV (comma/whitespace separated; one query per row)."""
+def read_votes(path: str, counts: bool = False) -> np.ndarray:
+    """Votes from .npy or CSV (comma/whitespace separated; one query per row).
+
+    Without ``counts``: a (Q, K) 0/1 matrix (a CSV row or a (1, K) .npy for one query).  A 1-D
+    .npy or a one-column CSV is refused as ambiguous (one query's K votes, or counts?).  With
+    ``counts``: Q vote counts, as a 1-D .npy, one CSV column or one CSV row.
+    """
     p = Path(path)
     try:
         if p.suffix == ".npy":
-            return np.load(p, allow_pickle=False)
-        text = p.read_text()
-    except (OSError, ValueError) as exc:
+            arr = np.load(p, allow_pickle=False)
+        else:
+            text = p.read_text()
+    except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:
         raise ParameterError("votes", f"cannot read {path}: {exc}") from None
-    try:
-        rows = [[float(x) for x in line.replace(",", " ").split()] for line in text.splitlines() if line.strip()]
-        arr = np.array(rows)
-    except ValueError as exc:
-        raise ParameterError("votes", f"{path}: not numeric CSV ({exc})") from None
-    if arr.ndim != 2:
-        raise ParameterError("votes", f"{path}: rows must all have the same length")
-    return arr[:, 0] if arr.shape[1] == 1 else arr
+    if p.suffix != ".npy":
+        try:
+            rows = [[float(x) for x in line.replace(",", " ").split()] for line in text.splitlines() if line.strip()]
+            arr = np.array(rows) if rows else np.zeros((0, 0))
+        except ValueError as exc:
+            raise ParameterError("votes", f"{path}: not numeric CSV ({exc})") from None
+        if arr.ndim != 2:
+            raise ParameterError("votes", f"{path}: rows must all have the same length")
+    if arr.size == 0:
+        raise ParameterError("votes", f"{path}: no votes (0 queries)")
+    if counts:
+        if sum(n > 1 for n in arr.shape) > 1:
+            raise ParameterError("votes", f"{path}: --counts needs Q vote counts (a 1-D .npy, one CSV column or "
+                                          f"one CSV row), got shape {arr.shape}")
+        return arr.reshape(-1)
+    if arr.ndim == 1 or (p.suffix != ".npy" and arr.shape[1] == 1 and arr.shape[0] > 1):
+        raise ParameterError("votes", f"{path}: a single column/1-D array of {arr.shape[0]} numbers is ambiguous: "
+                                      "pass a (1, K) matrix (one CSV row) for one query, or --counts for vote counts")
+    return arr
 
 
 def cmd_aggregate(args: argparse.Namespace) -> int:
+    check_outputs({"out": args.out}, {"file": args.file, "votes": args.votes})
+    seed = None if args.seed is None else count("seed", args.seed, minimum=0)
     table = load(args.file)
-    votes = read_votes(args.votes)
-    labels = aggregate_certified(votes, table, np.random.default_rng(args.seed))
+    votes = read_votes(args.votes, counts=args.counts)
+    release = aggregate_counts_certified if args.counts else aggregate_certified
+    labels = release(votes, table, np.random.default_rng(seed))
     out = "\n".join(str(int(v)) for v in labels) + "\n"
     if args.out:
         atomic_write_bytes(args.out, out.encode())
@@ -229,9 +277,17 @@ def _add_param_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delta", type=float, default=None, help="target δ in [Δ, 1); default 1-(1-Δ)^m")
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse with the command lines' error contract: a usage error is one line, exit 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="darrm", description=__doc__.splitlines()[0])
+    parser = OneLineErrorParser(prog="darrm", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"darrm {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     prog = parser.add_mutually_exclusive_group()
     prog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress bars")
     prog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress bars")
@@ -289,9 +345,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the error curves as JSON")
     p.set_defaults(func=cmd_evaluate)
 
-    p = sub.add_parser("aggregate", help="private labels for votes (Q×K 0/1 or Q counts) from a γ file")
+    p = sub.add_parser("aggregate", help="private labels for votes (Q×K 0/1, or Q counts with --counts) from a γ file")
     p.add_argument("file")
-    p.add_argument("--votes", required=True, help="votes as .npy or CSV")
+    p.add_argument("--votes", required=True,
+                   help="votes as .npy or CSV: a Q×K 0/1 matrix, one row per query (one query: one row)")
+    p.add_argument("--counts", action="store_true",
+                   help="the --votes file holds Q vote counts in [0, K] (1-D .npy, one CSV column or row)")
     p.add_argument("--seed", type=int, default=None, help="seed for the mechanism's randomness")
     p.add_argument("--out", help="write labels here (one per line) instead of stdout")
     p.set_defaults(func=cmd_aggregate)
@@ -301,25 +360,57 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null (its reader has gone) so the interpreter's final flush is silent."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass
+
+
+def run_main(prog: str, args: argparse.Namespace) -> int:
+    """Run ``args.func`` with the error contract of every darrm command line.
+
+    A :class:`~darrm.errors.DarrmError` or an OS error (missing file, full disk): one line on
+    stderr, exit 2.  Anything else is a bug: one line naming it and the ``--debug`` hint, exit 1
+    (``--debug``: the traceback).  A reader that closed the pipe early (``| head``) ends quietly.
+    """
+    try:
+        rc = int(args.func(args) or 0)
+        sys.stdout.flush()
+        return rc
+    except BrokenPipeError:  # output piped into e.g. `head`: files were written before printing
+        _quiet_stdout()
+        return 0
+    except DarrmError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        if getattr(args, "debug", False):
+            raise
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        if getattr(args, "debug", False):
+            raise
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        print(f"{prog}: internal error: {type(exc).__name__}{': ' + first if first else ''} "
+              f"(run `{prog} --debug ...` for the traceback; please report it)", file=sys.stderr)
+        return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    try:
-        return int(args.func(args) or 0)
-    except DarrmError as exc:
-        print(f"darrm: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("darrm: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # output piped into e.g. `head`
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    return run_main("darrm", args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -173,7 +173,10 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         info=dict(d["info"] or {}),
     )
     if recertify:
-        cert = _certify(table.gamma, params, tol=tol)
+        try:
+            cert = _certify(table.gamma, params, tol=tol)
+        except MemoryError:
+            raise GammaFileError(f"{path}: certifying a table for K={params.K} needs more memory than is available") from None
         if not cert.certified:
             raise GammaFileError(
                 f"{path}: table is NOT {'(mε, δ)' if fmt == FORMAT else '(target_eps, target_delta)'}-DP for its parameters: certificate bound {cert.violation:.3e} > {cert.tol:g}"

@@ -19,26 +19,57 @@ def output_weights(gamma: np.ndarray) -> np.ndarray:
 
 
 def vote_counts(votes: object, K: int) -> np.ndarray:
-    """Vote counts L from a (Q, K) 0/1 vote matrix or a 1-D array of counts in [0, K]."""
+    """Vote counts L of a (Q, K) 0/1 vote matrix (one row per query, one column per mechanism).
+
+    A 1-D array is refused: it could be one query's K votes or Q counts.  Pass a (1, K) matrix
+    for one query, or counts to :func:`check_counts` / :func:`aggregate_counts`.
+    """
     a = np.asarray(votes)
     if a.dtype == bool:
         a = a.astype(np.int64)
     if a.size and not np.issubdtype(a.dtype, np.number):
         raise ParameterError("votes", f"must be numeric, got dtype {a.dtype}")
-    if a.ndim == 2:
-        if a.shape[1] != K:
-            raise ParameterError("votes", f"must have K={K} columns (one per mechanism), got shape {a.shape}")
-        if not np.all((a == 0) | (a == 1)):
-            raise ParameterError("votes", "entries must be 0 or 1")
-        return a.sum(axis=1).astype(np.int64)
     if a.ndim == 1:
-        if not np.all(np.isfinite(a)) or not np.all(a == np.round(a)):
-            raise ParameterError("votes", "vote counts must be integers")
-        L = a.astype(np.int64)
-        if np.any(L < 0) or np.any(L > K):
-            raise ParameterError("votes", f"vote counts must lie in [0, K={K}]")
-        return L
-    raise ParameterError("votes", f"must be a (Q, K) 0/1 matrix or a 1-D array of counts, got shape {a.shape}")
+        raise ParameterError(
+            "votes", f"got a 1-D array of shape {a.shape}, which is ambiguous: pass a (1, K) matrix for one "
+            "query, or vote counts through counts= (aggregate_counts)")
+    if a.ndim != 2:
+        raise ParameterError("votes", f"must be a (Q, K) 0/1 matrix, got shape {a.shape}")
+    if a.shape[1] != K:
+        raise ParameterError("votes", f"must have K={K} columns (one per mechanism), got shape {a.shape}")
+    if not np.all((a == 0) | (a == 1)):
+        raise ParameterError("votes", "entries must be 0 or 1")
+    return a.sum(axis=1).astype(np.int64)
+
+
+def check_counts(counts: object, K: int) -> np.ndarray:
+    """Vote counts L ∈ [0, K] of Q queries, given as a 1-D integer array (int64 copy)."""
+    a = np.asarray(counts)
+    if a.dtype == bool or (a.size and not np.issubdtype(a.dtype, np.number)):
+        raise ParameterError("counts", f"must be integers in [0, K={K}], got dtype {a.dtype}")
+    if a.ndim != 1:
+        raise ParameterError("counts", f"must be a 1-D array of Q vote counts, got shape {a.shape} "
+                                       "(a (Q, K) 0/1 vote matrix goes through votes=)")
+    if not np.all(np.isfinite(a)) or not np.all(a == np.round(a)):
+        raise ParameterError("counts", "vote counts must be integers")
+    L = a.astype(np.int64)
+    if np.any(L < 0) or np.any(L > K):
+        raise ParameterError("counts", f"vote counts must lie in [0, K={K}]")
+    return L
+
+
+def _release(L: np.ndarray, g: np.ndarray, rng: np.random.Generator | int | None, secure: bool) -> np.ndarray:
+    """Algorithm 1 for vote counts L: the majority with probability γ(L), else a fair coin.
+    ``secure``: every coin from the OS CSPRNG (:mod:`darrm.secure_random`), ``rng`` ignored."""
+    K = g.shape[0] - 1
+    majority = (L >= (K + 1) // 2).astype(np.int64)
+    if secure:
+        keep, coin = bernoulli(g[L]), fair_coins(L.shape[0])
+    else:
+        rng = np.random.default_rng(rng)
+        keep = rng.random(L.shape[0]) < g[L]
+        coin = rng.integers(0, 2, size=L.shape[0])
+    return np.where(keep, majority, coin)
 
 
 def aggregate(votes: object, gamma: np.ndarray, rng: np.random.Generator | int | None = None, *,
@@ -46,15 +77,20 @@ def aggregate(votes: object, gamma: np.ndarray, rng: np.random.Generator | int |
     """Private majority labels (0/1) for a batch of queries.
 
     Args:
-        votes: (Q, K) array of 0/1 votes, or 1-D array of Q vote counts L ∈ [0, K].
+        votes: (Q, K) array of 0/1 votes (one query: shape (1, K)); vote counts go through
+            :func:`aggregate_counts`.
         gamma: symmetric γ table of length K+1.
         rng: numpy Generator or seed; every query uses fresh randomness from it.
+        secure: draw every coin from the OS CSPRNG (exact Bernoulli(γ(L)) draws, like Opacus's
+            ``secure_mode``); ``rng`` is then ignored.
     """
     g = validate_gamma(gamma)
-    K = g.shape[0] - 1
-    L = vote_counts(votes, K)
-    rng = np.random.default_rng(rng)
-    majority = (L >= (K + 1) // 2).astype(np.int64)
-    keep = bernoulli(g[L]) if secure else rng.random(L.shape[0]) < g[L]
-    coin = fair_coins(L.shape[0]) if secure else rng.integers(0, 2, size=L.shape[0])
-    return np.where(keep, majority, coin)
+    return _release(vote_counts(votes, g.shape[0] - 1), g, rng, secure)
+
+
+def aggregate_counts(counts: object, gamma: np.ndarray, rng: np.random.Generator | int | None = None, *,
+                     secure: bool = False) -> np.ndarray:
+    """:func:`aggregate` from the vote counts L ∈ [0, K] of Q queries (a 1-D array); the same
+    labels as ``aggregate(votes)`` with ``counts = votes.sum(axis=1)`` and the same rng."""
+    g = validate_gamma(gamma)
+    return _release(check_counts(counts, g.shape[0] - 1), g, rng, secure)

@@ -19,6 +19,7 @@ from .disjoint.params import DisjointParams
 from .errors import CertificationError
 from .gamma import validate_gamma
 from .mechanism import aggregate as _release
+from .mechanism import aggregate_counts as _release_counts
 from .params import PrivacyParams
 from .privacy.certify import Certificate, certify, validate_tol
 from .table import GammaTable
@@ -61,12 +62,18 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
               secure: bool = False) -> np.ndarray:
     """Private majority labels from a *certified* table (:func:`darrm.mechanism.aggregate`).
 
+    ``votes`` is a (Q, K) 0/1 matrix (one query: (1, K)); counts go through :func:`aggregate_counts`.
     ``secure=True`` draws every coin from the OS CSPRNG (:mod:`darrm.secure_random`, exact
     Bernoulli(γ(L)) draws) and ignores ``rng``.
 
     Raises:
         CertificationError: the table is not (ε, δ)-DP for its parameters.
     """
+    _check_certified(table)
+    return _release(votes, table.gamma, rng, secure=secure)
+
+
+def _check_certified(table: GammaTable) -> None:
     if not isinstance(table, GammaTable):
         raise TypeError("table must be a GammaTable (darrm.mechanism.aggregate takes a raw γ array)")
     cert = certify_table(table)
@@ -75,4 +82,10 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
             f"refusing to label with a table that is not private for its parameters "
             f"(certificate bound {cert.violation:.3e} > 0)"
         )
-    return _release(votes, table.gamma, rng, secure=secure)
+
+
+def aggregate_counts(counts: object, table: GammaTable, rng: np.random.Generator | int | None = None, *,
+                     secure: bool = False) -> np.ndarray:
+    """:func:`aggregate` from Q vote counts L ∈ [0, K] (a 1-D array) instead of a vote matrix."""
+    _check_certified(table)
+    return _release_counts(counts, table.gamma, rng, secure=secure)

@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-from darrm.errors import DarrmError
+from darrm.cli import OneLineErrorParser, run_main
 
 __all__ = ["REGISTRY", "build_parser", "main"]
 
@@ -25,7 +25,8 @@ REGISTRY: list[str] = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="darrm-experiments", description=__doc__.splitlines()[0])
+    parser = OneLineErrorParser(prog="darrm-experiments", description=__doc__.splitlines()[0])
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in REGISTRY:
         importlib.import_module(name).register(sub)
@@ -35,11 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.func(args))
-    except DarrmError as exc:
-        print(f"darrm-experiments: error: {exc}", file=sys.stderr)
-        return 2
+    return run_main("darrm-experiments", args)
 
 
 if __name__ == "__main__":  # pragma: no cover

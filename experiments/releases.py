@@ -32,7 +32,7 @@ import numpy as np
 from scipy.special import expit
 
 from darrm.errors import ParameterError
-from darrm.mechanism import aggregate
+from darrm.mechanism import aggregate, aggregate_counts
 from darrm.validation import choice, positive
 
 __all__ = ["RELEASES", "Method", "binary_votes", "darrm_release", "gnmax_release", "majority_release",
@@ -97,7 +97,7 @@ def shuffled_rr_release(votes: object, eps0: float, gamma: np.ndarray | None = N
     reports = np.where(flip, 1 - bits, bits)
     K = bits.shape[1]
     g = np.ones(K + 1) if gamma is None else gamma
-    out = aggregate(reports.sum(axis=1), g, rng)
+    out = aggregate_counts(reports.sum(axis=1), g, rng)
     return np.where(out == 1, classes[1], classes[0])
 
 

@@ -16,6 +16,7 @@ import argparse
 
 from darrm import validation as v
 from darrm.errors import ParameterError
+from darrm.paths import check_outputs
 
 from ..shuffle.best import bound_records
 from ..shuffle.plot import plot_eps_vs_n
@@ -33,11 +34,14 @@ def _parse_eps0(text: str) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_outputs({"plot": args.plot})
     n = parse_count("n", args.n)
     eps0s = _parse_eps0(args.eps0)
     delta = v.open_unit("delta", args.delta)
     classes = None if args.classes is None else v.count("classes", args.classes, minimum=2)
     recs = bound_records(n, eps0s, delta, classes)
+    if args.plot:  # the file first: a reader that stops early (`| head`) must not cost it
+        plot_eps_vs_n(args.plot, n, eps0s, delta, classes)
     if args.json:
         print_json(recs)
     else:
@@ -45,8 +49,6 @@ def run(args: argparse.Namespace) -> int:
         print_table(["eps0", "method", "bound", "valid", "eps"],
                     [[r["eps0"], r["method"], r["bound"], str(r["valid"]), r["eps"]] for r in recs],
                     f"shuffle amplification, n={n}, delta={delta:g}, {what}")
-    if args.plot:
-        plot_eps_vs_n(args.plot, n, eps0s, delta, classes)
     return 0
 
 

@@ -7,13 +7,17 @@ once: inherited by forked processes, broadcast with ``Client.scatter`` on Dask.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
 import os
+import signal
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol
 
 from ..errors import ParameterError, require
+from ..validation import count
 from .devices import TorchDevice
 
 
@@ -32,8 +36,22 @@ class SerialExecutor:
 _SHARED: Any = None
 
 
+def _die_with_parent() -> None:
+    """Linux: ask the kernel to SIGTERM this worker when its parent dies (no orphans after a
+    crash or ``kill -9`` of the solver).  A no-op elsewhere or when prctl is unavailable."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - exotic libc
+        pass
+
+
 def _init(shared: Any) -> None:
     global _SHARED
+    _die_with_parent()
     _SHARED = shared
 
 
@@ -45,10 +63,7 @@ class ProcessExecutor:
     """Local worker processes (fork start method on POSIX, so ``shared`` is not copied)."""
 
     def __init__(self, workers: int | None = None):
-        n = os.cpu_count() or 1 if workers is None else int(workers)
-        if n < 1:
-            raise ParameterError("workers", f"must be >= 1, got {workers}")
-        self.workers = n
+        self.workers = (os.cpu_count() or 1) if workers is None else count("workers", workers)
 
     def run(self, fn, shared, items):
         method = "fork" if "fork" in mp.get_all_start_methods() else None
@@ -66,9 +81,21 @@ class DaskExecutor:
         client: a ``distributed.Client``, or a scheduler address such as "tcp://host:8786".
     """
 
-    def __init__(self, client: Any):
+    #: seconds to wait for a scheduler given by its address
+    CONNECT_TIMEOUT = 5.0
+
+    def __init__(self, client: Any, connect_timeout: float | None = None):
         Client = require("distributed", "distributed", "the Dask executor").Client
-        self.client = client if isinstance(client, Client) else Client(client)
+        if isinstance(client, Client):
+            self.client = client
+            return
+        t = self.CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
+        try:
+            self.client = Client(client, timeout=t)
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ParameterError("executor", f"cannot connect to the Dask scheduler {client!r} within {t:g} s "
+                                             f"({why})") from None
 
     def run(self, fn, shared, items):
         from distributed import as_completed as das_completed
@@ -79,14 +106,24 @@ class DaskExecutor:
             yield f.result()
 
 
-def make_executor(spec: str | None) -> "Executor | TorchDevice":
+def make_executor(spec: str | None) -> Executor | TorchDevice:
     """CLI helper: "serial", "local[:N]" (processes), "dask:ADDRESS" or "torch[:DEVICE]"
     (a :class:`~darrm.backends.devices.TorchDevice`: the sweep accepts either)."""
+    if spec is not None and not isinstance(spec, str):  # e.g. Python 3.11's argparse: `--executor=--` → []
+        raise ParameterError("executor", f"must be serial, local[:N], dask:ADDRESS or torch[:DEVICE], got {spec!r}")
     if spec in (None, "", "serial"):
         return SerialExecutor()
     kind, _, arg = spec.partition(":")
     if kind == "local":
-        return ProcessExecutor(int(arg) if arg else None)
+        if not arg:
+            return ProcessExecutor()
+        try:
+            n = int(arg)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise ParameterError("executor", f"local:N needs a number of worker processes N >= 1, got {arg!r}")
+        return ProcessExecutor(n)
     if kind == "torch":
         return TorchDevice(arg or None)
     if kind == "dask":

@@ -1,10 +1,18 @@
-"""Constraint generation's checkpoint: the working set, tied to its problem by a fingerprint."""
+"""Constraint generation's checkpoint: the working set, tied to its problem by a fingerprint.
+
+A checkpoint is read back only for the problem it was written for: a file for another
+problem (other K, m, ε, Δ, δ or prior: another fingerprint) is refused, never silently
+overwritten, and so is anything that is not a checkpoint this module wrote (empty,
+truncated, corrupt or forged files).  Every refusal is a one-line
+:class:`~darrm.errors.ParameterError` naming ``checkpoint``.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import io
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +21,9 @@ from ..atomic import atomic_write_bytes
 from ..errors import ParameterError
 from ..params import PrivacyParams
 
+#: most rows a checkpoint may hold (a working set is a few thousand multisets at most)
+MAX_ROWS = 10_000_000
+
 
 def fingerprint(params: PrivacyParams, c: np.ndarray) -> str:
     blob = json.dumps({"params": params.to_dict(), "c": [float(v) for v in c]}, sort_keys=True).encode()
@@ -20,23 +31,54 @@ def fingerprint(params: PrivacyParams, c: np.ndarray) -> str:
 
 
 def save_checkpoint(path: Path, fp: str, working: np.ndarray) -> None:
-
-
     buf = io.BytesIO()
     np.savez(buf, fingerprint=np.array(fp), working=working)
     atomic_write_bytes(path, buf.getvalue())
 
 
-def load_checkpoint(path: Path, fp: str, C: int) -> np.ndarray | None:
+def load_checkpoint(path: Path, fp: str, C: int, K: int | None = None) -> np.ndarray | None:
+    """The working set saved at ``path`` for the problem ``fp``; None when there is no file.
+
+    Raises:
+        ParameterError: ("checkpoint") the file is unreadable, not a checkpoint, or belongs to
+            another problem.
+    """
+    path = Path(path)
     if not path.exists():
         return None
+
+    def bad(why: str) -> ParameterError:
+        return ParameterError("checkpoint", f"{path}: {why}")
+
+    if not path.is_file():
+        raise bad("not a regular file")
     try:
-        with np.load(path, allow_pickle=False) as z:
-            if str(z["fingerprint"]) != fp:
-                return None
-            w = np.asarray(z["working"], dtype=np.int64)
-    except (OSError, ValueError, KeyError) as exc:
-        raise ParameterError("checkpoint", f"{path}: unreadable checkpoint ({exc}); delete it to start afresh") from None
-    if w.ndim != 2 or w.shape[1] != C:
-        raise ParameterError("checkpoint", f"{path}: working set has the wrong shape {w.shape}")
+        z = np.load(path, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise bad("not a darrm checkpoint (not an .npz archive); delete it or choose another --checkpoint")
+        with z:
+            if set(z.files) != {"fingerprint", "working"}:
+                raise bad("not a darrm checkpoint (expected the arrays 'fingerprint' and 'working'); "
+                          "delete it or choose another --checkpoint")
+            f = z["fingerprint"]
+            if not isinstance(f, np.ndarray) or f.shape != () or f.dtype.kind != "U":
+                raise bad("not a darrm checkpoint (malformed fingerprint); delete it or choose another --checkpoint")
+            if str(f) != fp:
+                raise bad(f"checkpoint of another problem (fingerprint {str(f)[:16]!r}, this problem's is {fp!r}: "
+                          "other K, m, ε, Δ, δ or prior); refusing to overwrite it: delete it or choose another "
+                          "--checkpoint")
+            w = z["working"]
+    except ParameterError:
+        raise
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile,
+            NotImplementedError, RuntimeError) as exc:
+        raise bad(f"unreadable checkpoint ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
+                  "delete it to start afresh") from None
+    if not isinstance(w, np.ndarray) or w.dtype.kind not in "iu":
+        raise bad(f"working set must be an integer array, got {getattr(w, 'dtype', type(w).__name__)}")
+    if w.ndim != 2 or w.shape[1] != C or w.shape[0] > MAX_ROWS:
+        raise bad(f"working set has the wrong shape {w.shape}")
+    w = w.astype(np.int64)
+    if w.size and (w.min() < 0 or (K is not None and np.any(w.sum(axis=1) != K))):
+        raise bad(f"working set rows must be corner counts >= 0 summing to K={K}")
     return w

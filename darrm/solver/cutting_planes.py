@@ -89,7 +89,7 @@ class WorkingSet:
         self.lp = lp
         self.fp = fingerprint(params, c)
         self.path = Path(checkpoint) if checkpoint else None
-        loaded = load_checkpoint(self.path, self.fp, self.cs.shape[0]) if self.path else None
+        loaded = load_checkpoint(self.path, self.fp, self.cs.shape[0], params.K) if self.path else None
         self.resumed = loaded is not None
         self.multisets = loaded if loaded is not None else np.zeros((0, self.cs.shape[0]), dtype=np.int64)
         if self.multisets.shape[0]:

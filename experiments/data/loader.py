@@ -19,8 +19,11 @@ shared copies are embedded as well and reported by :func:`verify_file`.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import io
 import os
+import zlib
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -30,7 +33,7 @@ import numpy as np
 
 from darrm.errors import DarrmError, ParameterError
 from darrm.atomic import atomic_write_bytes
-from darrm.experiments.data.idx import IdxFormatError, decompress, parse_idx
+from darrm.experiments.data.idx import IdxFormatError, parse_idx
 
 __all__ = [
     "DATASETS",
@@ -70,6 +73,18 @@ CONTENT_SHA256: dict[str, dict[str, str]] = {
         "t10k-labels-idx1-ubyte": "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34",
     },
 }
+
+#: Size in bytes of the decompressed IDX content (the same for both data sets): a file that
+#: inflates past it is refused while inflating, so a gzip bomb never fills memory.
+CONTENT_SIZE: dict[str, int] = {
+    "train-images-idx3-ubyte": 16 + 60000 * 28 * 28,
+    "train-labels-idx1-ubyte": 8 + 60000,
+    "t10k-images-idx3-ubyte": 16 + 10000 * 28 * 28,
+    "t10k-labels-idx1-ubyte": 8 + 10000,
+}
+
+#: bytes read at a time while hashing and inflating
+_CHUNK = 1 << 20
 
 #: SHA-256 of the ``.gz`` files (shared/datasets/SHA256SUMS; Fashion-MNIST = the official
 #: release files).  Informational: a different wrapper around the right content is accepted.
@@ -155,12 +170,11 @@ def verify_file(name: str, path: Path) -> tuple[np.ndarray, dict[str, str]]:
     stem = path.name[:-3] if path.name.endswith(".gz") else path.name
     if stem not in CONTENT_SHA256[name]:
         raise DatasetError(f"{path}: not one of the {name} files {FILES}")
-    raw = path.read_bytes()
     try:
-        content = decompress(raw, str(path))
-    except IdxFormatError as exc:
-        raise DatasetError(str(exc)) from exc
-    digest = hashlib.sha256(content).hexdigest()
+        with open(path, "rb") as fh:
+            content, digest, gz_digest = _read_content(fh, stem, str(path))
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read: {exc.strerror or exc}") from None
     expected = CONTENT_SHA256[name][stem]
     if digest != expected:
         raise DatasetError(
@@ -171,7 +185,6 @@ def verify_file(name: str, path: Path) -> tuple[np.ndarray, dict[str, str]]:
         arr = parse_idx(content, str(path))
     except IdxFormatError as exc:  # pragma: no cover - hash already matched a valid file
         raise DatasetError(str(exc)) from exc
-    gz_digest = hashlib.sha256(raw).hexdigest()
     info = {
         "path": str(path),
         "content_sha256": digest,
@@ -179,6 +192,53 @@ def verify_file(name: str, path: Path) -> tuple[np.ndarray, dict[str, str]]:
         "gz_matches_shared_copy": str(gz_digest == GZ_SHA256[name][stem]),
     }
     return arr, info
+
+
+class _HashingReader(io.RawIOBase):
+    """A read-only file wrapper that hashes every byte read through it (the ``.gz`` SHA-256)."""
+
+    def __init__(self, fh):
+        self.fh, self.sha = fh, hashlib.sha256()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        data = self.fh.read(len(b))
+        self.sha.update(data)
+        b[: len(data)] = data
+        return len(data)
+
+
+def _read_content(fh, stem: str, name: str) -> tuple[bytes, str, str]:
+    """(content, content SHA-256, file SHA-256) of an IDX file, gzip-compressed or not.
+
+    Reads and inflates in chunks, hashing as it goes, and stops with :class:`DatasetError` as
+    soon as the content passes :data:`CONTENT_SIZE` of ``stem``: memory stays bounded by the
+    size of the real file whatever the input.
+    """
+    limit = CONTENT_SIZE[stem]
+    gzipped = fh.read(2) == b"\x1f\x8b"
+    fh.seek(0)
+    raw = _HashingReader(fh)
+    stream = gzip.GzipFile(fileobj=io.BufferedReader(raw), mode="rb") if gzipped else io.BufferedReader(raw)
+    content = bytearray()
+    sha = hashlib.sha256()
+    try:
+        while True:
+            chunk = stream.read(_CHUNK)
+            if not chunk:
+                break
+            if len(content) + len(chunk) > limit:
+                raise DatasetError(f"{name}: content is larger than the {limit} bytes of {stem} "
+                                   f"(corrupt or wrong file; delete it and re-download)")
+            sha.update(chunk)
+            content += chunk
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise DatasetError(f"{name}: corrupt gzip stream ({exc})") from None
+    while raw.read(_CHUNK):  # hash the rest of the file (trailing bytes, if any)
+        pass
+    return bytes(content), sha.hexdigest(), raw.sha.hexdigest()
 
 
 def download(name: str, dest: Path | None = None, timeout: float = 30.0) -> Path:
@@ -201,16 +261,16 @@ def download(name: str, dest: Path | None = None, timeout: float = 30.0) -> Path
             url = base + f"{stem}.gz"
             try:
                 with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 (fixed https/http URLs)
-                    raw = resp.read()
+                    raw = resp.read(CONTENT_SIZE[stem] + _CHUNK + 1)  # a .gz is never much larger
             except (urllib.error.URLError, OSError, TimeoutError) as exc:
                 errors.append(f"{url}: {exc}")
                 continue
             try:
-                content = decompress(raw, url)
-            except IdxFormatError as exc:
+                _, digest, _ = _read_content(io.BytesIO(raw), stem, url)
+            except DatasetError as exc:
                 errors.append(str(exc))
                 continue
-            if hashlib.sha256(content).hexdigest() != CONTENT_SHA256[name][stem]:
+            if digest != CONTENT_SHA256[name][stem]:
                 errors.append(f"{url}: checksum mismatch, discarded")
                 continue
             atomic_write_bytes(target, raw)

@@ -20,14 +20,61 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from darrm.experiments.cache import load_npy, save_npy, settings_key
+from darrm.experiments.data.loader import BinaryTask
+from darrm.experiments.pate.model import CNN
+from darrm.experiments.pate.teachers import (
+    TeacherConfig,
+    pick_device,
+    predict,
+    shard_indices,
+    train_teacher,
+)
 from tqdm.auto import tqdm
 
 from darrm.atomic import atomic_write_bytes, atomic_write_json
-from darrm.experiments.cache import load_npy, save_npy, settings_key
-from darrm.experiments.data.loader import BinaryTask
-from darrm.experiments.pate.teachers import TeacherConfig, pick_device, predict, shard_indices, train_teacher
+from darrm.errors import DarrmError
 
-__all__ = ["Ensemble", "ensemble_dir", "get_ensemble"]
+__all__ = ["CacheError", "Ensemble", "ensemble_dir", "get_ensemble", "load_teacher"]
+
+
+class CacheError(DarrmError):
+    """A file of the teacher cache is unreadable or does not hold what the cache writes."""
+
+
+def load_teacher(path: Path, n_classes: int) -> tuple[dict, dict]:
+    """The (state dict, training record) of a cached ``teacher_XX.pt``, checked.
+
+    Loaded with ``torch.load(weights_only=True)``: only tensors and plain containers are
+    unpickled, so a planted file cannot run code.  The state dict must have exactly the
+    keys, shapes and dtypes of :class:`~darrm.experiments.pate.model.CNN`; the record must be
+    a dict of plain values.  Anything else raises :class:`CacheError` naming the file.
+    """
+    def bad(why: str) -> CacheError:
+        return CacheError(f"{path}: not a teacher cache file ({why}); delete it to retrain that teacher")
+
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - UnpicklingError, RuntimeError, EOFError, ... all mean "bad file"
+        raise bad(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")) from None
+    if not isinstance(blob, dict) or set(blob) != {"state_dict", "info"}:
+        raise bad("expected a dict with keys 'state_dict' and 'info'")
+    state, info = blob["state_dict"], blob["info"]
+    if not isinstance(info, dict) or not all(
+        isinstance(k, str) and (v is None or isinstance(v, (bool, int, float, str))) for k, v in info.items()
+    ):
+        raise bad("'info' must be a dict of plain values")
+    expected = CNN(n_classes).state_dict()
+    if not isinstance(state, dict) or set(state) != set(expected):
+        raise bad(f"state dict keys differ from the CNN's {sorted(expected)}")
+    for k, ref in expected.items():
+        v = state[k]
+        if not isinstance(v, torch.Tensor) or v.shape != ref.shape or v.dtype != ref.dtype:
+            got = (tuple(v.shape), v.dtype) if isinstance(v, torch.Tensor) else type(v).__name__
+            raise bad(f"{k!r} is {got}, expected {(tuple(ref.shape), ref.dtype)}")
+        if not torch.isfinite(v).all():
+            raise bad(f"{k!r} holds NaN or infinite values")
+    return state, info
 
 
 @dataclass(frozen=True)
@@ -90,8 +137,8 @@ def get_ensemble(
     for i in tqdm(range(cfg.K), desc=f"{task.name}: {kind} teachers", disable=not progress, leave=False):
         path = d / f"teacher_{i:02d}.pt"
         if path.is_file():
-            blob = torch.load(path, map_location="cpu", weights_only=False)
-            state, info = blob["state_dict"], dict(blob["info"], cached=True)
+            state, info = load_teacher(path, cfg.n_classes)
+            info = dict(info, cached=True)
         else:
             t = train_teacher(task.train_images[shards[i]], task.train_labels[shards[i]], cfg, i, device)
             state, info = t.state_dict, t.info

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_dsub, gamma_sub
-from darrm.mechanism import aggregate, vote_counts
+from darrm.mechanism import aggregate, aggregate_counts, vote_counts
 from darrm.numerics.poisson_binomial import pmf
 from darrm.privacy.certify import output_probability
 from darrm.utility import error, error_curve, error_from_pmf
@@ -17,7 +17,7 @@ def test_aggregate_is_seeded_and_counts_equal_votes(rng):
     votes = (rng.random((500, 11)) < 0.7).astype(int)
     g = gamma_sub(11, 3)
     a = aggregate(votes, g, np.random.default_rng(1))
-    b = aggregate(votes.sum(axis=1), g, np.random.default_rng(1))
+    b = aggregate_counts(votes.sum(axis=1), g, np.random.default_rng(1))
     np.testing.assert_array_equal(a, b)
     assert set(np.unique(a)) <= {0, 1}
 
@@ -46,8 +46,7 @@ def test_output_frequency_matches_the_exact_output_probability(rng):
     [
         (np.zeros((3, 4)), "K=5 columns"),
         (np.full((3, 5), 2), "0 or 1"),
-        (np.array([1, 6]), r"\[0, K=5\]"),
-        (np.array([1.5]), "integers"),
+        (np.array([1, 0, 1, 1, 0]), r"1-D.*\(1, K\) matrix for one query.*counts="),
         (np.zeros((2, 2, 2)), "shape"),
     ],
 )
@@ -55,6 +54,29 @@ def test_aggregate_rejects_bad_votes_naming_parameter(votes, msg):
     with pytest.raises(ParameterError, match=msg) as exc:
         aggregate(votes, np.ones(6), 0)
     assert exc.value.parameter == "votes"
+
+
+@pytest.mark.parametrize(
+    "counts,msg",
+    [
+        (np.array([1, 6]), r"\[0, K=5\]"),
+        (np.array([-1]), r"\[0, K=5\]"),
+        (np.array([1.5]), "integers"),
+        (np.array([True]), "integers"),
+        (np.zeros((1, 5), dtype=int), "1-D"),
+    ],
+)
+def test_aggregate_counts_rejects_bad_counts_naming_parameter(counts, msg):
+    with pytest.raises(ParameterError, match=msg) as exc:
+        aggregate_counts(counts, np.ones(6), 0)
+    assert exc.value.parameter == "counts"
+
+
+def test_one_query_as_a_1d_vector_is_not_read_as_counts():
+    # the K votes of one query used to be read as K counts (K labels, all 0); now refused
+    with pytest.raises(ParameterError, match="votes"):
+        aggregate(np.array([0, 1, 1, 1, 1]), np.ones(6), 0)
+    np.testing.assert_array_equal(aggregate(np.array([[0, 1, 1, 1, 1]]), np.ones(6), 0), [1])
 
 
 def brute_force_error(gamma, ps):

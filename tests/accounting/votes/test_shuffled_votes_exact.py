@@ -23,7 +23,7 @@ from scipy import stats
 
 from darrm.disjoint import DisjointParams, LocalRR, solve_gamma_opt_disjoint
 from darrm.errors import ParameterError
-from darrm.mechanism import aggregate
+from darrm.mechanism import aggregate_counts
 from darrm.numerics.poisson_binomial import pmf
 
 
@@ -150,7 +150,7 @@ def _audit_epsilon(gamma, K, eps0_used, n=120_000, seed=0, alpha=1e-6) -> float:
             keep = rng.random((n, K)) < q
             votes = np.where(keep, bits, 1 - bits)
             L = votes.sum(axis=1)  # the shuffler reveals only the count
-            ones[victim] = int(aggregate(L, gamma, rng).sum())
+            ones[victim] = int(aggregate_counts(L, gamma, rng).sum())
         for o in (0, 1):
             c = {v: ones[v] if o == 1 else n - ones[v] for v in (0, 1)}
             for x, y in ((1, 0), (0, 1)):

@@ -132,7 +132,7 @@ def test_cli_solve_disjoint_writes_a_verifiable_file(tmp_path, capsys):
     assert rc == 0
     assert cli.main(["verify", str(out)]) == 0
     assert "disjoint shards" in capsys.readouterr().out
-    assert cli.main(["aggregate", str(out), "--votes", str(_votes(tmp_path)), "--seed", "1"]) == 0
+    assert cli.main(["aggregate", str(out), "--votes", str(_votes(tmp_path)), "--counts", "--seed", "1"]) == 0
 
 
 def _votes(tmp_path):

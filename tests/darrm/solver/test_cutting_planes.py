@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from darrm.errors import ParameterError
 from darrm import SolveOptions
 from darrm.params import PrivacyParams
 from darrm.prior import IIDPrior, IndependentPrior
@@ -55,9 +56,12 @@ def test_checkpoint_resumes_with_the_same_working_set(tmp_path):
     b = solve_gamma_opt(P, checkpoint=str(ck), options=SolveOptions(method="cutting-planes"))
     assert b.info["resumed"] and b.info["rounds"] <= 2
     assert b.objective == pytest.approx(a.objective, abs=1e-12)
-    # a checkpoint for other parameters is ignored, not trusted
-    c = solve_gamma_opt(PrivacyParams(17, 5, 0.1, 1e-5), checkpoint=str(ck), options=SolveOptions(method="cutting-planes"))
-    assert not c.info["resumed"]
+    # a checkpoint for other parameters is refused (neither trusted nor overwritten)
+    before = ck.read_bytes()
+    with pytest.raises(ParameterError, match="checkpoint.*another problem"):
+        solve_gamma_opt(PrivacyParams(17, 5, 0.1, 1e-5), checkpoint=str(ck),
+                        options=SolveOptions(method="cutting-planes"))
+    assert ck.read_bytes() == before
 
 
 def test_auto_picks_the_path_by_size():

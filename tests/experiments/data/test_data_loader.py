@@ -126,3 +126,37 @@ def test_download_verifies_content_and_discards_a_corrupt_mirror(shared_datasets
     monkeypatch.setattr(loader.urllib.request, "urlopen", offline)
     with pytest.raises(DatasetError, match="offline"):
         loader.download("mnist", tmp_path / "empty")
+
+
+def test_gzip_bomb_is_refused_while_inflating(tmp_path):
+    """A small .gz inflating far past the real file's size is refused after one chunk, not inflated."""
+    import tracemalloc
+
+    bomb = tmp_path / "t10k-labels-idx1-ubyte.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as fh:
+        zeros = bytes(1 << 20)
+        for _ in range(256):  # 256 MiB of zeros in ~250 kB
+            fh.write(zeros)
+    assert bomb.stat().st_size < 2 << 20
+    tracemalloc.start()
+    try:
+        with pytest.raises(DatasetError, match="larger than the 10008 bytes"):
+            verify_file("mnist", bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20
+
+
+def test_uncompressed_and_garbage_files(tmp_path):
+    raw = tmp_path / "t10k-labels-idx1-ubyte"
+    raw.write_bytes(bytes(20000))
+    with pytest.raises(DatasetError, match="larger than"):
+        verify_file("mnist", raw)
+    gz = tmp_path / "t10k-labels-idx1-ubyte.gz"
+    gz.write_bytes(b"\x1f\x8b" + b"junk" * 10)
+    with pytest.raises(DatasetError, match="gzip"):
+        verify_file("mnist", gz)
+    gz.write_bytes(b"")
+    with pytest.raises(DatasetError, match="SHA-256"):
+        verify_file("mnist", gz)

@@ -1,0 +1,63 @@
+"""Output paths checked before any work: usable, and never one of the inputs.
+
+A command that computes for minutes and then fails to write its result, or writes it over
+its own input, loses data.  :func:`check_outputs` runs first and raises a one-line
+:class:`~darrm.errors.ParameterError` naming the option.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from .errors import ParameterError
+
+PathLike = str | os.PathLike
+
+
+def _same(a: Path, b: Path) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:  # pragma: no cover - races
+        return False
+
+
+def check_writable(name: str, path: PathLike) -> Path:
+    """``path`` can be written atomically (its folder exists and is writable; it is no folder)."""
+    p = Path(path)
+    if str(path) == "":
+        raise ParameterError(name, "empty path")
+    if p.is_dir():
+        raise ParameterError(name, f"{path} is a directory; give a file path")
+    parent = Path(os.path.abspath(p)).parent
+    if not parent.exists():
+        raise ParameterError(name, f"{path}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise ParameterError(name, f"{path}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ParameterError(name, f"{path}: directory {parent} is not writable")
+    return p
+
+
+def check_outputs(outputs: Mapping[str, PathLike | None], inputs: Mapping[str, PathLike | None] = {}) -> None:
+    """Every given output is writable, differs from every input and from the other outputs.
+
+    Args:
+        outputs: option name → path (None: option not given).
+        inputs: option name → path read by the command.
+    """
+    outs = {k: Path(v) for k, v in outputs.items() if v is not None}
+    ins = {k: Path(v) for k, v in inputs.items() if v is not None}
+    for name, p in outs.items():
+        check_writable(name, p)
+        for iname, ip in ins.items():
+            if _same(p, ip):
+                raise ParameterError(name, f"{p} is the same file as the input {iname} ({ip}); refusing to overwrite it")
+    names = list(outs)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if _same(outs[a], outs[b]):
+                raise ParameterError(b, f"{outs[b]} is the same file as the {a} output; give two different paths")
