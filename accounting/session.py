@@ -35,7 +35,7 @@ from darrm import validation as v
 from darrm.atomic import atomic_write_json
 from darrm.disjoint.params import DisjointParams
 from darrm.errors import CertificationError, DarrmError, ParameterError
-from darrm.mechanism import aggregate, vote_counts
+from darrm.mechanism import aggregate_counts, check_counts, vote_counts
 from darrm.numerics.delta import composed_delta
 from darrm.table import GammaTable
 from darrm.verification import certify_table
@@ -167,13 +167,19 @@ class LabellingSession:
 
     # -- labelling --------------------------------------------------------------------------
     def label(self, votes: object) -> np.ndarray:
-        """Private majority labels for a batch: (Q, K) 0/1 votes or Q vote counts.
+        """Private majority labels for a batch of (Q, K) 0/1 votes (one query: a (1, K) matrix).
 
         Raises:
             PrivacyBudgetExceeded: the batch would take ε(δ_total) past the budget; nothing released.
             ParameterError: malformed votes; nothing charged.
         """
-        L = vote_counts(votes, self.table.K)
+        return self._release(vote_counts(votes, self.table.K))
+
+    def label_counts(self, counts: object) -> np.ndarray:
+        """:meth:`label` from the Q queries' vote counts L ∈ [0, K] (a 1-D array)."""
+        return self._release(check_counts(counts, self.table.K))
+
+    def _release(self, L: np.ndarray) -> np.ndarray:
         n = int(L.shape[0])
         if n == 0:
             return np.zeros(0, dtype=np.int64)
@@ -191,7 +197,7 @@ class LabellingSession:
         self._queries += n
         if self.path is not None:
             self.save(self.path)  # recorded before anything is released
-        return aggregate(L, self.table.gamma, self._rng, secure=self.secure)
+        return aggregate_counts(L, self.table.gamma, self._rng, secure=self.secure)
 
     # -- dp_accounting ----------------------------------------------------------------------
     def dp_event(self):

@@ -259,7 +259,9 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
     table = load(args.file)
     votes = read_votes(args.votes, counts=args.counts)
     release = aggregate_counts_certified if args.counts else aggregate_certified
-    labels = release(votes, table, np.random.default_rng(seed))
+    if args.secure and seed is not None:
+        raise ParameterError("seed", "--secure draws from the OS CSPRNG; a seed would be ignored, so pass one or the other")
+    labels = release(votes, table, np.random.default_rng(seed), secure=args.secure)
     out = "\n".join(str(int(v)) for v in labels) + "\n"
     if args.out:
         atomic_write_bytes(args.out, out.encode())
@@ -351,7 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="votes as .npy or CSV: a Q×K 0/1 matrix, one row per query (one query: one row)")
     p.add_argument("--counts", action="store_true",
                    help="the --votes file holds Q vote counts in [0, K] (1-D .npy, one CSV column or row)")
-    p.add_argument("--seed", type=int, default=None, help="seed for the mechanism's randomness")
+    p.add_argument("--seed", type=int, default=None, help="seed for the mechanism's randomness (reproducible runs)")
+    p.add_argument("--secure", action="store_true",
+                   help="draw every coin from the OS CSPRNG (exact Bernoulli draws; for production releases)")
     p.add_argument("--out", help="write labels here (one per line) instead of stdout")
     p.set_defaults(func=cmd_aggregate)
 

@@ -90,5 +90,19 @@ def test_secure_aggregate_through_the_facade(monkeypatch):
     calls = []
     real = os.urandom
     monkeypatch.setattr(secure_random.os, "urandom", lambda n: calls.append(n) or real(n))
-    labels = darrm.aggregate(np.array([0, 1, 2, 3] * 50), table, rng=0, secure=True)
+    labels = darrm.aggregate_counts(np.array([0, 1, 2, 3] * 50), table, rng=0, secure=True)
     assert labels.shape == (200,) and calls  # the coins came from os.urandom
+
+
+def test_cli_aggregate_secure_labels_and_refuses_a_seed_with_it(tmp_path, capsys):
+    import darrm
+    from darrm import cli
+
+    t = darrm.solve(darrm.PrivacyParams(11, 3, 0.1, 1e-5))
+    darrm.save(t, tmp_path / "g.json")
+    np.save(tmp_path / "v.npy", np.ones((5, 11), dtype=int))
+    assert cli.main(["aggregate", str(tmp_path / "g.json"), "--votes", str(tmp_path / "v.npy"), "--secure"]) == 0
+    out = capsys.readouterr().out.split()
+    assert len(out) == 5 and set(out) <= {"0", "1"}
+    rc = cli.main(["aggregate", str(tmp_path / "g.json"), "--votes", str(tmp_path / "v.npy"), "--secure", "--seed", "1"])
+    assert rc == 2 and "seed" in capsys.readouterr().err
