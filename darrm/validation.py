@@ -89,12 +89,20 @@ def sample_rate(name: str, value: object) -> float:
     return real(name, value, 0.0, 1.0, closed="right")
 
 
+#: largest count anywhere: 2^53, the largest integer float64 represents exactly (every count
+#: ends up in float64 arithmetic; beyond it numpy's integer paths overflow)
+COUNT_MAX = 2**53
+
+
 def count(name: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:
-    """An integer in [minimum, maximum] (k, steps, Q, ...); integral floats are refused."""
+    """An integer in [minimum, maximum] (k, steps, Q, ...; maximum defaults to :data:`COUNT_MAX`);
+    integral floats are refused."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ParameterError(name, f"must be an integer, got {value!r}")
     n = int(value)
-    if n < minimum or (maximum is not None and n > maximum):
+    if maximum is None:
+        maximum = COUNT_MAX
+    if n < minimum or n > maximum:
         rng = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
         raise ParameterError(name, f"must be an integer {rng}, got {n}")
     return n

@@ -29,15 +29,16 @@ def default_device() -> str:
 class TorchDevice:
     """Run sweeps with torch on ``device`` (default: CUDA when present, else CPU)."""
 
-    def __init__(self, device: str | None = None):
+    def __init__(self, device: str | None = None, *, parameter: str = "executor"):
+        """``parameter``: the option named in errors (the CLI's --executor, the PATE study's --device)."""
         torch = _torch()
         name = device or default_device()
         try:
             self.device = torch.device(name)
-        except RuntimeError:
-            raise ParameterError("executor", f"unknown torch device {name!r}; use cpu, cuda or cuda:N") from None
+        except (RuntimeError, TypeError):
+            raise ParameterError(parameter, f"unknown torch device {name!r}; use cpu, cuda or cuda:N") from None
         if self.device.type == "cuda" and not torch.cuda.is_available():
-            raise ParameterError("executor", f"torch device {name!r} requested but torch sees no CUDA device")
+            raise ParameterError(parameter, f"torch device {name!r} requested but torch sees no CUDA device")
         self.xp = torch
 
     def put(self, a: np.ndarray):

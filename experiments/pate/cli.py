@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from darrm.backends.devices import TorchDevice
 from darrm.errors import require
 from darrm.experiments.data.loader import DATASETS
 from darrm.experiments.pate.study import StudyConfig
@@ -52,6 +53,8 @@ def run_command(args: argparse.Namespace) -> int:
         require(module, "experiments", "darrm-experiments pate")
     from darrm.experiments.pate.run import run_study
 
+    if args.device is not None:
+        TorchDevice(args.device, parameter="device")  # a one-line error before any work
     cfg = config_from_args(args)
     records = run_study(cfg, args.out, data_dir=args.data_dir, cache_dir=args.cache_dir, device=args.device,
                         progress=not args.no_progress)

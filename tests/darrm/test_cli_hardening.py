@@ -337,3 +337,14 @@ def test_experiments_usage_errors_are_one_line_exit_2(capsys):
         xcli.main(["pate", "--bogus"])
     err = capsys.readouterr().err
     assert e.value.code == 2 and len(err.strip().splitlines()) == 1 and "darrm-experiments" in err
+
+
+def test_counts_beyond_float64_integers_are_refused_naming_them(capsys):
+    from darrm import validation
+    from darrm.cli import main
+
+    with pytest.raises(validation.ParameterError, match="n"):
+        validation.count("n", 2**53 + 1)
+    assert main(["shuffle", "--n", "1e30", "--eps0", "1", "--delta", "1e-6"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "n" in err and "internal" not in err

@@ -82,3 +82,11 @@ def test_corrupt_files_are_refused_with_one_line(tmp_path, data):
         load_teacher(tmp_path / "t.pt", 10)
     assert "\n" not in str(e.value)
     assert os.fspath(tmp_path / "t.pt") in str(e.value)
+
+
+def test_bogus_device_is_a_one_line_parameter_error(tmp_path, capsys):
+    from darrm.experiments import cli
+
+    rc = cli.main(["pate", "--device", "bogus", "--dataset", "mnist", "--quick", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "device" in err and err.count("\n") == 1 and not (tmp_path / "o").exists()
