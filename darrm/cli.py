@@ -399,6 +399,13 @@ def run_main(prog: str, args: argparse.Namespace) -> int:
             raise
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError as exc:  # inputs too extreme for this machine: a resource limit, not a bug
+        if getattr(args, "debug", False):
+            raise
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        print(f"{prog}: error: not enough memory for these inputs ({first or 'MemoryError'}); "
+              "use less extreme values", file=sys.stderr)
+        return 2
     except Exception as exc:
         if getattr(args, "debug", False):
             raise

@@ -348,3 +348,12 @@ def test_counts_beyond_float64_integers_are_refused_naming_them(capsys):
     assert main(["shuffle", "--n", "1e30", "--eps0", "1", "--delta", "1e-6"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "n" in err and "internal" not in err
+
+
+def test_inputs_too_extreme_for_memory_are_a_one_line_exit_2(capsys):
+    from darrm.cli import main
+
+    rc = main(["account", "dpsgd", "--noise-multiplier", "1e-6", "--sample-rate", "0.01", "--steps", "10",
+               "--delta", "1e-5"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "not enough memory" in err
