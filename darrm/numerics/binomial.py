@@ -120,6 +120,28 @@ class OthersPmfs:
         return int(self.pos[a]), self.values[a:b]
 
 
+#: measured peak bytes per N^1.5 of :func:`others_pmfs` and its users (K = 10⁴: 0.9 GiB, K = 10⁵:
+#: 24 GiB on the 2-core machine), rounded up: windows of width ~12√n for every n ≤ N
+OTHERS_BYTES_PER_N15 = 1000.0
+
+
+def others_pmfs_bytes(N: int) -> float:
+    """Estimated peak memory of :func:`others_pmfs` for N other members (bytes)."""
+    return OTHERS_BYTES_PER_N15 * float(N) ** 1.5
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to this process now (Linux: MemAvailable), None if unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
 def others_pmfs(N: int, lo: float, hi: float, cutoff: float = PMF_CUTOFF) -> OthersPmfs:
     """Laws of the unchanged members' vote count for every number n ∈ {0..N} of them at ``hi``.
 
@@ -127,6 +149,11 @@ def others_pmfs(N: int, lo: float, hi: float, cutoff: float = PMF_CUTOFF) -> Oth
     serves as the other's 1 − p in the recurrence of :func:`binomial_windows`."""
     if not (0.0 <= lo <= hi <= 1.0 and abs((lo + hi) - 1.0) <= 4 * 2.0**-53):
         raise ParameterError("ends", f"must be complementary probabilities lo <= hi = 1 - lo, got ({lo!r}, {hi!r})")
+    need, have = others_pmfs_bytes(N), available_memory()
+    if have is not None and need > have:
+        raise ParameterError(
+            "K", f"K = {N + 1} needs about {need / 2**30:.1f} GiB for the laws of the other members' counts "
+            f"(~{OTHERS_BYTES_PER_N15:g}·K^1.5 bytes), more than the {have / 2**30:.1f} GiB available")
     off_h, win_h, lost_h = binomial_windows(N, hi, lo, cutoff)
     off_l, win_l, lost_l = binomial_windows(N, lo, hi, cutoff)
     pos, vals, starts, drop = [], [], np.zeros(N + 1, dtype=np.int64), np.zeros(N + 1)

@@ -357,3 +357,14 @@ def test_inputs_too_extreme_for_memory_are_a_one_line_exit_2(capsys):
                "--delta", "1e-5"])
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and "not enough memory" in err
+
+
+def test_shuffled_votes_too_large_for_memory_are_refused_up_front(capsys, monkeypatch):
+    """K = 10⁵ used to take 24 GiB and be killed; the estimate refuses it before allocating."""
+    from darrm.cli import main
+    from darrm.numerics import binomial
+
+    monkeypatch.setattr(binomial, "available_memory", lambda: 4 * 2**30)  # a 4 GiB machine
+    rc = main(["account-votes", "--K", "100001", "--eps0", "1", "--delta", "1e-6"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "K" in err and "GiB" in err
