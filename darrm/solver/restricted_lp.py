@@ -25,9 +25,41 @@ So the bound's validity does not depend on the solver's accuracy, only its tight
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
+import sys
+
 import numpy as np
 
 from ..errors import ParameterError, SolveError
+
+
+@contextlib.contextmanager
+def quiet_native_stdout():
+    """Silence what native code writes to file descriptor 1 inside the block.
+
+    highspy ≥ 1.16 prints a banner on stdout when a ``Highs`` object is constructed, before any
+    option can turn output off; on stdout it would corrupt the CLI's output (`| head -1`, JSON).
+    The C library's buffer is flushed before fd 1 is restored, so nothing leaks out later."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # no real descriptor (e.g. captured by Python)
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(fd)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), fd)
+            try:
+                yield
+            finally:
+                with contextlib.suppress(Exception):
+                    ctypes.CDLL(None).fflush(None)
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
 
 #: Tighter than HiGHS's 1e-7 defaults, so the certification repair rarely needs to act
 #: and constraint generation converges to ~1e-10.
@@ -85,7 +117,8 @@ class HighsRestrictedLP(RestrictedLP):
     def _new_model(self) -> None:
         import highspy
 
-        self._h = h = highspy.Highs()
+        with quiet_native_stdout():
+            self._h = h = highspy.Highs()
         h.setOptionValue("output_flag", False)
         for k, v in {**HIGHS_DEFAULTS, **self.opts}.items():
             h.setOptionValue(k, v)
@@ -171,7 +204,8 @@ class CvxpyRestrictedLP(RestrictedLP):
             cons.append(self.rows @ x <= self.rhs)
         prob = cp.Problem(cp.Minimize(self.c @ x), cons)
         try:
-            prob.solve(solver=cp.HIGHS, **{**HIGHS_DEFAULTS, **self.opts})
+            with quiet_native_stdout():
+                prob.solve(solver=cp.HIGHS, **{**HIGHS_DEFAULTS, **self.opts})
         except cp.error.SolverError as exc:  # pragma: no cover - depends on solver internals
             raise SolveError(f"HiGHS failed: {exc}") from exc
         if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or x.value is None:
