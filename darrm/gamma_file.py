@@ -45,11 +45,6 @@ _KEYS = ("format", "K", "m", "eps", "Delta", "delta", *_COMMON)
 _KEYS_DISJOINT = ("format", "K", "model", "target_eps", "target_delta", *_COMMON)
 
 
-def _certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams, tol: float | None):
-    """The certificate matching the parameters' model (shared data or disjoint shards)."""
-    return certify_gamma(gamma, params, tol=tol)
-
-
 #: largest γ file accepted (a K = 10⁶ table is ~25 MB)
 MAX_FILE_BYTES = 64 << 20
 
@@ -105,7 +100,7 @@ def table_to_dict(table: GammaTable) -> dict:
 
 def save(table: GammaTable, path: str | os.PathLike, *, tol: float | None = None) -> None:
     """Re-certify ``table`` and write it atomically; an uncertified table is never written."""
-    cert = _certify(table.gamma, table.params, tol=tol)
+    cert = certify_gamma(table.gamma, table.params, tol=tol)
     if not cert.certified:
         raise GammaFileError(f"refusing to write an uncertified table (violation {cert.violation:.3e})")
     d = table_to_dict(table)
@@ -174,7 +169,7 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
     )
     if recertify:
         try:
-            cert = _certify(table.gamma, params, tol=tol)
+            cert = certify_gamma(table.gamma, params, tol=tol)
         except MemoryError:
             raise GammaFileError(f"{path}: certifying a table for K={params.K} needs more memory than is available") from None
         if not cert.certified:
