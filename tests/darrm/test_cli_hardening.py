@@ -307,7 +307,7 @@ def test_gamma_file_too_large_to_certify_is_one_line(capsys, monkeypatch, gfile)
     def oom(*a, **k):
         raise MemoryError
 
-    monkeypatch.setattr(gamma_file, "_certify", oom)
+    monkeypatch.setattr(gamma_file, "certify_gamma", oom)
     rc, _, err = run(capsys, "verify", str(gfile))
     assert rc == 2 and one_line_error(err) and "more memory" in err
 
