@@ -23,6 +23,8 @@ Submodules hold the rest: :mod:`.composition`, :mod:`.dpsgd`, :mod:`.gnmax`, :mo
 Layering: darrm.experiments → darrm.accounting → darrm (core), never back.
 """
 
+from darrm.neighboring import NeighboringRelation
+
 from .composition import (
     advanced_dwork_roth,
     heterogeneous_pld,
@@ -37,7 +39,6 @@ from .dpsgd import DPSGDRun, noise_multiplier_for
 from .dpsgd import epsilon as dpsgd_epsilon
 from .gnmax import calibrate_sigma, data_dependent_rdp
 from .gnmax import epsilon as gnmax_epsilon
-from darrm.neighboring import NeighboringRelation
 from .paper import tables as paper_tables
 from .session import LabellingSession, PrivacyBudgetExceeded
 from .shuffle import (

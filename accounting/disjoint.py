@@ -19,9 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from darrm.accounting import composition, paper
-
 from darrm import validation as v
+from darrm.accounting import composition, paper
 
 Budget = tuple[float, float]
 

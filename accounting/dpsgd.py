@@ -28,9 +28,8 @@ from typing import Literal
 
 from darrm import validation as v
 from darrm.errors import ParameterError, require
-from darrm.numerics.inversion import inverse_monotone
-
 from darrm.neighboring import NeighboringRelation
+from darrm.numerics.inversion import inverse_monotone
 
 #: DP-SGD's neighbouring data sets differ by adding or removing one example (Opacus, dp_accounting)
 NEIGHBORING_RELATION = NeighboringRelation.ADD_OR_REMOVE_ONE

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from typing import Callable, Literal
 
 from darrm.errors import ParameterError
-from darrm.numerics.inversion import inverse_monotone
-
 from darrm.neighboring import NeighboringRelation
+from darrm.numerics.inversion import inverse_monotone
 
 Kind = Literal["upper", "lower"]
 

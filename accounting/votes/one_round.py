@@ -42,10 +42,10 @@ import numpy as np
 from scipy.special import expit
 
 from darrm import validation as v
+from darrm.neighboring import NeighboringRelation
 from darrm.numerics.binomial import OthersPmfs, others_pmfs
 from darrm.numerics.inversion import inverse_monotone
 
-from darrm.neighboring import NeighboringRelation
 from ..shuffle.best import best_upper_bound
 from ..shuffle.randomizers import RandomizedResponse
 

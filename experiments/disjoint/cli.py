@@ -10,13 +10,12 @@ import argparse
 import json
 from pathlib import Path
 
-from darrm.report import format_table
-from darrm.validation import count_arg
-
 from darrm.experiments.data.loader import DATASETS
 from darrm.experiments.disjoint.output import write_real, write_synthetic
 from darrm.experiments.disjoint.real import load_votes, markdown_all, run_real
 from darrm.experiments.disjoint.synthetic import KS, METHODS, run_synthetic
+from darrm.report import format_table
+from darrm.validation import count_arg
 
 __all__ = ["register"]
 

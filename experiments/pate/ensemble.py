@@ -20,6 +20,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
+
+from darrm.atomic import atomic_write_bytes, atomic_write_json
+from darrm.errors import DarrmError
 from darrm.experiments.cache import load_npy, save_npy, settings_key
 from darrm.experiments.data.loader import BinaryTask
 from darrm.experiments.pate.model import CNN
@@ -30,10 +34,6 @@ from darrm.experiments.pate.teachers import (
     shard_indices,
     train_teacher,
 )
-from tqdm.auto import tqdm
-
-from darrm.atomic import atomic_write_bytes, atomic_write_json
-from darrm.errors import DarrmError
 
 __all__ = ["CacheError", "Ensemble", "ensemble_dir", "get_ensemble", "load_teacher"]
 

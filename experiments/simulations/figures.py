@@ -15,7 +15,7 @@ from darrm import PrivacyParams
 from darrm.accounting.paper import table3_rows
 from darrm.numerics.delta import composed_delta
 
-from .config import Actual, Curve, FigureConfig, Panel, UNIFORM_01
+from .config import UNIFORM_01, Actual, Curve, FigureConfig, Panel
 
 EPS = 0.1
 MU_UNIFORM = 0.75

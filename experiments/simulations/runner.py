@@ -7,8 +7,8 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from darrm.errors import ParameterError
 from darrm.atomic import atomic_write_bytes
+from darrm.errors import ParameterError
 
 from .compute import compute_figure
 from .figures import FIGURES

@@ -6,8 +6,8 @@ import argparse
 import json
 
 import pytest
-from darrm.accounting.cli.account import register
 
+from darrm.accounting.cli.account import register
 from darrm.errors import DarrmError
 
 

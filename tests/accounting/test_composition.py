@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 import pytest
-from darrm.accounting import composition as c
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from darrm.accounting import composition as c
 from darrm.errors import ParameterError
 
 

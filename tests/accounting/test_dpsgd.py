@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from darrm.accounting import dpsgd, gnmax
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from darrm.accounting import dpsgd, gnmax
 from darrm.errors import ParameterError
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from darrm.accounting import paper
 
 # (dataset, m, Q) -> (eps_query, delta_query, eps_total, delta_total) as printed

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
 from darrm.accounting import composition
 from darrm.accounting.disjoint import paper_parallel_rows, teacher_majority_budget
-
 from darrm.errors import ParameterError
 
 

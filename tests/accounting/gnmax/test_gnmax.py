@@ -6,12 +6,12 @@ import math
 
 import numpy as np
 import pytest
-from darrm.accounting import gnmax
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 from scipy.stats import norm
 
+from darrm.accounting import gnmax
 from darrm.errors import ParameterError
 
 

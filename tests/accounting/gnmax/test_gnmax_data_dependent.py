@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from darrm.accounting.gnmax import data_dependent as dd
 from scipy.stats import norm
 
+from darrm.accounting.gnmax import data_dependent as dd
 from darrm.errors import ParameterError
 
 PAPER_ORDERS = np.arange(1.5, 500.5, 0.5)

@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from scipy.special import gammaln
+
 from darrm.accounting import FiniteRandomizer, RandomizedResponse
 from darrm.accounting.shuffle import count_sums as CS
 from darrm.accounting.shuffle import decomposition
@@ -17,7 +19,6 @@ from darrm.accounting.shuffle.decomposition import (
     mixture_atoms,
 )
 from darrm.accounting.shuffle.exact import worst_case_delta
-from scipy.special import gammaln
 
 
 def brute_positive_part(vals, w, n):

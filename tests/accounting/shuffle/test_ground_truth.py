@@ -9,6 +9,7 @@ is the exact δ(ε) of the shuffled k-RR protocol.  Upper bounds for a generic
 
 import numpy as np
 import pytest
+
 from darrm.accounting import (
     FiniteRandomizer,
     GenericLDP,

@@ -1,6 +1,7 @@
 """Orderings that hold between methods, and monotonicity in n, ε0 and δ."""
 
 import pytest
+
 from darrm.accounting import (
     GenericLDP,
     RandomizedResponse,

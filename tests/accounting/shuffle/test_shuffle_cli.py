@@ -4,8 +4,8 @@ import argparse
 import json
 
 import pytest
-from darrm.accounting.cli.shuffle import register
 
+from darrm.accounting.cli.shuffle import register
 from darrm.errors import ParameterError
 
 

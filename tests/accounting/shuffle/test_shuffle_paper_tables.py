@@ -3,6 +3,7 @@
 import math
 
 import pytest
+
 from darrm.accounting import GenericLDP, RandomizedResponse
 from darrm.accounting.shuffle import blanket, clones, erlingsson, krr
 from darrm.accounting.shuffle import variation_ratio as vr

@@ -3,6 +3,7 @@
 import math
 
 import pytest
+
 from darrm.accounting import (
     Bound,
     FiniteRandomizer,
@@ -12,7 +13,6 @@ from darrm.accounting import (
     best_upper_bound,
 )
 from darrm.accounting.shuffle.variation_ratio import VRParams, vr_delta
-
 from darrm.errors import ParameterError
 
 

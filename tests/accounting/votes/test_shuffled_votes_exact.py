@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
+
 from darrm.accounting import RandomizedResponse, all_bounds, composition
 from darrm.accounting.cli.votes import register
 from darrm.accounting.shuffle.exact import worst_case_delta
@@ -19,8 +21,6 @@ from darrm.accounting.votes import (
     shuffled_votes_guarantee,
     tight_total_epsilon,
 )
-from scipy import stats
-
 from darrm.disjoint import DisjointParams, LocalRR, solve_gamma_opt_disjoint
 from darrm.errors import ParameterError
 from darrm.mechanism import aggregate_counts

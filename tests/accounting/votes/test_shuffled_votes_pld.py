@@ -7,6 +7,10 @@ import math
 
 import numpy as np
 import pytest
+from dp_accounting.pld.privacy_loss_distribution import (
+    from_two_probability_mass_functions,
+)
+
 from darrm.accounting.votes import ShuffledBinaryRR, compose_queries
 from darrm.accounting.votes.pld import (
     dominating_pld,
@@ -14,10 +18,6 @@ from darrm.accounting.votes.pld import (
     rounds_delta,
     rounds_epsilon,
 )
-from dp_accounting.pld.privacy_loss_distribution import (
-    from_two_probability_mass_functions,
-)
-
 from darrm.errors import ParameterError
 from darrm.numerics.poisson_binomial import pmf
 

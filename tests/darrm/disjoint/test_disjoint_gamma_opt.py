@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 import pytest
-from darrm.accounting import ShuffledBinaryRR
 
 from darrm import cli, gamma_file
+from darrm.accounting import ShuffledBinaryRR
 from darrm.disjoint import (
     ApproxDP,
     DisjointParams,

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from darrm.errors import ParameterError
 from darrm import SolveOptions
+from darrm.errors import ParameterError
 from darrm.params import PrivacyParams
 from darrm.prior import IIDPrior, IndependentPrior
 from darrm.privacy.certify import certify

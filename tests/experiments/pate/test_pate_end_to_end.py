@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from darrm.accounting import kairouz_general
 from darrm import IIDPrior, expected_signed_error
+from darrm.accounting import kairouz_general
 from darrm.experiments import cli
 from darrm.experiments.data import loader
 from darrm.experiments.pate import run as run_mod

@@ -7,12 +7,15 @@ import pytest
 from scipy import integrate
 
 from darrm import ParameterError, PrivacyParams, error_curve, gamma_const, gamma_dsub, gamma_sub
-from darrm.numerics.binomial import binomial_pmf
-from darrm.utility import error, error_from_pmf
-from darrm.numerics.poisson_binomial import pmf
 from darrm.experiments.simulations.expected_error import (
-    iid_uniform_error, is_one_sided, product_uniform_error, product_uniform_error_mc,
+    iid_uniform_error,
+    is_one_sided,
+    product_uniform_error,
+    product_uniform_error_mc,
 )
+from darrm.numerics.binomial import binomial_pmf
+from darrm.numerics.poisson_binomial import pmf
+from darrm.utility import error, error_from_pmf
 
 
 def _gammas(K):
