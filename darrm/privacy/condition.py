@@ -133,10 +133,20 @@ def pair_violation(pa, pb, chk: Check, xp=np):
     return xp.maximum(pa - chk.e * pb, pb - chk.e * pa) - chk.delta + chk.slack
 
 
+def pair_violation_extremes(pa, pb_min, pb_max, chk: Check, xp=np):
+    """max over b ∈ [pb_min, pb_max] of :func:`pair_violation` (pa, b), bit for bit, when pb_min
+    and pb_max are values the other probability actually takes (the sweep's running extremes).
+
+    IEEE-754 rounding is monotone, so fl(pa − fl(e·b)) is non-increasing and fl(b − fl(e·pa))
+    non-decreasing in b; the max, − δ and + slack are monotone too.  So the largest v̂ over a set
+    of b values is attained at its minimum (first term) or its maximum (second term), computed
+    with exactly the operations of :func:`pair_violation`."""
+    return xp.maximum(pa - chk.e * pb_min, pb_max - chk.e * pa) - chk.delta + chk.slack
+
+
 def violation(pa, pb, chk: Check):
     """v̂ of one direction: P_a − e·P_b − δ + slack (elementwise)."""
     return pa - chk.e * pb - chk.delta + chk.slack
-
 
 
 def repair_factor(chk: Check, worst: float) -> float:

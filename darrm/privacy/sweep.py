@@ -35,9 +35,11 @@ which evaluates both outputs separately.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -47,62 +49,8 @@ from ..backends.executors import Executor, SerialExecutor
 from ..mechanism import output_weights
 from ..numerics.binomial import binomial_rows
 from ..params import PrivacyParams
-from .condition import Check, pair_violation
+from .condition import Check, pair_violation, pair_violation_extremes
 from .corners import count_vectors
-
-
-@dataclass(frozen=True)
-class SweepTables:
-    """The table V (rows: (s,a,b) triples, columns: (c,d) pairs) and its rank look-ups."""
-
-    K: int
-    V: np.ndarray  # shape (n_pairs, n_triples): V[r2(c,d), r3(s,a,b)]
-    r3: np.ndarray  # dense (K+1)^3 look-up of triple ranks (-1 where s+a+b > K)
-    r2: np.ndarray  # dense (K+1)^2 look-up of pair ranks
-
-
-def _ranks(shape_limit: int, dims: int) -> tuple[np.ndarray, np.ndarray]:
-    """All non-negative integer tuples of length ``dims`` with sum ≤ limit, and a dense rank table."""
-    tuples = count_vectors(shape_limit, dims + 1)[:, :dims]  # the slack coordinate drops
-    lut = -np.ones((shape_limit + 1,) * dims, dtype=np.int64)
-    lut[tuple(tuples.T)] = np.arange(tuples.shape[0])
-    return tuples, lut
-
-
-def _conv_table(K: int, p: float, q: float, pairs: np.ndarray) -> np.ndarray:
-    """Rows Bin(x, p) ⊛ Bin(y, q) padded to length K+1, for each (x, y) in ``pairs``;
-    q = 1 − p here (the pairs (Δ, 1−Δ) and (hi, lo)), so each is the other's complement."""
-    out = np.zeros((pairs.shape[0], K + 1))
-    tab_p = binomial_rows(K, p, q)
-    tab_q = binomial_rows(K, q, p)
-    for i, (x, y) in enumerate(pairs):
-        v = np.convolve(tab_p[x, : x + 1], tab_q[y, : y + 1])
-        out[i, : v.shape[0]] = v
-    return out
-
-
-def build_tables(gamma: np.ndarray, params: PrivacyParams) -> SweepTables:
-    """Δ > 0: V(s,a,b,c,d) for all 5-tuples with sum ≤ K (module docstring)."""
-    K = params.K
-    e = math.exp(params.eps)
-    Delta = params.member_delta
-    hi, lo = (e + Delta) / (e + 1.0), (1.0 - Delta) / (e + 1.0)
-    w = output_weights(np.asarray(gamma, dtype=np.float64))
-    pairs, r2 = _ranks(K, 2)
-    H = _conv_table(K, hi, lo, pairs)  # (n_pairs, K+1), independent of γ
-    triples, r3 = _ranks(K, 3)
-    G = _conv_table(K, Delta, 1.0 - Delta, pairs)  # (a, b) pairs share the (c, d) ranking
-    g_rows = G[r2[triples[:, 1], triples[:, 2]]]
-    # U[t, j] = Σ_i g_t[i] · w[s_t + i + j]  (w padded with zeros beyond K)
-    wpad = np.concatenate([w, np.zeros(2 * K + 2)])
-    idx = np.arange(K + 1)
-    U = np.empty((triples.shape[0], K + 1))
-    for s in range(K + 1):
-        sel = triples[:, 0] == s
-        if np.any(sel):
-            U[sel] = g_rows[sel] @ wpad[s + idx[:, None] + idx[None, :]]  # Hankel of w from s
-    V = H @ U.T  # (n_pairs, n_triples)
-    return SweepTables(K=K, V=np.ascontiguousarray(V), r3=r3, r2=r2)
 
 
 @dataclass(frozen=True)
@@ -156,73 +104,330 @@ def _top(viol, k: int, xp=np) -> tuple[np.ndarray, np.ndarray]:
     return idx.cpu().numpy(), vals.cpu().numpy()
 
 
-def _on(tables, a: np.ndarray, xp=np):
-    """``a`` as an array of the tables' library and device (int64 indices for torch)."""
+def _on(like, a: np.ndarray, xp=np):
+    """``a`` as an array of ``like``'s library and device (int64 indices for torch)."""
     if xp is np:
         return a
-    return xp.from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(tables.V.device)
+    return xp.from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(like.device)
 
 
-#: largest number of inner count vectors handled at once by :func:`sweep_R` (memory bound:
-#: ~60 bytes each for the counts, ranks, probabilities and violations)
-SWEEP_CHUNK = 1 << 22
+@functools.lru_cache(maxsize=4)
+def _pair_convolutions(K: int, p: float, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """γ-free, so cached across the rounds of a solve: the rows Bin(x, p) ⊛ Bin(y, q) of every
+    pair x + y ≤ K, padded to length K+1, and their rank look-up; q = 1 − p is given (the pairs
+    (Δ, 1−Δ) and (hi, lo) are each other's complements).  Read-only arrays."""
+    pairs, lut = _ranks(K, 2)
+    out = np.zeros((pairs.shape[0], K + 1))
+    tab_p = binomial_rows(K, p, q)
+    tab_q = binomial_rows(K, q, p)
+    for i, (x, y) in enumerate(pairs):
+        v = np.convolve(tab_p[x, : x + 1], tab_q[y, : y + 1])
+        out[i, : v.shape[0]] = v
+    out.flags.writeable = False
+    lut.flags.writeable = False
+    return out, lut
 
 
-def _inner_chunks(R: int) -> Iterator[np.ndarray]:
-    """All 6-tuples of counts summing to R, in chunks of at most ~:data:`SWEEP_CHUNK` rows
-    (split by the first count when needed; K = 101 has 1.1e8 of them for R = K)."""
-    if math.comb(R + 5, 5) <= SWEEP_CHUNK:
-        yield count_vectors(R, 6)
-        return
-    for n0 in range(R + 1):
-        tail = count_vectors(R - n0, 5)
-        yield np.concatenate([np.full((tail.shape[0], 1), n0, dtype=tail.dtype), tail], axis=1)
+def _ranks(shape_limit: int, dims: int) -> tuple[np.ndarray, np.ndarray]:
+    """All non-negative integer tuples of length ``dims`` with sum ≤ limit, and a dense rank table."""
+    tuples = count_vectors(shape_limit, dims + 1)[:, :dims]  # the slack coordinate drops
+    lut = -np.ones((shape_limit + 1,) * dims, dtype=np.int64)
+    lut[tuple(tuples.T)] = np.arange(tuples.shape[0])
+    return tuples, lut
+
+
+@dataclass(frozen=True)
+class SweepTables:
+    """Δ > 0, one γ: what every block of a sweep shares (module docstring).
+
+    U[σ][t, j] = Σ_i g_t[i]·w[s_t + i + j] for the triples t = (s, a, b) with s + a + b = σ, in
+    the order (s, a) (b = σ − s − a), and j = 0..K−σ (a multiset whose triple sums to σ has
+    c + d ≤ K − σ): C(K+4, 4) floats in all.  H, lut: the γ-free rows Bin(c, hi) ⊛ Bin(d, lo)
+    and their rank look-up."""
+
+    K: int
+    U: tuple
+    H: np.ndarray
+    lut: np.ndarray
+
+    @property
+    def floats(self) -> int:
+        return int(sum(u.shape[0] * u.shape[1] for u in self.U))
+
+
+def build_tables(gamma: np.ndarray, params: PrivacyParams) -> SweepTables:
+    """Δ > 0: the tables U of :class:`SweepTables` for ``gamma`` (≈ K⁵/60 multiply-adds) and the
+    γ-free convolution rows (cached across calls with the same K, ε, Δ)."""
+    K = params.K
+    e = math.exp(params.eps)
+    Delta = params.member_delta
+    hi, lo = (e + Delta) / (e + 1.0), (1.0 - Delta) / (e + 1.0)
+    w = output_weights(np.asarray(gamma, dtype=np.float64))
+    wpad = np.concatenate([w, np.zeros(K + 1)])
+    G, glut = _pair_convolutions(K, Delta, 1.0 - Delta)
+    H, hlut = _pair_convolutions(K, hi, lo)
+    U = []
+    for sigma in range(K + 1):
+        j = np.arange(K - sigma + 1)
+        parts = []
+        for s in range(sigma + 1):
+            q = sigma - s  # a + b
+            a = np.arange(q + 1)
+            g = G[glut[a, q - a], : q + 1]  # rows Bin(a, Δ) ⊛ Bin(q − a, 1 − Δ)
+            parts.append(g @ wpad[s + a[:, None] + j[None, :]])  # Σ_i g[i]·w[s + i + j]
+        U.append(np.concatenate(parts))
+    return SweepTables(K=K, U=tuple(U), H=H, lut=hlut)
+
+
+def _triple_cells(R: int) -> np.ndarray:
+    """Flat cell (s·S + a)·S + b (S = R + 1) of every triple with s + a + b ≤ R, in the order of
+    the U tables (σ = s + a + b ascending, then s, then a)."""
+    S = R + 1
+    out = []
+    for sigma in range(R + 1):
+        s = np.repeat(np.arange(sigma + 1), np.arange(sigma + 1, 0, -1))
+        a = np.concatenate([np.arange(sigma - x + 1) for x in range(sigma + 1)])
+        out.append((s * S + a) * S + (sigma - s - a))
+    return np.concatenate(out).astype(np.int64)
+
+
+@functools.lru_cache(maxsize=8)
+def _tetrahedron(R: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The triples (n_1, n_3, n_5) ≥ 0 with n_1 + n_3 + n_5 ≤ R, ordered by their sum (so those
+    with sum ≤ M are a prefix, of length C(M+3, 3)), and their flat cells in the two layouts
+    of :func:`sweep_R` (S = R + 1):
+
+        A_t[n_4] at (n_1 + n_5)·S + n_3,   B_f + n_4·(S² + S) at n_1·(S² + S) + n_3·S² + n_5·(S² + 1).
+
+    Also returned: the (n_1, n_3, n_5) columns themselves.  Read-only, cached (depends on R only)."""
+    S = R + 1
+    trip = np.concatenate([count_vectors(tau, 3) for tau in range(R + 1)]).astype(np.int64)
+    n1, n3, n5 = trip[:, 0], trip[:, 1], trip[:, 2]
+    ia = (n1 + n5) * S + n3
+    ib = n1 * (S * S + S) + n3 * S * S + n5 * (S * S + 1)
+    for x in (trip, ia, ib):
+        x.flags.writeable = False
+    return trip, ia, ib
+
+
+def _layout_cells(R: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat cells, in the order of the U tables (:func:`_triple_cells`), of each triple (s, a, b)
+    in the two layouts of :func:`sweep_R` (S = R + 1): A_t[b, s, a] (A transposed: n_4 first)
+    and B_f[R − a, s, b] (the n_2 axis reversed and outermost)."""
+    S = R + 1
+    t = _triple_cells(R)
+    s, a, b = t // (S * S), (t // S) % S, t % S
+    return (b * S + s) * S + a, ((R - a) * S + s) * S + b
+
+
+class _BlockBuffers:
+    """Per-R work arrays of :func:`sweep_R`, allocated once and reused by every block of that R.
+    Cells outside the valid region are never read (see :func:`sweep_R`), so they are zeroed once
+    and then left as they are."""
+
+    def __init__(self, R: int, xp=np, like=None):
+        S = R + 1
+        n = math.comb(R + 3, 3)
+
+        def zeros(k: int):
+            return np.zeros(k) if xp is np else xp.zeros(k, dtype=xp.float64, device=like.device)
+
+        self.At, self.Bf, self.Bmin, self.Bmax = (zeros(S**3) for _ in range(4))
+        self.a, self.x, self.y, self.z = (zeros(max(n, 2 * MIN_GATHER)) for _ in range(4))
+
+
+#: :func:`sweep_R` gathers the tuples of consecutive n_4 together until a gather has at least
+#: this many (fewer Python-level calls for the small n_4-slices)
+MIN_GATHER = 1 << 15
+
+
+@dataclass(frozen=True)
+class _Group:
+    """One gather of :func:`sweep_R`: cells ``ia`` of A_t from ``off_a`` and ``ib`` of B_f from
+    ``off_b``; position i is the tuple ``tuple_index[i]`` of :func:`_tetrahedron` at ``n4[i]``."""
+
+    off_a: int
+    off_b: int
+    ia: Any
+    ib: Any
+    n4: np.ndarray
+    tuple_index: np.ndarray
+
+    @property
+    def length(self) -> int:
+        return int(self.n4.shape[0])
+
+
+def _gather_groups(R: int, ia, ib, xp=np, like=None) -> list[_Group]:
+    """n_4 = 0..R as gathers: one per n_4 with ≥ :data:`MIN_GATHER` tuples (a prefix of the
+    cached cells plus an offset), consecutive smaller ones merged (cells with offsets baked in)."""
+    S = R + 1
+    plane, stride_b = S * S, S * S + S
+    groups: list[_Group] = []
+    pending: list[int] = []
+
+    def flush() -> None:
+        if not pending:
+            return
+        Ls = [math.comb(R - n4 + 3, 3) for n4 in pending]
+        cat = np.concatenate if xp is np else xp.cat
+        ga = cat([ia[:L] + n4 * plane for n4, L in zip(pending, Ls, strict=True)])
+        gb = cat([ib[:L] + n4 * stride_b for n4, L in zip(pending, Ls, strict=True)])
+        n4s = np.concatenate([np.full(L, n4) for n4, L in zip(pending, Ls, strict=True)])
+        idx = np.concatenate([np.arange(L) for L in Ls])
+        groups.append(_Group(0, 0, ga, gb, n4s, idx))
+        pending.clear()
+
+    for n4 in range(S):
+        L = math.comb(R - n4 + 3, 3)
+        if L >= MIN_GATHER:
+            groups.append(_Group(n4 * plane, n4 * stride_b, ia[:L], ib[:L], np.full(L, n4), np.arange(L)))
+            continue
+        pending.append(n4)
+        if sum(math.comb(R - x + 3, 3) for x in pending) >= MIN_GATHER:
+            flush()
+    flush()
+    return groups
+
+
+def _running_reversed(src, out, S: int, kind: str, xp=np) -> None:
+    """``out`` = running minimum (``kind`` "min") or maximum of the flat S³ array ``src`` along its
+    first axis from the last index down (B_f's reversed n_2 axis: the extreme over n_2 ≤ t), one
+    contiguous S² plane at a time (≈ 10× faster than ``ufunc.accumulate`` along that axis)."""
+    a, o = src.reshape(S, S, S), out.reshape(S, S, S)
+    f = (np.minimum if kind == "min" else np.maximum) if xp is np else (xp.minimum if kind == "min" else xp.maximum)
+    o[S - 1] = a[S - 1]
+    for y in range(S - 2, -1, -1):
+        f(o[y + 1], a[y], out=o[y])
+
+
+def _block_counts(A: np.ndarray, B: np.ndarray, quads: np.ndarray, R: int, c: int, d: int,
+                  chk: Check) -> np.ndarray:
+    """Full count vectors (n_0..n_7) of reported (n_1, n_3, n_4, n_5): the n_2 ≤ t (t = R − n_1 −
+    n_3 − n_4 − n_5) whose B value is the extreme that gave the larger term (:func:`sweep_R`);
+    A, B: the functions (s, a, b) ↦ V(s, a, b, c, d) and V(s, a, b, d, c) of the block."""
+    out = np.zeros((quads.shape[0], 8), dtype=np.int64)
+    for i, (n1, n3, n4, n5) in enumerate(quads.tolist()):
+        t = R - n1 - n3 - n4 - n5
+        a = A(n1 + n5, n3, n4)
+        col = np.array([B(n1 + n4, n2, n5) for n2 in range(t + 1)])
+        lo_i, hi_i = int(np.argmin(col)), int(np.argmax(col))
+        n2 = lo_i if a - chk.e * col[lo_i] >= col[hi_i] - chk.e * a else hi_i
+        out[i] = (t - n2, n1, n2, n3, n4, n5, c, d)
+    return out
+
+
+def _as_numpy(a, xp=np) -> np.ndarray:
+    return a if xp is np else a.cpu().numpy()
 
 
 def sweep_R(
     tables: SweepTables, R: int, chk: Check, top: int, threshold: float, per_block: int | None = None,
     xp=np,
 ) -> SweepBlockResult:
-    """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi)),
-    streamed in memory-bounded chunks of the other six counts.  ``xp`` is numpy, or torch
-    with ``tables.V`` and ``tables.r3`` on a torch device (:mod:`darrm.backends.devices`)."""
-    K = tables.K
+    """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi)).
+
+    In the block (n_6, n_7) = (c, d), Pr[A(D)=1] = A[n_1+n_5, n_3, n_4] does not depend on n_2
+    (the count of (0, Δ)) and Pr[A(D′)=1] = B[n_1+n_4, n_2, n_5] depends on neither n_3 nor n_0
+    (A, B: V(·, c, d) and V(·, d, c) of the module docstring).  So the largest violation over
+    n_2 ≤ t (t: what n_1, n_3, n_4, n_5 leave of R) is
+
+        max( A − e·min_{n_2≤t} B,  max_{n_2≤t} B − e·A ) − δ + slack,
+
+    and running minima and maxima of B along n_2 leave C(R+4, 4) tuples per block instead of
+    C(R+5, 5) multisets.  This is *exactly* the largest per-multiset bound v̂ of
+    :func:`darrm.privacy.condition.pair_violation`, bit for bit: IEEE-754 rounding is monotone,
+    so fl(a − fl(e·b)) is non-increasing and fl(b − fl(e·a)) non-decreasing in b, and the
+    extreme b gives the extreme v̂ (:func:`darrm.privacy.condition.pair_violation_extremes`; the
+    −δ + slack is applied to the maximum only, which is monotone too).
+
+    Layout: A is stored transposed, A_t[n_4, n_1+n_5, n_3], and B with its n_2 axis reversed and
+    outermost, B_f[R − n_2, n_1+n_4, n_5], so B at n_2 = t sits at (n_1+n_3+n_4+n_5)·S² + (n_1+n_4)·S + n_5:
+    for each n_4 an offset plus a cell of one cached list of (n_1, n_3, n_5) whose prefixes are
+    the tuples with n_1 + n_3 + n_5 ≤ R − n_4 (:func:`_tetrahedron`).  Every cell read lies in the
+    valid region (s + a + b ≤ R), and the running extremes run from a = 0 upward, so they see
+    valid cells only: nothing outside that region needs initialising.  The n_2 of a reported
+    multiset is recovered afterwards (:func:`_block_counts`).  ``xp``: numpy, or torch with
+    ``tables`` on a torch device (:mod:`darrm.backends.devices`)."""
+    S, cd = R + 1, tables.K - R
     col = TopCollector(top, threshold, 8, per_block)
-    cd = K - R
+    like = tables.H
+
+    def dev(a: np.ndarray):
+        return _on(like, a, xp)
+
+    # V(·, c, cd − c) at every triple with s + a + b ≤ R, for c = 0..cd: one matrix product
+    cat = np.concatenate if xp is np else xp.cat
+    UR = cat([u[:, : cd + 1] for u in tables.U[:S]])
+    c_all = np.arange(cd + 1)
+    VR = tables.H[dev(tables.lut[c_all, cd - c_all])][:, : cd + 1] @ UR.T
+    cell_a, cell_b = (dev(x) for x in _layout_cells(R))
+    trip, ia_np, ib_np = _tetrahedron(R)
+    ia, ib = dev(ia_np), dev(ib_np)
+    buf = _BlockBuffers(R, xp, like)
+    groups = _gather_groups(R, ia, ib, xp, like)
+    k_each = col.per_block
+    e = chk.e
+    if xp is np:
+        take, mul, sub, mx = np.take, np.multiply, np.subtract, np.maximum
+    else:
+        def take(src, idx, out):
+            return xp.index_select(src, 0, idx, out=out)
+        mul, sub, mx = xp.mul, xp.sub, xp.maximum
     # Swap symmetry: swap(v) exchanges n_6 ↔ n_7 (and n_2 ↔ n_3, n_4 ↔ n_5) and its four
-    # values are v's with the directions exchanged, which we evaluate anyway; so the
+    # values are v's with the directions exchanged, which are evaluated anyway; so the
     # blocks with n_6 < n_7 repeat blocks with n_6 > n_7 and are skipped.
-    cs = range((cd + 1) // 2, cd + 1)
-    best = {c: -np.inf for c in cs}
-    found: dict[int, list] = {c: [] for c in cs}
-    checked = 0
-    for inner in _inner_chunks(R):
-        n1, n2, n3, n4, n5 = (_on(tables, inner[:, i], xp) for i in (1, 2, 3, 4, 5))
-        ia = tables.r3[n1 + n5, n3, n4]
-        ib = tables.r3[n1 + n4, n2, n5]
-        checked += inner.shape[0] * (cd + 1)  # covered, incl. the swapped blocks
-        for c in cs:
-            d = cd - c
-            pa = tables.V[int(tables.r2[c, d])][ia]  # Pr[A(D)=1]
-            pb = tables.V[int(tables.r2[d, c])][ib]  # Pr[A(D′)=1]
-            viol = pair_violation(pa, pb, chk, xp=xp)
-            m = float(viol.max())
-            best[c] = max(best[c], m)
-            if col.per_block > 0 and m > threshold:
-                sel, vv = _top(viol, col.per_block, xp)
-                n = sel.shape[0]
-                counts = np.concatenate([inner[sel], np.full((n, 1), c), np.full((n, 1), d)], axis=1)
-                found[c].append((counts, vv))
-    for c in cs:
+    for c in range((cd + 1) // 2, cd + 1):
+        d = cd - c
+        buf.At[cell_a] = VR[c]
+        buf.Bf[cell_b] = VR[d]
+        _running_reversed(buf.Bf, buf.Bmin, S, "min", xp)
+        _running_reversed(buf.Bf, buf.Bmax, S, "max", xp)
+        best, found = -np.inf, []
+        for g in groups:
+            L = g.length
+            a, x, y, z = buf.a[:L], buf.x[:L], buf.y[:L], buf.z[:L]
+            take(buf.At[g.off_a :], g.ia, out=a)
+            take(buf.Bmin[g.off_b :], g.ib, out=x)
+            take(buf.Bmax[g.off_b :], g.ib, out=y)
+            if k_each == 1:
+                # pair_violation_extremes with the same operations in place, its − δ + slack
+                # applied to the maximum only (monotone, so the same maximum bit for bit)
+                mul(x, e, out=x)
+                sub(a, x, out=x)
+                mul(a, e, out=z)
+                sub(y, z, out=y)
+                mx(x, y, out=x)
+                i = int(x.argmax())
+                m = float(x[i]) - chk.delta + chk.slack
+                sel, vv = np.array([i]), np.array([m])
+            else:
+                v = _as_numpy(pair_violation_extremes(a, x, y, chk, xp=xp), xp)
+                m = float(v.max())
+                sel, vv = _top(v, k_each) if (k_each > 0 and m > threshold) else (None, None)
+            best = max(best, m)
+            if k_each > 0 and m > threshold:
+                n4, q = g.n4[sel], trip[g.tuple_index[sel]]  # q: (n_1, n_3, n_5)
+                found.append((np.stack([q[:, 0], q[:, 1], n4, q[:, 2]], axis=1), vv))
 
-        def select(k: int, c=c) -> tuple[np.ndarray, np.ndarray]:
-            counts = np.concatenate([f[0] for f in found[c]])
-            vv = np.concatenate([f[1] for f in found[c]])
-            keep = _worst(vv, k)
-            return counts[keep], vv[keep]
+        def select(k: int, found=found, c=c, d=d) -> tuple[np.ndarray, np.ndarray]:
+            qs = np.concatenate([f[0] for f in found])
+            vs = np.concatenate([f[1] for f in found])
+            keep = _worst(vs, k)
+            tc = _triple_cells(R)
+            va, vb = np.zeros(S**3), np.zeros(S**3)
+            va[tc], vb[tc] = _as_numpy(VR[c], xp), _as_numpy(VR[d], xp)
 
-        col.add(best[c], select)
-    return col.result(checked)
+            def A(s_, a_, b_):
+                return va[(s_ * S + a_) * S + b_]
+
+            def B(s_, a_, b_):
+                return vb[(s_ * S + a_) * S + b_]
+
+            return _block_counts(A, B, qs[keep], R, c, d, chk), vs[keep]
+
+        col.add(best, select)
+    return col.result(math.comb(R + 5, 5) * (cd + 1))  # covered, incl. the swapped blocks
 
 
 @dataclass(frozen=True)
@@ -398,7 +603,7 @@ def _sweep_on_device(
     per_block = 1 if diverse else None
     if params.member_delta > 0:
         T = build_tables(gamma, params)
-        Tt = SweepTables(K, dev.put(T.V), dev.put(T.r3), T.r2)
+        Tt = SweepTables(K, tuple(dev.put(u) for u in T.U), dev.put(np.array(T.H)), T.lut)
         results = [sweep_R(Tt, R, chk, top, threshold, per_block, xp=dev.xp) for R in range(K, -1, -1)]
     else:
         P = build_pure_tables(gamma, params)

@@ -43,11 +43,52 @@ def test_sweep_top_violators_are_exact_and_sorted(rng):
         assert vd == pytest.approx(v, abs=1e-14)
 
 
-def test_tables_memory_is_polynomial_of_degree_five():
+def test_tables_memory_is_polynomial_of_degree_four():
+    """U holds, per triple (s, a, b), only the K − (s+a+b) + 1 columns its (c, d) pairs can use:
+    C(K+4, 4) floats (the old dense V had C(K+2,2)·C(K+3,3))."""
+    import math
+
     P = PrivacyParams(21, 3, 0.1, 1e-5)
     T = build_tables(gamma_sub(21, 3), P)
-    # (c,d) pairs × (s,a,b) triples = C(23,2)·C(24,3)
-    assert T.V.shape == (253, 2024)
+    assert T.floats == math.comb(25, 4)
+
+
+@pytest.mark.parametrize("K,Delta", [(5, 0.01), (9, 1e-3), (11, 0.05)])
+def test_reduced_sweep_equals_brute_force_bit_for_bit(K, Delta, rng):
+    """The running-extreme reduction over n_2 (sweep_R) returns exactly the largest per-multiset
+    v̂ of pair_violation evaluated on the same table values at every one of the C(K+7,7)
+    multisets, and each reported candidate is a real multiset with that exact value."""
+    import math
+
+    from darrm.privacy import sweep as sw
+    from darrm.privacy.condition import pair_violation
+    from darrm.privacy.corners import count_vectors
+
+    P = PrivacyParams(K, 2, 0.4, Delta)
+    g = symmetric_from_upper(rng.uniform(size=(K + 1) // 2), K)
+    T = build_tables(g, P)
+    # V(s, a, b, c, d) from the same tables, by brute force over its definition
+    V = {}
+    for R in range(K + 1):
+        cd = K - R
+        UR = np.concatenate([u[:, : cd + 1] for u in T.U[: R + 1]])
+        cells = sw._triple_cells(R)
+        S = R + 1
+        c_all = np.arange(cd + 1)
+        VR = T.H[T.lut[c_all, cd - c_all]][:, : cd + 1] @ UR.T  # the product sweep_R forms
+        for c in range(cd + 1):
+            for cell, v in zip(cells.tolist(), VR[c].tolist(), strict=True):
+                V[(cell // (S * S), (cell // S) % S, cell % S, c, cd - c)] = v
+    allc = count_vectors(K, 8)
+    pa = np.array([V[(n[1] + n[5], n[3], n[4], n[6], n[7])] for n in allc])
+    pb = np.array([V[(n[1] + n[4], n[2], n[5], n[7], n[6])] for n in allc])
+    brute = pair_violation(pa, pb, P.check)
+    res = sw.sweep(g, P, top=math.comb(K + 7, 7), threshold=-np.inf)
+    assert res.max_violation == brute.max()
+    assert res.checked == allc.shape[0]
+    lookup = {tuple(n): v for n, v in zip(allc.tolist(), brute.tolist(), strict=True)}
+    for cnt, v in zip(res.candidates, res.violations, strict=True):
+        assert cnt.sum() == K and lookup[tuple(int(x) for x in cnt)] == v
 
 
 def test_process_executor_gives_the_serial_answer():
@@ -144,15 +185,17 @@ def test_pure_dp_diverse_cuts_come_from_distinct_blocks():
 
 
 def test_chunked_sweep_gives_the_unchunked_answer(rng, monkeypatch):
-    """Streaming the inner counts in small chunks (memory bound) changes neither the maximum
-    nor the per-block candidates."""
+    """Gathering the n_4-slices separately or merged changes neither the maximum nor the
+    per-block candidates."""
     import darrm.privacy.sweep as sw
 
     P = PrivacyParams(13, 2, 0.2, 1e-3)
     g = symmetric_from_upper(rng.uniform(size=7), 13)
     whole = sw.sweep(g, P, top=40, threshold=-1.0)
-    monkeypatch.setattr(sw, "SWEEP_CHUNK", 50)
-    assert sum(1 for _ in sw._inner_chunks(13)) == 14  # really split
+    monkeypatch.setattr(sw, "MIN_GATHER", 50)
+    assert len(sw._gather_groups(13, *sw._tetrahedron(13)[1:])) < 14  # really merged
+    monkeypatch.setattr(sw, "MIN_GATHER", 1)
+    assert len(sw._gather_groups(13, *sw._tetrahedron(13)[1:])) == 14  # one gather per n_4
     chunked = sw.sweep(g, P, top=40, threshold=-1.0)
     assert chunked.max_violation == whole.max_violation and chunked.checked == whole.checked
     np.testing.assert_array_equal(np.sort(chunked.violations), np.sort(whole.violations))
@@ -165,7 +208,7 @@ def test_torch_backend_streams_the_same_chunks(rng, monkeypatch):
 
     P = PrivacyParams(11, 2, 0.2, 1e-3)
     g = symmetric_from_upper(rng.uniform(size=6), 11)
-    monkeypatch.setattr(sw, "SWEEP_CHUNK", 40)
+    monkeypatch.setattr(sw, "MIN_GATHER", 40)
     a = sw.sweep(g, P, top=30, threshold=-1.0)
     b = sw.sweep(g, P, top=30, threshold=-1.0, executor=TorchDevice("cpu"))
     assert abs(a.max_violation - b.max_violation) <= 1e-12 and a.checked == b.checked
