@@ -15,12 +15,15 @@ over 5-tuples with s+a+b+c+d ≤ K (C(K+5,5) entries instead of C(K+7,7) multise
 
     V(s,a,b,c,d) = g_{ab}ᵀ · Hank_s(w) · h_{cd},   g_{ab} = Bin(a,Δ)⊛Bin(b,1−Δ),  h_{cd} = Bin(c,hi)⊛Bin(d,lo),
 
-computed as one matrix product.  The sweep then visits every multiset (n_6, n_7 in an outer
-loop, the other six counts vectorised) and gathers Pr[A(D)=1] = V(n_1+n_5, n_3, n_4, n_6, n_7)
-and Pr[A(D′)=1] = V(n_1+n_4, n_2, n_5, n_7, n_6): a few arithmetic operations per multiset.
-For Δ = 0 only (0,0), (1,1), (hi,lo), (lo,hi) exist (a = b = 0) and
-:func:`build_pure_tables` stores V(s, c, d) per c as matrices of size (K−c+1)², built with
-two matrix products, which reaches K in the thousands.
+computed per block of equal n_6 + n_7 as one matrix product from tables U (C(K+4,4) floats,
+:class:`SweepTables`).  Pr[A(D)=1] = V(n_1+n_5, n_3, n_4, n_6, n_7) does not depend on n_2, the
+count of (0, Δ), and Pr[A(D′)=1] = V(n_1+n_4, n_2, n_5, n_7, n_6) depends on neither n_3 nor n_0;
+so :func:`sweep_R` takes running minima and maxima of the second over n_2 and visits the
+C(K+6, 6) tuples (n_1, n_3, n_4, n_5, n_6, n_7) instead of the C(K+7, 7) multisets, with exactly
+the same largest bound (rounding is monotone; K = 101: 1.6 G tuples instead of 27.9 G multisets).
+For Δ = 0 only (0,0), (1,1), (hi,lo), (lo,hi) exist (a = b = 0): :func:`pure_block` computes
+V(s, c, d) and V(s, d, c) for one c and every d, s from two (K+1)² tables with two triangular
+matrix products and O(K²) memory, which reaches K in the thousands.
 
 Every value is a sum of products of non-negative numbers (binomial pmfs by the recurrence of
 :func:`darrm.numerics.binomial.binomial_rows`, weights in [0, 1]), so there is no cancellation
@@ -45,11 +48,11 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..backends.devices import TorchDevice
-from ..backends.executors import Executor, SerialExecutor
+from ..backends.executors import Executor, ProcessExecutor, SerialExecutor, available_cores, one_blas_thread
 from ..mechanism import output_weights
 from ..numerics.binomial import binomial_rows
 from ..params import PrivacyParams
-from .condition import Check, pair_violation, pair_violation_extremes
+from .condition import Check, flush_tiny, pair_violation, pair_violation_extremes
 from .corners import count_vectors
 
 
@@ -118,11 +121,12 @@ def _pair_convolutions(K: int, p: float, q: float) -> tuple[np.ndarray, np.ndarr
     (Δ, 1−Δ) and (hi, lo) are each other's complements).  Read-only arrays."""
     pairs, lut = _ranks(K, 2)
     out = np.zeros((pairs.shape[0], K + 1))
-    tab_p = binomial_rows(K, p, q)
-    tab_q = binomial_rows(K, q, p)
+    tab_p = flush_tiny(binomial_rows(K, p, q))
+    tab_q = flush_tiny(binomial_rows(K, q, p))
     for i, (x, y) in enumerate(pairs):
         v = np.convolve(tab_p[x, : x + 1], tab_q[y, : y + 1])
         out[i, : v.shape[0]] = v
+    flush_tiny(out)
     out.flags.writeable = False
     lut.flags.writeable = False
     return out, lut
@@ -175,7 +179,7 @@ def build_tables(gamma: np.ndarray, params: PrivacyParams) -> SweepTables:
             a = np.arange(q + 1)
             g = G[glut[a, q - a], : q + 1]  # rows Bin(a, Δ) ⊛ Bin(q − a, 1 − Δ)
             parts.append(g @ wpad[s + a[:, None] + j[None, :]])  # Σ_i g[i]·w[s + i + j]
-        U.append(np.concatenate(parts))
+        U.append(flush_tiny(np.concatenate(parts)))
     return SweepTables(K=K, U=tuple(U), H=H, lut=hlut)
 
 
@@ -458,49 +462,71 @@ def merge(results: Iterable[SweepBlockResult], top: int) -> SweepResult:
     return SweepResult(best, cand, vv, checked)
 
 
-#: row blocks of the triangular products in :func:`build_pure_tables`
+#: column/row blocks of the banded products in :func:`pure_block` (skipping structural zeros)
 PURE_BLOCKS = 8
 
 
 @dataclass(frozen=True)
 class PureTables:
-    """Δ = 0: Z[c][d, s] = Pr[A=1] for α = z^s·Bin(c, hi)⊛Bin(d, lo), d + s ≤ K − c."""
+    """Δ = 0, one γ: X_hi[c, t] = Σ_i Bin(c, hi)_i·w[t+i] and X_lo[c, t] = Σ_i Bin(c, lo)_i·w[t+i]
+    (zero-padded to t < 2K+2), and the pmf rows Bin(n, hi), Bin(n, lo): 6(K+1)² floats."""
 
     K: int
-    Z: list
+    Xhi: Any
+    Xlo: Any
+    Bhi: Any
+    Blo: Any
 
 
 def build_pure_tables(gamma: np.ndarray, params: PrivacyParams) -> PureTables:
-    """Δ = 0 tables in O(K⁴/4) flops and K³/3 floats (pure DP has 4 corners: (0,0), (1,1),
-    (hi,lo), (lo,hi), so α = z^s·Bin(c,hi)⊛Bin(d,lo) with s = n_(1,1), c = n_(hi,lo), d = n_(lo,hi)).
-
-    X[c, t] = Σ_i Bin(c,hi)_i·w[t+i]  (one matrix product with the Hankel matrix of w), then
-    Z_c[d, s] = Σ_j Bin(d,lo)_j·X[c, s+j]  (one matrix product per c, of size K−c+1).
-    """
+    """Δ = 0 (four corners (0,0), (1,1), (hi,lo), (lo,hi); α = z^s·Bin(c,hi)⊛Bin(d,lo) with
+    s = n_(1,1), c = n_(hi,lo), d = n_(lo,hi)): X_hi and X_lo by two matrix products with the
+    Hankel matrix of w (2(K+1)³ multiply-adds); the blocks of :func:`pure_block` do the rest."""
     K = params.K
     e = math.exp(params.eps)
     hi, lo = e / (e + 1.0), 1.0 / (e + 1.0)
     w = output_weights(np.asarray(gamma, dtype=np.float64))
     wpad = np.concatenate([w, np.zeros(2 * K + 2)])
     idx = np.arange(K + 1)
-    X = binomial_rows(K, hi, lo) @ wpad[idx[:, None] + idx[None, :]]  # (c, t), t = 0..K
-    Xpad = np.concatenate([X, np.zeros((K + 1, K + 1))], axis=1)
-    Blo = binomial_rows(K, lo, hi)
-    Z = []
-    for c in range(K + 1):
-        n = K - c + 1
-        j = np.arange(n)
-        H = Xpad[c][j[:, None] + j[None, :]]  # Hankel: H[j, s] = X[c, s + j]
-        Zc = np.zeros((n, n))
-        # Only the anti-triangle s ≤ n−1−d is ever read (s counts the (1,1) corners, so
-        # d + s ≤ K − c), and Bin(d, lo) is zero beyond j = d: row block [d0, d1) needs
-        # j < d1 and s < n − d0.  Skipping the rest is exact (those terms are structural
-        # zeros or unread) and cuts the flops from n³ to about n³/4 with 8 blocks.
-        edges = np.unique(np.linspace(0, n, min(n, PURE_BLOCKS) + 1).astype(int))
-        for d0, d1 in zip(edges[:-1], edges[1:]):
-            Zc[d0:d1, : n - d0] = Blo[d0:d1, :d1] @ H[:d1, : n - d0]
-        Z.append(Zc)
-    return PureTables(K, Z)
+    hank = wpad[idx[:, None] + idx[None, :]]
+    Bhi, Blo = flush_tiny(binomial_rows(K, hi, lo)), flush_tiny(binomial_rows(K, lo, hi))
+    pad = np.zeros((K + 1, K + 1))
+    Xhi = np.concatenate([flush_tiny(Bhi @ hank), pad], axis=1)  # (c, t): Σ_i Bin(c,hi)_i·w[t+i]
+    Xlo = np.concatenate([flush_tiny(Blo @ hank), pad], axis=1)
+    return PureTables(K, Xhi, Xlo, Bhi, Blo)
+
+
+def _edges(n: int) -> list[tuple[int, int]]:
+    e = np.unique(np.linspace(0, n, min(n, PURE_BLOCKS) + 1).astype(int))
+    return list(zip(e[:-1].tolist(), e[1:].tolist(), strict=True))
+
+
+def _triangular_hankel_product(B, x, D: int, n: int, xp=np):
+    """P[d, s] = Σ_{j≤d} B[d, j]·x[s + j] for d < D, s < n − d (B lower triangular: pmf rows;
+    entries with s ≥ n − d are left 0: they are not multisets), in row blocks that skip the
+    structural zeros j > d and the unread s ≥ n − d."""
+    out = np.zeros((D, n)) if xp is np else xp.zeros((D, n), dtype=xp.float64, device=x.device)
+    H = x[_on(x, np.arange(D)[:, None] + np.arange(n)[None, :], xp)]  # H[j, s] = x[s + j]
+    for d0, d1 in _edges(D):
+        out[d0:d1, : n - d0] = B[d0:d1, :d1] @ H[:d1, : n - d0]
+    return out
+
+
+def pure_block(tables: PureTables, c: int, xp=np) -> tuple:
+    """Δ = 0, n_(hi,lo) = c: (Pr[A(D)=1], Pr[A(D′)=1]) as (D, n) arrays over d = n_(lo,hi) < D =
+    min(c, K−c) + 1 and s = n_(1,1) < n = K − c + 1 (entries with s + d > K − c are not multisets):
+
+        Pr[A(D)=1]  = V(s, c, d) = Σ_{j≤d} Bin(d, lo)_j·X_hi[c, s+j],
+        Pr[A(D′)=1] = V(s, d, c) = Σ_{i≤d} Bin(d, hi)_i·X_lo[c, s+i]
+
+    (α′ = z^s·Bin(d, hi)⊛Bin(c, lo): the same triangular-times-Hankel product with hi and lo
+    exchanged).  Both are products of non-negative numbers, so :mod:`darrm.privacy.condition`'s
+    bound holds; O(K²) memory per c, so blocks run in parallel sharing only the tables."""
+    K = tables.K
+    n, D = K - c + 1, min(c, K - c) + 1
+    pa = _triangular_hankel_product(tables.Blo, tables.Xhi[c], D, n, xp)
+    pb = _triangular_hankel_product(tables.Bhi, tables.Xlo[c], D, n, xp)
+    return pa, pb
 
 
 def sweep_c(
@@ -508,15 +534,12 @@ def sweep_c(
     xp=np,
 ) -> SweepBlockResult:
     """Δ = 0: every multiset with n_(hi,lo) = c and n_(lo,hi) = d ≤ c (swap symmetry covers d > c),
-    all d at once: rows d, columns s = n_(1,1) ≤ K − c − d (the rest is masked out).  ``xp``:
-    numpy, or torch with the Z matrices on a torch device."""
+    all d at once (:func:`pure_block`; the entries that are not multisets are masked out)."""
     K = tables.K
     n = K - c + 1
     D = min(c, K - c) + 1
     d = np.arange(D)
-    pa = tables.Z[c][:D, :n]  # Pr[A(D)=1]
-    # Pr[A(D′)=1]: the hi/lo counts exchange under p ↔ p′, so it is row c of Z_d
-    pb = xp.stack([tables.Z[j][c, :n] for j in range(D)])
+    pa, pb = pure_block(tables, c, xp)
     viol = pair_violation(pa, pb, chk, xp=xp)
     mask = np.arange(n)[None, :] > (n - 1 - d)[:, None]
     viol[mask if xp is np else xp.from_numpy(mask).to(viol.device)] = -np.inf
@@ -525,7 +548,7 @@ def sweep_c(
 
     def select(k: int) -> tuple[np.ndarray, np.ndarray]:
         p = n if per_block is None else min(per_block, n)
-        v = viol if xp is np else viol.cpu().numpy()
+        v = _as_numpy(viol, xp)
         if p >= n:
             rows, cols = np.divmod(_worst(v.ravel(), k), n)
         else:  # at most p per (c, d) pair: cuts spread over the corner space
@@ -575,23 +598,46 @@ def sweep(
     if isinstance(executor, TorchDevice):
         return _sweep_on_device(g, params, executor, top=top, threshold=threshold, diverse=diverse)
     K = params.K
-    if params.member_delta > 0:
-        tables: object = build_tables(g, params)
-        fn, items = _sweep_task, list(range(K, -1, -1))  # biggest blocks first
-    else:
-        tables = build_pure_tables(g, params)
-        fn, items = _sweep_pure_task, list(range(K + 1))
-    shared = (tables, params.check, int(top), float(threshold), 1 if diverse else None)
-    ex = executor or SerialExecutor()
+    ex = default_executor(params) if executor is None else executor
     total = math.comb(K + (7 if params.member_delta > 0 else 3), K)
     bar = tqdm(total=total, desc="sweep", unit="multiset", unit_scale=True, leave=False,
                disable=(not progress) if progress is not None else None)
     results = []
-    with bar:
-        for r in ex.run(fn, shared, items):
+    with bar, one_blas_thread():
+        if params.member_delta > 0:
+            tables: object = build_tables(g, params)
+            fn, items = _sweep_task, sorted(range(K + 1), key=lambda R: -_block_cost(K, R, True))
+        else:
+            tables = build_pure_tables(g, params)
+            fn, items = _sweep_pure_task, sorted(range(K + 1), key=lambda c: -_block_cost(K, c, False))
+        shared = (tables, params.check, int(top), float(threshold), 1 if diverse else None)
+        for r in ex.run(fn, shared, items):  # biggest blocks first: balanced workers
             results.append(r)
             bar.update(r.checked)
     return merge(results, top)
+
+
+def _block_cost(K: int, i: int, delta_positive: bool) -> int:
+    """Relative cost of one block: Δ > 0, R = i: ⌈(K−R+1)/2⌉ blocks of C(R+4, 4) tuples;
+    Δ = 0, c = i: two triangular products of ~D²·n/2 multiply-adds (D = min(c, K−c)+1, n = K−c+1)."""
+    if delta_positive:
+        return (K - i + 2) // 2 * math.comb(i + 4, 4)
+    return (min(i, K - i) + 1) ** 2 * (K - i + 1)
+
+
+#: below this much work (in units of :func:`_block_cost`, summed) a sweep runs in this process:
+#: starting worker processes costs more than it saves (measured: a K = 41, Δ > 0 sweep takes
+#: ~0.3 s serially)
+PARALLEL_MIN_WORK = 10**8
+
+
+def default_executor(params: PrivacyParams) -> Executor:
+    """The executor a sweep uses when none is given: local processes, one per available core,
+    when the sweep is big enough to pay for them, else this process."""
+    dp = params.member_delta > 0
+    work = sum(_block_cost(params.K, i, dp) for i in range(params.K + 1))
+    n = available_cores()
+    return ProcessExecutor(n) if (n > 1 and work >= PARALLEL_MIN_WORK) else SerialExecutor()
 
 
 def _sweep_on_device(
@@ -607,6 +653,6 @@ def _sweep_on_device(
         results = [sweep_R(Tt, R, chk, top, threshold, per_block, xp=dev.xp) for R in range(K, -1, -1)]
     else:
         P = build_pure_tables(gamma, params)
-        Pt = PureTables(K, [dev.put(z) for z in P.Z])
+        Pt = PureTables(K, *(dev.put(a) for a in (P.Xhi, P.Xlo, P.Bhi, P.Blo)))
         results = [sweep_c(Pt, c, chk, top, threshold, per_block, xp=dev.xp) for c in range(K + 1)]
     return merge(results, top)

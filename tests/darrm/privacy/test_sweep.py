@@ -155,23 +155,26 @@ def test_diverse_cuts_come_from_distinct_blocks_and_keep_the_maximum():
     assert len(blocks) == div.candidates.shape[0]  # one per (n_(hi,lo), n_(lo,hi)) block
 
 
-def test_blocked_pure_tables_equal_the_full_products_where_read(rng, monkeypatch):
-    """Δ = 0: the triangular row-blocked products equal one full product on every entry the
-    sweep reads (s ≤ K − c − d), for several block counts."""
+def test_pure_blocks_equal_the_unblocked_products_where_read(rng, monkeypatch):
+    """Δ = 0: the row-blocked triangular products of pure_block equal the plain products
+    Σ_j Bin(d, lo)_j·X_hi[c, s+j] and Σ_i Bin(d, hi)_i·X_lo[c, s+i] on every entry the sweep
+    reads (s ≤ K − c − d), for several block counts."""
     import darrm.privacy.sweep as sw
 
     K = 41
     P = PrivacyParams(K, 3, 0.2, 0.0)
     g = symmetric_from_upper(rng.uniform(size=(K + 1) // 2), K)
-    monkeypatch.setattr(sw, "PURE_BLOCKS", 1)
-    ref = sw.build_pure_tables(g, P)
-    for blocks in (2, 5, 8, 64):
+    t = sw.build_pure_tables(g, P)
+    for blocks in (1, 2, 5, 8, 64):
         monkeypatch.setattr(sw, "PURE_BLOCKS", blocks)
-        t = sw.build_pure_tables(g, P)
         for c in range(K + 1):
-            n = K - c + 1
-            for d in range(n):
-                np.testing.assert_allclose(t.Z[c][d, : n - d], ref.Z[c][d, : n - d], rtol=0, atol=1e-15)
+            n, D = K - c + 1, min(c, K - c) + 1
+            pa, pb = sw.pure_block(t, c)
+            for d in range(D):
+                ra = np.array([t.Blo[d, : d + 1] @ t.Xhi[c, s : s + d + 1] for s in range(n - d)])
+                rb = np.array([t.Bhi[d, : d + 1] @ t.Xlo[c, s : s + d + 1] for s in range(n - d)])
+                np.testing.assert_allclose(pa[d, : n - d], ra, rtol=1e-13, atol=0)
+                np.testing.assert_allclose(pb[d, : n - d], rb, rtol=1e-13, atol=0)
 
 
 def test_pure_dp_diverse_cuts_come_from_distinct_blocks():
