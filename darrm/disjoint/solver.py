@@ -23,13 +23,6 @@ from .params import DisjointParams
 #: Subtracted from every LP cost: among (near-)optimal γ prefer the largest.
 TIE_BREAK = 1e-8
 
-
-
-#: HiGHS options added to :data:`darrm.solver.gamma_opt.HIGHS_DEFAULTS` here: keep matrix entries down to
-#: 1e-12 (HiGHS's minimum; default 1e-9).  Randomised-response rows have long binomial
-#: tails, and dropping them left LP points ~1e-9 outside the exact rows (K = 1001, 3-RR).
-HIGHS_DISJOINT = {"small_matrix_value": 1e-12}
-
 #: Below this largest violation the LP point is re-solved exactly from its basis
 #: (:func:`_polished`; dense O(n³), so not in the early rounds).
 POLISH_BELOW = 1e-8
@@ -57,7 +50,7 @@ def _polished(x: np.ndarray, rows: np.ndarray, rhs: float, c: np.ndarray,
     """(x′, y′): the LP's optimal vertex and its row duals recomputed in float64 from its basis.
 
     HiGHS works to a feasibility tolerance (~1e-10) and ignores matrix entries below
-    ``small_matrix_value`` (1e-9): with randomised-response members its point sits
+    ``small_matrix_value``: with randomised-response members its point sits
     outside exact rows by ~1e-9, and scaling it back (:func:`darrm.solver.gamma_opt.repair`) costs
     ~|c·x|·2v/rhs, more than ``gap_tol``.  Here the basis's nonbasic rows are solved for
     equality over the basic columns with the exact rows (nonbasic columns at their
@@ -133,7 +126,7 @@ def solve_gamma_opt_disjoint(
     # its mean, and a degenerate LP would leave those γ(l) arbitrary (and constraint
     # generation slow).  Bounds and objectives are evaluated with the exact c.
     c_lp = c / scale - TIE_BREAK
-    lp = make_restricted_lp(lp_backend, c_lp, rhs, {**HIGHS_DISJOINT, **(solver_opts or {})})
+    lp = make_restricted_lp(lp_backend, c_lp, rhs, solver_opts)
     seen: set[tuple[int, ...]] = set()
     lb, ub = -math.inf, math.inf
     x_best: np.ndarray | None = None

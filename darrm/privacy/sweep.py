@@ -327,7 +327,7 @@ def _as_numpy(a, xp=np) -> np.ndarray:
 
 def sweep_R(
     tables: SweepTables, R: int, chk: Check, top: int, threshold: float, per_block: int | None = None,
-    xp=np,
+    xp=np, only: frozenset[int] | None = None,
 ) -> SweepBlockResult:
     """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi)).
 
@@ -352,7 +352,8 @@ def sweep_R(
     valid region (s + a + b ≤ R), and the running extremes run from a = 0 upward, so they see
     valid cells only: nothing outside that region needs initialising.  The n_2 of a reported
     multiset is recovered afterwards (:func:`_block_counts`).  ``xp``: numpy, or torch with
-    ``tables`` on a torch device (:mod:`darrm.backends.devices`)."""
+    ``tables`` on a torch device (:mod:`darrm.backends.devices`).  ``only``: visit just the blocks
+    with these n_6 (≥ n_7) — a screening pass (:func:`sweep`'s ``blocks``), not a certificate."""
     S, cd = R + 1, tables.K - R
     col = TopCollector(top, threshold, 8, per_block)
     like = tables.H
@@ -381,8 +382,11 @@ def sweep_R(
     # Swap symmetry: swap(v) exchanges n_6 ↔ n_7 (and n_2 ↔ n_3, n_4 ↔ n_5) and its four
     # values are v's with the directions exchanged, which are evaluated anyway; so the
     # blocks with n_6 < n_7 repeat blocks with n_6 > n_7 and are skipped.
-    for c in range((cd + 1) // 2, cd + 1):
+    cs = range((cd + 1) // 2, cd + 1)
+    visited = 0
+    for c in (cs if only is None else sorted(set(cs) & only)):
         d = cd - c
+        visited += 1 if c == d else 2
         buf.At[cell_a] = VR[c]
         buf.Bf[cell_b] = VR[d]
         _running_reversed(buf.Bf, buf.Bmin, S, "min", xp)
@@ -431,7 +435,7 @@ def sweep_R(
             return _block_counts(A, B, qs[keep], R, c, d, chk), vs[keep]
 
         col.add(best, select)
-    return col.result(math.comb(R + 5, 5) * (cd + 1))  # covered, incl. the swapped blocks
+    return col.result(math.comb(R + 5, 5) * visited)  # covered, incl. the swapped blocks
 
 
 @dataclass(frozen=True)
@@ -566,9 +570,10 @@ def sweep_c(
     return col.result(checked)
 
 
-def _sweep_task(shared: tuple, R: int) -> SweepBlockResult:
+def _sweep_task(shared: tuple, item: int | tuple[int, frozenset[int]]) -> SweepBlockResult:
     tables, chk, top, threshold, per_block = shared
-    return sweep_R(tables, R, chk, top, threshold, per_block)
+    R, only = item if isinstance(item, tuple) else (item, None)
+    return sweep_R(tables, R, chk, top, threshold, per_block, only=only)
 
 
 def _sweep_pure_task(shared: tuple, c: int) -> SweepBlockResult:
@@ -585,6 +590,7 @@ def sweep(
     executor: Executor | TorchDevice | None = None,
     progress: bool | None = None,
     diverse: bool = True,
+    blocks: Iterable | None = None,
 ) -> SweepResult:
     """Largest violation of Pr[A(D)=o] ≤ e^{mε}Pr[A(D′)=o] + δ over every corner multiset,
     both outputs and both directions, as the rigorous bound v̂ of :mod:`darrm.privacy.condition`
@@ -593,23 +599,39 @@ def sweep(
 
     ``diverse`` (Δ > 0): take at most one candidate per (n_(hi,lo), n_(lo,hi)) block, so the
     cuts spread over the corner space (measured: 18 → 7 rounds at K = 41); the maximum is
-    exact either way."""
+    exact either way.
+
+    ``blocks``: visit only these blocks — (n_(hi,lo), n_(lo,hi)) pairs for Δ > 0 (oriented with
+    the first ≥ the second), n_(hi,lo) values for Δ = 0 — a *screening* pass for constraint
+    generation (its maximum is over those blocks only: never a certificate)."""
     g = np.asarray(gamma, dtype=np.float64)
     if isinstance(executor, TorchDevice):
         return _sweep_on_device(g, params, executor, top=top, threshold=threshold, diverse=diverse)
     K = params.K
-    ex = default_executor(params) if executor is None else executor
+    if executor is None:
+        ex = SerialExecutor() if blocks is not None else default_executor(params)
+    else:
+        ex = executor
     total = math.comb(K + (7 if params.member_delta > 0 else 3), K)
     bar = tqdm(total=total, desc="sweep", unit="multiset", unit_scale=True, leave=False,
                disable=(not progress) if progress is not None else None)
     results = []
     with bar, one_blas_thread():
+        items: list
         if params.member_delta > 0:
             tables: object = build_tables(g, params)
             fn, items = _sweep_task, sorted(range(K + 1), key=lambda R: -_block_cost(K, R, True))
+            if blocks is not None:
+                by_R: dict[int, set[int]] = {}
+                for c, d in blocks:
+                    by_R.setdefault(K - int(c) - int(d), set()).add(int(c))
+                items = [(R, frozenset(by_R[R])) for R in items if R in by_R]
         else:
             tables = build_pure_tables(g, params)
             fn, items = _sweep_pure_task, sorted(range(K + 1), key=lambda c: -_block_cost(K, c, False))
+            if blocks is not None:
+                wanted = {int(c) for c in blocks}
+                items = [c for c in items if c in wanted]
         shared = (tables, params.check, int(top), float(threshold), 1 if diverse else None)
         for r in ex.run(fn, shared, items):  # biggest blocks first: balanced workers
             results.append(r)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..backends.devices import TorchDevice
 from ..gamma import symmetric_from_upper
 from ..params import PrivacyParams
 from ..privacy.certify import repair
@@ -120,6 +121,11 @@ class WorkingSet:
             self.lp.keep(keep)
             self.multisets, self.age = self.multisets[keep], self.age[keep]
 
+    def violated(self, new: np.ndarray, x: np.ndarray, tol: float) -> bool:
+        """Whether any of the multisets ``new`` violates its inequality at ``x`` by more than
+        ``tol`` (the folded row: (row·x − rhs)/2 is a violation in probability units)."""
+        return bool(new.shape[0]) and bool(np.max(self._rows(new) @ x - self.rhs) > 2.0 * tol)
+
     def add(self, new: np.ndarray) -> None:
         self.lp.add(self._rows(new))
         self.multisets = np.concatenate([self.multisets, new])
@@ -127,6 +133,69 @@ class WorkingSet:
         self.added += new.shape[0]
         if self.path:
             save_checkpoint(self.path, self.fp, self.multisets)
+
+
+#: at most this many screen rounds in a row: then an exhaustive sweep (new bounds, new blocks)
+SCREEN_STREAK = 10
+
+
+def blocks_of(candidates: np.ndarray) -> set:
+    """The sweep blocks of candidate multisets: (n_(hi,lo), n_(lo,hi)) pairs with the first ≥ the
+    second (Δ > 0, 8 corners), n_(hi,lo) with n_(hi,lo) ≥ n_(lo,hi) (Δ = 0, 4 corners)."""
+    if candidates.shape[0] == 0:
+        return set()
+    if candidates.shape[1] == 8:
+        hi, lo = candidates[:, 6], candidates[:, 7]
+        return set(zip(np.maximum(hi, lo).tolist(), np.minimum(hi, lo).tolist(), strict=True))
+    return set(np.maximum(candidates[:, 2], candidates[:, 3]).tolist())
+
+
+class SweepOracle:
+    """Separation for the shared-member LP, two ways.
+
+    ``exhaustive``: the sweep over every multiset (:func:`darrm.privacy.sweep.sweep`): its
+    maximum is rigorous, so it alone gives upper bounds and ends a solve.  ``screen``: the same
+    block functions on the blocks next to where the last cuts were found (each block ±1 in each
+    coordinate; the binding multisets of γ_opt sit in a few blocks: at K = 61, 14 of 1,891
+    (n_(hi,lo), n_(lo,hi)) pairs): cuts it finds are real violations, so they are valid cuts, but
+    finding none proves nothing, and the solver then sweeps exhaustively."""
+
+    def __init__(self, params: PrivacyParams, executor=None, progress: bool | None = None):
+        self.params, self.executor, self.progress = params, executor, progress
+        self.hot: set = set()
+        self.exhaustive_sweeps = 0
+        self.screens = 0
+
+    def exhaustive(self, x: np.ndarray, top: int, threshold: float):
+        self.exhaustive_sweeps += 1
+        res = sweep(symmetric_from_upper(x, self.params.K), self.params, top=top, threshold=threshold,
+                    executor=self.executor, progress=self.progress)
+        self.hot = blocks_of(res.candidates)
+        return res
+
+    def neighbourhood(self) -> set:
+        K = self.params.K
+        out: set = set()
+        for b in self.hot:
+            if isinstance(b, tuple):
+                c, d = b
+                for dc, dd in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)):
+                    c2, d2 = c + dc, d + dd
+                    if 0 <= d2 and 0 <= c2 and c2 + d2 <= K:
+                        out.add((max(c2, d2), min(c2, d2)))
+            else:
+                out.update(c for c in (b - 1, b, b + 1) if 0 <= c <= K)
+        return out
+
+    def screen(self, x: np.ndarray, top: int, threshold: float):
+        """Violations in the neighbourhood of the last cuts' blocks, or None when there is none."""
+        if not self.hot or isinstance(self.executor, TorchDevice):
+            return None
+        self.screens += 1
+        res = sweep(symmetric_from_upper(x, self.params.K), self.params, top=top, threshold=threshold,
+                    progress=False, blocks=self.neighbourhood())
+        self.hot |= blocks_of(res.candidates)
+        return res
 
 
 def solve_cutting_planes(
@@ -142,6 +211,7 @@ def solve_cutting_planes(
     log: Callable[[str], None] | None = None,
     tie_break: float = 1e-7,
     purge_after: int = 5,
+    oracle: SweepOracle | None = None,
 ) -> tuple[np.ndarray, str, dict]:
     """Optimal x = γ(mid..K) by stabilised constraint generation; returns (x, status, info).
 
@@ -191,6 +261,7 @@ def solve_cutting_planes(
     ws = WorkingSet(params, c, make_restricted_lp(lp_backend, c_lp, rhs, solver_opts), checkpoint)
     lp = ws.lp
     stab = Stabilizer(options.stabilize)
+    oracle = SweepOracle(params, executor, progress) if oracle is None else oracle
     t0 = time.perf_counter()
     sweeps = 0.0
     checked = 0
@@ -211,6 +282,7 @@ def solve_cutting_planes(
         d = {"method": "cutting-planes", "rounds": rnd, "working_set": int(ws.multisets.shape[0]),
              "lp_rows": int(lp.rows.shape[0]), "cuts_added": ws.added, "multisets": checked,
              "resumed": ws.resumed, "converged": converged, "stop": reason.value, "lp_backend": lp_backend,
+             "exhaustive_sweeps": oracle.exhaustive_sweeps, "screens": oracle.screens,
              "seconds_sweeps": sweeps, "seconds_total": time.perf_counter() - t0,
              # a valid lower bound on c·x over every feasible x (module restricted_lp)
              "lp_lower_bound": lb}
@@ -218,6 +290,7 @@ def solve_cutting_planes(
             d["residual_violation"] = residual
         return x, "optimal", d
 
+    streak = 0  # screen rounds since the last exhaustive sweep
     polish = False  # sweep the exact-objective LP point once the LP point is feasible but the gap is open
     polished = False
     for rnd in range(1, max_rounds + 1):
@@ -229,8 +302,22 @@ def solve_cutting_planes(
             x_out, polish, polished = x_exact, False, True
         x_sep, at_out = stab.separation_point(x_in, x_out)
         ts = time.perf_counter()
-        res = sweep(symmetric_from_upper(x_sep, params.K), params, top=top, threshold=tol_cp,
-                    executor=executor, progress=progress)
+        if options.screen and rnd < max_rounds and streak < SCREEN_STREAK:
+            scr = oracle.screen(x_sep, top, tol_cp)
+            new = ws.new_among(scr.candidates) if scr is not None and scr.max_violation > tol_cp else None
+            # the loop checks the screen's cuts itself: only a multiset really violated at x_sep
+            # counts; otherwise (or after SCREEN_STREAK screens) it sweeps exhaustively
+            if new is not None and ws.violated(new, x_sep, tol_cp):
+                streak += 1
+                sweeps += time.perf_counter() - ts
+                if log:
+                    log(f"round {rnd}: {lp.rows.shape[0]} LP rows, screened {scr.checked:.3g} multisets near the "
+                        f"last cuts: violation {scr.max_violation:.3e}, {new.shape[0]} cuts, LB {lb:.6e}")
+                ws.purge(x_out, purge_after)
+                ws.add(new)
+                continue
+        streak = 0
+        res = oracle.exhaustive(x_sep, top, tol_cp)
         sweeps += time.perf_counter() - ts
         checked = res.checked
         v = res.max_violation

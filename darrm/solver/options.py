@@ -27,6 +27,9 @@ class SolveOptions:
     cuts_per_round: most-violated multisets added per round.
     stabilize: in-out separation λ in (0, 1], or "auto" (plain cuts until the violation rises).
     lp_backend: "highs" (incremental highspy model) or "cvxpy" (rebuilt every round).
+    screen: between exhaustive sweeps, look for cuts first in the blocks of the corner space
+        where the last ones were found (:class:`darrm.solver.cutting_planes.SweepOracle`); the
+        exhaustive sweep still runs whenever the screen finds nothing, and alone proves bounds.
     """
 
     method: str = "auto"
@@ -36,6 +39,7 @@ class SolveOptions:
     cuts_per_round: int = 256
     stabilize: float | str = "auto"
     lp_backend: str = "highs"
+    screen: bool = True
 
     def __post_init__(self) -> None:
         choice("method", self.method, ("auto", "full", "cutting-planes"))
@@ -51,6 +55,8 @@ class SolveOptions:
         if s != "auto" and (isinstance(s, bool) or not isinstance(s, (int, float)) or not 0.0 < float(s) <= 1.0):
             raise ParameterError("stabilize", f"must be 'auto' or a number in (0, 1], got {s!r}")
         choice("lp_backend", self.lp_backend, ("highs", "cvxpy"))
+        if not isinstance(self.screen, bool):
+            raise ParameterError("screen", f"must be True or False, got {self.screen!r}")
 
     def rounds(self, members: str) -> int:
         """The round limit for "shared" or "disjoint" members."""
