@@ -99,7 +99,7 @@ def add_common_options(parser: argparse.ArgumentParser, top: bool) -> None:
                       help="never show progress bars")
     talk = parser.add_mutually_exclusive_group()
     talk.add_argument("-q", "--quiet", action="store_true", **suppress,
-                      help="only warnings and errors on stderr; no progress unless --progress")
+                      help="only warnings and errors on stderr (progress bars only with --progress)")
     talk.add_argument("-v", "--verbose", action="store_true", **suppress,
                       help="also debug messages (e.g. every solver round, even off a terminal)")
     parser.add_argument("--debug", action="store_true", **suppress,

@@ -8,9 +8,12 @@ it (the Python logging HOWTO's advice for libraries).  The command lines (``darr
 * messages of the ``darrm`` loggers go to stderr — INFO and DEBUG as written, WARNING and above
   as ``PROG: warning: …``; the level is WARNING with ``--quiet``, INFO by default and DEBUG with
   ``--verbose``;
-* Python warnings (Opacus, torch, SciPy, …) are shown **once** each (``warnings`` action
-  ``"once"``, keyed by message and category) on the same stream, as ``PROG: warning: …`` lines,
-  instead of once per teacher or per call site.
+* Python warnings (Opacus, torch, SciPy, …) are shown **once** each per run, keyed by message and
+  category, on the same stream as ``PROG: warning: …`` lines, instead of once per teacher or per
+  call site.  The ``warnings`` action ``"once"`` alone does not do it: CPython keeps "once" in the
+  calling module's registry, which every change of the warning filters (libraries make them
+  between calls) clears; the run's own ``showwarning`` remembers what it has shown.  Warnings
+  filtered out (DeprecationWarning by default, ``-W ignore``) stay hidden.
 
 Everything is undone when the run ends (handlers removed, warning filters restored), so calling
 ``main()`` repeatedly in one process (tests, notebooks) does not pile up handlers.
@@ -72,12 +75,6 @@ class _CliFormatter(logging.Formatter):
         return f"{self.prog}: {record.levelname.lower()}: {msg}"
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """``warnings.showwarning`` replacement: one WARNING record on the ``py.warnings`` logger."""
-    text = warnings.formatwarning(message, category, filename, lineno, line)
-    logging.getLogger("py.warnings").warning("%s", text)
-
-
 def verbosity(quiet: bool, verbose: bool) -> int:
     """:data:`QUIET`, :data:`NORMAL` or :data:`VERBOSE` from the two flags (quiet wins)."""
     return QUIET if quiet else VERBOSE if verbose else NORMAL
@@ -102,10 +99,20 @@ def cli_logging(prog: str, level: int = NORMAL) -> Iterator[logging.Logger]:
         lg.propagate = False  # not twice when the application configured the root logger too
     loggers[0].setLevel(_LEVELS[level])
     loggers[1].setLevel(logging.WARNING)
+    shown: set[tuple[str, type]] = set()
+
+    def show_once(message, category, filename, lineno, file=None, line=None) -> None:
+        """``warnings.showwarning`` for the run: one WARNING record per (message, category)."""
+        key = (str(message), category)
+        if key in shown:
+            return
+        shown.add(key)
+        loggers[1].warning("%s", warnings.formatwarning(message, category, filename, lineno, line))
+
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("once", append=True)  # after -W / PYTHONWARNINGS and the default ignores
-            warnings.showwarning = _show_warning
+            warnings.showwarning = show_once
             yield loggers[0]
     finally:
         for lg, lvl, prop in saved:
