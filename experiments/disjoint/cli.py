@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from darrm.cli_conventions import LazyChoices
 from darrm.logs import get_logger
@@ -60,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s = sub.add_parser("synthetic", help="accuracy vs K on synthetic agreement, exact (binomial pmfs)",
                        description="Accuracy of every release method against the number K of members on "
                                    "disjoint shards, for synthetic agreement levels, computed exactly.")
-    s.add_argument("--out", required=True, type=Path, help="output folder (results_*.json, accuracy_*.png)")
+    s.add_argument("--out", required=True, help="output folder (results_*.json, accuracy_*.png)")
     s.add_argument("--eps", type=float, default=0.5, help="per-query ε")
     s.add_argument("--delta", type=float, default=1e-6, help="per-query δ")
     s.add_argument("--K", type=count_arg, nargs="+", default=None, help="member counts (default: 11 101 1001 10001)")
@@ -68,10 +67,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r = sub.add_parser("real", help="the PATE study's K = 11 teachers (cached; trained when absent)",
                        description="Release methods for disjoint members evaluated on the PATE study's "
                                    "K = 11 teachers' votes (cached; the teachers are trained when absent).")
-    r.add_argument("--out", required=True, type=Path, help="output folder (results_real.json, real_tables.md)")
+    r.add_argument("--out", required=True, help="output folder (results_real.json, real_tables.md)")
     r.add_argument("--dataset", nargs="+", choices=LazyChoices("darrm.experiments.data.loader:DATASETS"),
                    metavar="DATASET", default=None, help="mnist and/or fashion-mnist (default: both)")
     r.add_argument("--data-dir", default=None,
                    help="folder holding the IDX .gz files (default: searched, then downloaded)")
-    r.add_argument("--cache-dir", type=Path, default=None, help="teacher/vote cache (default: data/cache)")
+    r.add_argument("--cache-dir", default=None, help="teacher/vote cache (default: data/cache)")
     r.set_defaults(func=_real)

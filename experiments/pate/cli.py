@@ -30,11 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               description=__doc__.split("\n\n")[1].replace("\n", " "))
     p.add_argument("--dataset", required=True, choices=DATASET_CHOICES, metavar="DATASET",
                    help="mnist or fashion-mnist (the paper's two-class tasks)")
-    p.add_argument("--out", required=True, type=Path, help="output folder (results.json, tables.md, plot)")
+    p.add_argument("--out", required=True, help="output folder (results.json, tables.md, plot)")
     p.add_argument("--quick", action="store_true", help="CI preset: 1 epoch, Q=20, 2 draws, m=3")
     p.add_argument("--data-dir", default=None,
                    help="folder holding the IDX .gz files (default: searched, then downloaded)")
-    p.add_argument("--cache-dir", type=Path, default=None, help="teacher/vote cache (default: data/cache)")
+    p.add_argument("--cache-dir", default=None, help="teacher/vote cache (default: data/cache)")
     p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the training split and shards, the teachers' training, the query draws and the "
