@@ -21,40 +21,46 @@ The everyday API, importable from here (``from darrm.accounting import best_uppe
 Submodules hold the rest: :mod:`.composition`, :mod:`.dpsgd`, :mod:`.gnmax`, :mod:`.shuffle`,
 :mod:`.votes`, :mod:`.paper`, :mod:`.disjoint`, :mod:`.session`; :mod:`.cli` are the command lines.
 Layering: darrm.experiments → darrm.accounting → darrm (core), never back.
+
+Public names are imported on first use (:mod:`darrm._lazy`): ``darrm --help`` and the
+accounting subcommands' parsers load no numerical library.
 """
 
-from darrm.neighboring import NeighboringRelation
+from __future__ import annotations
 
-from .composition import (
-    advanced_dwork_roth,
-    heterogeneous_pld,
-    kairouz_general,
-    optimal_homogeneous_delta,
-    optimal_homogeneous_epsilon,
-    parallel,
-    simple,
-)
-from .disjoint import teacher_majority_budget
-from .dpsgd import DPSGDRun, noise_multiplier_for
-from .dpsgd import epsilon as dpsgd_epsilon
-from .gnmax import calibrate_sigma, data_dependent_rdp
-from .gnmax import epsilon as gnmax_epsilon
-from .paper import tables as paper_tables
-from .session import LabellingSession, PrivacyBudgetExceeded
-from .shuffle import (
-    Bound,
-    FiniteRandomizer,
-    GenericLDP,
-    RandomizedResponse,
-    all_bounds,
-    best_upper_bound,
-)
-from .votes import (
-    ShuffledBinaryRR,
-    largest_eps0,
-    shuffled_votes_guarantee,
-    tight_total_epsilon,
-)
+from typing import TYPE_CHECKING
+
+from darrm._lazy import lazy_exports
+from darrm.neighboring import NeighboringRelation as NeighboringRelation
+
+if TYPE_CHECKING:  # the same names, eagerly, for type checkers
+    from .composition import advanced_dwork_roth as advanced_dwork_roth
+    from .composition import heterogeneous_pld as heterogeneous_pld
+    from .composition import kairouz_general as kairouz_general
+    from .composition import optimal_homogeneous_delta as optimal_homogeneous_delta
+    from .composition import optimal_homogeneous_epsilon as optimal_homogeneous_epsilon
+    from .composition import parallel as parallel
+    from .composition import simple as simple
+    from .disjoint import teacher_majority_budget as teacher_majority_budget
+    from .dpsgd import DPSGDRun as DPSGDRun
+    from .dpsgd import epsilon as dpsgd_epsilon
+    from .dpsgd import noise_multiplier_for as noise_multiplier_for
+    from .gnmax import calibrate_sigma as calibrate_sigma
+    from .gnmax import data_dependent_rdp as data_dependent_rdp
+    from .gnmax import epsilon as gnmax_epsilon
+    from .paper import tables as paper_tables
+    from .session import LabellingSession as LabellingSession
+    from .session import PrivacyBudgetExceeded as PrivacyBudgetExceeded
+    from .shuffle import Bound as Bound
+    from .shuffle import FiniteRandomizer as FiniteRandomizer
+    from .shuffle import GenericLDP as GenericLDP
+    from .shuffle import RandomizedResponse as RandomizedResponse
+    from .shuffle import all_bounds as all_bounds
+    from .shuffle import best_upper_bound as best_upper_bound
+    from .votes import ShuffledBinaryRR as ShuffledBinaryRR
+    from .votes import largest_eps0 as largest_eps0
+    from .votes import shuffled_votes_guarantee as shuffled_votes_guarantee
+    from .votes import tight_total_epsilon as tight_total_epsilon
 
 __all__ = [
     "Bound",
@@ -86,3 +92,36 @@ __all__ = [
     "teacher_majority_budget",
     "tight_total_epsilon",
 ]
+
+#: public name → defining module (``module:attribute`` where the names differ), imported on first use
+_EXPORTS = {
+    "advanced_dwork_roth": ".composition",
+    "heterogeneous_pld": ".composition",
+    "kairouz_general": ".composition",
+    "optimal_homogeneous_delta": ".composition",
+    "optimal_homogeneous_epsilon": ".composition",
+    "parallel": ".composition",
+    "simple": ".composition",
+    "teacher_majority_budget": ".disjoint",
+    "DPSGDRun": ".dpsgd",
+    "noise_multiplier_for": ".dpsgd",
+    "dpsgd_epsilon": ".dpsgd:epsilon",
+    "calibrate_sigma": ".gnmax",
+    "data_dependent_rdp": ".gnmax",
+    "gnmax_epsilon": ".gnmax:epsilon",
+    "paper_tables": ".paper:tables",
+    "LabellingSession": ".session",
+    "PrivacyBudgetExceeded": ".session",
+    "Bound": ".shuffle",
+    "FiniteRandomizer": ".shuffle",
+    "GenericLDP": ".shuffle",
+    "RandomizedResponse": ".shuffle",
+    "all_bounds": ".shuffle",
+    "best_upper_bound": ".shuffle",
+    "ShuffledBinaryRR": ".votes",
+    "largest_eps0": ".votes",
+    "shuffled_votes_guarantee": ".votes",
+    "tight_total_epsilon": ".votes",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS, __all__)

@@ -11,78 +11,57 @@ true majority, else a fair coin (Algorithm 1).  The everyday API::
 
 Accounting (composition, DP-SGD, GNMax, shuffling) is :mod:`darrm.accounting`; the paper's
 experiments are :mod:`darrm.experiments`.  The core never imports either.
+
+Public names are imported on first use (:mod:`darrm._lazy`), so ``import darrm`` and the
+command line start without numpy/scipy until a name is needed.
 """
 
 from __future__ import annotations
 
+import logging
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_exports
 from ._version import __version__ as __version__
-from .disjoint.members import (
-    ApproxDP as ApproxDP,
-)
-from .disjoint.members import (
-    LocalRR as LocalRR,
-)
-from .disjoint.members import (
-    NonPrivate as NonPrivate,
-)
-from .disjoint.params import DisjointParams as DisjointParams
-from .errors import (
-    CertificationError as CertificationError,
-)
-from .errors import (
-    DarrmError as DarrmError,
-)
-from .errors import (
-    GammaFileError as GammaFileError,
-)
-from .errors import (
-    MissingDependencyError as MissingDependencyError,
-)
-from .errors import (
-    ParameterError as ParameterError,
-)
-from .errors import (
-    SolveError as SolveError,
-)
-from .gamma import gamma_const as gamma_const
-from .gamma import gamma_dsub as gamma_dsub
-from .gamma import gamma_sub as gamma_sub
-from .gamma_file import load as load
-from .gamma_file import save as save
-from .params import NeighboringRelation as NeighboringRelation
-from .params import PrivacyParams as PrivacyParams
-from .prior import (
-    BetaPrior as BetaPrior,
-)
-from .prior import (
-    DensityPrior as DensityPrior,
-)
-from .prior import (
-    IIDPrior as IIDPrior,
-)
-from .prior import (
-    IndependentPrior as IndependentPrior,
-)
-from .prior import (
-    PaperMCPrior as PaperMCPrior,
-)
-from .prior import (
-    Prior as Prior,
-)
-from .privacy.certify import Certificate as Certificate
-from .privacy.certify import certify_tight as certify_tight
-from .solver.api import FAMILIES as FAMILIES
-from .solver.api import family_gamma as family_gamma
-from .solver.api import solve as solve
-from .solver.objective import expected_signed_error as expected_signed_error
-from .solver.options import SolveOptions as SolveOptions
-from .solver.status import SolveReport as SolveReport
-from .solver.status import StopReason as StopReason
-from .table import GammaTable as GammaTable
-from .utility import error_curve as error_curve
-from .verification import aggregate as aggregate
-from .verification import aggregate_counts as aggregate_counts
-from .verification import certify_gamma as certify
+from .errors import CertificationError as CertificationError
+from .errors import DarrmError as DarrmError
+from .errors import GammaFileError as GammaFileError
+from .errors import MissingDependencyError as MissingDependencyError
+from .errors import ParameterError as ParameterError
+from .errors import SolveError as SolveError
+
+if TYPE_CHECKING:  # the same names, eagerly, for type checkers
+    from .disjoint.members import ApproxDP as ApproxDP
+    from .disjoint.members import LocalRR as LocalRR
+    from .disjoint.members import NonPrivate as NonPrivate
+    from .disjoint.params import DisjointParams as DisjointParams
+    from .gamma import gamma_const as gamma_const
+    from .gamma import gamma_dsub as gamma_dsub
+    from .gamma import gamma_sub as gamma_sub
+    from .gamma_file import load as load
+    from .gamma_file import save as save
+    from .params import NeighboringRelation as NeighboringRelation
+    from .params import PrivacyParams as PrivacyParams
+    from .prior import BetaPrior as BetaPrior
+    from .prior import DensityPrior as DensityPrior
+    from .prior import IIDPrior as IIDPrior
+    from .prior import IndependentPrior as IndependentPrior
+    from .prior import PaperMCPrior as PaperMCPrior
+    from .prior import Prior as Prior
+    from .privacy.certify import Certificate as Certificate
+    from .privacy.certify import certify_tight as certify_tight
+    from .solver.api import FAMILIES as FAMILIES
+    from .solver.api import family_gamma as family_gamma
+    from .solver.api import solve as solve
+    from .solver.objective import expected_signed_error as expected_signed_error
+    from .solver.options import SolveOptions as SolveOptions
+    from .solver.status import SolveReport as SolveReport
+    from .solver.status import StopReason as StopReason
+    from .table import GammaTable as GammaTable
+    from .utility import error_curve as error_curve
+    from .verification import aggregate as aggregate
+    from .verification import aggregate_counts as aggregate_counts
+    from .verification import certify_gamma as certify
 
 __all__ = [
     "ApproxDP",
@@ -124,3 +103,43 @@ __all__ = [
     "save",
     "solve",
 ]
+
+#: public name → defining module (``module:attribute`` where the names differ), imported on first use
+_EXPORTS = {
+    "ApproxDP": ".disjoint.members",
+    "LocalRR": ".disjoint.members",
+    "NonPrivate": ".disjoint.members",
+    "DisjointParams": ".disjoint.params",
+    "gamma_const": ".gamma",
+    "gamma_dsub": ".gamma",
+    "gamma_sub": ".gamma",
+    "load": ".gamma_file",
+    "save": ".gamma_file",
+    "NeighboringRelation": ".params",
+    "PrivacyParams": ".params",
+    "BetaPrior": ".prior",
+    "DensityPrior": ".prior",
+    "IIDPrior": ".prior",
+    "IndependentPrior": ".prior",
+    "PaperMCPrior": ".prior",
+    "Prior": ".prior",
+    "Certificate": ".privacy.certify",
+    "certify_tight": ".privacy.certify",
+    "FAMILIES": ".solver.api",
+    "family_gamma": ".solver.api",
+    "solve": ".solver.api",
+    "expected_signed_error": ".solver.objective",
+    "SolveOptions": ".solver.options",
+    "SolveReport": ".solver.status",
+    "StopReason": ".solver.status",
+    "GammaTable": ".table",
+    "error_curve": ".utility",
+    "aggregate": ".verification",
+    "aggregate_counts": ".verification",
+    "certify": ".verification:certify_gamma",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS, __all__)
+
+# library code logs to the "darrm" logger (darrm.logs); the application decides where it goes
+logging.getLogger(__name__).addHandler(logging.NullHandler())

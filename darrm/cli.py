@@ -2,44 +2,46 @@
 
 Every subcommand returns an exit code; bad input gives a one-line message on stderr
 and exit code 2 (a :class:`~darrm.errors.DarrmError`).
+
+The conventions shared with every other command line of the project (options accepted before
+and after the subcommand, shown defaults, ``--json`` vocabulary, logging, the error contract) are
+:mod:`darrm.cli_conventions`.  Heavy libraries (numpy, SciPy, cvxpy, matplotlib, torch, Dask) are
+imported by the commands that need them, not at start-up: ``darrm --help`` loads none of them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from . import (
-    FAMILIES,
-    DisjointParams,
-    GammaTable,
-    IIDPrior,
-    PrivacyParams,
-    SolveOptions,
-    __version__,
-    family_gamma,
-    load,
-    save,
-    solve,
+from ._version import __version__
+from .cli_conventions import (
+    LazyChoices,
+    OneLineErrorParser,
+    finish_parser,
+    print_json,
+    progress_setting,
+    progress_shown,
+    run_main,
 )
-from . import aggregate as aggregate_certified
-from . import aggregate_counts as aggregate_counts_certified
-from .atomic import atomic_write_bytes
-from .backends.executors import make_executor
-from .disjoint.members import parse_member
-from .errors import DarrmError, ParameterError
+from .errors import ParameterError
+from .json_vocabulary import canonical
+from .logs import get_logger
 from .paths import check_outputs
-from .prior import parse_prior
-from .report import error_curve_text, gamma_table_text, plot_gammas
-from .solver.options import DEFAULT_MAX_ROUNDS
-from .utility import error_curve
-from .validation import count, unit
+from .solver.options import DEFAULT_MAX_ROUNDS, SolveOptions
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .disjoint.params import DisjointParams
+    from .params import PrivacyParams
+    from .table import GammaTable
 
 #: Entry-point group of subcommands other layers add through ``register(subparsers)``
 #: (pyproject.toml; the core never names them, so it never imports upward).
@@ -47,8 +49,9 @@ COMMANDS_GROUP = "darrm.commands"
 
 DEMO = {"K": 11, "m": 3.0, "eps": 0.1, "member_delta": 1e-5}
 
-
 def _params(args: argparse.Namespace) -> PrivacyParams:
+    from .params import PrivacyParams
+
     return PrivacyParams(K=args.K, m=args.m, eps=args.eps, member_delta=args.member_delta, delta=args.delta)
 
 
@@ -61,30 +64,38 @@ def _stabilize(v: str) -> float | str:
         raise ParameterError("stabilize", f"must be 'auto' or a number in (0, 1], got {v!r}") from None
 
 
-def _log(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
 def _options(args: argparse.Namespace) -> SolveOptions:
     """SolveOptions from the parsed flags (argparse's defaults are SolveOptions' own)."""
     return SolveOptions(**{name: getattr(args, name) for name in SolveOptions.field_names() if hasattr(args, name)})
 
 
+def _round_log(progress: bool | None) -> Callable[[str], None]:
+    """A solve's per-round lines: INFO when progress is shown (terminal or ``--progress``), else
+    DEBUG (``--verbose`` shows them anyway, ``--quiet`` never)."""
+    level = logging.INFO if progress_shown(progress) else logging.DEBUG
+    log = get_logger("solve")
+    return lambda line: log.log(level, line)
+
+
 def _table_for(params: PrivacyParams | DisjointParams, family: str, prior_spec: str, progress: bool | None,
                args: argparse.Namespace | None = None) -> GammaTable:
     """The certified table the flags ask for (:func:`darrm.solve`)."""
+    from .backends.executors import make_executor
+    from .prior import parse_prior
+    from .solver.api import solve
+
     return solve(
         params, parse_prior(prior_spec), family=family,
         options=_options(args) if args is not None else None,
         executor=make_executor(getattr(args, "executor", None)),
-        checkpoint=getattr(args, "checkpoint", None), progress=progress,
-        # one line per round on a terminal or with --progress (tqdm's own rule for its bars)
-        log=_log if progress or (progress is None and sys.stderr.isatty()) else None,
+        checkpoint=getattr(args, "checkpoint", None), progress=progress, log=_round_log(progress),
     )
 
 
 def _baselines(params: PrivacyParams, gamma_opt: np.ndarray) -> dict[str, np.ndarray]:
     """γ_opt beside the closed-form families that apply (for display)."""
+    from .solver.api import family_gamma
+
     out = {"opt": gamma_opt}
     if float(params.m).is_integer():
         out["sub"] = family_gamma("sub", params)
@@ -92,6 +103,12 @@ def _baselines(params: PrivacyParams, gamma_opt: np.ndarray) -> dict[str, np.nda
             out["dsub"] = family_gamma("dsub", params)
     out["const"] = family_gamma("const", params)
     return out
+
+
+def _is_disjoint(table: GammaTable) -> bool:
+    from .disjoint.params import DisjointParams
+
+    return isinstance(table.params, DisjointParams)
 
 
 def _describe_disjoint(table: GammaTable) -> str:
@@ -112,10 +129,11 @@ def _describe_disjoint(table: GammaTable) -> str:
 
 def _describe(table: GammaTable) -> str:
     p = table.params
-    if isinstance(p, DisjointParams):
+    if _is_disjoint(table):
         return _describe_disjoint(table)
     lines = [
-        f"DaRRM γ_{table.family}: K={p.K}, m={p.m:g}, eps={p.eps:g}, member_delta={p.member_delta:g}, delta={p.delta:.6g}",
+        f"DaRRM γ_{table.family}: K={p.K}, m={p.m:g}, eps={p.eps:g}, member_delta={p.member_delta:g}, "
+        f"delta={p.delta:.6g}",
         f"  guarantee: ({p.m * p.eps:.6g}, {p.delta:.6g})-DP per query "
         f"(certified over all corner multisets, both outputs, both directions; max violation {table.violation:.2e})",
     ]
@@ -127,16 +145,54 @@ def _describe(table: GammaTable) -> str:
     return "\n".join(lines)
 
 
+def table_record(table: GammaTable, gamma_file: str | Path | None = None) -> dict[str, Any]:
+    """A γ table as the JSON record of ``solve``/``verify``/``demo`` (keys: :mod:`darrm.json_vocabulary`).
+
+    ``epsilon_query``/``delta_query`` is the per-query guarantee the table is certified for
+    ((mε, δ) for shared data, the target for disjoint members); ``report`` is the typed
+    :class:`~darrm.solver.status.SolveReport`."""
+    import dataclasses
+
+    p = table.params
+    rec: dict[str, Any] = {"family": table.family, "K": p.K}
+    if _is_disjoint(table):
+        rec.update(members="disjoint", member_privacy=p.member.to_dict(),
+                   epsilon_query=p.target_eps, delta_query=p.target_delta)
+    else:
+        rec.update(members="shared", m=p.m, epsilon=p.eps, member_delta=p.member_delta, delta=p.delta,
+                   epsilon_query=p.m * p.eps, delta_query=p.delta)
+    report = {k: (str(v) if v is not None and k == "stop" else v) for k, v in dataclasses.asdict(table.report).items()}
+    rec.update(prior=table.prior, expected_error=table.objective, certified=True, violation=table.violation,
+               status=table.status, report=report, gamma=[float(g) for g in table.gamma],
+               gamma_file=None if gamma_file is None else str(gamma_file))
+    return canonical(rec)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     check_outputs({"out": args.out, "plot": args.plot})
+    import numpy as np
+
+    from .gamma_file import save
+    from .params import PrivacyParams
+    from .prior import IIDPrior
+    from .report import error_curve_text, gamma_table_text, plot_gammas
+    from .solver.api import solve
+    from .utility import error_curve
+
     params = PrivacyParams(**DEMO)
-    table = solve(params, IIDPrior(), progress=args.progress)
+    progress = progress_setting(args)
+    table = solve(params, IIDPrior(), progress=progress, log=_round_log(progress))
     gammas = _baselines(params, table.gamma)
     # files first: a reader that stops early (`| head`) must not cost the result
     if args.out:
         save(table, args.out)
     if args.plot:
         plot_gammas(gammas, args.plot, "K=11, m=3, ε=0.1, Δ=1e-5")
+    if args.json:
+        ps = np.linspace(0, 1, 21)
+        print_json({**table_record(table, args.out),
+                    "error_curves": {"p": ps.tolist(), **{k: error_curve(v, ps).tolist() for k, v in gammas.items()}}})
+        return 0
     print(_describe(table))
     print()
     print(gamma_table_text(gammas))
@@ -151,6 +207,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _disjoint_params(args: argparse.Namespace) -> DisjointParams:
+    from .disjoint.members import parse_member
+    from .disjoint.params import DisjointParams
+
     if args.member_privacy is None or args.target_eps is None:
         raise ParameterError("members", "disjoint members need --member-privacy and --target-eps")
     return DisjointParams(args.K, parse_member(args.member_privacy), args.target_eps, args.target_delta)
@@ -160,10 +219,16 @@ def cmd_solve(args: argparse.Namespace) -> int:
     check_outputs({"out": args.out, "checkpoint": args.checkpoint})
     if args.checkpoint is not None and Path(args.checkpoint).exists() and not Path(args.checkpoint).is_file():
         raise ParameterError("checkpoint", f"{args.checkpoint} is not a regular file")
+    from .gamma_file import save
+    from .report import gamma_table_text
+
     params = _disjoint_params(args) if args.members == "disjoint" else _params(args)
-    table = _table_for(params, args.family, args.prior, args.progress, args)
+    table = _table_for(params, args.family, args.prior, progress_setting(args), args)
     if args.out:  # the file first: a reader that stops early (`| head`) must not cost the result
         save(table, args.out)
+    if args.json:
+        print_json(table_record(table, args.out))
+        return 0
     print(_describe(table))
     print(gamma_table_text({table.family: table.gamma}))
     if args.out:
@@ -172,13 +237,20 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from .gamma_file import load
+
     table = load(args.file)
+    if args.json:
+        print_json({"verified": True, **table_record(table, args.file)})
+        return 0
     print(f"{args.file}: OK (checksum and certificate re-checked)")
     print(_describe(table))
     return 0
 
 
 def _p_grid(text: str | None) -> list[float] | None:
+    from .validation import unit
+
     if text is None:
         return None
     if not isinstance(text, str):  # Python 3.11's argparse turns `--p=--` into []
@@ -188,7 +260,8 @@ def _p_grid(text: str | None) -> list[float] | None:
         try:
             v = float(item)
         except ValueError:
-            raise ParameterError("p", f"expected comma-separated probabilities in [0, 1], got {item.strip()!r}") from None
+            raise ParameterError("p", "expected comma-separated probabilities in [0, 1], "
+                                      f"got {item.strip()!r}") from None
         grid.append(unit("p", v))
     return grid
 
@@ -196,9 +269,16 @@ def _p_grid(text: str | None) -> list[float] | None:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     check_outputs({"plot": args.plot}, {"file": args.file})
     grid = _p_grid(args.p)
+    import numpy as np
+
+    from .gamma_file import load
+    from .report import error_curve_text, gamma_table_text, plot_gammas
+    from .utility import error_curve
+
     table = load(args.file)
-    if isinstance(table.params, DisjointParams):
-        raise ParameterError("file", "evaluate compares shared-data baselines; not available for disjoint-member tables")
+    if _is_disjoint(table):
+        raise ParameterError("file", "evaluate compares shared-data baselines; "
+                                     "not available for disjoint-member tables")
     gammas = _baselines(table.params, table.gamma)
     if table.family != "opt":
         gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
@@ -224,6 +304,8 @@ def read_votes(path: str, counts: bool = False) -> np.ndarray:
     .npy or a one-column CSV is refused as ambiguous (one query's K votes, or counts?).  With
     ``counts``: Q vote counts, as a 1-D .npy, one CSV column or one CSV row.
     """
+    import numpy as np
+
     p = Path(path)
     try:
         if p.suffix == ".npy":
@@ -255,164 +337,137 @@ def read_votes(path: str, counts: bool = False) -> np.ndarray:
 
 def cmd_aggregate(args: argparse.Namespace) -> int:
     check_outputs({"out": args.out}, {"file": args.file, "votes": args.votes})
+    from .validation import count
+
     seed = None if args.seed is None else count("seed", args.seed, minimum=0)
+    if args.secure and seed is not None:
+        raise ParameterError("seed", "--secure draws from the OS CSPRNG; a seed would be ignored, "
+                                     "so pass one or the other")
+    import numpy as np
+
+    from .atomic import atomic_write_bytes
+    from .gamma_file import load
+    from .verification import aggregate, aggregate_counts
+
     table = load(args.file)
     votes = read_votes(args.votes, counts=args.counts)
-    release = aggregate_counts_certified if args.counts else aggregate_certified
-    if args.secure and seed is not None:
-        raise ParameterError("seed", "--secure draws from the OS CSPRNG; a seed would be ignored, so pass one or the other")
+    release = aggregate_counts if args.counts else aggregate
     labels = release(votes, table, np.random.default_rng(seed), secure=args.secure)
     out = "\n".join(str(int(v)) for v in labels) + "\n"
     if args.out:
         atomic_write_bytes(args.out, out.encode())
-    else:
+    if args.json:
+        print_json({"labels": [int(v) for v in labels], "queries": len(labels), "seed": seed,
+                    "secure": bool(args.secure), "gamma_file": str(args.file),
+                    "labels_file": None if args.out is None else str(args.out)})
+    elif not args.out:
         sys.stdout.write(out)
     return 0
 
 
 def _add_param_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--K", type=int, default=DEMO["K"], help="number of mechanisms (odd); default 11")
-    p.add_argument("--m", type=float, default=DEMO["m"], help="privacy allowance in [1, K]; default 3")
-    p.add_argument("--eps", type=float, default=DEMO["eps"], help="per-mechanism ε > 0; default 0.1")
+    p.add_argument("--K", type=int, default=DEMO["K"], help="number of mechanisms (odd)")
+    p.add_argument("--m", type=float, default=DEMO["m"], help="privacy allowance in [1, K]")
+    p.add_argument("--eps", type=float, default=DEMO["eps"], help="per-mechanism ε > 0")
     p.add_argument("--member-delta", type=float, default=DEMO["member_delta"],
-                   help="per-mechanism Δ in [0, 1) (the paper's Δ; default %(default)g)")
-    p.add_argument("--delta", type=float, default=None, help="target δ in [Δ, 1); default 1-(1-Δ)^m")
-
-
-class OneLineErrorParser(argparse.ArgumentParser):
-    """argparse with the command lines' error contract: a usage error is one line, exit 2."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+                   help="per-mechanism Δ in [0, 1) (the paper's Δ)")
+    p.add_argument("--delta", type=float, default=None, help="target δ in [Δ, 1) (default: 1-(1-Δ)^m)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(prog="darrm", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"darrm {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
-    prog = parser.add_mutually_exclusive_group()
-    prog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress bars")
-    prog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress bars")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("demo", help="solve, certify and show γ_opt for K=11, m=3, ε=0.1, Δ=1e-5")
-    p.add_argument("--out", help="also write the γ file here")
-    p.add_argument("--plot", help="write γ shapes and error curves as PNG")
+    def json_flag(p: argparse.ArgumentParser, what: str) -> None:
+        p.add_argument("--json", action="store_true", help=f"print {what} as JSON (keys: README, 'JSON output')")
+
+    p = sub.add_parser("demo", help="solve, certify and show γ_opt for K=11, m=3, ε=0.1, Δ=1e-5",
+                       description="Solve and certify γ_opt for K=11, m=3, ε=0.1, Δ=1e-5 under the i.i.d. "
+                                   "prior, and show it beside γ_Sub and γ_const with exact error curves.")
+    p.add_argument("--out", help="also write the γ file here (default: no file)")
+    p.add_argument("--plot", help="write γ shapes and error curves as PNG (default: no plot)")
+    json_flag(p, "the table record and the error curves")
     p.set_defaults(func=cmd_demo)
 
     D = SolveOptions()  # the defaults, written once (darrm.solver.options)
-    p = sub.add_parser("solve", help="compute and certify a γ table and write it as a γ file")
+    p = sub.add_parser("solve", help="compute and certify a γ table and write it as a γ file",
+                       description="Compute a γ table (γ_opt by linear programming, or a closed-form "
+                                   "family), certify it (Lemma 3.2's exact privacy condition) and "
+                                   "optionally write it as a checksummed γ file.")
     _add_param_args(p)
-    p.add_argument("--family", choices=FAMILIES, default="opt",
-                   help="opt: the LP optimum γ_opt; sub: γ_Sub (Lemma 3.1); dsub: Theorem 4.1's γ; const: RR (default: %(default)s)")
+    p.add_argument("--family", choices=LazyChoices("darrm.solver.api:FAMILIES"), metavar="FAMILY", default="opt",
+                   help="opt: the LP optimum γ_opt; sub: γ_Sub (Lemma 3.1); dsub: Theorem 4.1's γ; const: RR")
     p.add_argument("--members", choices=("shared", "disjoint"), default="shared",
                    help="shared: every member sees the record (the paper); disjoint: members on disjoint shards")
     p.add_argument("--member-privacy", default=None,
-                   help="disjoint only: nonprivate | EPS,DELTA ((ε,Δ)-DP members) | rr:EPS0 (members behind ε0-RR)")
-    p.add_argument("--target-eps", type=float, default=None, help="disjoint only: per-query target ε")
-    p.add_argument("--target-delta", type=float, default=0.0, help="disjoint only: per-query target δ; default 0")
+                   help="disjoint only: nonprivate | EPS,DELTA ((ε,Δ)-DP members) | rr:EPS0 (members behind "
+                        "ε0-RR) (default: none; required with --members disjoint)")
+    p.add_argument("--target-eps", type=float, default=None,
+                   help="disjoint only: per-query target ε (default: none; required with --members disjoint)")
+    p.add_argument("--target-delta", type=float, default=0.0, help="disjoint only: per-query target δ")
     p.add_argument("--prior", default="iid:0.75",
                    help="objective prior: iid:MU | means:M1,..,MK | beta:A,B | paper-mc[:P_LOWER,TAU,T,SEED]")
-    p.add_argument("--out", help="γ file to write (atomically); omitted: print only")
+    p.add_argument("--out", help="γ file to write (atomically) (default: print only)")
     p.add_argument("--method", choices=("auto", "full", "cutting-planes"), default=D.method,
-                   help="full LP over all corner multisets, or constraint generation (auto: by size; default %(default)s)")
+                   help="full LP over all corner multisets, or constraint generation (auto: by size)")
     p.add_argument("--executor", default="serial",
                    help="where exhaustive sweeps run: serial | local[:N] (processes) | dask:ADDRESS | torch[:DEVICE]")
-    p.add_argument("--checkpoint", help="constraint generation: save/resume the working set in this .npz file")
+    p.add_argument("--checkpoint",
+                   help="constraint generation: save/resume the working set in this .npz file (default: none)")
     p.add_argument("--max-rounds", type=int, default=D.max_rounds,
                    help="constraint generation: round limit (default "
                         f"{DEFAULT_MAX_ROUNDS['shared']} shared, {DEFAULT_MAX_ROUNDS['disjoint']} disjoint)")
     p.add_argument("--accept-gap", action="store_true", default=D.accept_gap,
                    help="at the round limit, write the certified table anyway with its optimality gap")
     p.add_argument("--cuts-per-round", type=int, default=D.cuts_per_round,
-                   help="constraint generation: worst multisets added per round (default %(default)s)")
+                   help="constraint generation: worst multisets added per round")
     p.add_argument("--stabilize", type=_stabilize, default=D.stabilize,
                    help="constraint generation: in-out separation λ in (0, 1] (1 = plain Kelley cuts) or auto "
-                        "(Kelley until the violation oscillates, then 0.5; default %(default)s)")
+                        "(Kelley until the violation oscillates, then 0.5)")
     p.add_argument("--gap-tol", type=float, default=D.gap_tol,
-                   help="stop once the certified table is proven this close to optimal (default %(default)g)")
+                   help="stop once the certified table is proven this close to optimal (expected-error units)")
     p.add_argument("--lp-backend", choices=("highs", "cvxpy"), default=D.lp_backend,
-                   help="restricted LP: incremental warm-started highspy model, or rebuilt through cvxpy "
-                        "(default %(default)s)")
+                   help="restricted LP: incremental warm-started highspy model, or rebuilt through cvxpy")
+    json_flag(p, "the certified table's record (parameters, guarantee, γ, report)")
     p.set_defaults(func=cmd_solve)
 
-    p = sub.add_parser("verify", help="check a γ file's checksum and re-certify its privacy")
-    p.add_argument("file")
+    p = sub.add_parser("verify", help="check a γ file's checksum and re-certify its privacy",
+                       description="Check a γ file's checksum and re-run the full privacy certificate "
+                                   "for the parameters it records; exit 2 if either fails.")
+    p.add_argument("file", help="the γ file (written by `darrm solve --out`)")
+    json_flag(p, "the verified table's record")
     p.set_defaults(func=cmd_verify)
 
-    p = sub.add_parser("evaluate", help="error table/curve of a γ file against γ_Sub and γ_const")
-    p.add_argument("file")
-    p.add_argument("--p", help="comma-separated p grid for the error table")
-    p.add_argument("--plot", help="write a PNG")
-    p.add_argument("--json", action="store_true", help="print the error curves as JSON")
+    p = sub.add_parser("evaluate", help="error table/curve of a γ file against γ_Sub and γ_const",
+                       description="Exact expected error of a γ file's table beside γ_Sub and γ_const "
+                                   "(i.i.d. mechanisms), as a table, a JSON curve or a PNG.")
+    p.add_argument("file", help="the γ file to evaluate")
+    p.add_argument("--p", help="comma-separated p grid for the error table "
+                               "(default: 0.5, 0.55, …, 1.0 for the table; 21 points in [0, 1] for --json)")
+    p.add_argument("--plot", help="write a PNG (default: no plot)")
+    json_flag(p, "the error curves ({\"p\": grid, family: errors})")
     p.set_defaults(func=cmd_evaluate)
 
-    p = sub.add_parser("aggregate", help="private labels for votes (Q×K 0/1, or Q counts with --counts) from a γ file")
-    p.add_argument("file")
+    p = sub.add_parser("aggregate", help="private labels for votes (Q×K 0/1, or Q counts with --counts) from a γ file",
+                       description="Release one private label per query with DaRRM (Algorithm 1) and the "
+                                   "γ file's certified table.")
+    p.add_argument("file", help="the γ file (re-certified before use)")
     p.add_argument("--votes", required=True,
                    help="votes as .npy or CSV: a Q×K 0/1 matrix, one row per query (one query: one row)")
     p.add_argument("--counts", action="store_true",
                    help="the --votes file holds Q vote counts in [0, K] (1-D .npy, one CSV column or row)")
-    p.add_argument("--seed", type=int, default=None, help="seed for the mechanism's randomness (reproducible runs)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed for the mechanism's randomness (reproducible runs) (default: fresh entropy)")
     p.add_argument("--secure", action="store_true",
                    help="draw every coin from the OS CSPRNG (exact Bernoulli draws; for production releases)")
-    p.add_argument("--out", help="write labels here (one per line) instead of stdout")
+    p.add_argument("--out", help="write labels here (one per line) (default: stdout)")
+    json_flag(p, "the labels and how they were drawn")
     p.set_defaults(func=cmd_aggregate)
 
     for ep in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.name):
         ep.load()(sub)
-    return parser
-
-
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null (its reader has gone) so the interpreter's final flush is silent."""
-    import os
-
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
-        pass
-
-
-def run_main(prog: str, args: argparse.Namespace) -> int:
-    """Run ``args.func`` with the error contract of every darrm command line.
-
-    A :class:`~darrm.errors.DarrmError` or an OS error (missing file, full disk): one line on
-    stderr, exit 2.  Anything else is a bug: one line naming it and the ``--debug`` hint, exit 1
-    (``--debug``: the traceback).  A reader that closed the pipe early (``| head``) ends quietly.
-    """
-    try:
-        rc = int(args.func(args) or 0)
-        sys.stdout.flush()
-        return rc
-    except BrokenPipeError:  # output piped into e.g. `head`: files were written before printing
-        _quiet_stdout()
-        return 0
-    except DarrmError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
-    except OSError as exc:
-        if getattr(args, "debug", False):
-            raise
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
-    except MemoryError as exc:  # inputs too extreme for this machine: a resource limit, not a bug
-        if getattr(args, "debug", False):
-            raise
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        print(f"{prog}: error: not enough memory for these inputs ({first or 'MemoryError'}); "
-              "use less extreme values", file=sys.stderr)
-        return 2
-    except Exception as exc:
-        if getattr(args, "debug", False):
-            raise
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        print(f"{prog}: internal error: {type(exc).__name__}{': ' + first if first else ''} "
-              f"(run `{prog} --debug ...` for the traceback; please report it)", file=sys.stderr)
-        return 1
+    return finish_parser(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,7 +17,6 @@ import math
 import operator
 
 import numpy as np
-from scipy import stats
 
 from .errors import ParameterError
 from .params import PrivacyParams
@@ -83,6 +82,8 @@ def gamma_sub(K: int, m: int) -> np.ndarray:
     K = odd_count("K", K)
     m = _integer_m(m, K)
     lows = np.arange((K + 1) // 2)  # l = 0..(K-1)/2
+    from scipy import stats  # scipy.stats costs ~0.3 s to import: only where it is used
+
     H = stats.hypergeom(K, lows, m)
     if m % 2 == 1:
         h = H.sf((m + 1) // 2 - 1)

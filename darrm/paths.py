@@ -1,8 +1,9 @@
 """Output paths checked before any work: usable, and never one of the inputs.
 
 A command that computes for minutes and then fails to write its result, or writes it over
-its own input, loses data.  :func:`check_outputs` runs first and raises a one-line
-:class:`~darrm.errors.ParameterError` naming the option.
+its own input, loses data.  :func:`check_outputs` (files) and :func:`check_output_dirs`
+(output folders, e.g. ``darrm-experiments … --out DIR --cache-dir DIR``) run first and raise a
+one-line :class:`~darrm.errors.ParameterError` naming the option.
 """
 
 from __future__ import annotations
@@ -61,3 +62,50 @@ def check_outputs(outputs: Mapping[str, PathLike | None], inputs: Mapping[str, P
         for b in names[i + 1:]:
             if _same(outs[a], outs[b]):
                 raise ParameterError(b, f"{outs[b]} is the same file as the {a} output; give two different paths")
+
+
+def check_output_dir(name: str, path: PathLike) -> Path:
+    """``path`` can hold a command's output files: an existing writable directory, or one that can
+    be created (``mkdir(parents=True)``: its nearest existing ancestor is a writable directory)."""
+    if str(path) == "":
+        raise ParameterError(name, "empty path")
+    p = Path(path)
+    if p.exists():
+        if not p.is_dir():
+            raise ParameterError(name, f"{path} exists and is not a directory")
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise ParameterError(name, f"{path}: directory is not writable")
+        return p
+    ancestor = Path(os.path.abspath(p)).parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ParameterError(name, f"{path}: cannot create it, {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ParameterError(name, f"{path}: cannot create it, directory {ancestor} is not writable")
+    return p
+
+
+def check_input_dir(name: str, path: PathLike) -> Path:
+    """``path`` is an existing directory (an input folder given explicitly)."""
+    p = Path(path)
+    if str(path) == "" or not p.is_dir():
+        raise ParameterError(name, f"{path!s}: no such directory" if not p.exists() or str(path) == ""
+                             else f"{path}: not a directory")
+    return p
+
+
+def check_output_dirs(outputs: Mapping[str, PathLike | None], inputs: Mapping[str, PathLike | None] = {}) -> None:
+    """Every given output folder is usable (:func:`check_output_dir`), every given input folder
+    exists (:func:`check_input_dir`), and no output folder is an input folder or another output's."""
+    outs = {k: check_output_dir(k, v) for k, v in outputs.items() if v is not None}
+    ins = {k: check_input_dir(k, v) for k, v in inputs.items() if v is not None}
+    for name, p in outs.items():
+        for iname, ip in ins.items():
+            if _same(p, ip):
+                raise ParameterError(name, f"{p} is the input folder {iname} ({ip}); give a separate output folder")
+    names = list(outs)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if _same(outs[a], outs[b]):
+                raise ParameterError(b, f"{outs[b]} is the same folder as {a}; give two different folders")

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import integrate, stats
 
 from .errors import ParameterError
 from .numerics.binomial import binomial_pmf
@@ -92,6 +91,8 @@ class BetaPrior(Prior):
             object.__setattr__(self, n, v)
 
     def expected_pmf(self, K: int) -> np.ndarray:
+        from scipy import stats  # scipy.stats costs ~0.3 s to import: only where it is used
+
         return stats.betabinom.pmf(np.arange(K + 1), K, self.a, self.b)
 
     def to_dict(self) -> dict:
@@ -117,6 +118,8 @@ class DensityPrior(Prior):
 
         def g(p: float) -> float:
             return float(self.density(p))
+
+        from scipy import integrate
 
         z, _ = integrate.quad(g, 0.0, 1.0, epsabs=self.tol, limit=200)
         if not (math.isfinite(z) and z > 0):

@@ -2,17 +2,18 @@
 
 Registered as subcommands of ``darrm`` through the ``darrm.commands`` entry points:
 ``account`` (:mod:`.account`), ``shuffle`` (:mod:`.shuffle`), ``account-votes`` (:mod:`.votes`).
-Everything they print is computed by a library function of :mod:`darrm.accounting`.
+Everything they print is computed by a library function of :mod:`darrm.accounting`, imported
+when the subcommand runs (building the parser loads no numerical library); ``--json`` output goes
+through :func:`darrm.cli_conventions.print_json` (keys: :mod:`darrm.json_vocabulary`).
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from darrm.report import format_table
+from darrm.cli_conventions import print_json as print_json
 
 
 def number(x: Any) -> str:
@@ -24,12 +25,9 @@ def number(x: Any) -> str:
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None) -> None:
     """A table through :func:`darrm.report.format_table` (string columns left-aligned)."""
+    from darrm.report import format_table
+
     sys.stdout.write(format_table(headers, rows, number_format=number, left_strings=True, title=title) + "\n")
-
-
-def print_json(obj: Any) -> None:
-    json.dump(obj, sys.stdout, indent=2)
-    sys.stdout.write("\n")
 
 
 def parse_count(name: str, text: str) -> int:

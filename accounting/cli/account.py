@@ -6,20 +6,25 @@ Subcommands (each prints one library function's records):
 * ``dpsgd``        — :func:`darrm.accounting.dpsgd.compare_accountants` (ε, or σ for a target ε);
 * ``gnmax``        — :func:`darrm.accounting.gnmax.compare_methods`;
 * ``paper-tables`` — :func:`darrm.accounting.paper.tables`.
+
+The numerical modules are imported when a subcommand runs, not when the parser is built.
+``--json`` keys follow :mod:`darrm.json_vocabulary` (``epsilon``, ``epsilon_total`` …).
 """
 
 from __future__ import annotations
 
 import argparse
 
+from darrm.cli_conventions import LazyChoices
 from darrm.errors import ParameterError
 from darrm.validation import count_arg
 
-from .. import composition, dpsgd, gnmax, paper
 from . import print_json, print_table
 
 
 def _cmd_compose(args: argparse.Namespace) -> int:
+    from .. import composition
+
     res = composition.compare_bounds(args.eps, args.delta, args.compositions, args.delta_prime)
     if args.json:
         print_json({"eps": args.eps, "delta": args.delta, "compositions": args.compositions,
@@ -32,6 +37,8 @@ def _cmd_compose(args: argparse.Namespace) -> int:
 
 
 def _cmd_dpsgd(args: argparse.Namespace) -> int:
+    from .. import dpsgd
+
     if args.n_samples is not None:
         run = dpsgd.DPSGDRun.from_loader(args.noise_multiplier if args.noise_multiplier is not None else 1.0,
                                          args.n_samples, args.batch_size, args.epochs, args.delta)
@@ -47,7 +54,9 @@ def _cmd_dpsgd(args: argparse.Namespace) -> int:
     rows = dpsgd.compare_accountants(q, steps, args.delta, noise_multiplier=args.noise_multiplier,
                                      target_eps=args.target_eps, accountants=accs, tol=args.tol)
     if args.json:
-        print_json({"sample_rate": q, "steps": steps, "delta": args.delta, "results": rows})
+        given = ({"target_eps": args.target_eps} if args.target_eps is not None
+                 else {"noise_multiplier": args.noise_multiplier})
+        print_json({"sample_rate": q, "steps": steps, "delta": args.delta, **given, "results": rows})
         return 0
     cols = list(rows[0])
     title = (f"noise multiplier for target eps={args.target_eps}" if args.target_eps is not None
@@ -57,6 +66,8 @@ def _cmd_dpsgd(args: argparse.Namespace) -> int:
 
 
 def _cmd_gnmax(args: argparse.Namespace) -> int:
+    from .. import gnmax
+
     res = gnmax.compare_methods(args.eps, args.delta)
     if args.json:
         print_json(res)
@@ -68,6 +79,8 @@ def _cmd_gnmax(args: argparse.Namespace) -> int:
 
 
 def _cmd_paper_tables(args: argparse.Namespace) -> int:
+    from .. import paper
+
     result = paper.tables(paper.TABLES if args.table == "all" else (args.table,), tuple(args.m))
     if args.json:
         print_json(result)
@@ -79,43 +92,76 @@ def _cmd_paper_tables(args: argparse.Namespace) -> int:
     return 0
 
 
+class _WithAll(LazyChoices):
+    """A module's tuple of names, plus "all"."""
+
+    def _values(self) -> tuple:
+        return (*super()._values(), "all")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``account`` with its subcommands to the main ``darrm`` parser."""
-    account = subparsers.add_parser("account", help="privacy accounting (composition, DP-SGD, GNMax, paper tables)")
-    sub = account.add_subparsers(dest="account_command", required=True)
+    account = subparsers.add_parser(
+        "account", help="privacy accounting (composition, DP-SGD, GNMax, paper tables)",
+        description="Privacy accounting for private majority ensembles: composition bounds, DP-SGD "
+                    "teachers, GNMax calibration and the paper's privacy tables (docs/accounting.md).")
+    sub = account.add_subparsers(dest="account_command", required=True, metavar="ACCOUNTING")
 
     def common(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print JSON instead of a table")
         return p
 
-    p = common(sub.add_parser("compose", help="k-fold composition of (eps, delta)-DP mechanisms"))
-    p.add_argument("--eps", type=float, required=True)
-    p.add_argument("--delta", type=float, default=0.0)
+    p = common(sub.add_parser(
+        "compose", help="k-fold composition of (eps, delta)-DP mechanisms",
+        description="Total (ε, δ) of k composed (ε, δ)-DP mechanisms under every bound: simple, "
+                    "Dwork-Roth advanced, Kairouz et al.'s general bound (the paper's Theorem 2.3) and "
+                    "the exact optimal composition."))
+    p.add_argument("--eps", type=float, required=True, help="ε of each composed mechanism (> 0)")
+    p.add_argument("--delta", type=float, default=0.0, help="δ of each composed mechanism, in [0, 1)")
     p.add_argument("--compositions", type=count_arg, required=True, help="number k of composed mechanisms")
-    p.add_argument("--delta-prime", type=float, default=1e-4)
+    p.add_argument("--delta-prime", type=float, default=1e-4,
+                   help="the extra δ' the advanced and Kairouz bounds spend (their slack), in (0, 1)")
     p.set_defaults(func=_cmd_compose)
 
-    p = common(sub.add_parser("dpsgd", help="DP-SGD epsilon (or noise multiplier for --target-eps)"))
-    p.add_argument("--noise-multiplier", type=float, help="noise std / clipping norm (Opacus's noise_multiplier)")
-    p.add_argument("--sample-rate", type=float)
-    p.add_argument("--steps", type=count_arg)
-    p.add_argument("--n-samples", type=count_arg, help="derive q and steps from a loader: q=1/ceil(n/batch)")
-    p.add_argument("--batch-size", type=count_arg, default=32)
-    p.add_argument("--epochs", type=count_arg, default=5)
-    p.add_argument("--delta", type=float, required=True)
-    p.add_argument("--accountant", choices=(*dpsgd.ACCOUNTANTS, "all"), default="pld",
-                   help="pld (dp-accounting, core dependencies; the default), prv or rdp (Opacus: "
+    p = common(sub.add_parser(
+        "dpsgd", help="DP-SGD epsilon (or noise multiplier for --target-eps)",
+        description="ε of DP-SGD with Poisson sampling (add/remove-one adjacency) for a noise multiplier, "
+                    "or the noise multiplier that meets --target-eps, under each accountant."))
+    p.add_argument("--noise-multiplier", type=float,
+                   help="noise std / clipping norm (Opacus's noise_multiplier) "
+                        "(default: none; required unless --target-eps)")
+    p.add_argument("--sample-rate", type=float,
+                   help="Poisson sampling rate q per step (default: none; derived from --n-samples if given)")
+    p.add_argument("--steps", type=count_arg,
+                   help="number of noisy gradient steps (default: none; derived from --n-samples if given)")
+    p.add_argument("--n-samples", type=count_arg,
+                   help="derive q and steps from a loader: q=1/ceil(n/batch), steps=epochs·ceil(n/batch) "
+                        "(default: none; give --sample-rate and --steps instead)")
+    p.add_argument("--batch-size", type=count_arg, default=32, help="batch size, with --n-samples")
+    p.add_argument("--epochs", type=count_arg, default=5, help="epochs, with --n-samples")
+    p.add_argument("--delta", type=float, required=True, help="target δ of the whole training run, in (0, 1)")
+    p.add_argument("--accountant", choices=_WithAll("darrm.accounting.dpsgd:ACCOUNTANTS"), metavar="ACCOUNTANT",
+                   default="pld",
+                   help="pld (dp-accounting, core dependencies), prv or rdp (Opacus: "
                         "pip install 'darrm[experiments]'), or all")
-    p.add_argument("--target-eps", type=float, help="solve for the noise multiplier instead")
+    p.add_argument("--target-eps", type=float,
+                   help="solve for the noise multiplier meeting this ε instead (default: none; compute ε)")
     p.add_argument("--tol", type=float, default=1e-4, help="epsilon tolerance of --target-eps")
     p.set_defaults(func=_cmd_dpsgd)
 
-    p = common(sub.add_parser("gnmax", help="GNMax sigma for a per-query (eps, delta)"))
-    p.add_argument("--eps", type=float, required=True)
-    p.add_argument("--delta", type=float, required=True)
+    p = common(sub.add_parser(
+        "gnmax", help="GNMax sigma for a per-query (eps, delta)",
+        description="Noise σ of one GNMax query (L2 sensitivity √2) that is (ε, δ)-DP, under each "
+                    "calibration method (the paper's RDP grid, optimal RDP, PLD)."))
+    p.add_argument("--eps", type=float, required=True, help="per-query ε (> 0)")
+    p.add_argument("--delta", type=float, required=True, help="per-query δ, in (0, 1)")
     p.set_defaults(func=_cmd_gnmax)
 
-    p = common(sub.add_parser("paper-tables", help="reproduce the paper's privacy tables"))
-    p.add_argument("--table", choices=(*paper.TABLES, "all"), default="all")
+    p = common(sub.add_parser(
+        "paper-tables", help="reproduce the paper's privacy tables",
+        description="The DaRRM paper's privacy tables recomputed: teacher DP-SGD budgets, per-query and "
+                    "total budgets (Tables 2, 5, 7, 9), Table 3 and the GNMax σ table."))
+    p.add_argument("--table", choices=_WithAll("darrm.accounting.paper:TABLES"), metavar="TABLE", default="all",
+                   help="which table: teachers, totals, table3, gnmax or all")
     p.add_argument("--m", type=count_arg, nargs="+", default=[3], help="privacy allowances (paper: 1 3 5 7)")
     p.set_defaults(func=_cmd_paper_tables)

@@ -4,10 +4,11 @@
 
 Without ``--classes`` the randomizer is a generic ε0-LDP one; with ``--classes k`` it is k-ary
 randomized response (k = 2: binary RR) and every bound, upper and lower, is for that
-randomizer.  JSON output: the records of :func:`darrm.accounting.shuffle.bound_records`,
-``{"method", "bound", "valid", "eps", "delta", "eps0", "n", "note"}``, one per method and ε0;
-records with ``"valid": false`` are published results whose proof is known to be broken,
-shown for comparison only.
+randomizer.  JSON output: the records of :func:`darrm.accounting.shuffle.best.bound_records`
+in the CLI vocabulary (:mod:`darrm.json_vocabulary`),
+``{"method", "kind", "valid", "epsilon", "delta", "epsilon0", "n", "note"}``, one per method and
+ε0 (``kind``: "upper" or "lower"); records with ``"valid": false`` are published results whose
+proof is known to be broken, shown for comparison only.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from darrm import validation as v
 from darrm.errors import ParameterError
 from darrm.paths import check_outputs
 
-from ..shuffle.best import bound_records
-from ..shuffle.plot import plot_eps_vs_n
 from . import parse_count, print_json, print_table
 
 
@@ -39,8 +38,12 @@ def run(args: argparse.Namespace) -> int:
     eps0s = _parse_eps0(args.eps0)
     delta = v.open_unit("delta", args.delta)
     classes = None if args.classes is None else v.count("classes", args.classes, minimum=2)
+    from ..shuffle.best import bound_records
+
     recs = bound_records(n, eps0s, delta, classes)
     if args.plot:  # the file first: a reader that stops early (`| head`) must not cost it
+        from ..shuffle.plot import plot_eps_vs_n
+
         plot_eps_vs_n(args.plot, n, eps0s, delta, classes)
     if args.json:
         print_json(recs)
@@ -54,12 +57,15 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``shuffle`` subcommand to the ``darrm`` CLI."""
-    p = subparsers.add_parser("shuffle", help="privacy amplification by shuffling: every bound")
+    p = subparsers.add_parser(
+        "shuffle", help="privacy amplification by shuffling: every bound",
+        description="Central (ε, δ) of n users' ε0-LDP reports behind a shuffler, under every published "
+                    "bound (upper and lower, validity stated), optionally plotted against n (docs/shuffle.md).")
     p.add_argument("--n", required=True, help="number of users (e.g. 1e6)")
     p.add_argument("--eps0", required=True, help="local budget(s), comma-separated (e.g. 1,2,4)")
     p.add_argument("--delta", required=True, type=float, help="target delta of the shuffled protocol")
     p.add_argument("--classes", type=int, default=None,
                    help="k-ary randomized response over this many classes (default: generic eps0-LDP)")
     p.add_argument("--json", action="store_true", help="print JSON records instead of a table")
-    p.add_argument("--plot", metavar="PNG", default=None, help="also plot eps vs n per method")
+    p.add_argument("--plot", metavar="PNG", default=None, help="also plot eps vs n per method (default: no plot)")
     p.set_defaults(func=run)

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from ..errors import ParameterError
 from .poisson_binomial import _as_probs
@@ -197,6 +197,8 @@ def tail_window(n: int, prob: float, tail: float = TAIL) -> tuple[int, int, floa
         return 0, 0, 0.0
     if prob >= 1.0:
         return n, n, 0.0
+    from scipy import stats  # scipy.stats costs ~0.3 s to import: only where it is used
+
     mu = n * prob
     sd = math.sqrt(n * prob * (1 - prob))
     k = 11.0
@@ -215,11 +217,15 @@ def tail_window(n: int, prob: float, tail: float = TAIL) -> tuple[int, int, floa
 
 def upper_tail(k: np.ndarray, c: np.ndarray, prob: float = 0.5) -> np.ndarray:
     """Pr[Bin(c, prob) >= k] (1 for k <= 0, 0 for k > c), via the survival function."""
+    from scipy import stats
+
     return stats.binom.sf(k - 1, c, prob)
 
 
 def pmf_at(k: np.ndarray, c: np.ndarray, prob: float = 0.5) -> np.ndarray:
     """Pr[Bin(c, prob) = k] elementwise (scipy's Boost pmf; 0 outside 0 ≤ k ≤ c)."""
+    from scipy import stats
+
     return stats.binom.pmf(k, c, prob)
 
 

@@ -1,16 +1,21 @@
-"""``darrm-experiments pate``: the private knowledge-transfer study (paper Section 6.2)."""
+"""``darrm-experiments pate``: the private knowledge-transfer study (paper Section 6.2).
+
+Trains (or loads cached) DP-SGD and non-private teachers on a two-class MNIST / Fashion-MNIST
+task and compares GNMax with DaRRM releases of their votes (docs/experiments.md).
+"""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from darrm.backends.devices import TorchDevice
+from darrm.cli_conventions import LazyChoices, progress_setting, progress_shown
 from darrm.errors import require
-from darrm.experiments.data.loader import DATASETS
-from darrm.experiments.pate.study import StudyConfig
+from darrm.paths import check_output_dirs
 
 __all__ = ["register", "run_command"]
+
+DATASET_CHOICES = LazyChoices("darrm.experiments.data.loader:DATASETS")
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -22,26 +27,32 @@ def _ints(text: str) -> tuple[int, ...]:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("pate", help="private knowledge transfer: GNMax vs DaRRM on MNIST / Fashion-MNIST",
-                              description=__doc__)
-    p.add_argument("--dataset", required=True, choices=DATASETS)
-    p.add_argument("--out", required=True, type=Path, help="output folder (results.json, tables.md, plot)")
+                              description=__doc__.split("\n\n")[1].replace("\n", " "))
+    p.add_argument("--dataset", required=True, choices=DATASET_CHOICES, metavar="DATASET",
+                   help="mnist or fashion-mnist (the paper's two-class tasks)")
+    p.add_argument("--out", required=True, help="output folder (results.json, tables.md, plot)")
     p.add_argument("--quick", action="store_true", help="CI preset: 1 epoch, Q=20, 2 draws, m=3")
-    p.add_argument("--data-dir", default=None, help="folder holding the IDX .gz files (else searched/downloaded)")
-    p.add_argument("--cache-dir", type=Path, default=None, help="teacher/vote cache (default data/cache)")
+    p.add_argument("--data-dir", default=None,
+                   help="folder holding the IDX .gz files (default: searched, then downloaded)")
+    p.add_argument("--cache-dir", default=None, help="teacher/vote cache (default: data/cache)")
     p.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--ms", type=_ints, default=None, help="comma-separated m values (default 1,3,5,7)")
-    p.add_argument("--queries", type=_ints, default=None, help="comma-separated Q values (default 20,50,100)")
-    p.add_argument("--draws", type=int, default=None, help="repeated draws of the Q queries (default 10)")
-    p.add_argument("--epochs", type=int, default=None, help="teacher epochs (default 5)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the training split and shards, the teachers' training, the query draws and the "
+                        "mechanisms' randomness")
+    p.add_argument("--ms", type=_ints, default=None, help="comma-separated m values (default: 1,3,5,7)")
+    p.add_argument("--queries", type=_ints, default=None, help="comma-separated Q values (default: 20,50,100)")
+    p.add_argument("--draws", type=int, default=None, help="repeated draws of the Q queries (default: 10)")
+    p.add_argument("--epochs", type=int, default=None, help="teacher epochs (default: 5)")
     p.add_argument("--train-size", type=int, default=None,
                    help="use a seeded random subset of this many two-class training images "
                         "(default: all; the paper's Fashion-MNIST figure is 10000)")
-    p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run_command)
 
 
-def config_from_args(args: argparse.Namespace) -> StudyConfig:
+def config_from_args(args: argparse.Namespace):
+    """The :class:`~darrm.experiments.pate.study.StudyConfig` the flags ask for."""
+    from darrm.experiments.pate.study import StudyConfig
+
     over = {k: getattr(args, k) for k in ("ms", "queries", "draws", "epochs") if getattr(args, k) is not None}
     over["seed"] = args.seed
     over["train_size"] = args.train_size
@@ -49,14 +60,17 @@ def config_from_args(args: argparse.Namespace) -> StudyConfig:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    # every path first, before the extra is loaded or anything is computed
+    check_output_dirs({"out": args.out, "cache-dir": args.cache_dir}, {"data-dir": args.data_dir})
     for module in ("torch", "opacus"):  # one line naming the extra, before any work
         require(module, "experiments", "darrm-experiments pate")
+    from darrm.backends.devices import TorchDevice
     from darrm.experiments.pate.run import run_study
 
     if args.device is not None:
         TorchDevice(args.device, parameter="device")  # a one-line error before any work
     cfg = config_from_args(args)
     records = run_study(cfg, args.out, data_dir=args.data_dir, cache_dir=args.cache_dir, device=args.device,
-                        progress=not args.no_progress)
+                        progress=progress_shown(progress_setting(args)))
     print(f"wrote {len(records)} records to {Path(args.out) / 'results.json'} (tables.md, accuracy_vs_m.png)")
     return 0

@@ -31,8 +31,9 @@ def test_compose_json(capsys):
     assert _run(["account", "compose", "--eps", "0.2556", "--delta", "3e-4", "--compositions", "100", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     by = {b["method"]: b for b in data["bounds"]}
-    assert round(by["kairouz-general"]["eps_total"], 3) == 14.219
-    assert by["optimal"]["eps_total"] < by["kairouz-general"]["eps_total"]
+    assert round(by["kairouz-general"]["epsilon_total"], 3) == 14.219  # JSON keys: darrm.json_vocabulary
+    assert by["optimal"]["epsilon_total"] < by["kairouz-general"]["epsilon_total"]
+    assert data["epsilon"] == 0.2556
 
 
 def test_dpsgd_from_loader_json(capsys):
@@ -58,7 +59,7 @@ def test_gnmax_table(capsys):
 def test_paper_tables_json(capsys):
     assert _run(["account", "paper-tables", "--table", "totals", "--m", "3", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert sorted(round(r["eps_total"], 3) for r in data["totals"]) == [5.112, 5.352, 9.382, 9.901, 14.219, 15.044]
+    assert sorted(round(r["epsilon_total"], 3) for r in data["totals"]) == [5.112, 5.352, 9.382, 9.901, 14.219, 15.044]
 
 
 @pytest.mark.parametrize(

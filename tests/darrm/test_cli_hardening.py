@@ -12,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from darrm import cli
 from darrm.cli import main
 
 
@@ -40,7 +39,9 @@ def no_solve(monkeypatch):
     """Fail the test if a command starts computing (outputs must be checked before)."""
     def boom(*a, **k):
         raise AssertionError("solve started before the output paths were checked")
-    monkeypatch.setattr(cli, "solve", boom)
+    import darrm.solver.api
+
+    monkeypatch.setattr(darrm.solver.api, "solve", boom)  # the CLI imports it when a command runs
 
 
 # -- 2. data loss: an output is never an input --------------------------------------------------
@@ -171,7 +172,9 @@ def test_unreachable_dask_scheduler_is_a_prompt_one_line_error(capsys, no_solve)
 def test_internal_error_is_one_line_with_a_debug_hint(capsys, monkeypatch, gfile):
     def broken(*a, **k):
         raise RuntimeError("something broke\nsecond line")
-    monkeypatch.setattr(cli, "load", broken)
+    import darrm.gamma_file
+
+    monkeypatch.setattr(darrm.gamma_file, "load", broken)
     rc, _, err = run(capsys, "verify", str(gfile))
     assert rc == 1 and one_line_error(err) and "RuntimeError: something broke" in err and "--debug" in err
     with pytest.raises(RuntimeError):
@@ -313,9 +316,9 @@ def test_gamma_file_too_large_to_certify_is_one_line(capsys, monkeypatch, gfile)
 
 
 def test_shuffle_plot_is_checked_before_computing(capsys, tmp_path, monkeypatch):
-    import darrm.accounting.cli.shuffle as shuffle_cli
+    import darrm.accounting.shuffle.best as best
 
-    monkeypatch.setattr(shuffle_cli, "bound_records", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
+    monkeypatch.setattr(best, "bound_records", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
     rc, _, err = run(capsys, "shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6",
                      "--plot", str(tmp_path / "no" / "p.png"))
     assert rc == 2 and one_line_error(err, "plot")

@@ -21,13 +21,13 @@ def test_json_records_for_k_rr(capsys):
     rc, out = _run(["shuffle", "--n", "500", "--eps0", "1,2", "--delta", "1e-5", "--classes", "3", "--json"], capsys)
     assert rc == 0
     recs = json.loads(out)
-    assert {"method", "bound", "valid", "eps"} <= set(recs[0])
+    assert {"method", "kind", "valid", "epsilon", "epsilon0"} <= set(recs[0])  # the CLI's JSON vocabulary
     for e0 in (1.0, 2.0):
-        rs = [r for r in recs if r["eps0"] == e0]
+        rs = [r for r in recs if r["epsilon0"] == e0]
         names = [r["method"] for r in rs]
         assert len(names) == len(set(names))  # one record per method
-        ups = [r["eps"] for r in rs if r["bound"] == "upper" and r["valid"]]
-        lows = [r["eps"] for r in rs if r["bound"] == "lower"]
+        ups = [r["epsilon"] for r in rs if r["kind"] == "upper" and r["valid"]]
+        lows = [r["epsilon"] for r in rs if r["kind"] == "lower"]
         assert lows and max(lows) <= min(ups) <= e0
         assert {"optimal-decomposition", "clones", "variation-ratio"} <= set(names)
 

@@ -213,8 +213,9 @@ def test_account_votes_cli_json(capsys):
                  "--target-eps", "1", "--json"]) == 0
     rec = json.loads(capsys.readouterr().out)
     m = ShuffledBinaryRR(101, 2.0)
-    assert rec["method"] == "exact" and rec["eps_query"] == m.epsilon(1e-6)
-    assert rec["eps_query"] <= rec["eps_total"] < rec["eps_total_generic"] and rec["largest_eps0"] > 0
+    # the CLI's JSON names (darrm.json_vocabulary): eps → epsilon
+    assert rec["method"] == "exact" and rec["epsilon_query"] == m.epsilon(1e-6) and rec["queries"] == 5
+    assert rec["epsilon_query"] <= rec["epsilon_total"] < rec["epsilon_total_generic"] and rec["largest_epsilon0"] > 0
     assert rec["composition"] == "composed privacy-loss distribution"
 
 

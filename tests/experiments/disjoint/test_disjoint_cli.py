@@ -7,7 +7,7 @@ import json
 import numpy as np
 
 from darrm.experiments import cli
-from darrm.experiments.disjoint import cli as disjoint_cli
+from darrm.experiments.disjoint import real as real_mod
 from darrm.experiments.disjoint.real import run_real
 from darrm.experiments.disjoint.synthetic import METHODS, agreement_grid, evaluate
 
@@ -30,8 +30,8 @@ def test_real_writes_records_and_tables(tmp_path, monkeypatch, capsys):
     rng = np.random.default_rng(0)
     labels = rng.choice([5, 8], size=60)
     votes = np.where(rng.random((60, 11)) < 0.9, labels[:, None], 13 - labels[:, None]).astype(np.int64)
-    monkeypatch.setattr(disjoint_cli, "load_votes", lambda ds, data_dir, cache_dir: (votes, votes, labels, 0.0892))
-    monkeypatch.setattr(disjoint_cli, "run_real", lambda *a, **k: _small_run(*a))
+    monkeypatch.setattr(real_mod, "load_votes", lambda ds, data_dir, cache_dir: (votes, votes, labels, 0.0892))
+    monkeypatch.setattr(real_mod, "run_real", lambda *a, **k: _small_run(*a))  # the CLI reads them at run time
     assert cli.main(["disjoint", "real", "--dataset", "mnist", "--out", str(tmp_path)]) == 0
     rows = json.loads((tmp_path / "results_real.json").read_text())
     assert {r["dataset"] for r in rows} == {"mnist"} and {r["Q"] for r in rows} == {10}
