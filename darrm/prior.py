@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import integrate, stats
@@ -179,12 +180,16 @@ def parse_prior(spec: str) -> Prior:
                 raise ParameterError("prior", "beta needs two parameters: beta:a,b")
             return BetaPrior(float(vals[0]), float(vals[1]))
         if kind == "paper-mc":
-            kw: dict = {}
-            for key, conv, v in zip(("p_lower", "tau", "T", "seed"), (float, int, int, int), vals):
-                kw[key] = conv(v)
+            keys, convs = ("p_lower", "tau", "T", "seed"), (float, int, int, int)
+            if len(vals) > len(keys):
+                raise ParameterError("prior", "paper-mc takes at most 4 parameters: paper-mc:P_LOWER,TAU,T,SEED")
+            n = len(vals)  # the trailing parameters keep their defaults
+            kw: dict[str, Any] = {key: conv(v) for key, conv, v in zip(keys[:n], convs[:n], vals, strict=True)}
             return PaperMCPrior(**kw)
     except ValueError as exc:
         if isinstance(exc, ParameterError):
             raise
         raise ParameterError("prior", f"cannot parse {spec!r}: {exc}") from None
-    raise ParameterError("prior", f"unknown prior {spec!r}; use iid:MU, means:M1,...,MK, beta:A,B or paper-mc[:P_LOWER,TAU,T,SEED]")
+    raise ParameterError(
+        "prior", f"unknown prior {spec!r}; use iid:MU, means:M1,...,MK, beta:A,B or paper-mc[:P_LOWER,TAU,T,SEED]"
+    )

@@ -160,7 +160,7 @@ def parallel(parts: Sequence[FiniteRandomizer], weights: Sequence[float]) -> Fin
     rows = {p.n_inputs for p in parts}
     if len(rows) != 1:
         raise ParameterError("parts", "all randomizers must have the same number of inputs")
-    blocks = [wi * p.array for wi, p in zip(w, parts) if wi > 0]
+    blocks = [wi * p.array for wi, p in zip(w, parts, strict=True) if wi > 0]
     return FiniteRandomizer.from_array(np.hstack(blocks))
 
 

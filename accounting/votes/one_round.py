@@ -86,7 +86,7 @@ class ShuffledBinaryRR:
         ends = np.append(o.starts[1:], o.values.size)
         prev, cur, starts = [], [], []
         size = 0
-        for a, b in zip(o.starts, ends):
+        for a, b in zip(o.starts, ends, strict=True):
             x = o.values[a:b]
             prev.append(np.concatenate(([0.0], x)))
             cur.append(np.concatenate((x, [0.0])))

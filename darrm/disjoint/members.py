@@ -66,7 +66,7 @@ class ApproxDP(MemberPrivacy):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "eps", epsilon("member.eps", self.eps))
-        object.__setattr__(self, "Delta", half_open_unit("member.delta", self.delta))
+        object.__setattr__(self, "delta", half_open_unit("member.delta", self.delta))
 
     def changed_vertices(self) -> np.ndarray:
         return corners(self.eps, self.delta)
@@ -116,6 +116,13 @@ class LocalRR(MemberPrivacy):
         return f"members behind {self.eps0:g}-randomised response"
 
 
+def _number(d: dict, key: str) -> float:
+    """``d[key]`` (its range is checked by the model), or ``ParameterError('model')`` when it is missing."""
+    if key not in d:
+        raise ParameterError("model", f"a {d['kind']!r} model needs {key!r}, got {d!r}")
+    return d[key]
+
+
 def member_from_dict(d: dict) -> MemberPrivacy:
     """Inverse of ``to_dict`` (γ files)."""
     if not isinstance(d, dict) or "kind" not in d:
@@ -124,9 +131,9 @@ def member_from_dict(d: dict) -> MemberPrivacy:
     if kind == "nonprivate":
         return NonPrivate()
     if kind == "approx-dp":
-        return ApproxDP(d.get("eps"), d.get("delta", d.get("Delta", 0.0)))  # "Delta": files before 0.2
+        return ApproxDP(_number(d, "eps"), d.get("delta", d.get("Delta", 0.0)))  # "Delta": files before 0.2
     if kind == "rr":
-        return LocalRR(d.get("eps0"))
+        return LocalRR(_number(d, "eps0"))
     raise ParameterError("model", f"unknown member model kind {kind!r}")
 
 
