@@ -83,6 +83,7 @@ class DPSGDRun:
         return cls(float(noise_multiplier), 1.0 / batches, e * batches, delta)
 
     def epsilon(self, accountant: Accountant = "prv", **options: Unpack[AccountantOptions]) -> float:
+        """ε of this run at its δ under ``accountant`` (see :func:`epsilon` for the options)."""
         return epsilon(self.noise_multiplier, self.sample_rate, self.steps, self.delta, accountant, **options)
 
 

@@ -87,4 +87,5 @@ class PrivacyParams:
         return rhs(self.m * self.eps, self.delta)
 
     def to_dict(self) -> dict:
+        """A JSON-ready description (stored in γ files)."""
         return {"K": self.K, "m": self.m, "eps": self.eps, "member_delta": self.member_delta, "delta": self.delta}

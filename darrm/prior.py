@@ -33,9 +33,11 @@ class Prior:
     """Interface: ``expected_pmf(K)`` returns E_T[α] (length K+1), ``to_dict()`` describes it."""
 
     def expected_pmf(self, K: int) -> np.ndarray:  # pragma: no cover - interface
+        """E_T[α]: the expected Poisson-binomial pmf of the vote count L (length K+1) under the prior."""
         raise NotImplementedError
 
     def to_dict(self) -> dict:  # pragma: no cover - interface
+        """A JSON-ready description (``kind`` and parameters), stored in γ files."""
         raise NotImplementedError
 
 
@@ -50,9 +52,11 @@ class IIDPrior(Prior):
         object.__setattr__(self, "mean", unit("prior.mean", self.mean))
 
     def expected_pmf(self, K: int) -> np.ndarray:
+        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
         return binomial_pmf(K, self.mean)
 
     def to_dict(self) -> dict:
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": "iid", "mean": self.mean}
 
 
@@ -69,11 +73,13 @@ class IndependentPrior(Prior):
         object.__setattr__(self, "means", ms)
 
     def expected_pmf(self, K: int) -> np.ndarray:
+        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
         if len(self.means) != K:
             raise ParameterError("prior.means", f"needs K={K} means, got {len(self.means)}")
         return pmf(np.array(self.means))
 
     def to_dict(self) -> dict:
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": "independent", "means": list(self.means)}
 
 
@@ -93,9 +99,11 @@ class BetaPrior(Prior):
             object.__setattr__(self, n, v)
 
     def expected_pmf(self, K: int) -> np.ndarray:
+        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
         return stats.betabinom.pmf(np.arange(K + 1), K, self.a, self.b)
 
     def to_dict(self) -> dict:
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": "beta", "a": self.a, "b": self.b}
 
 
@@ -110,6 +118,7 @@ class DensityPrior(Prior):
     tol: float = 1e-12
 
     def expected_pmf(self, K: int) -> np.ndarray:
+        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
         def f(p: float) -> np.ndarray:
             d = float(self.density(p))
             if not math.isfinite(d) or d < 0:
@@ -126,6 +135,7 @@ class DensityPrior(Prior):
         return np.asarray(v) / z
 
     def to_dict(self) -> dict:
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": "density", "name": self.name}
 
 
@@ -155,14 +165,17 @@ class PaperMCPrior(Prior):
             object.__setattr__(self, n, v)
 
     def grid(self) -> np.ndarray:
+        """The τ left endpoints of [p_lower, 1] the Monte-Carlo draws p_i from."""
         return np.linspace(self.p_lower, 1.0, self.tau + 1)[:-1]
 
     def expected_pmf(self, K: int) -> np.ndarray:
+        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
         rng = np.random.default_rng(self.seed)
         s = rng.choice(self.grid(), size=(self.T, K), replace=True)
         return pmf(s).mean(axis=0)
 
     def to_dict(self) -> dict:
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": "paper-mc", "p_lower": self.p_lower, "tau": self.tau, "T": self.T, "seed": self.seed}
 
 

@@ -24,7 +24,7 @@ class GammaTable:
         gamma: the full table γ(0..K) (length K+1, symmetric).
         family: "opt", "sub", "dsub", "const" or "custom".
         prior: description of the prior the objective used (γ_opt), else None.
-        objective: expected (signed) error under the prior, ½Σ_{l≥mid}E[α_l−α_{K−l}](1−γ(l)).
+        objective: expected (signed) error under the prior, ½Σ_{l≥mid} E[α_l − α_{K−l}]·(1 − γ(l)).
         violation: the certificate's largest DP violation (≤ tol when certified).
         solver, status: how it was obtained (γ_opt).
         info: extra facts (rows in the LP, repair factor, timings).
@@ -47,6 +47,7 @@ class GammaTable:
 
     @property
     def K(self) -> int:
+        """The number of members K (``params.K``)."""
         return self.params.K
 
     def __call__(self, L: np.ndarray | int) -> np.ndarray:

@@ -3,8 +3,9 @@
 They come with the ``dev`` extra (and so with ``all``); without them the checks are skipped, saying so.
 mypy has no notion of setuptools' ``package-dir`` (``accounting/`` and ``experiments/`` install as
 ``darrm.accounting`` and ``darrm.experiments``), so it runs in a temporary tree of symlinks laid out
-as installed, with the repository's ``[tool.mypy]`` configuration; reported paths are installed
-module paths (``darrm/accounting/session.py`` is ``accounting/session.py`` here).
+as installed (``docs/hooks/installed_layout.py``, which the docs build uses too), with the
+repository's ``[tool.mypy]`` configuration; reported paths are installed module paths
+(``darrm/accounting/session.py`` is ``accounting/session.py`` here).
 """
 
 from __future__ import annotations
@@ -19,7 +20,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYOUT = {"darrm": ROOT / "darrm", "darrm/accounting": ROOT / "accounting", "darrm/experiments": ROOT / "experiments"}
+
+
+def _layout_module():
+    """docs/hooks/installed_layout.py: one implementation of the layout, shared with the docs build."""
+    spec = importlib.util.spec_from_file_location("installed_layout", ROOT / "docs" / "hooks" / "installed_layout.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+installed_layout = _layout_module().installed_layout
 
 # TEMPORARY (issue #16, to be emptied when the branches are merged): files being rewritten on
 # other branches at the time of writing; their findings are tolerated here, every other file must
@@ -71,18 +83,6 @@ def test_ruff_is_clean():
     _tool("ruff")
     r = _run(["ruff", "check", "--no-cache", "--output-format", "concise", "."], ROOT)
     _check(r, RUFF_PENDING, r"^([^\s:]+\.py):\d+:\d+: ")
-
-
-def installed_layout(where: Path) -> Path:
-    """A tree of symlinks at ``where`` laid out as the package installs (see the module docstring)."""
-    pkg = where / "darrm"
-    pkg.mkdir(parents=True)
-    for child in sorted(LAYOUT["darrm"].iterdir()):
-        if child.name != "__pycache__":
-            (pkg / child.name).symlink_to(child, target_is_directory=child.is_dir())
-    for name in ("darrm/accounting", "darrm/experiments"):
-        (where / name).symlink_to(LAYOUT[name], target_is_directory=True)
-    return where
 
 
 def test_installed_layout_mirrors_the_package_dir_mapping(tmp_path):

@@ -31,9 +31,11 @@ class MemberPrivacy:
         raise NotImplementedError
 
     def to_dict(self) -> dict:  # pragma: no cover - interface
+        """A JSON-ready description (``kind`` and parameters); :func:`member_from_dict` inverts it."""
         raise NotImplementedError
 
     def describe(self) -> str:  # pragma: no cover - interface
+        """A short human-readable description."""
         raise NotImplementedError
 
 
@@ -42,18 +44,23 @@ class NonPrivate(MemberPrivacy):
     """Members with no privacy guarantee (arbitrary functions of their own shard)."""
 
     def changed_vertices(self) -> np.ndarray:
+        """See :meth:`MemberPrivacy.changed_vertices`."""
         return np.array([(0.0, 0.0), (1.0, 1.0), (0.0, 1.0), (1.0, 0.0)])
 
     def changed_complements(self) -> np.ndarray:
+        """See :meth:`MemberPrivacy.changed_complements`."""
         return 1.0 - self.changed_vertices()  # exact for 0 and 1
 
     def unchanged_ends(self) -> tuple[float, float]:
+        """See :meth:`MemberPrivacy.unchanged_ends`."""
         return 0.0, 1.0
 
     def to_dict(self) -> dict:
+        """See :meth:`MemberPrivacy.to_dict`."""
         return {"kind": "nonprivate"}
 
     def describe(self) -> str:
+        """See :meth:`MemberPrivacy.describe`."""
         return "non-private members"
 
 
@@ -69,18 +76,23 @@ class ApproxDP(MemberPrivacy):
         object.__setattr__(self, "delta", half_open_unit("member.delta", self.delta))
 
     def changed_vertices(self) -> np.ndarray:
+        """See :meth:`MemberPrivacy.changed_vertices`."""
         return corners(self.eps, self.delta)
 
     def changed_complements(self) -> np.ndarray:
+        """See :meth:`MemberPrivacy.changed_complements`."""
         return complements(self.eps, self.delta)
 
     def unchanged_ends(self) -> tuple[float, float]:
+        """See :meth:`MemberPrivacy.unchanged_ends`."""
         return 0.0, 1.0
 
     def to_dict(self) -> dict:
+        """See :meth:`MemberPrivacy.to_dict`."""
         return {"kind": "approx-dp", "eps": self.eps, "delta": self.delta}
 
     def describe(self) -> str:
+        """See :meth:`MemberPrivacy.describe`."""
         return f"({self.eps:g}, {self.delta:g})-DP members"
 
 
@@ -99,20 +111,25 @@ class LocalRR(MemberPrivacy):
         return float(expit(-self.eps0))
 
     def changed_vertices(self) -> np.ndarray:
+        """See :meth:`MemberPrivacy.changed_vertices`."""
         r, s = self.flip, float(expit(self.eps0))
         return np.array([(r, r), (s, s), (s, r), (r, s)])
 
     def changed_complements(self) -> np.ndarray:
+        """See :meth:`MemberPrivacy.changed_complements`."""
         r, s = self.flip, float(expit(self.eps0))  # 1 − r = s
         return np.array([(s, s), (r, r), (r, s), (s, r)])
 
     def unchanged_ends(self) -> tuple[float, float]:
+        """See :meth:`MemberPrivacy.unchanged_ends`."""
         return self.flip, float(expit(self.eps0))
 
     def to_dict(self) -> dict:
+        """See :meth:`MemberPrivacy.to_dict`."""
         return {"kind": "rr", "eps0": self.eps0}
 
     def describe(self) -> str:
+        """See :meth:`MemberPrivacy.describe`."""
         return f"members behind {self.eps0:g}-randomised response"
 
 
