@@ -138,9 +138,9 @@ def optimal_homogeneous_epsilon(eps: float, delta: float, k: int, delta_total: f
     """Smallest ε_total with k-fold (ε, δ)-DP composition (ε_total, δ_total)-DP (exact).
 
     Inverts :func:`optimal_homogeneous_delta` (:func:`darrm.numerics.inversion.inverse_monotone`,
-    Brent's method then a checked step); the returned ε_total is rounded *up* so that ``optimal_homogeneous_delta(..., result) <= delta_total``
-    holds in float64.  Raises ``ParameterError('delta_total')`` when
-    δ_total < 1 − (1−δ)^k, where no finite ε_total exists.
+    Brent's method then a checked step); the returned ε_total is rounded *up* so that
+    ``optimal_homogeneous_delta(..., result) <= delta_total`` holds in float64.  Raises
+    ``ParameterError('delta_total')`` when δ_total < 1 − (1−δ)^k, where no finite ε_total exists.
     """
     eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_total = v.open_unit("delta_total", delta_total)
@@ -190,11 +190,13 @@ def heterogeneous_pld(
         (v.epsilon(f"budgets[{i}].eps", e), v.half_open_unit(f"budgets[{i}].delta", d))
         for i, (e, d) in enumerate(budgets)
     )
-    total = None
+    parts = []
     for (e, d), times in checked.items():
         one = pld.from_privacy_parameters(DifferentialPrivacyParameters(e, d), discretization)
-        part = one.self_compose(times) if times > 1 else one
-        total = part if total is None else total.compose(part)
+        parts.append(one.self_compose(times) if times > 1 else one)
+    total = parts[0]  # budgets is not empty
+    for part in parts[1:]:
+        total = total.compose(part)
     return float(total.get_epsilon_for_delta(delta_total))
 
 

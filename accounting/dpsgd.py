@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypedDict, Unpack
 
 from darrm import validation as v
 from darrm.errors import ParameterError, require
@@ -35,7 +35,16 @@ from darrm.numerics.inversion import inverse_monotone
 NEIGHBORING_RELATION = NeighboringRelation.ADD_OR_REMOVE_ONE
 
 Accountant = Literal["prv", "rdp", "pld"]
-ACCOUNTANTS: tuple[str, ...] = ("prv", "rdp", "pld")
+ACCOUNTANTS: tuple[Accountant, ...] = ("prv", "rdp", "pld")
+
+
+class AccountantOptions(TypedDict, total=False):
+    """The keyword options of :func:`epsilon`, forwarded by :meth:`DPSGDRun.epsilon` and
+    :func:`noise_multiplier_for`: ``eps_error`` (PRV), ``orders`` (RDP), ``discretization`` (PLD)."""
+
+    eps_error: float
+    orders: tuple[float, ...] | None
+    discretization: float
 
 #: Opacus's default orders (1.1..10.9, 12..63) extended with integer orders to 1024.
 #: Integer orders only above 11: Opacus's fractional-order series is unstable there.
@@ -73,7 +82,8 @@ class DPSGDRun:
         batches = -(-n // b)
         return cls(float(noise_multiplier), 1.0 / batches, e * batches, delta)
 
-    def epsilon(self, accountant: Accountant = "prv", **options: float) -> float:
+    def epsilon(self, accountant: Accountant = "prv", **options: Unpack[AccountantOptions]) -> float:
+        """ε of this run at its δ under ``accountant`` (see :func:`epsilon` for the options)."""
         return epsilon(self.noise_multiplier, self.sample_rate, self.steps, self.delta, accountant, **options)
 
 
@@ -151,7 +161,7 @@ def noise_multiplier_for(
     delta: float,
     accountant: Accountant = "prv",
     tol: float = 1e-4,
-    **options: float,
+    **options: Unpack[AccountantOptions],
 ) -> float:
     """Smallest σ (to within ``tol`` in ε) whose DP-SGD run is (target_eps, δ)-DP.
 
@@ -204,14 +214,17 @@ def compare_accountants(
     *,
     noise_multiplier: float | None = None,
     target_eps: float | None = None,
-    accountants: tuple[str, ...] = ACCOUNTANTS,
+    accountants: tuple[Accountant, ...] = ACCOUNTANTS,
     tol: float = 1e-4,
 ) -> list[dict[str, float | str]]:
     """One record per accountant (``darrm account dpsgd``): ``{"accountant", "epsilon"}`` for a
     given ``noise_multiplier``, or ``{"accountant", "noise_multiplier"}`` for a ``target_eps``."""
     if target_eps is not None:
-        return [{"accountant": a, "noise_multiplier": noise_multiplier_for(target_eps, sample_rate, steps, delta, a, tol=tol)}
-                for a in accountants]
+        return [
+            {"accountant": a,
+             "noise_multiplier": noise_multiplier_for(target_eps, sample_rate, steps, delta, a, tol=tol)}
+            for a in accountants
+        ]
     if noise_multiplier is None:
         raise ParameterError("noise_multiplier", "give a noise multiplier, or a target epsilon to solve for it")
     return [{"accountant": a, "epsilon": epsilon(noise_multiplier, sample_rate, steps, delta, a)} for a in accountants]
@@ -219,6 +232,8 @@ def compare_accountants(
 
 __all__ = [
     "ACCOUNTANTS",
+    "Accountant",
+    "AccountantOptions",
     "DEFAULT_RDP_ORDERS",
     "NEIGHBORING_RELATION",
     "DPSGDRun",

@@ -47,7 +47,9 @@ def per_query(eps_teacher: float, delta_teacher: float, m: int) -> tuple[float, 
     return m * eps_teacher, m * delta_teacher
 
 
-def total_budget_rows(m: int, queries: tuple[int, ...] = QUERIES, delta_prime: float = DELTA_PRIME) -> list[TotalBudgetRow]:
+def total_budget_rows(
+    m: int, queries: tuple[int, ...] = QUERIES, delta_prime: float = DELTA_PRIME
+) -> list[TotalBudgetRow]:
     """Rows of Table 2 (m=3) / 5 (m=1) / 7 (m=5) / 9 (m=7)."""
     rows = []
     for name, eps_t in TEACHER_EPS.items():

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import time
 import tracemalloc
+from functools import partial
 
 from darrm.accounting.shuffle import blanket, clones, decomposition, erlingsson
 from darrm.accounting.shuffle import variation_ratio as vr
@@ -42,17 +43,18 @@ def rows(ns, eps0s):
     for n in ns:
         for e0 in eps0s:
             g, rr = GenericLDP(e0), RandomizedResponse(e0, 10)
+            # partial binds g, rr and n now (a lambda would read them when called: ruff B023)
             cases = [
-                ("erlingsson", "generic", lambda: erlingsson.eps_bound(g, n, DELTA)),
-                ("blanket-hoeffding", "generic", lambda: blanket.eps_bound(g, n, DELTA, "hoeffding")),
-                ("blanket-bennett", "generic", lambda: blanket.eps_bound(g, n, DELTA, "bennett")),
-                ("clones", "generic", lambda: clones.eps_bound(g, n, DELTA)),
-                ("variation-ratio", "generic", lambda: vr.eps_bound(g, n, DELTA)),
-                ("variation-ratio", "10-RR", lambda: vr.eps_bound(rr, n, DELTA)),
+                ("erlingsson", "generic", partial(erlingsson.eps_bound, g, n, DELTA)),
+                ("blanket-hoeffding", "generic", partial(blanket.eps_bound, g, n, DELTA, "hoeffding")),
+                ("blanket-bennett", "generic", partial(blanket.eps_bound, g, n, DELTA, "bennett")),
+                ("clones", "generic", partial(clones.eps_bound, g, n, DELTA)),
+                ("variation-ratio", "generic", partial(vr.eps_bound, g, n, DELTA)),
+                ("variation-ratio", "10-RR", partial(vr.eps_bound, rr, n, DELTA)),
+                ("optimal-decomposition", "10-RR", partial(decomposition.eps_bound, rr, n, DELTA)),
             ]
-            cases.append(("optimal-decomposition", "10-RR", lambda: decomposition.eps_bound(rr, n, DELTA)))
             if n <= 10**6:
-                cases.append(("fft-lower", "10-RR", lambda: decomposition.lower_eps_bound(rr, n, DELTA)))
+                cases.append(("fft-lower", "10-RR", partial(decomposition.lower_eps_bound, rr, n, DELTA)))
             base = None
             for name, who, fn in cases:
                 b, dt, mem = _measure(fn)

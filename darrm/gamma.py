@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import SupportsIndex
 
 import numpy as np
 
@@ -63,6 +64,8 @@ def _integer_m(m: object, K: int, name: str = "m") -> int:
     try:
         if isinstance(m, float) and m.is_integer():
             m = int(m)
+        if not isinstance(m, SupportsIndex):
+            raise TypeError(m)
         mi = operator.index(m)
     except TypeError:
         raise ParameterError(name, f"must be an integer for subsampling, got {m!r}") from None
@@ -124,7 +127,7 @@ def p_const(params: PrivacyParams, tau: float | None = None, lam: float | None =
     c = corners(tau * params.eps, lam)
     h = c[:, 0] - e * c[:, 1] + 0.5 * (e - 1.0)
     hmax = float(h.max())
-    budget = 0.5 * (e - 1.0) + float(params.delta)  # type: ignore[arg-type]
+    budget = 0.5 * (e - 1.0) + params.delta
     return 1.0 if hmax <= budget else budget / hmax
 
 

@@ -171,10 +171,14 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         try:
             cert = certify_gamma(table.gamma, params, tol=tol)
         except MemoryError:
-            raise GammaFileError(f"{path}: certifying a table for K={params.K} needs more memory than is available") from None
-        if not cert.certified:
             raise GammaFileError(
-                f"{path}: table is NOT {'(mε, δ)' if fmt == FORMAT else '(target_eps, target_delta)'}-DP for its parameters: certificate bound {cert.violation:.3e} > {cert.tol:g}"
+                f"{path}: certifying a table for K={params.K} needs more memory than is available"
+            ) from None
+        if not cert.certified:
+            guarantee = "(mε, δ)" if fmt == FORMAT else "(target_eps, target_delta)"
+            raise GammaFileError(
+                f"{path}: table is NOT {guarantee}-DP for its parameters: "
+                f"certificate bound {cert.violation:.3e} > {cert.tol:g}"
             )
         table = GammaTable(**{**table.__dict__, "violation": cert.violation})
     return table

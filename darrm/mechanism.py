@@ -68,7 +68,7 @@ def _release(L: np.ndarray, g: np.ndarray, rng: np.random.Generator | int | None
     else:
         rng = np.random.default_rng(rng)
         keep = rng.random(L.shape[0]) < g[L]
-        coin = rng.integers(0, 2, size=L.shape[0])
+        coin = rng.integers(0, 2, size=(L.shape[0],))
     return np.where(keep, majority, coin)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .errors import ParameterError
 from .neighboring import NeighboringRelation
@@ -32,7 +33,12 @@ class PrivacyParams:
     m: float
     eps: float
     member_delta: float = 0.0
-    delta: float | None = field(default=None)
+    delta: float = field(default=None)  # type: ignore[assignment]  # None: resolved in __post_init__
+
+    if TYPE_CHECKING:  # the constructor takes delta=None (the default δ); the attribute is always a float
+
+        def __init__(self, K: int, m: float, eps: float, member_delta: float = 0.0,
+                     delta: float | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         K = odd_count("K", self.K)
@@ -42,7 +48,9 @@ class PrivacyParams:
         if self.delta is None:
             delta = composed_delta(Delta, m)  # m-fold composition, never rounded below Δ
             if delta >= 1.0:
-                raise ParameterError("delta", f"the default 1-(1-member_delta)^m = {delta!r} is not < 1: the guarantee would be vacuous")
+                raise ParameterError(
+                    "delta", f"the default 1-(1-member_delta)^m = {delta!r} is not < 1: the guarantee would be vacuous"
+                )
         else:
             delta = half_open_unit("delta", self.delta)
             if delta < Delta:
@@ -71,12 +79,13 @@ class PrivacyParams:
     @property
     def check(self) -> "Check":
         """Constants of the rigorous float64 privacy test (:mod:`darrm.privacy.condition`)."""
-        return check(self.m * self.eps, float(self.delta), self.K)  # type: ignore[arg-type]
+        return check(self.m * self.eps, self.delta, self.K)
 
     @property
     def rhs(self) -> float:
         """Right-hand side of Lemma 3.4 (Eq. 1): e^{mε} − 1 + 2δ."""
-        return rhs(self.m * self.eps, float(self.delta))  # type: ignore[arg-type]
+        return rhs(self.m * self.eps, self.delta)
 
     def to_dict(self) -> dict:
+        """A JSON-ready description (stored in γ files)."""
         return {"K": self.K, "m": self.m, "eps": self.eps, "member_delta": self.member_delta, "delta": self.delta}

@@ -56,7 +56,9 @@ def check_outputs(outputs: Mapping[str, PathLike | None], inputs: Mapping[str, P
         check_writable(name, p)
         for iname, ip in ins.items():
             if _same(p, ip):
-                raise ParameterError(name, f"{p} is the same file as the input {iname} ({ip}); refusing to overwrite it")
+                raise ParameterError(
+                    name, f"{p} is the same file as the input {iname} ({ip}); refusing to overwrite it"
+                )
     names = list(outs)
     for i, a in enumerate(names):
         for b in names[i + 1:]:

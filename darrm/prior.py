@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -31,9 +32,11 @@ class Prior:
     """Interface: ``expected_pmf(K)`` returns E_T[α] (length K+1), ``to_dict()`` describes it."""
 
     def expected_pmf(self, K: int) -> np.ndarray:  # pragma: no cover - interface
+        """E_T[α]: the expected Poisson-binomial pmf of the vote count L (length K+1) under the prior."""
         raise NotImplementedError
 
     def to_dict(self) -> dict:  # pragma: no cover - interface
+        """A JSON-ready description (``kind`` and parameters), stored in γ files."""
         raise NotImplementedError
 
 
@@ -48,9 +51,11 @@ class IIDPrior(Prior):
         object.__setattr__(self, "mean", unit("prior.mean", self.mean))
 
     def expected_pmf(self, K: int) -> np.ndarray:
+        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
         return binomial_pmf(K, self.mean)
 
     def to_dict(self) -> dict:
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": "iid", "mean": self.mean}
 
 
@@ -67,11 +72,13 @@ class IndependentPrior(Prior):
         object.__setattr__(self, "means", ms)
 
     def expected_pmf(self, K: int) -> np.ndarray:
+        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
         if len(self.means) != K:
             raise ParameterError("prior.means", f"needs K={K} means, got {len(self.means)}")
         return pmf(np.array(self.means))
 
     def to_dict(self) -> dict:
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": "independent", "means": list(self.means)}
 
 
@@ -91,11 +98,13 @@ class BetaPrior(Prior):
             object.__setattr__(self, n, v)
 
     def expected_pmf(self, K: int) -> np.ndarray:
+        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
         from scipy import stats  # scipy.stats costs ~0.3 s to import: only where it is used
 
         return stats.betabinom.pmf(np.arange(K + 1), K, self.a, self.b)
 
     def to_dict(self) -> dict:
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": "beta", "a": self.a, "b": self.b}
 
 
@@ -110,6 +119,7 @@ class DensityPrior(Prior):
     tol: float = 1e-12
 
     def expected_pmf(self, K: int) -> np.ndarray:
+        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
         def f(p: float) -> np.ndarray:
             d = float(self.density(p))
             if not math.isfinite(d) or d < 0:
@@ -128,6 +138,7 @@ class DensityPrior(Prior):
         return np.asarray(v) / z
 
     def to_dict(self) -> dict:
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": "density", "name": self.name}
 
 
@@ -157,14 +168,17 @@ class PaperMCPrior(Prior):
             object.__setattr__(self, n, v)
 
     def grid(self) -> np.ndarray:
+        """The τ left endpoints of [p_lower, 1] the Monte-Carlo draws p_i from."""
         return np.linspace(self.p_lower, 1.0, self.tau + 1)[:-1]
 
     def expected_pmf(self, K: int) -> np.ndarray:
+        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
         rng = np.random.default_rng(self.seed)
         s = rng.choice(self.grid(), size=(self.T, K), replace=True)
         return pmf(s).mean(axis=0)
 
     def to_dict(self) -> dict:
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": "paper-mc", "p_lower": self.p_lower, "tau": self.tau, "T": self.T, "seed": self.seed}
 
 
@@ -182,12 +196,16 @@ def parse_prior(spec: str) -> Prior:
                 raise ParameterError("prior", "beta needs two parameters: beta:a,b")
             return BetaPrior(float(vals[0]), float(vals[1]))
         if kind == "paper-mc":
-            kw: dict = {}
-            for key, conv, v in zip(("p_lower", "tau", "T", "seed"), (float, int, int, int), vals):
-                kw[key] = conv(v)
+            keys, convs = ("p_lower", "tau", "T", "seed"), (float, int, int, int)
+            if len(vals) > len(keys):
+                raise ParameterError("prior", "paper-mc takes at most 4 parameters: paper-mc:P_LOWER,TAU,T,SEED")
+            n = len(vals)  # the trailing parameters keep their defaults
+            kw: dict[str, Any] = {key: conv(v) for key, conv, v in zip(keys[:n], convs[:n], vals, strict=True)}
             return PaperMCPrior(**kw)
     except ValueError as exc:
         if isinstance(exc, ParameterError):
             raise
         raise ParameterError("prior", f"cannot parse {spec!r}: {exc}") from None
-    raise ParameterError("prior", f"unknown prior {spec!r}; use iid:MU, means:M1,...,MK, beta:A,B or paper-mc[:P_LOWER,TAU,T,SEED]")
+    raise ParameterError(
+        "prior", f"unknown prior {spec!r}; use iid:MU, means:M1,...,MK, beta:A,B or paper-mc[:P_LOWER,TAU,T,SEED]"
+    )

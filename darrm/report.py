@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from .atomic import atomic_write_bytes
+from .errors import ParameterError
 from .plotting import pyplot
 from .utility import error_curve
 
@@ -22,11 +23,15 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[object]], *,
     Cells that are not strings are written with ``number_format`` (default ``f"{c:.4f}"``).
     ``left_strings=True`` left-aligns (header included) every column whose first row holds a
     string, and strips trailing blanks; ``title`` is a first line above the header."""
+    if any(len(r) != len(header) for r in rows):
+        raise ParameterError("rows", f"every row needs exactly one cell per header column ({len(header)})")
     fmt = number_format or (lambda c: f"{c:.4f}")
     cells = [[str(h) for h in header]] + [[c if isinstance(c, str) else fmt(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     left = [left_strings and (not rows or isinstance(rows[0][i], str)) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) if lj else c.rjust(w) for c, w, lj in zip(r, widths, left)) for r in cells]
+    lines = [
+        "  ".join(c.ljust(w) if lj else c.rjust(w) for c, w, lj in zip(r, widths, left, strict=True)) for r in cells
+    ]
     if left_strings:
         lines = [line.rstrip() for line in lines]
     lines.insert(1, "  ".join("-" * w for w in widths))

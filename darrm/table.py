@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .params import PrivacyParams
 from .solver.status import SolveReport
+
+if TYPE_CHECKING:  # darrm.disjoint builds on this module
+    from .disjoint.params import DisjointParams
 
 
 @dataclass(frozen=True, eq=False)
@@ -15,17 +19,18 @@ class GammaTable:
     """A symmetric γ: {0..K} → [0, 1] for a given (K, m, ε, Δ, δ).
 
     Attributes:
-        params: the privacy parameters the table is certified for.
+        params: the privacy parameters the table is certified for (``PrivacyParams``, or
+            ``DisjointParams`` for members on disjoint shards).
         gamma: the full table γ(0..K) (length K+1, symmetric).
         family: "opt", "sub", "dsub", "const" or "custom".
         prior: description of the prior the objective used (γ_opt), else None.
-        objective: expected (signed) error under the prior, ½Σ_{l≥mid}E[α_l−α_{K−l}](1−γ(l)).
+        objective: expected (signed) error under the prior, ½Σ_{l≥mid} E[α_l − α_{K−l}]·(1 − γ(l)).
         violation: the certificate's largest DP violation (≤ tol when certified).
         solver, status: how it was obtained (γ_opt).
         info: extra facts (rows in the LP, repair factor, timings).
     """
 
-    params: PrivacyParams
+    params: PrivacyParams | DisjointParams
     gamma: np.ndarray
     family: str
     violation: float
@@ -42,6 +47,7 @@ class GammaTable:
 
     @property
     def K(self) -> int:
+        """The number of members K (``params.K``)."""
         return self.params.K
 
     def __call__(self, L: np.ndarray | int) -> np.ndarray:

@@ -90,8 +90,11 @@ def majority_release(votes: object, classes: tuple[int, int] = (5, 8),
 
 
 def shuffled_rr_release(votes: object, eps0: float, gamma: np.ndarray | None = None,
-                        rng: np.random.Generator | None = None, classes: tuple[int, int] = (5, 8)) -> np.ndarray:
-    """Each member's bit through ε0-RR; from the count L only: majority (γ ≡ 1) or DaRRM γ(L)."""
+                        rng: np.random.Generator | int | None = None, classes: tuple[int, int] = (5, 8)) -> np.ndarray:
+    """Each member's bit through ε0-RR; from the count L only: majority (γ ≡ 1) or DaRRM γ(L).
+
+    ``rng``: a generator, a seed, or ``None`` for fresh OS entropy (``numpy.random.default_rng``)."""
+    rng = np.random.default_rng(rng)
     bits = binary_votes(votes, classes)
     flip = rng.random(bits.shape) < expit(-eps0)
     reports = np.where(flip, 1 - bits, bits)

@@ -1,4 +1,4 @@
-"""The README's and docs/solving.md's Python examples run and print what their comments say."""
+"""The Python examples of the README, docs/solving.md and docs/tutorial.md run and print what their comments say."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", ROOT / "docs" / "solving.md"]
+DOCS = [ROOT / "README.md", ROOT / "docs" / "solving.md", ROOT / "docs" / "tutorial.md"]
 
 
 def _blocks(path: Path) -> list[str]:

@@ -47,7 +47,7 @@ from darrm.errors import ParameterError
 
 from . import count_sums
 from .bound import Bound, eps_for_delta
-from .randomizers import GenericLDP, RandomizedResponse, Randomizer, as_finite
+from .randomizers import FiniteRandomizer, GenericLDP, RandomizedResponse, Randomizer, as_finite
 
 EPS_MACH = np.finfo(float).eps
 
@@ -196,22 +196,22 @@ def js_scale(j: np.ndarray, w: np.ndarray) -> float:
 
 # ---------------------------------------------------------------------------
 
-def _pairs(randomizer: Randomizer) -> list[tuple[int, int]]:
-    fin = as_finite(randomizer)
+def _pairs(randomizer: Randomizer, fin: FiniteRandomizer) -> list[tuple[int, int]]:
+    """Victim pairs (x0, x1) to maximise over; ``fin``: the randomizer's probability matrix."""
     if isinstance(randomizer, RandomizedResponse):
         return [(0, 1)]
     k = fin.n_inputs
     return [(a, b) for a in range(k) for b in range(k) if a != b]
 
 
-def _lower_datasets(randomizer: Randomizer) -> list[tuple[int, int, int | None]]:
+def _lower_datasets(randomizer: Randomizer, fin: FiniteRandomizer) -> list[tuple[int, int, int | None]]:
     """(x0, x1, x*) for the datasets (x0|x*,...,x*) vs (x1|x*,...,x*); x* = None is
-    the uniform i.i.d. mixture of :func:`mixture_atoms`."""
+    the uniform i.i.d. mixture of :func:`mixture_atoms`; ``fin``: the probability matrix."""
     if isinstance(randomizer, RandomizedResponse):
         if randomizer.k == 2:
             return [(0, 1, 1), (0, 1, 0), (1, 0, 0), (1, 0, 1)]
         return [(0, 1, 1), (0, 1, 0), (0, 1, None), (0, 1, 2)]
-    k = as_finite(randomizer).n_inputs
+    k = fin.n_inputs
     out = [(a, b, c) for a in range(k) for b in range(k) for c in range(k) if a != b]
     return out + [(a, b, None) for a in range(k) for b in range(k) if a != b]
 
@@ -240,7 +240,7 @@ def _optimal(randomizer: Randomizer, n: int, eps: float) -> tuple[float, bool]:
     m = fin.array
     best, all_exact = 0.0, True
     seen = set()
-    for a, b in _pairs(randomizer):
+    for a, b in _pairs(randomizer, fin):
         at = blanket_atoms(m, a, b)
         key = tuple(np.round(np.concatenate([at.r0, at.r1, at.w]), 12))
         if key in seen:
@@ -267,7 +267,7 @@ def lower_delta(randomizer: Randomizer, n: int, eps: float) -> float:
         randomizer = RandomizedResponse(randomizer.eps0, 2)
     m = fin.array
     best = 0.0
-    for a, b, xs in _lower_datasets(randomizer):
+    for a, b, xs in _lower_datasets(randomizer, fin):
         at = mixture_atoms(m, a, b) if xs is None else dataset_atoms(m, a, b, xs)
         best = max(best, positive_part(at.values(eps), at.w, n, "lower")[0] / n)
     return min(1.0, best)
@@ -275,7 +275,8 @@ def lower_delta(randomizer: Randomizer, n: int, eps: float) -> float:
 
 _UP_NOTE = ("Su et al. optimal (blanket) decomposition, FFT with rounded-up GPARV and error terms, "
             "capped by the clone / variation-ratio general-clone pairs (Thm 6)")
-_LO_NOTE = "Su et al. Thm 14 (GKMP20): exact divergence of the dataset (x0|x*,...,x*) vs (x1|x*,...,x*), FFT rounded down"
+_LO_NOTE = ("Su et al. Thm 14 (GKMP20): exact divergence of the dataset (x0|x*,...,x*) vs (x1|x*,...,x*), "
+            "FFT rounded down")
 
 
 def capped_optimal_delta(randomizer: Randomizer, n: int, eps: float) -> float:

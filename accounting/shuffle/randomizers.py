@@ -35,6 +35,7 @@ class GenericLDP:
 
     @property
     def name(self) -> str:
+        """A short label for tables and plots."""
         return f"generic {self.eps0:g}-LDP"
 
 
@@ -51,6 +52,7 @@ class RandomizedResponse:
 
     @property
     def name(self) -> str:
+        """A short label for tables and plots."""
         return f"{self.k}-RR(eps0={self.eps0:g})"
 
     @property
@@ -64,6 +66,7 @@ class RandomizedResponse:
         return 1.0 / (math.exp(self.eps0) + self.k - 1)
 
     def to_finite(self) -> "FiniteRandomizer":
+        """The k × k probability matrix of this randomizer."""
         k = self.k
         m = np.full((k, k), self.p_other)
         np.fill_diagonal(m, self.p_true)
@@ -112,18 +115,22 @@ class FiniteRandomizer:
 
     @classmethod
     def from_array(cls, m: np.ndarray | Sequence[Sequence[float]]) -> "FiniteRandomizer":
+        """A randomizer from a matrix ``m[x][y] = P[R(x)=y]`` (validated as at construction)."""
         return cls(tuple(tuple(float(v) for v in row) for row in np.asarray(m, dtype=float)))
 
     @property
     def array(self) -> np.ndarray:
+        """The probability matrix as a float array (rows: inputs, columns: outputs)."""
         return np.array(self.matrix, dtype=float)
 
     @property
     def n_inputs(self) -> int:
+        """The number of inputs (rows)."""
         return len(self.matrix)
 
     @property
     def name(self) -> str:
+        """A short label for tables and plots."""
         return f"finite randomizer {self.n_inputs}x{len(self.matrix[0])} (eps0={self.eps0:.4g})"
 
 
@@ -160,7 +167,7 @@ def parallel(parts: Sequence[FiniteRandomizer], weights: Sequence[float]) -> Fin
     rows = {p.n_inputs for p in parts}
     if len(rows) != 1:
         raise ParameterError("parts", "all randomizers must have the same number of inputs")
-    blocks = [wi * p.array for wi, p in zip(w, parts) if wi > 0]
+    blocks = [wi * p.array for wi, p in zip(w, parts, strict=True) if wi > 0]
     return FiniteRandomizer.from_array(np.hstack(blocks))
 
 

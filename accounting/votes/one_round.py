@@ -69,14 +69,17 @@ class ShuffledBinaryRR:
 
     @property
     def q(self) -> float:
+        """e^{ε0}/(1 + e^{ε0}): the probability that RR reports the member's bit."""
         return float(expit(self.eps0))
 
     @property
     def r(self) -> float:
+        """1/(1 + e^{ε0}) = 1 − q: the probability that RR flips the bit."""
         return float(expit(-self.eps0))
 
     @cached_property
     def others(self) -> OthersPmfs:
+        """Pmfs of the count of the K − 1 other members' RR reports, per number of them voting 1."""
         return others_pmfs(self.K - 1, self.r, self.q)
 
     @cached_property
@@ -86,7 +89,7 @@ class ShuffledBinaryRR:
         ends = np.append(o.starts[1:], o.values.size)
         prev, cur, starts = [], [], []
         size = 0
-        for a, b in zip(o.starts, ends):
+        for a, b in zip(o.starts, ends, strict=True):
             x = o.values[a:b]
             prev.append(np.concatenate(([0.0], x)))
             cur.append(np.concatenate((x, [0.0])))

@@ -80,7 +80,7 @@ def dominating_profile(K: int, eps0: float, eps: np.ndarray) -> np.ndarray:
     prev, cur, starts = m._shifted  # X_{l−1}, X_l per block (block n1), padded by one zero
     ends = np.append(starts[1:], prev.size)
     best = np.zeros(eps.size)
-    for n1, (a, b) in enumerate(zip(starts, ends)):
+    for n1, (a, b) in enumerate(zip(starts, ends, strict=True)):
         x0, x1 = prev[a:b], cur[a:b]
         P, Pp = q * x0 + r * x1, r * x0 + q * x1  # victim at 1 (D) and at 0 (D′)
         with np.errstate(divide="ignore"):

@@ -144,9 +144,8 @@ def account_votes(K: int, eps0: float | None, delta: float, classes: int = 2, qu
         out.update(eps0=eps0, method=method, eps_query=eq, eps_total=et, delta_total=dt,
                    eps_total_generic=eg, composition=how)
     if target_eps is not None:
-        dt = target_delta
-        if dt is None:
-            dt = delta if queries == 1 else composed_delta(delta, queries, delta)
-        out.update(target_eps=target_eps, target_delta=dt,
-                   largest_eps0=largest_eps0(K, target_eps, dt, queries, classes=classes))
+        if target_delta is None:
+            target_delta = delta if queries == 1 else composed_delta(delta, queries, delta)
+        out.update(target_eps=target_eps, target_delta=target_delta,
+                   largest_eps0=largest_eps0(K, target_eps, target_delta, queries, classes=classes))
     return out

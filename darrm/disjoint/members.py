@@ -31,9 +31,11 @@ class MemberPrivacy:
         raise NotImplementedError
 
     def to_dict(self) -> dict:  # pragma: no cover - interface
+        """A JSON-ready description (``kind`` and parameters); :func:`member_from_dict` inverts it."""
         raise NotImplementedError
 
     def describe(self) -> str:  # pragma: no cover - interface
+        """A short human-readable description."""
         raise NotImplementedError
 
 
@@ -42,18 +44,23 @@ class NonPrivate(MemberPrivacy):
     """Members with no privacy guarantee (arbitrary functions of their own shard)."""
 
     def changed_vertices(self) -> np.ndarray:
+        """See :meth:`MemberPrivacy.changed_vertices`."""
         return np.array([(0.0, 0.0), (1.0, 1.0), (0.0, 1.0), (1.0, 0.0)])
 
     def changed_complements(self) -> np.ndarray:
+        """See :meth:`MemberPrivacy.changed_complements`."""
         return 1.0 - self.changed_vertices()  # exact for 0 and 1
 
     def unchanged_ends(self) -> tuple[float, float]:
+        """See :meth:`MemberPrivacy.unchanged_ends`."""
         return 0.0, 1.0
 
     def to_dict(self) -> dict:
+        """See :meth:`MemberPrivacy.to_dict`."""
         return {"kind": "nonprivate"}
 
     def describe(self) -> str:
+        """See :meth:`MemberPrivacy.describe`."""
         return "non-private members"
 
 
@@ -66,21 +73,26 @@ class ApproxDP(MemberPrivacy):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "eps", epsilon("member.eps", self.eps))
-        object.__setattr__(self, "Delta", half_open_unit("member.delta", self.delta))
+        object.__setattr__(self, "delta", half_open_unit("member.delta", self.delta))
 
     def changed_vertices(self) -> np.ndarray:
+        """See :meth:`MemberPrivacy.changed_vertices`."""
         return corners(self.eps, self.delta)
 
     def changed_complements(self) -> np.ndarray:
+        """See :meth:`MemberPrivacy.changed_complements`."""
         return complements(self.eps, self.delta)
 
     def unchanged_ends(self) -> tuple[float, float]:
+        """See :meth:`MemberPrivacy.unchanged_ends`."""
         return 0.0, 1.0
 
     def to_dict(self) -> dict:
+        """See :meth:`MemberPrivacy.to_dict`."""
         return {"kind": "approx-dp", "eps": self.eps, "delta": self.delta}
 
     def describe(self) -> str:
+        """See :meth:`MemberPrivacy.describe`."""
         return f"({self.eps:g}, {self.delta:g})-DP members"
 
 
@@ -99,21 +111,33 @@ class LocalRR(MemberPrivacy):
         return float(expit(-self.eps0))
 
     def changed_vertices(self) -> np.ndarray:
+        """See :meth:`MemberPrivacy.changed_vertices`."""
         r, s = self.flip, float(expit(self.eps0))
         return np.array([(r, r), (s, s), (s, r), (r, s)])
 
     def changed_complements(self) -> np.ndarray:
+        """See :meth:`MemberPrivacy.changed_complements`."""
         r, s = self.flip, float(expit(self.eps0))  # 1 − r = s
         return np.array([(s, s), (r, r), (r, s), (s, r)])
 
     def unchanged_ends(self) -> tuple[float, float]:
+        """See :meth:`MemberPrivacy.unchanged_ends`."""
         return self.flip, float(expit(self.eps0))
 
     def to_dict(self) -> dict:
+        """See :meth:`MemberPrivacy.to_dict`."""
         return {"kind": "rr", "eps0": self.eps0}
 
     def describe(self) -> str:
+        """See :meth:`MemberPrivacy.describe`."""
         return f"members behind {self.eps0:g}-randomised response"
+
+
+def _number(d: dict, key: str) -> float:
+    """``d[key]`` (its range is checked by the model), or ``ParameterError('model')`` when it is missing."""
+    if key not in d:
+        raise ParameterError("model", f"a {d['kind']!r} model needs {key!r}, got {d!r}")
+    return d[key]
 
 
 def member_from_dict(d: dict) -> MemberPrivacy:
@@ -124,9 +148,9 @@ def member_from_dict(d: dict) -> MemberPrivacy:
     if kind == "nonprivate":
         return NonPrivate()
     if kind == "approx-dp":
-        return ApproxDP(d.get("eps"), d.get("delta", d.get("Delta", 0.0)))  # "Delta": files before 0.2
+        return ApproxDP(_number(d, "eps"), d.get("delta", d.get("Delta", 0.0)))  # "Delta": files before 0.2
     if kind == "rr":
-        return LocalRR(d.get("eps0"))
+        return LocalRR(_number(d, "eps0"))
     raise ParameterError("model", f"unknown member model kind {kind!r}")
 
 

@@ -36,6 +36,7 @@ class DisjointParams:
 
     @property
     def exp_eps(self) -> float:
+        """e^{target_eps}."""
         return math.exp(self.target_eps)
 
     @property
@@ -50,9 +51,11 @@ class DisjointParams:
 
     @cached_property
     def others(self) -> "OthersPmfs":
+        """Pmfs of the vote count of the K − 1 members whose shards are unchanged."""
         lo, hi = self.member.unchanged_ends()
         return others_pmfs(self.K - 1, lo, hi)
 
     def to_dict(self) -> dict:
+        """A JSON-ready description (stored in γ files)."""
         return {"members": "disjoint", "K": self.K, "member": self.member.to_dict(),
                 "target_eps": self.target_eps, "target_delta": self.target_delta}

@@ -215,18 +215,18 @@ def tail_window(n: int, prob: float, tail: float = TAIL) -> tuple[int, int, floa
         k *= 1.5
 
 
-def upper_tail(k: np.ndarray, c: np.ndarray, prob: float = 0.5) -> np.ndarray:
+def upper_tail(k: np.ndarray, c: np.ndarray | int, prob: float = 0.5) -> np.ndarray:
     """Pr[Bin(c, prob) >= k] (1 for k <= 0, 0 for k > c), via the survival function."""
     from scipy import stats
 
-    return stats.binom.sf(k - 1, c, prob)
+    return np.asarray(stats.binom.sf(k - 1, c, prob))
 
 
-def pmf_at(k: np.ndarray, c: np.ndarray, prob: float = 0.5) -> np.ndarray:
+def pmf_at(k: np.ndarray, c: np.ndarray | int, prob: float = 0.5) -> np.ndarray:
     """Pr[Bin(c, prob) = k] elementwise (scipy's Boost pmf; 0 outside 0 ≤ k ≤ c)."""
     from scipy import stats
 
-    return stats.binom.pmf(k, c, prob)
+    return np.asarray(stats.binom.pmf(k, c, prob))
 
 
 _W_CACHE: dict[tuple[int, float], tuple[np.ndarray, np.ndarray, float]] = {}
@@ -274,7 +274,7 @@ def upper_tail_along(k: np.ndarray, c: np.ndarray, pm_km1: np.ndarray | None = N
     out = np.empty(c.size)
     anchors = np.arange(0, c.size, chunk)
     anchor_vals = upper_tail(k[anchors], c[anchors])
-    for a, v in zip(anchors, anchor_vals):
+    for a, v in zip(anchors.tolist(), anchor_vals, strict=True):
         b = min(a + chunk, c.size)
         out[a] = v
         np.cumsum(inc[a : b - 1], out=out[a + 1 : b])

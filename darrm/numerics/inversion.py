@@ -82,8 +82,8 @@ def inverse_monotone(
     c, u = (lower, upper) if increasing else (upper, lower)
     c_lim, u_lim = (limits[0], limits[1]) if increasing else (limits[1], limits[0])
 
-    def outward(x: float, toward: float) -> float:
-        return x * expand if toward > x else x / expand
+    def outward(x: float, toward: float, factor: float) -> float:
+        return x * factor if toward > x else x / factor
 
     def beyond(x: float, lim: float, ref: float) -> bool:
         return (x > lim) if lim > ref else (x < lim)
@@ -91,13 +91,13 @@ def inverse_monotone(
     if check_ends:
         if expand is not None:
             while ok(u):
-                nxt = outward(u, u_lim)
+                nxt = outward(u, u_lim, expand)
                 if beyond(nxt, u_lim, u) or nxt == u:
                     return u_lim if ok(u_lim) else _finish(
                         func, value, u, u_lim, ok, side, method, xtol, rtol, maxiter, geometric, log_value)
                 c, u = u, nxt
             while not ok(c):
-                nxt = outward(c, c_lim)
+                nxt = outward(c, c_lim, expand)
                 if beyond(nxt, c_lim, c) or nxt == c:
                     raise ParameterError(name, f"target {value!r} is not reached within {limits}")
                 c, u = nxt, c

@@ -43,7 +43,7 @@ def pmf(ps: np.ndarray, qs: np.ndarray | None = None) -> np.ndarray:
     lead = a.shape[:-1]
     flat = a.reshape(-1, K)
     qflat = 1.0 - flat if qs is None else _as_probs(qs, "qs").reshape(-1, K)
-    if qflat.shape != flat.shape:
+    if qs is not None and qflat.shape != flat.shape:  # (qs None: 1 - flat has the shape)
         raise ParameterError("qs", f"must have the shape of ps {a.shape}, got {np.shape(qs)}")
     out = np.zeros((flat.shape[0], K + 1), dtype=np.float64)
     out[:, 0] = 1.0

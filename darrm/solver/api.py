@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,8 +19,14 @@ from .gamma_opt import solve_gamma_opt
 from .objective import expected_signed_error
 from .options import SolveOptions
 
+if TYPE_CHECKING:
+    from ..backends import Executor, TorchDevice
+
 #: the γ families by name (Algorithm 1's γ): the LP optimum and the closed forms
 FAMILIES = ("opt", "sub", "dsub", "const")
+"""The γ families :func:`solve` knows: "opt" (γ_opt, the LP of Section 5) and the closed forms
+"sub" (γ_Sub, Lemma 3.1), "dsub" (the 2m−1 subsampling γ of Theorem 4.1) and "const" (randomised
+response, Lemma A.1)."""
 
 
 def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
@@ -42,7 +49,7 @@ def solve(
     *,
     family: str = "opt",
     options: SolveOptions | None = None,
-    executor=None,
+    executor: Executor | TorchDevice | None = None,
     checkpoint: str | None = None,
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
@@ -57,16 +64,20 @@ def solve(
         family: "opt" (the LP optimum, Section 5) or a closed form "sub", "dsub", "const"
             (shared members only).
         options: :class:`~darrm.SolveOptions` (γ_opt only).
-        executor, checkpoint: where the exhaustive sweeps run, and a resumable working set
+        executor: where the exhaustive sweeps run (``darrm solve --executor``: local processes,
+            a Dask cluster or a GPU; shared-data γ_opt only).
+        checkpoint: a file that makes the constraint-generation working set resumable
             (shared-data γ_opt only).
+        progress: show progress bars on the long sweeps (``None``: when stderr is a terminal).
+        log: called with one line per constraint-generation round.
 
     Returns:
         A :class:`~darrm.GammaTable` whose certificate passed (repaired by scaling if needed).
 
     Raises:
-        ParameterError: bad arguments.  SolveError: the LP failed or was not proven optimal
-        (see ``options.accept_gap``).  CertificationError: a closed form is not private for
-        these parameters.
+        ParameterError: bad arguments.
+        SolveError: the LP failed or was not proven optimal (see ``options.accept_gap``).
+        CertificationError: a closed form is not private for these parameters.
     """
     if family not in FAMILIES:
         raise ParameterError("family", f"must be one of {', '.join(FAMILIES)}; got {family!r}")

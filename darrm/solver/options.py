@@ -64,4 +64,5 @@ class SolveOptions:
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
+        """The option names, in declaration order."""
         return tuple(f.name for f in fields(cls))

@@ -50,7 +50,7 @@ def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.n
     K = int(counts[0].sum()) if counts.shape[0] else 0
     cache: dict = {}
 
-    def one(col: np.ndarray) -> np.ndarray:
+    def one(col: int) -> np.ndarray:
         probs = corner_set[:, col]
         qs = sorted({float(q) for q in probs if 0.0 < q < 1.0})
         groups = [np.flatnonzero(probs == q) for q in qs]
@@ -61,7 +61,7 @@ def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.n
             a = cache.get((col, key))
             if a is None:
                 a = np.ones(1)
-                for q, nq in zip(qs, key):
+                for q, nq in zip(qs, key, strict=True):
                     if nq:
                         a = np.convolve(a, binomial_pmf(nq, q))
                 cache[(col, key)] = a

@@ -62,14 +62,12 @@ def best_shuffled_darrm(K: int, eps: float, delta: float, e0: float, a: np.ndarr
                         prior: darrm.Prior | None = None) -> tuple[float, float, np.ndarray]:
     """(accuracy on ``a``, ε0′, γ) of DaRRM over shuffled ε0′-RR votes, the best ε0′ among
     :data:`EPS0_MULTIPLES` × ``e0`` (the first best on ties)."""
-    best = None
+    candidates = []
     for mult in EPS0_MULTIPLES:
         e = e0 * mult
         g = np.asarray(darrm.solve(DisjointParams(K, LocalRR(e), eps, delta), prior).gamma)
-        acc = mean_accuracy(vote_pmfs(K, a, e), output_weights(g))
-        if best is None or acc > best[0]:
-            best = (acc, e, g)
-    return best
+        candidates.append((mean_accuracy(vote_pmfs(K, a, e), output_weights(g)), e, g))
+    return max(candidates, key=lambda c: c[0])  # max keeps the first of equal accuracies
 
 
 def _majority_w(K: int) -> np.ndarray:

@@ -17,6 +17,7 @@ import hashlib
 import io
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -130,7 +131,8 @@ def get_ensemble(
     shards = shard_indices(len(task.train_labels), cfg.K, cfg.seed)
     if not (d / "shards.npz").is_file():
         buf = io.BytesIO()
-        np.savez(buf, **{f"shard_{i:02d}": s for i, s in enumerate(shards)})
+        arrays: dict[str, Any] = {f"shard_{i:02d}": s for i, s in enumerate(shards)}
+        np.savez(buf, **arrays)
         atomic_write_bytes(d / "shards.npz", buf.getvalue())
     kind = "DP-SGD" if cfg.private else "SGD"
     records, states = [], []

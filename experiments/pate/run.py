@@ -15,6 +15,7 @@ import io
 import platform
 import time
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
@@ -33,7 +34,7 @@ from darrm.experiments.releases import mechanism_rng, release
 
 __all__ = ["Mechanisms", "build_mechanisms", "load_releases", "released_labels", "run_study", "save_releases", "score"]
 
-TIGHT_METHODS = ("rdp", "pld")
+TIGHT_METHODS: tuple[Literal["rdp", "pld"], ...] = ("rdp", "pld")
 
 
 class Mechanisms(dict):
@@ -48,7 +49,7 @@ def build_mechanisms(cfg: StudyConfig, eps_teacher: float, progress: bool = True
         eps_q, delta_q = m * eps_teacher, float(params.delta)
         table = darrm.solve(params, progress=False)
         tight = {meth: calibrate_sigma(eps_q, delta_q, meth) for meth in TIGHT_METHODS}
-        best = min(tight, key=tight.get)
+        best = min(tight, key=tight.__getitem__)
         mech[m] = {
             "eps_query": eps_q,
             "delta_query": delta_q,
@@ -86,7 +87,7 @@ def released_labels(cfg: StudyConfig, votes_private: np.ndarray, votes_nonprivat
 def score(released: dict, labels: np.ndarray) -> dict[tuple[str, int, int], np.ndarray]:
     """Per (method, m, Q): the array of per-draw accuracies against ``labels``."""
     acc: dict[tuple[str, int, int], list[float]] = {}
-    for (method, m, Q, r), (idx, lab) in sorted(released.items()):
+    for (method, m, Q, _draw), (idx, lab) in sorted(released.items()):
         acc.setdefault((method, m, Q), []).append(float(np.mean(lab == labels[idx])))
     return {k: np.asarray(v) for k, v in acc.items()}
 
@@ -96,8 +97,8 @@ def _privacy(method: str, m: int, Q: int, mech_m: dict, eps_t: float, cfg: Study
         return {"eps_query": None, "delta_query": None, "eps_total": None, "delta_total": None,
                 "eps_total_optimal": None, "privacy_note": "teachers trained without DP: no guarantee"}
     if method == "majority-private-parallel":
-        return {"eps_query": eps_t, "delta_query": cfg.member_delta, "eps_total": eps_t, "delta_total": cfg.member_delta,
-                "eps_total_optimal": eps_t,
+        return {"eps_query": eps_t, "delta_query": cfg.member_delta,
+                "eps_total": eps_t, "delta_total": cfg.member_delta, "eps_total_optimal": eps_t,
                 "privacy_note": "post-processing of the teachers: parallel composition, the teachers' "
                                 "(eps, Delta) once for all Q queries"}
     eq, dq = mech_m["eps_query"], mech_m["delta_query"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -73,7 +74,7 @@ class StudyConfig:
     @classmethod
     def quick(cls, dataset: str, **overrides) -> StudyConfig:
         """CI preset: 1 epoch, Q = 20, 2 draws, m = 3 — every stage, real data, minutes on CPU."""
-        base = dict(ms=(3,), queries=(20,), draws=2, epochs=1)
+        base: dict[str, Any] = dict(ms=(3,), queries=(20,), draws=2, epochs=1)
         base.update(overrides)
         return cls(dataset, **base)
 

@@ -4,10 +4,15 @@ plain install; training itself is :mod:`darrm.experiments.pate.teachers`)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Literal
 
-from darrm.validation import count, half_open_unit, odd_count, open_unit, positive
+from darrm.validation import choice, count, half_open_unit, odd_count, open_unit, positive
 
-__all__ = ["TeacherConfig"]
+__all__ = ["TEACHER_ACCOUNTANTS", "TeacherAccountant", "TeacherConfig"]
+
+#: accountants both Opacus's PrivacyEngine and darrm.accounting.dpsgd implement
+TeacherAccountant = Literal["prv", "rdp"]
+TEACHER_ACCOUNTANTS: tuple[TeacherAccountant, ...] = ("prv", "rdp")
 
 
 @dataclass(frozen=True)
@@ -25,7 +30,7 @@ class TeacherConfig:
     delta: float = 1e-4  # Δ (paper L254)
     n_classes: int = 10  # reference scripts use the 10-way head with labels 5/8
     seed: int = 0
-    accountant: str = "prv"
+    accountant: TeacherAccountant = "prv"
 
     def __post_init__(self) -> None:
         odd_count("K", self.K)
@@ -38,6 +43,7 @@ class TeacherConfig:
             positive("max_grad_norm", self.max_grad_norm)
             open_unit("delta", self.delta)
         count("n_classes", self.n_classes, minimum=2)
+        choice("accountant", self.accountant, TEACHER_ACCOUNTANTS)
 
     def as_dict(self) -> dict:
         return asdict(self)

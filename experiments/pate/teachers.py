@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import torch
@@ -24,6 +25,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from darrm.accounting import dpsgd_epsilon
+from darrm.accounting.dpsgd import Accountant
 from darrm.errors import ParameterError
 from darrm.experiments.pate.model import CNN, to_tensor
 from darrm.experiments.pate.teacher_config import TeacherConfig
@@ -64,7 +66,7 @@ def shard_indices(n: int, K: int, seed: int) -> list[np.ndarray]:
 
 
 def teacher_epsilon(noise_multiplier: float, sample_rate: float, steps: int, delta: float,
-                    accountant: str = "prv") -> float:
+                    accountant: Accountant = "prv") -> float:
     """(ε, Δ) of DP-SGD with Poisson sampling, from the toolkit's accountant (``darrm.accounting.dpsgd``)."""
     return float(dpsgd_epsilon(noise_multiplier, sample_rate, steps, delta, accountant=accountant))
 
@@ -96,7 +98,7 @@ def train_teacher(
     seed = cfg.seed * 1000 + index + (500 if cfg.private else 0)
     torch.manual_seed(seed)
     x, y = to_tensor(images), torch.as_tensor(labels, dtype=torch.long)
-    model = CNN(cfg.n_classes).to(device)
+    model: nn.Module = CNN(cfg.n_classes).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum)
     gen = torch.Generator().manual_seed(seed)
     loader = DataLoader(TensorDataset(x, y), batch_size=cfg.batch_size, shuffle=True, generator=gen)
@@ -123,14 +125,14 @@ def train_teacher(
     steps = _sgd_epochs(model, optimizer, loader, criterion, cfg.epochs, device)
     info["train_seconds"] = time.perf_counter() - t0
     info["steps"] = steps
-    if cfg.private:
+    if engine is not None:  # cfg.private
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             info["eps_opacus"] = float(engine.get_epsilon(cfg.delta))
         info["eps"] = teacher_epsilon(cfg.noise_multiplier, info["sample_rate"], steps, cfg.delta,
                                       cfg.accountant)
         info["delta"] = cfg.delta
-        model = model._module  # unwrap GradSampleModule
+        model = cast(nn.Module, model._module)  # unwrap GradSampleModule
     state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
     return TrainedTeacher(index, state, info)
 

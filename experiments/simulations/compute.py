@@ -90,6 +90,7 @@ def build_gamma(curve: Curve, params: PrivacyParams) -> tuple[np.ndarray, dict]:
     """The γ table of a curve (γ_opt is certified inside the solver; the closed forms are
     certified by :func:`compute_panel`) and solver facts."""
     if curve.family == "opt":
+        assert curve.prior_mean is not None  # Curve checks it for γ_opt
         t = darrm.solve(params, IIDPrior(curve.prior_mean), options=darrm.SolveOptions(method=curve.method),
                         progress=False)
         info = {k: v for k, v in t.info.items() if isinstance(v, (int, float, str, bool))}

@@ -50,7 +50,10 @@ def panel_to_dict(pr: PanelResult) -> dict:
             for c in pr.curves
         ],
         "expected_errors": [
-            {"curve": e.curve, "actual": e.actual, "method": e.method, "value": e.value, "se": e.se, "samples": e.samples}
+            {
+                "curve": e.curve, "actual": e.actual, "method": e.method,
+                "value": e.value, "se": e.se, "samples": e.samples,
+            }
             for e in pr.expected
         ],
     }
@@ -87,7 +90,7 @@ def write_figure_data(res: FigureResult, out_dir: str | Path) -> list[Path]:
             g_rows += [[pr.label, c.name, l, float(v)] for l, v in enumerate(c.gamma)]
         names = [c.name for c in pr.curves]
         if not e_rows:
-            e_rows.append(["panel", "p"] + [f"E_{n}" for n in names])
+            e_rows.append(["panel", "p", *(f"E_{n}" for n in names)])
         e_rows += [[pr.label, float(p)] + [float(pr.error_curves[n][i]) for n in names] for i, p in enumerate(pr.p)]
         x_rows += [[pr.label, e.curve, e.actual, e.method, float(e.value), float(e.se), e.samples] for e in pr.expected]
     _write_text(paths[1], _csv(g_rows))

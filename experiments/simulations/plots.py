@@ -13,12 +13,18 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from darrm.experiments.png import pyplot, save_png
 
 from .compute import FigureResult
+
+if TYPE_CHECKING:  # matplotlib is optional (the `plot` and `experiments` extras)
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 COLOURS = {"opt": "red", "opt-U": "red", "opt-P": "magenta", "Sub": "blue", "DSub": "cyan", "const": "green"}
 STYLES = {"opt": "-", "opt-U": "-", "opt-P": "-", "Sub": "--", "DSub": ":", "const": "-."}
@@ -29,7 +35,7 @@ def _grid(n: int) -> tuple[int, int]:
     return math.ceil(n / cols), cols
 
 
-def _subplots(n: int, w: float = 4.2, h: float = 3.2):
+def _subplots(n: int, w: float = 4.2, h: float = 3.2) -> tuple[Figure, list[Axes]]:
     plt = pyplot("the simulation plots")
     r, c = _grid(n)
     fig, axes = plt.subplots(r, c, figsize=(w * c, h * r + 0.6), squeeze=False)
@@ -42,7 +48,7 @@ def _label(name: str) -> str:
     return f"γ_{name}"
 
 
-def _finish(fig, handles, labels, title: str) -> None:
+def _finish(fig: Figure, handles: list[Artist], labels: list[str], title: str) -> None:
     """Figure-level legend below the panels (never over a curve) and a suptitle."""
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=9, frameon=False)
     fig.suptitle(title)
@@ -51,7 +57,7 @@ def _finish(fig, handles, labels, title: str) -> None:
 
 def plot_gammas(res: FigureResult, path: Path) -> None:
     fig, axes = _subplots(len(res.panels))
-    for ax, pr in zip(axes, res.panels):
+    for ax, pr in zip(axes, res.panels, strict=True):
         K = pr.params.K
         l = np.arange(K + 1)
         for c in pr.curves:
@@ -69,7 +75,7 @@ def plot_gammas(res: FigureResult, path: Path) -> None:
 
 def plot_error_curves(res: FigureResult, path: Path) -> None:
     fig, axes = _subplots(len(res.panels))
-    for ax, pr in zip(axes, res.panels):
+    for ax, pr in zip(axes, res.panels, strict=True):
         for c in pr.curves:
             ax.plot(pr.p, pr.error_curves[c.name], STYLES.get(c.name, "-"), color=COLOURS.get(c.name), lw=1.5,
                     label=_label(c.name))
@@ -87,12 +93,12 @@ def plot_expected(res: FigureResult, path: Path) -> None:
     n = len(res.panels) * len(actuals)
     plt = pyplot("the simulation plots")
     if len(actuals) > 1:
-        fig, ax2 = plt.subplots(len(res.panels), len(actuals), figsize=(3.6 * len(actuals), 3.2 * len(res.panels) + 0.6),
-                                squeeze=False)
+        size = (3.6 * len(actuals), 3.2 * len(res.panels) + 0.6)
+        fig, ax2 = plt.subplots(len(res.panels), len(actuals), figsize=size, squeeze=False)
         cells = [(ax2[i, j], pr, a) for i, pr in enumerate(res.panels) for j, a in enumerate(actuals)]
     else:
         fig, axes = _subplots(n, 3.8, 3.0)
-        cells = [(ax, pr, actuals[0]) for ax, pr in zip(axes, res.panels)]
+        cells = [(ax, pr, actuals[0]) for ax, pr in zip(axes, res.panels, strict=True)]
     for ax, pr, a in cells:
         names = [c.name for c in pr.curves]
         x = np.arange(len(names))

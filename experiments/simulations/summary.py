@@ -25,10 +25,12 @@ def figure_markdown(res: FigureResult) -> str:
             row = [pr.label, f"γ_{n}", f"{'yes' if c.certified else 'NO'} ({c.violation:.1e})"]
             row += [f"{c.objectives[m]:.6f}" for m in mu]
             for a in cfg.actuals:
-                for e in sorted((e for e in pr.expected if e.curve == n and e.actual == a.name), key=lambda e: e.method):
+                expected = (e for e in pr.expected if e.curve == n and e.actual == a.name)
+                for e in sorted(expected, key=lambda e: e.method):
                     row.append(_fmt(e.value, e.se))
             lines.append("| " + " | ".join(row) + " |")
     lines += ["", "Methods: `exact` = p_i i.i.d. from the actual law, exact (point mass or interval on one side of ½); "
               "`iid-exact` = p_1 = … = p_K = p with p from the actual law, exact quadrature; "
-              f"`product-mc` = p_i i.i.d., Monte Carlo, {cfg.mc_samples} draws, seed {cfg.seed} (± one standard error).", ""]
+              f"`product-mc` = p_i i.i.d., Monte Carlo, {cfg.mc_samples} draws, seed {cfg.seed} "
+              "(± one standard error).", ""]
     return "\n".join(lines)

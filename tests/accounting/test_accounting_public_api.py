@@ -87,4 +87,4 @@ def test_neighboring_relation_maps_to_dp_accounting():
         assert r.dp_accounting is dp_accounting.NeighboringRelation[r.name]
     for r in (NR.EVERY_MEMBER_SEES_RECORD, NR.ONE_MEMBER_CHANGES):
         with pytest.raises(ValueError, match="no dp_accounting counterpart"):
-            r.dp_accounting
+            _ = r.dp_accounting

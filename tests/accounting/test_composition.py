@@ -27,8 +27,8 @@ def _brute_force_delta(budgets: list[tuple[float, float]], eps_total: float) -> 
     pairs = [_dominating_pair(e, d) for e, d in budgets]
     total = 0.0
     for outcome in itertools.product(range(4), repeat=len(budgets)):
-        p = math.prod(pr[0][o] for pr, o in zip(pairs, outcome))
-        q = math.prod(pr[1][o] for pr, o in zip(pairs, outcome))
+        p = math.prod(pr[0][o] for pr, o in zip(pairs, outcome, strict=True))
+        q = math.prod(pr[1][o] for pr, o in zip(pairs, outcome, strict=True))
         total += max(0.0, p - math.exp(eps_total) * q)
     return total
 
@@ -109,8 +109,9 @@ def test_optimal_composition_stable_for_large_k():
 @given(eps=st.floats(0.05, 1.0), delta=st.sampled_from([0.0, 1e-5]), k=st.integers(1, 60))
 def test_epsilon_monotone_in_k_and_delta_total(eps, delta, k):
     dt = 1e-3 + 2 * k * delta
-    assert c.optimal_homogeneous_epsilon(eps, delta, k, dt) <= c.optimal_homogeneous_epsilon(eps, delta, k + 1, dt) + 1e-12
-    assert c.optimal_homogeneous_epsilon(eps, delta, k, 2 * dt) <= c.optimal_homogeneous_epsilon(eps, delta, k, dt) + 1e-12
+    inv = c.optimal_homogeneous_epsilon
+    assert inv(eps, delta, k, dt) <= inv(eps, delta, k + 1, dt) + 1e-12
+    assert inv(eps, delta, k, 2 * dt) <= inv(eps, delta, k, dt) + 1e-12
     assert c.kairouz_general(eps, delta, k, 1e-4)[0] <= c.kairouz_general(eps, delta, k + 1, 1e-4)[0]
     assert c.kairouz_general(eps, delta, k, 1e-3)[0] <= c.kairouz_general(eps, delta, k, 1e-4)[0]
 

@@ -32,7 +32,9 @@ def test_paper_fmnist_training_size_does_not_reproduce_0852():
 def test_prv_default_is_an_upper_bound_about_0_01_above_the_tight_value():
     mnist = dpsgd.teacher_runs()["mnist"]
     tight_pld = mnist.epsilon("pld")  # Google dp_accounting, independent implementation
-    tight_prv = dpsgd.epsilon(mnist.noise_multiplier, mnist.sample_rate, mnist.steps, mnist.delta, "prv", eps_error=1e-4)
+    tight_prv = dpsgd.epsilon(
+        mnist.noise_multiplier, mnist.sample_rate, mnist.steps, mnist.delta, "prv", eps_error=1e-4
+    )
     assert tight_pld == pytest.approx(0.0791, abs=1e-4)
     assert tight_prv == pytest.approx(tight_pld, abs=2e-4)  # two libraries agree
     assert mnist.epsilon("prv") >= tight_prv

@@ -46,7 +46,8 @@ def setting():
 def test_audit_of_gamma_opt_stays_within_the_claim(setting):
     P, g = setting
     c = certify(g, P)
-    eps_lb = audited_epsilon_lower_bound(g, P, c.worst_counts, c.worst_output, c.worst_direction, np.random.default_rng(7))
+    eps_lb = audited_epsilon_lower_bound(g, P, c.worst_counts, c.worst_output, c.worst_direction,
+                                          np.random.default_rng(7))
     assert eps_lb <= P.m * P.eps
 
 
@@ -54,7 +55,8 @@ def test_audit_catches_an_overscaled_gamma(setting):
     P, g = setting
     broken = np.minimum(1.0, 1.6 * g)  # deliberately over-scaled: no longer (mε, δ)-DP
     c = certify(broken, P)
-    eps_lb = audited_epsilon_lower_bound(broken, P, c.worst_counts, c.worst_output, c.worst_direction, np.random.default_rng(8))
+    eps_lb = audited_epsilon_lower_bound(broken, P, c.worst_counts, c.worst_output, c.worst_direction,
+                                          np.random.default_rng(8))
     assert eps_lb > P.m * P.eps
 
 
@@ -62,5 +64,6 @@ def test_audit_catches_the_unnoised_majority(setting):
     P, _ = setting
     g = np.ones(P.K + 1)
     c = certify(g, P)
-    eps_lb = audited_epsilon_lower_bound(g, P, c.worst_counts, c.worst_output, c.worst_direction, np.random.default_rng(9))
+    eps_lb = audited_epsilon_lower_bound(g, P, c.worst_counts, c.worst_output, c.worst_direction,
+                                          np.random.default_rng(9))
     assert eps_lb > P.m * P.eps

@@ -24,7 +24,8 @@ def test_round_trip_is_bit_exact_and_recertified(table, tmp_path):
     np.testing.assert_array_equal(back.gamma, table.gamma)
     assert back.params == table.params and back.violation <= 1e-12
     d = json.loads(path.read_text())
-    for key in ("K", "m", "eps", "Delta", "delta", "prior", "gamma", "solver", "status", "violation", "version", "checksum"):
+    for key in ("K", "m", "eps", "Delta", "delta", "prior", "gamma", "solver", "status", "violation", "version",
+                "checksum"):
         assert key in d
     assert len(d["gamma"]) == 12
 

@@ -84,7 +84,7 @@ def brute_force_error(gamma, ps):
     K = len(ps)
     pa = pg = 0.0
     for s in itertools.product((0, 1), repeat=K):
-        pr = np.prod([p if b else 1 - p for p, b in zip(ps, s)])
+        pr = np.prod([p if b else 1 - p for p, b in zip(ps, s, strict=True)])
         L = sum(s)
         maj = L >= (K + 1) // 2
         pa += pr * (gamma[L] * maj + 0.5 * (1 - gamma[L]))

@@ -104,5 +104,6 @@ def test_cli_aggregate_secure_labels_and_refuses_a_seed_with_it(tmp_path, capsys
     assert cli.main(["aggregate", str(tmp_path / "g.json"), "--votes", str(tmp_path / "v.npy"), "--secure"]) == 0
     out = capsys.readouterr().out.split()
     assert len(out) == 5 and set(out) <= {"0", "1"}
-    rc = cli.main(["aggregate", str(tmp_path / "g.json"), "--votes", str(tmp_path / "v.npy"), "--secure", "--seed", "1"])
+    argv = ["aggregate", str(tmp_path / "g.json"), "--votes", str(tmp_path / "v.npy"), "--secure", "--seed", "1"]
+    rc = cli.main(argv)
     assert rc == 2 and "seed" in capsys.readouterr().err

@@ -111,7 +111,7 @@ def test_mixture_lower_bound_below_worst_case_exact(k, n, eps0):
     exact = worst_case_delta(RandomizedResponse(eps0, k), n, es).delta
     m = RandomizedResponse(eps0, k).to_finite().array
     at = mixture_atoms(m, 0, 1)
-    for e, ex in zip(es, exact):
+    for e, ex in zip(es, exact, strict=True):
         lo = CS.expected_positive_part(at.values(e), at.w, n, "lower")[0] / n
         assert lo <= ex + 1e-12
 

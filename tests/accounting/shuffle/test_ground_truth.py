@@ -52,7 +52,7 @@ def test_upper_bounds_dominate_and_lower_bounds_are_dominated_by_exact_divergenc
     es, exact = ground_truth[(k, n, eps0)]
     rr = RandomizedResponse(eps0, k)
     rows = []
-    for e, ex in zip(es, exact):
+    for e, ex in zip(es, exact, strict=True):
         for rand in (rr, GenericLDP(eps0)):
             for b in all_bounds(rand, n, eps=float(e)):
                 if b.kind == "upper":
@@ -87,7 +87,7 @@ def test_finite_randomizer_bounds_sandwich_exact():
     n = 7
     es = [0.0, 0.1, 0.3]
     exact = worst_case_delta(r, n, es).delta
-    for e, ex in zip(es, exact):
+    for e, ex in zip(es, exact, strict=True):
         for b in all_bounds(r, n, eps=e):
             if b.kind == "upper":
                 assert b.delta >= ex - TOL, (b, ex)

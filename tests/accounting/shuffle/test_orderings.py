@@ -1,5 +1,7 @@
 """Orderings that hold between methods, and monotonicity in n, ε0 and δ."""
 
+import itertools
+
 import pytest
 
 from darrm.accounting import (
@@ -50,9 +52,9 @@ def test_count_sum_bounds_are_ordered_and_informative_at_large_n(k, e0, n, e):
 def test_optimal_count_sum_decreasing_in_eps_and_n():
     r = RandomizedResponse(1.0, 10)
     ds = [decomposition.optimal_delta(r, 10**5, e) for e in (0.005, 0.01, 0.02, 0.04)]
-    assert all(a > b for a, b in zip(ds, ds[1:]))
+    assert all(a > b for a, b in itertools.pairwise(ds))
     dn = [decomposition.optimal_delta(r, n, 0.01) for n in (10**4, 10**5, 10**6)]
-    assert all(a > b for a, b in zip(dn, dn[1:]))
+    assert all(a > b for a, b in itertools.pairwise(dn))
 
 
 def test_every_lower_bound_below_every_valid_upper_bound():

@@ -60,8 +60,7 @@ def test_clone_numeric_matches_reference(e0, ref):
 def test_blanket_matches_shuffleddp_reference(e0, refs):
     got = [blanket.eps_bound(r, 10**4, 1e-6, w).eps for r in (GenericLDP(e0), RandomizedResponse(e0, 16))
            for w in ("hoeffding", "bennett")]
-    got = [got[0], got[1], got[2], got[3]]
-    for g, r in zip(got, refs):
+    for g, r in zip(got, refs, strict=True):
         assert g == pytest.approx(r, rel=2e-5)
 
 

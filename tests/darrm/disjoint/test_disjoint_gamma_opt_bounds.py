@@ -58,7 +58,8 @@ def test_vectorised_rows_are_the_constraint_rows():
     params = DisjointParams(41, ApproxDP(1.0, 1e-5), 0.3, 1e-6)
     R = all_rows(params).reshape(8, 41, 2, 2, -1)
     rng = np.random.default_rng(0)
-    for idx in zip(rng.integers(0, 8, 20), rng.integers(0, 41, 20), rng.integers(0, 2, 20), rng.integers(0, 2, 20)):
+    for idx in zip(rng.integers(0, 8, 20), rng.integers(0, 41, 20), rng.integers(0, 2, 20), rng.integers(0, 2, 20),
+                   strict=True):
         assert np.array_equal(R[idx], constraint_row(params, *map(int, idx)))
 
 

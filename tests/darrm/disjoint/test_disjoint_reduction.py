@@ -124,9 +124,17 @@ def test_models_round_trip_and_parse():
         (lambda: ApproxDP(1.0, 1.5), "member.delta"),
         (lambda: LocalRR(0.0), "member.eps0"),
         (lambda: parse_member("rr:x"), "member-privacy"),
+        (lambda: member_from_dict({"kind": "approx-dp"}), "model"),
+        (lambda: member_from_dict({"kind": "rr"}), "model"),
     ],
 )
 def test_bad_parameters_name_the_parameter(make, name):
     with pytest.raises(ParameterError) as exc:
         make()
     assert exc.value.parameter == name
+
+
+def test_approx_dp_normalises_its_delta_and_adds_no_other_field():
+    m = ApproxDP(1, 0)  # ints in, floats out (the validated value used to land in a stray "Delta" field)
+    assert type(m.eps) is float and type(m.delta) is float
+    assert not hasattr(m, "Delta")

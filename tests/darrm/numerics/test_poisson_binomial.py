@@ -17,7 +17,7 @@ def brute_force_pmf(ps):
     K = len(ps)
     out = np.zeros(K + 1)
     for s in itertools.product((0, 1), repeat=K):
-        out[sum(s)] += np.prod([p if b else 1 - p for p, b in zip(ps, s)])
+        out[sum(s)] += np.prod([p if b else 1 - p for p, b in zip(ps, s, strict=True)])
     return out
 
 

@@ -87,8 +87,8 @@ def exact_max_violation(gamma: np.ndarray, K: int, eps_total: float, eps: float,
     best = -mpmath.inf
     for counts in count_vectors(K, len(cs)):
         a, ap = alpha(counts, 0), alpha(counts, 1)
-        p1 = mpmath.fsum(x * w for x, w in zip(a, w1))
-        pp1 = mpmath.fsum(x * w for x, w in zip(ap, w1))
+        p1 = mpmath.fsum(x * w for x, w in zip(a, w1, strict=True))
+        pp1 = mpmath.fsum(x * w for x, w in zip(ap, w1, strict=True))
         for pa, pb in ((p1, pp1), (pp1, p1), (1 - p1, 1 - pp1), (1 - pp1, 1 - p1)):
             best = max(best, pa - E * pb - d)
     return float(best)

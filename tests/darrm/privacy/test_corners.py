@@ -37,7 +37,8 @@ def test_corners_are_the_vertices_of_the_region(Delta):
     eps = 0.4
     e = math.exp(eps)
     for p, q in corners(eps, Delta):
-        slacks = [e * q + Delta - p, e * p + Delta - q, e * (1 - q) + Delta - (1 - p), e * (1 - p) + Delta - (1 - q), p, 1 - p, q, 1 - q]
+        slacks = [e * q + Delta - p, e * p + Delta - q, e * (1 - q) + Delta - (1 - p), e * (1 - p) + Delta - (1 - q),
+                  p, 1 - p, q, 1 - q]
         assert sum(abs(s) < 1e-12 for s in slacks) >= 2
 
 

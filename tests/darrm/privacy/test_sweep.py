@@ -15,7 +15,9 @@ from darrm.privacy.certify import certify, certify_reference
 from darrm.privacy.sweep import build_tables, sweep
 
 
-@pytest.mark.parametrize("K,Delta", [(1, 0.0), (3, 0.01), (5, 0.0), (7, 1e-3), (9, 1e-5), (13, 0.02), (15, 0.0), (33, 0.0)])
+@pytest.mark.parametrize(
+    "K,Delta", [(1, 0.0), (3, 0.01), (5, 0.0), (7, 1e-3), (9, 1e-5), (13, 0.02), (15, 0.0), (33, 0.0)]
+)
 def test_factorised_sweep_equals_direct_certificate(K, Delta, rng):
     """The C(K+5,5) table + gather gives the same largest violation as the direct
     per-multiset Poisson-binomial computation, to float64 rounding."""
@@ -38,7 +40,7 @@ def test_sweep_top_violators_are_exact_and_sorted(rng):
     from darrm.privacy.certify import certify_reference_counts
     from darrm.privacy.corners import corners
 
-    for cnt, v in zip(res.candidates[:5], res.violations[:5]):
+    for cnt, v in zip(res.candidates[:5], res.violations[:5], strict=True):
         vd, _, _ = certify_reference_counts(g, P, cnt[None], corners(P.eps, P.member_delta))
         assert vd == pytest.approx(v, abs=1e-14)
 

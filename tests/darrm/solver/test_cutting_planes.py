@@ -42,7 +42,10 @@ def test_orientations_are_the_swap_and_reflection_of_the_corner_set():
     cs = corners(0.3, 0.01)
     v = np.array([[1, 2, 0, 3, 0, 1, 4, 0]])
     o = orientations(v)
-    pts = lambda cnt: sorted(map(tuple, np.repeat(cs, cnt, axis=0).round(12)))
+
+    def pts(cnt):
+        return sorted(map(tuple, np.repeat(cs, cnt, axis=0).round(12)))
+
     base = pts(v[0])
     assert pts(o[1]) == sorted(tuple(np.round((q, p), 12)) for p, q in base)  # swap
     assert pts(o[2]) == sorted(tuple(np.round((1 - p, 1 - q), 12)) for p, q in base)  # reflect
@@ -95,7 +98,7 @@ def test_factored_pmfs_equal_the_poisson_binomial_dp():
     for K, Delta in ((9, 1e-5), (7, 0.0), (11, 0.01), (41, 0.0)):
         cs = corners(0.3, Delta)
         cv = count_vectors(K, cs.shape[0])
-        for a, b in zip(pmf_pairs(cv, cs), factored_pmf_pairs(cv, cs)):
+        for a, b in zip(pmf_pairs(cv, cs), factored_pmf_pairs(cv, cs), strict=True):
             np.testing.assert_allclose(a, b, rtol=0, atol=1e-14)
 
 
@@ -130,7 +133,8 @@ def test_unknown_lp_backend_is_refused_by_name():
     from darrm.errors import ParameterError
 
     with pytest.raises(ParameterError, match="lp_backend"):
-        solve_gamma_opt(PrivacyParams(15, 3, 0.1, 1e-5), options=SolveOptions(method="cutting-planes", lp_backend="gurobi"))
+        solve_gamma_opt(PrivacyParams(15, 3, 0.1, 1e-5),
+                        options=SolveOptions(method="cutting-planes", lp_backend="gurobi"))
     with pytest.raises(ParameterError, match="stabilize"):
         solve_gamma_opt(PrivacyParams(15, 3, 0.1, 1e-5), options=SolveOptions(method="cutting-planes", stabilize=0.0))
 

@@ -1,3 +1,5 @@
+import itertools
+
 import numpy as np
 import pytest
 
@@ -74,9 +76,9 @@ def test_lp_optimum_matches_reference_values(m, Delta, ref):
 def test_lp_objective_is_monotone_in_m_and_delta():
     prior = IIDPrior(0.75)
     objs = [solve_gamma_opt(PrivacyParams(11, m, 0.1, 1e-5), prior).objective for m in (1, 2, 3, 4.5, 6)]
-    assert all(a >= b - 1e-9 for a, b in zip(objs, objs[1:]))
+    assert all(a >= b - 1e-9 for a, b in itertools.pairwise(objs))
     objd = [solve_gamma_opt(PrivacyParams(11, 3, 0.1, 1e-5, d), prior).objective for d in (3e-5, 1e-3, 1e-2)]
-    assert all(a >= b - 1e-9 for a, b in zip(objd, objd[1:]))
+    assert all(a >= b - 1e-9 for a, b in itertools.pairwise(objd))
 
 
 def test_pure_dp_gamma_opt_is_one_from_half_and_beats_theorem_4_1():

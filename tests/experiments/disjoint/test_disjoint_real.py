@@ -73,6 +73,13 @@ def test_shuffled_rr_release_has_the_binomial_error_rate(mech):
     assert abs(err - p_err) < 5 * math.sqrt(p_err * (1 - p_err) / n)
 
 
+def test_shuffled_rr_release_takes_a_seed_or_no_generator():
+    votes = np.full((50, 11), 8, dtype=np.int64)  # rng=None used to fail on None.random
+    assert set(shuffled_rr_release(votes, 1.0)) <= {5, 8}
+    np.testing.assert_array_equal(shuffled_rr_release(votes, 1.0, rng=3),
+                                  shuffled_rr_release(votes, 1.0, rng=np.random.default_rng(3)))
+
+
 def test_darrm_partition_release_follows_gamma(mech):
     n = 40000
     votes = np.full((n, 11), 5, dtype=np.int64)  # L = 0: majority is class 5

@@ -68,8 +68,8 @@ def test_accuracies_recomputed_from_cached_votes(tiny_run):
         accs = []
         for d in range(cfg.draws):
             idx = query_indices(cfg.seed, len(labels), r["Q"], d)
-            lab = release(METHODS, r["method"], vp[idx], vn[idx], mech, mechanism_rng(METHODS, cfg.seed, r["method"], r["m"], r["Q"], d),
-                          cfg.classes)
+            rng = mechanism_rng(METHODS, cfg.seed, r["method"], r["m"], r["Q"], d)
+            lab = release(METHODS, r["method"], vp[idx], vn[idx], mech, rng, cfg.classes)
             saved_idx, saved_lab = released[(r["method"], r["m"], r["Q"], d)]
             np.testing.assert_array_equal(idx, saved_idx)
             np.testing.assert_array_equal(lab, saved_lab)
@@ -101,7 +101,7 @@ def test_privacy_columns_follow_the_stated_budget(tiny_run):
             assert r["eps_total_optimal"] <= r["eps_total"] + 1e-12
         if r["method"] == "majority-private-parallel":
             assert (r["eps_total"], r["delta_total"]) == (eps_t, Delta)
-    for m, mech in mechs.items():
+    for mech in mechs.values():
         assert mech["sigma_tight"] <= mech["sigma_paper"]
         assert mech["gamma_opt_violation"] <= 1e-9
         # γ_opt is optimal for the LP's prior, so it is no worse than γ_Sub there (not pointwise)

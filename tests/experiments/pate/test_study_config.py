@@ -20,7 +20,8 @@ def test_study_config_names_the_bad_field(field, value):
 
 @pytest.mark.parametrize("field,value", [("K", 10), ("K", 0), ("epochs", 0), ("batch_size", 0), ("lr", 0.0),
                                          ("lr", float("inf")), ("momentum", 1.0), ("noise_multiplier", 0.0),
-                                         ("max_grad_norm", -1.0), ("delta", 0.0), ("n_classes", 1)])
+                                         ("max_grad_norm", -1.0), ("delta", 0.0), ("n_classes", 1),
+                                         ("accountant", "pld"), ("accountant", "gdp")])
 def test_teacher_config_names_the_bad_field(field, value):
     with pytest.raises(ParameterError, match=field):
         TeacherConfig(private=True, **{field: value})

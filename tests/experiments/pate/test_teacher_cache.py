@@ -11,15 +11,16 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("opacus")
 
-from darrm.experiments.data.loader import BinaryTask
-from darrm.experiments.pate.ensemble import (
+# These modules import torch: they can only come after the importorskip above.
+from darrm.experiments.data.loader import BinaryTask  # noqa: E402
+from darrm.experiments.pate.ensemble import (  # noqa: E402
     CacheError,
     ensemble_dir,
     get_ensemble,
     load_teacher,
 )
-from darrm.experiments.pate.model import CNN
-from darrm.experiments.pate.teachers import TeacherConfig
+from darrm.experiments.pate.model import CNN  # noqa: E402
+from darrm.experiments.pate.teachers import TeacherConfig  # noqa: E402
 
 
 class _Evil:

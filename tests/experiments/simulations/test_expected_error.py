@@ -42,8 +42,11 @@ def test_error_at_half_is_exactly_zero_for_every_symmetric_gamma():
 def test_iid_uniform_error_equals_adaptive_quadrature(interval):
     lo, hi = interval
     for g in _gammas(11):
-        ref = sum(integrate.quad(lambda p: float(error_curve(g, np.array([p]))[0]), a, b, epsabs=1e-13, epsrel=1e-12)[0]
-                  for a, b in ((lo, min(hi, 0.5)), (max(lo, 0.5), hi)) if b > a) / (hi - lo)
+        def err(p, g=g):  # g bound now, not when quad calls it
+            return float(error_curve(g, np.array([p]))[0])
+
+        pieces = [(a, b) for a, b in ((lo, min(hi, 0.5)), (max(lo, 0.5), hi)) if b > a]
+        ref = sum(integrate.quad(err, a, b, epsabs=1e-13, epsrel=1e-12)[0] for a, b in pieces) / (hi - lo)
         assert iid_uniform_error(g, lo, hi) == pytest.approx(ref, abs=1e-12)
 
 

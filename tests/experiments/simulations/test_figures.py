@@ -86,7 +86,8 @@ def test_figure2_m3_gamma_opt_loses_to_gamma_sub_only_near_the_ends(quick):
 
 def test_figure2_matches_the_spec_reference_table_within_monte_carlo_error():
     """spec §10: E_{p_i ~ U[0,1], K draws} from 20k samples (γ_opt there used μ = 0.745)."""
-    ref = {"opt": (.1319, .0379, .0010, .0000), "Sub": (.1319, .0957, .0676, .0433), "const": (.1817, .1418, .1031, .0662)}
+    ref = {"opt": (.1319, .0379, .0010, .0000), "Sub": (.1319, .0957, .0676, .0433),
+           "const": (.1817, .1418, .1031, .0662)}
     res = compute_figure(dataclasses.replace(figure2(False), mc_samples=20_000))
     for j, pr in enumerate(res.panels):
         for name, vals in ref.items():
