@@ -20,6 +20,7 @@ from .data_dependent import (
     applies_anywhere,
     data_dependent_rdp,
     log_q,
+    rdp_from_log_q,
 )
 
 __all__ = [
@@ -38,5 +39,6 @@ __all__ = [
     "log_q",
     "paper_grid",
     "rdp_to_dp_classical",
+    "rdp_from_log_q",
     "rdp_orders",
 ]
