@@ -15,6 +15,10 @@ mechanism, under add/remove-one adjacency.  ε for a target δ comes from
 * ``"pld"`` — Google ``dp_accounting``'s PLD accountant (pessimistic
   discretisation ``value_discretization_interval``): an independent, tight check.
 
+σ for a target ε (:func:`noise_multiplier_for`) comes from the same libraries: Opacus's
+``get_noise_multiplier`` (``"prv"``, ``"rdp"``) and ``dp_accounting.mechanism_calibration``
+(``"pld"``).
+
 The paper's loader convention: ``len(loader) = ceil(n / batch_size)``,
 q = 1/len(loader), T = epochs·len(loader) (Opacus ``make_private`` with Poisson
 sampling); see :meth:`DPSGDRun.from_loader`.
@@ -29,7 +33,6 @@ from typing import Literal, TypedDict, Unpack
 from darrm import validation as v
 from darrm.errors import ParameterError, require
 from darrm.neighboring import NeighboringRelation
-from darrm.numerics.inversion import inverse_monotone
 
 #: DP-SGD's neighbouring data sets differ by adding or removing one example (Opacus, dp_accounting)
 NEIGHBORING_RELATION = NeighboringRelation.ADD_OR_REMOVE_ONE
@@ -154,6 +157,44 @@ def epsilon(
                     float(run.delta), v.positive("discretization", discretization))
 
 
+def _event(sigma: float, q: float, steps: int):
+    """T steps of the Poisson-subsampled Gaussian mechanism as a ``dp_accounting`` event."""
+    import dp_accounting
+
+    event = dp_accounting.GaussianDpEvent(sigma)
+    if q < 1.0:
+        event = dp_accounting.PoissonSampledDpEvent(q, event)
+    return dp_accounting.SelfComposedDpEvent(event, steps)
+
+
+def _sigma_pld(target: float, q: float, steps: int, delta: float, tol: float, discretization: float) -> float:
+    """``dp_accounting.mechanism_calibration`` with the PLD accountant, bracketed by doubling from
+    [1, 2]; its σ tolerance is narrowed until ε is within ``tol`` of the target."""
+    from dp_accounting import mechanism_calibration as mc
+    from dp_accounting.pld import pld_privacy_accountant
+
+    def eps_of(sigma: float) -> float:
+        return _eps_pld(sigma, q, steps, delta, discretization)
+
+    lo, hi = 1.0, 2.0
+    while eps_of(hi) > target:
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e7:
+            raise ParameterError("target_eps", f"no noise multiplier up to 1e7 reaches eps={target} at delta={delta}")
+    while lo > 1e-3 and eps_of(lo) <= target:
+        lo, hi = lo / 2.0, lo
+    if eps_of(lo) <= target:
+        return lo
+    rel = 1e-6
+    while True:
+        sigma = float(mc.calibrate_dp_mechanism(
+            lambda: pld_privacy_accountant.PLDAccountant(value_discretization_interval=discretization),
+            lambda s: _event(s, q, steps), target, delta, mc.ExplicitBracketInterval(lo, hi), tol=rel * hi))
+        if eps_of(sigma) >= target - tol or rel < 1e-14:
+            return sigma
+        rel /= 100.0
+
+
 def noise_multiplier_for(
     target_eps: float,
     sample_rate: float,
@@ -165,31 +206,38 @@ def noise_multiplier_for(
 ) -> float:
     """Smallest σ (to within ``tol`` in ε) whose DP-SGD run is (target_eps, δ)-DP.
 
-    Returns σ with ``target_eps - tol <= epsilon(σ, ...) <= target_eps`` for the
-    chosen accountant (Opacus's ``get_noise_multiplier`` uses a tolerance of 0.01,
-    far too coarse at ε ≈ 0.09), by :func:`darrm.numerics.inversion.inverse_monotone`
-    (bracketing on log σ, Brent's method on (log σ, log ε)); the returned σ always
-    satisfies the target (the certified side, checked).
+    Returns σ with ``target_eps - tol <= epsilon(σ, ...) <= target_eps`` for the chosen
+    accountant: ``"prv"``/``"rdp"`` by Opacus's ``get_noise_multiplier`` with
+    ``epsilon_tolerance=tol`` (its default 0.01 is far too coarse at ε ≈ 0.09; ``eps_error`` and
+    ``orders`` are passed to the accountant as for :func:`epsilon`), ``"pld"`` by
+    ``dp_accounting.mechanism_calibration`` (Brent's method; the returned σ is checked to satisfy
+    the target).  Both return the certified side: ε(σ) ≤ target_eps.
     """
     target = v.epsilon("target_eps", target_eps)
     tol = v.positive("tol", tol)
     if tol >= target:
         raise ParameterError("tol", f"must be smaller than target_eps={target}")
-    DPSGDRun(1.0, sample_rate, steps, delta)  # validate the rest once
-    v.choice("accountant", accountant, ACCOUNTANTS)
-
-    def eps_of(sigma: float) -> float:
-        return epsilon(sigma, sample_rate, steps, delta, accountant, **options)
-
-    # ε is decreasing in σ and roughly a power law: Brent's method on (log σ, log ε) from the
-    # bracket [1, 1] grown by factors of 2 within [1e-3, 1e7]; narrowed until ε is within tol.
-    xtol = 1e-6
-    while True:
-        sigma = inverse_monotone(eps_of, target, 1.0, 1.0, increasing=False, geometric=True, log_value=True,
-                                 expand=2.0, limits=(1e-3, 1e7), xtol=xtol, rtol=xtol, name="target_eps")
-        if eps_of(sigma) >= target - tol or sigma <= 1e-3 or xtol < 1e-14:
-            return sigma
-        xtol /= 100.0
+    run = DPSGDRun(1.0, sample_rate, steps, delta)  # validate the rest once
+    acc = v.choice("accountant", accountant, ACCOUNTANTS)
+    q, t, d = float(run.sample_rate), int(run.steps), float(run.delta)
+    if acc == "pld":
+        return _sigma_pld(target, q, t, d, tol, v.positive("discretization", options.get("discretization", 1e-4)))
+    opacus_utils = require("opacus.accountants.utils", "experiments", "the DP-SGD accountant")
+    if acc == "prv":
+        kwargs = {"eps_error": v.positive("eps_error", options.get("eps_error", 0.01))}
+    else:
+        grid = tuple(float(a) for a in options.get("orders", DEFAULT_RDP_ORDERS))
+        if len(grid) == 0 or min(grid) <= 1.0:
+            raise ParameterError("orders", "must be a non-empty sequence of orders > 1")
+        kwargs = {"alphas": list(grid)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # PRV domain / RDP edge-order warnings, as in epsilon()
+        try:
+            sigma = opacus_utils.get_noise_multiplier(target_epsilon=target, target_delta=d, sample_rate=q, steps=t,
+                                                      accountant=acc, epsilon_tolerance=tol, **kwargs)
+        except ValueError as exc:  # "The privacy budget is too low." (σ above Opacus's 1e6)
+            raise ParameterError("target_eps", f"no noise multiplier reaches eps={target}: {exc}") from None
+    return float(sigma)
 
 
 def teacher_runs() -> dict[str, DPSGDRun]:

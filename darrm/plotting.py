@@ -1,8 +1,15 @@
-"""The one optional loader of matplotlib (the ``plot`` extra), headless."""
+"""The one optional loader of matplotlib (the ``plot`` extra), headless, and the helpers every
+figure of the project uses so that nothing is clipped: titles wrapped to the figure width,
+and a measure of how far a figure's content sticks out of its canvas."""
 
 from __future__ import annotations
 
+import textwrap
+
 from .errors import require
+
+#: a title line may use this fraction of the figure width
+TITLE_WIDTH = 0.96
 
 
 def pyplot(purpose: str = "plotting"):
@@ -13,3 +20,37 @@ def pyplot(purpose: str = "plotting"):
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def _wrap_to(text_artist, text: str, width_px: float) -> None:
+    """Re-wrap ``text_artist`` (a Text) at word boundaries until every line is ≤ ``width_px`` wide."""
+    renderer = text_artist.figure.canvas.get_renderer()
+    chars = max(len(line) for line in text.splitlines()) if text else 0
+    text_artist.set_text(text)
+    while chars > 10 and text_artist.get_window_extent(renderer).width > width_px:
+        chars = int(chars * 0.9)
+        text_artist.set_text("\n".join(textwrap.fill(p, chars) for p in text.splitlines()))
+
+
+def fit_suptitle(fig, text: str, **kwargs):
+    """``fig.suptitle(text)`` wrapped at word boundaries so that it fits the figure's width
+    (with constrained or tight layout the lines then get their own room above the panels)."""
+    title = fig.suptitle(text, **kwargs)
+    _wrap_to(title, text, TITLE_WIDTH * fig.bbox.width)
+    return title
+
+
+def fit_title(ax, text: str, **kwargs):
+    """``ax.set_title(text)`` wrapped to the width of the axes."""
+    title = ax.set_title(text, **kwargs)
+    _wrap_to(title, text, TITLE_WIDTH * ax.get_window_extent().width)
+    return title
+
+
+def overflow_inches(fig) -> float:
+    """How far (inches) the drawn content of ``fig`` extends beyond its canvas on any side;
+    0.0 when nothing is clipped.  Draws the figure first (layout engines run at draw time)."""
+    fig.canvas.draw()
+    tight = fig.get_tightbbox(fig.canvas.get_renderer())
+    w, h = fig.get_size_inches()
+    return float(max(0.0, -tight.x0, -tight.y0, tight.x1 - w, tight.y1 - h))

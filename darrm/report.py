@@ -9,7 +9,7 @@ import numpy as np
 
 from .atomic import atomic_write_bytes
 from .errors import ParameterError
-from .plotting import pyplot
+from .plotting import fit_suptitle, pyplot
 from .utility import error_curve
 
 DEFAULT_P_GRID = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.975, 1.0)
@@ -56,12 +56,19 @@ def error_curve_text(gammas: Mapping[str, np.ndarray], p_grid: Sequence[float] =
     return format_table(["p"] + [f"E(γ_{n})" for n in names], rows)
 
 
-def plot_gammas(gammas: Mapping[str, np.ndarray], path: str, title: str = "") -> None:
-    """PNG with the γ shapes (left) and the exact i.i.d. error curves (right)."""
+def params_title(params) -> str:
+    """Every privacy parameter of a table, for a plot title: K, m, ε, Δ and δ (the target
+    (mε, δ))."""
+    return (f"K={params.K}, m={params.m:g}, ε={params.eps:g}, Δ={params.member_delta:g}, δ={params.delta:.4g}"
+            f" — target ({params.m * params.eps:g}, {params.delta:.4g})-DP")
+
+
+def gamma_figure(gammas: Mapping[str, np.ndarray], title: str = "", params=None):
+    """The figure of :func:`plot_gammas` (returned open, for inspection)."""
     plt = pyplot("plotting γ tables")
     K = len(next(iter(gammas.values()))) - 1
     p = np.linspace(0.0, 1.0, 401)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4.4), layout="constrained")
     for n, g in gammas.items():
         a1.plot(np.arange(K + 1), g, marker="o", label=f"γ_{n}")
         a2.plot(p, error_curve(g, p), label=f"γ_{n}")
@@ -74,9 +81,19 @@ def plot_gammas(gammas: Mapping[str, np.ndarray], path: str, title: str = "") ->
     a2.set_title("Error")
     a1.legend()
     a2.legend()
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
+    full = ", ".join(t for t in (title, params_title(params) if params is not None else "") if t)
+    if full:
+        fit_suptitle(fig, full)
+    return fig
+
+
+def plot_gammas(gammas: Mapping[str, np.ndarray], path: str, title: str = "", params=None) -> None:
+    """PNG with the γ shapes (left) and the exact i.i.d. error curves (right).
+
+    ``params`` (a :class:`~darrm.params.PrivacyParams`) puts every privacy parameter — K, m, ε,
+    Δ, δ — in the title (:func:`params_title`); ``title`` is prepended."""
+    plt = pyplot("plotting γ tables")
+    fig = gamma_figure(gammas, title, params)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120)
     plt.close(fig)

@@ -1,4 +1,6 @@
-"""Content-keyed, resumable on-disk cache with atomic writes (``data/cache/`` by default).
+"""Content-keyed, resumable on-disk cache with atomic writes, in
+:func:`darrm.experiments.data.locations.cache_dir` (``--cache-dir``, ``$DARRM_CACHE``,
+``<checkout>/data/cache``, or the user cache directory; never inside an installed package).
 
 Every file is written to a temporary file in the same directory and moved into place with
 ``os.replace``, so an interrupted run leaves either the old file or none, never a torn one.
@@ -15,16 +17,16 @@ from pathlib import Path
 import numpy as np
 
 from darrm.atomic import atomic_write_bytes
+from darrm.experiments.data.locations import cache_dir
 
-__all__ = ["REPO_ROOT", "default_cache_dir", "load_npy", "save_npy", "settings_key"]
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
+__all__ = ["default_cache_dir", "load_npy", "save_npy", "settings_key"]
 
 
-def default_cache_dir() -> Path:
-    """``$DARRM_CACHE`` if set, else ``<repo>/data/cache`` (gitignored)."""
-    env = os.environ.get("DARRM_CACHE")
-    return Path(env) if env else REPO_ROOT / "data" / "cache"
+def default_cache_dir(override: str | os.PathLike | None = None) -> Path:
+    """The cache folder (:func:`darrm.experiments.data.locations.cache_dir`): ``override``
+    (``--cache-dir``), ``$DARRM_CACHE``, ``<checkout>/data/cache`` (gitignored) in a source
+    checkout, else the user cache directory of platformdirs."""
+    return cache_dir(override)
 
 
 def settings_key(settings: dict, length: int = 16) -> str:

@@ -2,6 +2,7 @@
 (:mod:`.calibration`), and the data-dependent RDP bound (:mod:`.data_dependent`)."""
 
 from .calibration import (
+    COARSE_ORDERS,
     METHODS,
     SENSITIVITY_L2,
     GridCalibration,
@@ -11,17 +12,19 @@ from .calibration import (
     gaussian_delta,
     gaussian_rdp,
     paper_grid,
+    rdp_orders,
     rdp_to_dp_classical,
-    rdp_to_dp_improved,
 )
 from .data_dependent import (
     DataDependentRDP,
     applies_anywhere,
     data_dependent_rdp,
     log_q,
+    rdp_from_log_q,
 )
 
 __all__ = [
+    "COARSE_ORDERS",
     "METHODS",
     "SENSITIVITY_L2",
     "DataDependentRDP",
@@ -36,5 +39,6 @@ __all__ = [
     "log_q",
     "paper_grid",
     "rdp_to_dp_classical",
-    "rdp_to_dp_improved",
+    "rdp_from_log_q",
+    "rdp_orders",
 ]

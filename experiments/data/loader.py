@@ -4,13 +4,17 @@ Search order for the four standard ``*-idx?-ubyte.gz`` files of a data set ``<na
 
 1. the ``data_dir`` argument (``--data-dir``), used as is or with ``<name>/`` appended;
 2. the environment variable ``$DARRM_DATA`` (same two forms);
-3. ``../shared/datasets/<name>/`` relative to the repository root (resolved from this
-   file's location) and relative to the current working directory;
-4. ``data/<name>/`` relative to the repository root and to the current working directory;
+3. only when running from a source checkout (:func:`~darrm.experiments.data.locations.source_checkout`):
+   ``<checkout>/../shared/datasets/<name>/`` and ``<checkout>/data/<name>/``;
+4. the user data directory, ``<platformdirs user_data_dir>/<name>/`` (where an installed
+   package downloads to);
 5. Debian's ``/usr/share/datasets/fashion-mnist/`` (package ``dataset-fashion-mnist``).
 
-When none holds all four files and ``download=True``, the official files are fetched
-into ``<repo>/data/<name>/`` (atomic writes).  Every file, found or downloaded, is checked
+Nothing is looked up relative to the installed package (``site-packages``) or the current
+directory.  When none holds all four files and ``download=True``, the official files are
+fetched into ``<data_dir>/<name>/`` (atomic writes), ``data_dir`` from
+:func:`darrm.experiments.data.locations.data_dir` (``$DARRM_DATA``, ``<checkout>/data``, or the
+user data directory).  Every file, found or downloaded, is checked
 against the SHA-256 of its **decompressed** content: the gzip wrappers of equally valid
 copies differ (the shared MNIST train-images was re-gzipped with an unknown MTIME;
 Debian strips the gzip header), the IDX content does not.  The known ``.gz`` hashes of the
@@ -23,16 +27,17 @@ import gzip
 import hashlib
 import io
 import os
-import zlib
 import urllib.error
 import urllib.request
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from darrm.errors import DarrmError, ParameterError
 from darrm.atomic import atomic_write_bytes
+from darrm.errors import DarrmError, ParameterError
+from darrm.experiments.data import locations
 from darrm.experiments.data.idx import IdxFormatError, parse_idx
 
 __all__ = [
@@ -114,8 +119,6 @@ URLS: dict[str, tuple[str, ...]] = {
 
 DEBIAN_DIRS = {"fashion-mnist": Path("/usr/share/datasets/fashion-mnist")}
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]
-
 
 class DatasetError(DarrmError):
     """A data set is missing, corrupt, or fails its checksum."""
@@ -134,10 +137,10 @@ def candidate_dirs(name: str, data_dir: str | os.PathLike | None = None) -> list
     for base in (data_dir, os.environ.get("DARRM_DATA")):
         if base:
             out += [Path(base), Path(base) / name]
-    for root in (_REPO_ROOT, Path.cwd()):
-        out.append(root / ".." / "shared" / "datasets" / name)
-    for root in (_REPO_ROOT, Path.cwd()):
-        out.append(root / "data" / name)
+    root = locations.source_checkout()
+    if root is not None:
+        out += [root.parent / "shared" / "datasets" / name, root / "data" / name]
+    out.append(locations.user_data_dir() / name)
     if name in DEBIAN_DIRS:
         out.append(DEBIAN_DIRS[name])
     seen: set[Path] = set()
@@ -242,12 +245,13 @@ def _read_content(fh, stem: str, name: str) -> tuple[bytes, str, str]:
 
 
 def download(name: str, dest: Path | None = None, timeout: float = 30.0) -> Path:
-    """Download the four official files of ``name`` into ``dest`` (default ``<repo>/data/<name>``).
+    """Download the four official files of ``name`` into ``dest`` (default
+    ``locations.data_dir() / name``: ``$DARRM_DATA``, ``<checkout>/data`` or the user data directory).
 
     Each file is verified (content SHA-256) before it is atomically moved into place.
     """
     _check_name(name)
-    dest = Path(dest) if dest is not None else _REPO_ROOT / "data" / name
+    dest = Path(dest) if dest is not None else locations.data_dir() / name
     errors: list[str] = []
     for stem in FILES:
         target = dest / f"{stem}.gz"
@@ -286,7 +290,7 @@ def _missing_message(name: str, data_dir, errors: list[str] | None = None) -> st
         f"{name}: the files {', '.join(f + '.gz' for f in FILES)} were not found in any of\n  {searched}\n"
         f"Get them by one of: pass --data-dir DIR (or set $DARRM_DATA) to a folder holding them; "
         f"copy the project's shared/datasets/{name}/ folder next to the repository; "
-        f"run with network access so they download into data/{name}/"
+        f"run with network access so they download into {locations.data_dir() / name}"
     )
     if name == "fashion-mnist":
         msg += "; or `apt-get install dataset-fashion-mnist` (Debian)"

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from darrm.accounting.paper import TEACHER_EPS
 from darrm.experiments.png import pyplot, save_png
+from darrm.plotting import fit_suptitle
 
-__all__ = ["PAPER_ACCURACY", "PAPER_BUDGET", "PAPER_TEACHER_EPS", "accuracy_plot", "markdown_report"]
+__all__ = ["PAPER_ACCURACY", "PAPER_BUDGET", "PAPER_TEACHER_EPS", "accuracy_figure", "accuracy_plot", "markdown_report"]
 
 #: Paper Tables 6 (m=1), 1 (m=3), 8 (m=5), 10 (m=7): {(dataset, m, Q): (GNMax, Sub, opt)} as (mean, std).
 _ACC_ROWS = {
@@ -123,23 +126,51 @@ def markdown_report(records: list[dict], run_info: dict | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def accuracy_plot(records: list[dict], path: Path) -> None:
-    """Accuracy vs m, one panel per (dataset, Q), one line per method (error bars: std over draws)."""
+_MARKERS = ("o", "s", "^", "v", "D", "P", "X")
+
+
+def _draws(records: list[dict]) -> str:
+    n = sorted({int(r["draws"]) for r in records if r.get("Q") is not None and r.get("draws") is not None})
+    return "/".join(str(x) for x in n) if n else "the"
+
+
+def accuracy_figure(records: list[dict]):
+    """The figure of :func:`accuracy_plot`, returned open (for inspection)."""
     plt = pyplot("the accuracy plot")
     keys = sorted({(r["dataset"], r["Q"]) for r in records if r["Q"] is not None})
-    fig, axes = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 3.6), squeeze=False)
-    for ax, (ds, Q) in zip(axes[0], keys):
-        for meth in _COLUMNS:
+    fig, axes = plt.subplots(1, len(keys), figsize=(4.6 * max(len(keys), 1.5), 4.4), squeeze=False,
+                             layout="constrained")
+    handles: dict[str, object] = {}
+    for ax, (ds, Q) in zip(axes[0], keys, strict=True):
+        ms = sorted({r["m"] for r in records if r["dataset"] == ds and r["Q"] == Q})
+        spacing = min(np.diff(ms)) if len(ms) > 1 else 1.0
+        width = 0.6 * spacing / len(_COLUMNS)  # each method its own x offset: no marker hides another
+        for i, meth in enumerate(_COLUMNS):
             rs = sorted((r for r in records if r["dataset"] == ds and r["Q"] == Q and r["method"] == meth),
                         key=lambda r: r["m"])
             if rs:
-                ax.errorbar([r["m"] for r in rs], [r["accuracy_mean"] for r in rs],
-                            yerr=[r["accuracy_std"] for r in rs], marker="o", capsize=3, label=meth)
+                offset = (i - (len(_COLUMNS) - 1) / 2) * width
+                h = ax.errorbar([r["m"] + offset for r in rs], [r["accuracy_mean"] for r in rs],
+                                yerr=[r["accuracy_std"] for r in rs], marker=_MARKERS[i % len(_MARKERS)],
+                                ms=5, capsize=3, lw=1.2, label=meth)
+                handles.setdefault(meth, h)
+        ax.set_xticks(ms)
+        ax.set_xlim(ms[0] - 0.5 * spacing, ms[-1] + 0.5 * spacing)
         ax.set_title(f"{ds}, Q = {Q}")
         ax.set_xlabel("privacy allowance m")
         ax.set_ylabel("accuracy of released labels")
         ax.set_ylim(0.4, 1.02)
-    axes[0][-1].legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
+        ax.grid(alpha=0.3, axis="y")
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=3, fontsize=8, frameon=False)
+    fit_suptitle(fig, "Accuracy of the released labels vs the privacy allowance m (mean; error bars ±1 s.d. "
+                      f"over {_draws(records)} draws of Q test queries; methods offset horizontally at each m)",
+                 fontsize=10)
+    return fig
+
+
+def accuracy_plot(records: list[dict], path: Path) -> None:
+    """Accuracy vs m, one panel per (dataset, Q), one series per method with its own marker and
+    x offset; error bars ±1 standard deviation over the draws (stated in the figure's title)."""
+    fig = accuracy_figure(records)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     save_png(fig, path, dpi=120)

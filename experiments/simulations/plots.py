@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from darrm.experiments.png import pyplot, save_png
+from darrm.plotting import fit_suptitle
 
 from .compute import FigureResult
 
@@ -38,7 +39,7 @@ def _grid(n: int) -> tuple[int, int]:
 def _subplots(n: int, w: float = 4.2, h: float = 3.2) -> tuple[Figure, list[Axes]]:
     plt = pyplot("the simulation plots")
     r, c = _grid(n)
-    fig, axes = plt.subplots(r, c, figsize=(w * c, h * r + 0.6), squeeze=False)
+    fig, axes = plt.subplots(r, c, figsize=(w * c, h * r + 0.6), squeeze=False, layout="constrained")
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     return fig, list(axes.flat[:n])
@@ -49,10 +50,10 @@ def _label(name: str) -> str:
 
 
 def _finish(fig: Figure, handles: list[Artist], labels: list[str], title: str) -> None:
-    """Figure-level legend below the panels (never over a curve) and a suptitle."""
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=9, frameon=False)
-    fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    """Figure-level legend below the panels (never over a curve) and a suptitle wrapped to the
+    figure's width (a one-panel quick figure is narrower than its title)."""
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4), fontsize=9, frameon=False)
+    fit_suptitle(fig, title)
 
 
 def plot_gammas(res: FigureResult, path: Path) -> None:
@@ -94,7 +95,7 @@ def plot_expected(res: FigureResult, path: Path) -> None:
     plt = pyplot("the simulation plots")
     if len(actuals) > 1:
         size = (3.6 * len(actuals), 3.2 * len(res.panels) + 0.6)
-        fig, ax2 = plt.subplots(len(res.panels), len(actuals), figsize=size, squeeze=False)
+        fig, ax2 = plt.subplots(len(res.panels), len(actuals), figsize=size, squeeze=False, layout="constrained")
         cells = [(ax2[i, j], pr, a) for i, pr in enumerate(res.panels) for j, a in enumerate(actuals)]
     else:
         fig, axes = _subplots(n, 3.8, 3.0)
@@ -108,9 +109,9 @@ def plot_expected(res: FigureResult, path: Path) -> None:
                 if e.curve != name or e.actual != a:
                     continue
                 if e.method == "product-mc":
-                    ax.errorbar(i + 0.12, e.value, yerr=1.96 * e.se, fmt="o", mfc="none", color=col, capsize=3)
+                    ax.errorbar(i + 0.22, e.value, yerr=1.96 * e.se, fmt="o", mfc="none", color=col, capsize=3)
                 elif e.method == "iid-exact":
-                    ax.plot(i - 0.12, e.value, "s", color=col)
+                    ax.plot(i - 0.22, e.value, "s", color=col)
                 else:
                     ax.plot(i, e.value, "D", color=col)
         ax.set_xticks(x)
@@ -128,9 +129,9 @@ def plot_expected(res: FigureResult, path: Path) -> None:
          f"Monte Carlo: p_i i.i.d. ~ actual, {res.config.mc_samples} draws, seed {res.config.seed} (95% CI)"),
     ]
     used = [(h, lab) for m, h, lab in proxies if m in methods]
-    fig.legend([h for h, _ in used], [lab for _, lab in used], loc="lower center", ncol=1, fontsize=8, frameon=False)
-    fig.suptitle(f"{res.config.title} — expected error")
-    fig.tight_layout(rect=(0, 0.04 + 0.035 * len(used), 1, 1))
+    fig.legend([h for h, _ in used], [lab for _, lab in used], loc="outside lower center", ncol=1, fontsize=8,
+               frameon=False)
+    fit_suptitle(fig, f"{res.config.title} — expected error (the three estimates side by side at each γ)")
     save_png(fig, path, dpi=110)
 
 

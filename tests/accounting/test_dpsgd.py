@@ -110,3 +110,31 @@ def test_inverse_rejects_bad_tolerance_and_target():
         dpsgd.noise_multiplier_for(0.09, 1 / 32, 160, 1e-4, "rdp", tol=0.1)
     with pytest.raises(ParameterError, match="target_eps"):
         dpsgd.noise_multiplier_for(-0.09, 1 / 32, 160, 1e-4, "rdp")
+
+
+@pytest.mark.parametrize("accountant", ["prv", "rdp"])
+def test_noise_multiplier_search_is_opacus_with_our_tolerance(monkeypatch, accountant):
+    """σ for a target ε is Opacus's ``get_noise_multiplier`` (issue #16), with ``epsilon_tolerance=tol``."""
+    from opacus.accountants import utils as opacus_utils
+
+    seen = {}
+    real = opacus_utils.get_noise_multiplier
+
+    def spy(**kwargs):
+        seen.update(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(opacus_utils, "get_noise_multiplier", spy)
+    sigma = dpsgd.noise_multiplier_for(0.5, 1 / 32, 32, 1e-4, accountant=accountant, tol=1e-3)
+    assert seen["epsilon_tolerance"] == 1e-3 and seen["accountant"] == accountant
+    assert 0.5 - 1e-3 <= dpsgd.epsilon(sigma, 1 / 32, 32, 1e-4, accountant) <= 0.5
+
+
+def test_noise_multiplier_search_pld_is_dp_accountings_calibration(monkeypatch):
+    from dp_accounting import mechanism_calibration as mc
+
+    calls = []
+    real = mc.calibrate_dp_mechanism
+    monkeypatch.setattr(mc, "calibrate_dp_mechanism", lambda *a, **k: calls.append(1) or real(*a, **k))
+    sigma = dpsgd.noise_multiplier_for(0.5, 1 / 32, 32, 1e-4, accountant="pld", tol=1e-3)
+    assert calls and 0.5 - 1e-3 <= dpsgd.epsilon(sigma, 1 / 32, 32, 1e-4, "pld") <= 0.5
