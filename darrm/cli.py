@@ -187,7 +187,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.out:
         save(table, args.out)
     if args.plot:
-        plot_gammas(gammas, args.plot, "K=11, m=3, ε=0.1, Δ=1e-5")
+        plot_gammas(gammas, args.plot, "demo", params=params)
     if args.json:
         ps = np.linspace(0, 1, 21)
         print_json({**table_record(table, args.out),
@@ -283,7 +283,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if table.family != "opt":
         gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
     if args.plot:  # the file first: a reader that stops early (`| head`) must not cost it
-        plot_gammas(gammas, args.plot, f"K={table.K}, m={table.params.m:g}, ε={table.params.eps:g}")
+        plot_gammas(gammas, args.plot, params=table.params)
     if args.json:
         ps = np.array(grid if grid else np.linspace(0, 1, 21))
         print(json.dumps({"p": ps.tolist(), **{k: error_curve(v, ps).tolist() for k, v in gammas.items()}}))
