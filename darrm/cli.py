@@ -34,7 +34,7 @@ from .atomic import atomic_write_bytes
 from .backends.executors import make_executor
 from .disjoint.members import parse_member
 from .errors import DarrmError, ParameterError
-from .paths import check_outputs
+from .paths import check_outputs, hold_outputs
 from .prior import parse_prior
 from .report import error_curve_text, gamma_table_text, plot_gammas
 from .solver.options import DEFAULT_MAX_ROUNDS
@@ -285,6 +285,18 @@ class OneLineErrorParser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
+    def _get_values(self, action, arg_strings):
+        """Refuse an empty value (``--out ""``: usually an unset shell variable) and ``--opt=--``
+        (which Python < 3.12 turns into ``[]`` for any option) with a usage error."""
+        name = "/".join(action.option_strings) or action.dest
+        given = " ".join(arg_strings)  # before argparse drops a "--" from the list
+        if any(s == "" for s in arg_strings):
+            self.error(f"argument {name}: empty value")
+        value = super()._get_values(action, arg_strings)
+        if action.nargs is None and isinstance(value, list) and not isinstance(action.default, list):
+            self.error(f"argument {name}: expected one value, got {given!r}")
+        return value
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(prog="darrm", description=__doc__.splitlines()[0])
@@ -382,7 +394,8 @@ def run_main(prog: str, args: argparse.Namespace) -> int:
     (``--debug``: the traceback).  A reader that closed the pipe early (``| head``) ends quietly.
     """
     try:
-        rc = int(args.func(args) or 0)
+        with hold_outputs():  # outputs checked by the command stay claimed until it ends
+            rc = int(args.func(args) or 0)
         sys.stdout.flush()
         return rc
     except BrokenPipeError:  # output piped into e.g. `head`: files were written before printing

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import io
 import math
 
 import numpy as np
 
+from darrm.atomic import atomic_write_bytes
 from darrm.plotting import pyplot
 
 from .best import all_bounds, randomizer_for
@@ -35,5 +37,7 @@ def plot_eps_vs_n(path: str, n: int, eps0s: list[float], delta: float, classes: 
         ax.set_title(("generic" if classes is None else f"{classes}-RR") + f", eps0={e0:g}")
         ax.legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)  # PNG whatever the suffix (matplotlib would guess from it)
     plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())

@@ -14,6 +14,7 @@ from darrm.experiments.data.loader import DATASETS
 from darrm.experiments.disjoint.output import write_real, write_synthetic
 from darrm.experiments.disjoint.real import load_votes, markdown_all, run_real
 from darrm.experiments.disjoint.synthetic import KS, METHODS, run_synthetic
+from darrm.paths import check_output_dir
 from darrm.report import format_table
 from darrm.validation import count_arg
 
@@ -21,6 +22,7 @@ __all__ = ["register"]
 
 
 def _synthetic(args: argparse.Namespace) -> int:
+    check_output_dir("out", args.out)  # before minutes of computing
     rows = run_synthetic(args.K, args.eps, args.delta, log=lambda r: print(json.dumps(r), flush=True))
     paths = write_synthetic(rows, args.eps, args.delta, args.out)
     print(format_table(["K", *METHODS], [[str(r["K"])] + [r[m] for m in METHODS] for r in rows]))
@@ -29,6 +31,7 @@ def _synthetic(args: argparse.Namespace) -> int:
 
 
 def _real(args: argparse.Namespace) -> int:
+    check_output_dir("out", args.out)  # before training or loading teachers
     rows = []
     for ds in args.dataset:
         vp, vn, labels, eps_t = load_votes(ds, args.data_dir, args.cache_dir)
