@@ -15,12 +15,13 @@ a second claim of the same target by another process fails at once with a one-li
   for its whole run and then writes it through :func:`darrm.atomic.atomic_write_bytes` (which
   claims the target for the write) does not refuse itself.  ``reentrant=False`` refuses a second
   claim in the same process too (two sessions on one ledger).
-* POSIX only: where ``fcntl`` is missing (Windows) claims are counted within the process but not
-  enforced between processes.
+* POSIX only: where ``fcntl`` is missing (Windows), or a file system does not support ``flock``
+  (some network mounts), claims are counted within the process but not enforced between processes.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 from pathlib import Path
@@ -33,6 +34,9 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 __all__ = ["Claim", "claim", "is_claimed", "lock_file"]
+
+#: flock not supported there: the claim is counted in this process only
+_UNSUPPORTED = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL}
 
 _held: dict[str, Claim] = {}
 _mutex = threading.Lock()
@@ -102,7 +106,7 @@ def claim(name: str, path: str | os.PathLike, *, reentrant: bool = True) -> Clai
     lock = lock_file(path)
     fd = -1
     if fcntl is not None:
-        while True:
+        while fd < 0:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -112,6 +116,13 @@ def claim(name: str, path: str | os.PathLike, *, reentrant: bool = True) -> Clai
                 raise ParameterError(name, f"{path} is being written by another process"
                                            f"{f' (pid {holder})' if holder else ''}; wait for it to finish or "
                                            "choose another path") from None
+            except OSError as exc:
+                os.close(fd)
+                if exc.errno in _UNSUPPORTED:  # a file system without flock (some network mounts)
+                    lock.unlink(missing_ok=True)
+                    fd = -1
+                    break
+                raise
             except BaseException:
                 os.close(fd)
                 raise
@@ -119,11 +130,13 @@ def claim(name: str, path: str | os.PathLike, *, reentrant: bool = True) -> Clai
                 same = os.stat(lock).st_ino == os.fstat(fd).st_ino
             except FileNotFoundError:
                 same = False
-            if same:
-                break
-            os.close(fd)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+            if not same:
+                os.close(fd)
+                fd = -1
+                continue
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            break
     c = Claim(key, lock, fd)
     with _mutex:
         _held[key] = c

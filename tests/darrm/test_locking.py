@@ -88,6 +88,17 @@ def test_claims_within_one_process_are_counted(tmp_path):
     assert not locking.is_claimed(target) and not locking.lock_file(target).exists()
 
 
+def test_file_systems_without_flock_still_write(tmp_path, monkeypatch):
+    import errno
+
+    def unsupported(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(locking.fcntl, "flock", unsupported)
+    atomic_write_bytes(tmp_path / "g.json", b"x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json"]
+
+
 def test_cli_outputs_are_claimed_for_the_whole_command(tmp_path, capsys, table):
     """`aggregate --out L` while another process holds L: exit 2, one line naming --out, L unchanged."""
     g, votes, out = tmp_path / "g.json", tmp_path / "v.npy", tmp_path / "labels.txt"
