@@ -31,7 +31,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from darrm import validation as v
-from darrm.errors import ParameterError
+from darrm.errors import ParameterError, ParameterTypeError
 from darrm.numerics.binomial import log_comb
 from darrm.numerics.delta import composed_delta
 from darrm.numerics.inversion import inverse_monotone
@@ -182,14 +182,9 @@ def heterogeneous_pld(
     from dp_accounting.pld import privacy_loss_distribution as pld
     from dp_accounting.pld.common import DifferentialPrivacyParameters
 
-    if len(budgets) == 0:
-        raise ParameterError("budgets", "must contain at least one (eps, delta) pair")
+    checked = Counter(budget_list("budgets", budgets))
     delta_total = v.open_unit("delta_total", delta_total)
     discretization = v.positive("discretization", discretization)
-    checked = Counter(
-        (v.epsilon(f"budgets[{i}].eps", e), v.half_open_unit(f"budgets[{i}].delta", d))
-        for i, (e, d) in enumerate(budgets)
-    )
     parts = []
     for (e, d), times in checked.items():
         one = pld.from_privacy_parameters(DifferentialPrivacyParameters(e, d), discretization)
@@ -198,6 +193,20 @@ def heterogeneous_pld(
     for part in parts[1:]:
         total = total.compose(part)
     return float(total.get_epsilon_for_delta(delta_total))
+
+
+def budget_list(name: str, budgets: object) -> list[Budget]:
+    """A non-empty sequence of (ε, δ) pairs, each checked (ε in (0, 700], δ in [0, 1)), as floats."""
+    if isinstance(budgets, (str, bytes, dict)) or not isinstance(budgets, Sequence | np.ndarray):
+        raise ParameterTypeError(name, f"must be a sequence of (eps, delta) pairs, got {type(budgets).__name__}")
+    if len(budgets) == 0:
+        raise ParameterError(name, "must contain at least one (eps, delta) pair")
+    out = []
+    for i, b in enumerate(budgets):
+        if isinstance(b, (str, bytes)) or not isinstance(b, Sequence | np.ndarray) or len(b) != 2:
+            raise ParameterError(f"{name}[{i}]", f"must be an (eps, delta) pair, got {b!r}")
+        out.append((v.epsilon(f"{name}[{i}].eps", b[0]), v.half_open_unit(f"{name}[{i}].delta", b[1])))
+    return out
 
 
 def parallel(budgets: Sequence[Budget]) -> Budget:
@@ -217,11 +226,8 @@ def parallel(budgets: Sequence[Budget]) -> Budget:
     hashing the record) can move the record to another shard and change two
     members; then use sequential composition of those two instead.
     """
-    if len(budgets) == 0:
-        raise ParameterError("budgets", "must contain at least one (eps, delta) pair")
-    eps = [v.epsilon(f"budgets[{i}].eps", e) for i, (e, _) in enumerate(budgets)]
-    deltas = [v.half_open_unit(f"budgets[{i}].delta", d) for i, (_, d) in enumerate(budgets)]
-    return max(eps), max(deltas)
+    pairs = budget_list("budgets", budgets)
+    return max(e for e, _ in pairs), max(d for _, d in pairs)
 
 
 def compare_bounds(eps: float, delta: float, k: int, delta_prime: float) -> list[dict[str, float | str]]:

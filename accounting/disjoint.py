@@ -29,7 +29,7 @@ def teacher_majority_budget(teacher_budgets: Sequence[Budget], queries: int) -> 
     """(ε, δ) of ``queries`` un-noised majorities (or any function) of teachers on disjoint
     shards: parallel composition of the teachers, independent of ``queries``."""
     v.count("queries", queries)
-    return composition.parallel(teacher_budgets)
+    return composition.parallel(composition.budget_list("teacher_budgets", teacher_budgets))
 
 
 @dataclass(frozen=True)

@@ -145,16 +145,24 @@ def epsilon(
     """
     run = DPSGDRun(noise_multiplier, sample_rate, steps, delta)
     acc = v.choice("accountant", accountant, ACCOUNTANTS)
+    # every option is checked, also those another accountant uses
+    eps_error = v.positive("eps_error", eps_error)
+    discretization = v.positive("discretization", discretization)
+    if orders is None:
+        grid = DEFAULT_RDP_ORDERS
+    else:
+        if isinstance(orders, (str, bytes)) or not hasattr(orders, "__iter__"):
+            raise ParameterError("orders", f"must be a non-empty sequence of orders > 1, got {orders!r}")
+        grid = tuple(v.real("orders", a, 1.0, None, closed="neither") for a in orders)
+        if len(grid) == 0:
+            raise ParameterError("orders", "must be a non-empty sequence of orders > 1")
     if acc == "prv":
         return _eps_prv(float(run.noise_multiplier), float(run.sample_rate), int(run.steps),
-                        float(run.delta), v.positive("eps_error", eps_error))
+                        float(run.delta), eps_error)
     if acc == "rdp":
-        grid = DEFAULT_RDP_ORDERS if orders is None else tuple(float(a) for a in orders)
-        if len(grid) == 0 or min(grid) <= 1.0:
-            raise ParameterError("orders", "must be a non-empty sequence of orders > 1")
         return _eps_rdp(float(run.noise_multiplier), float(run.sample_rate), int(run.steps), float(run.delta), grid)
     return _eps_pld(float(run.noise_multiplier), float(run.sample_rate), int(run.steps),
-                    float(run.delta), v.positive("discretization", discretization))
+                    float(run.delta), discretization)
 
 
 def _event(sigma: float, q: float, steps: int):
@@ -267,6 +275,11 @@ def compare_accountants(
 ) -> list[dict[str, float | str]]:
     """One record per accountant (``darrm account dpsgd``): ``{"accountant", "epsilon"}`` for a
     given ``noise_multiplier``, or ``{"accountant", "noise_multiplier"}`` for a ``target_eps``."""
+    tol = v.positive("tol", tol)  # checked even when no target is solved for
+    if isinstance(accountants, (str, bytes)) or not isinstance(accountants, (tuple, list)) or not accountants:
+        raise ParameterError("accountants",
+                             f"must be a non-empty tuple of {', '.join(ACCOUNTANTS)}, got {accountants!r}")
+    accountants = tuple(v.choice("accountants", a, ACCOUNTANTS) for a in accountants)
     if target_eps is not None:
         return [
             {"accountant": a,

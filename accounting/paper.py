@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from darrm import validation as v
+from darrm.errors import ParameterError
+
 from . import composition, dpsgd, gnmax
 
 #: Teacher budgets the paper reports (DP-SGD σ=12, 5 epochs, δ=Δ=1e-4).
@@ -139,8 +142,22 @@ def teacher_rows() -> list[dict]:
     ]
 
 
+#: the paper's ensemble: K = 11 teachers (§6.2), so an allowance m lies in [1, 11]
+TEACHERS = 11
+
+
+def _names(name: str, values: object, options: tuple[str, ...] | None) -> tuple:
+    """A non-empty tuple/list (of ``options`` when given)."""
+    if not isinstance(values, (tuple, list)) or len(values) == 0:
+        raise ParameterError(name, f"must be a non-empty tuple, got {values!r}")
+    return tuple(values) if options is None else tuple(v.choice(name, x, options) for x in values)
+
+
 def tables(which: tuple[str, ...] = TABLES, ms: tuple[int, ...] = (3,)) -> dict[str, list[dict]]:
-    """The requested tables (names in :data:`TABLES`) as lists of records, for allowances ``ms``."""
+    """The requested tables (names in :data:`TABLES`) as lists of records, for allowances ``ms``
+    (integers in [1, :data:`TEACHERS`])."""
+    which = _names("which", which, TABLES)
+    ms = tuple(v.count("ms", m, 1, TEACHERS) for m in _names("ms", ms, None))
     out: dict[str, list[dict]] = {}
     if "teachers" in which:
         out["teachers"] = teacher_rows()

@@ -34,7 +34,8 @@ import numpy as np
 from darrm import validation as v
 from darrm.atomic import atomic_write_json
 from darrm.disjoint.params import DisjointParams
-from darrm.errors import CertificationError, DarrmError, ParameterError
+from darrm.errors import CertificationError, DarrmError
+from darrm.locking import Claim, claim
 from darrm.mechanism import aggregate_counts, check_counts, vote_counts
 from darrm.numerics.delta import composed_delta
 from darrm.table import GammaTable
@@ -99,9 +100,9 @@ class LabellingSession:
 
     def __init__(self, table: GammaTable, *, budget_epsilon: float, delta: float, secure: bool = False,
                  rng: np.random.Generator | int | None = None, path: str | os.PathLike | None = None,
-                 _queries: int = 0, _resume: bool = False):
-        if not isinstance(table, GammaTable):
-            raise TypeError("table must be a darrm.GammaTable")
+                 _queries: int = 0, _resume: bool = False, _claim: Claim | None = None):
+        self._claim: Claim | None = None
+        v.instance("table", table, GammaTable, "a darrm.GammaTable")
         cert = certify_table(table)
         if not cert.certified:
             raise CertificationError(f"refusing a session with a table that is not private for its parameters "
@@ -109,11 +110,9 @@ class LabellingSession:
         self.table = table
         self.budget_epsilon = v.positive("budget_epsilon", budget_epsilon)
         self.delta = v.open_unit("delta", delta)
-        if not isinstance(secure, bool):
-            raise ParameterError("secure", f"must be a bool, got {secure!r}")
-        self.secure = secure
-        self._rng = None if secure else np.random.default_rng(rng)
-        self.path = None if path is None else Path(path)
+        self.secure = v.flag("secure", secure)
+        self._rng = v.generator("rng", rng)  # checked even when secure ignores it
+        self.path = None if path is None else v.path("path", path)
         self.per_query = per_query_budget(table)
         self.fingerprint = table_fingerprint(table)
         self._queries = int(_queries)
@@ -121,7 +120,33 @@ class LabellingSession:
             if not _resume and self.path.exists():
                 raise SessionFileError(f"{self.path}: a session state exists there; resume it with "
                                        f"LabellingSession.load (a new session would reset its ledger)")
-            self.save(self.path)
+            # one live session per ledger, in any process: two would each write their own count
+            self._claim = _claim if _claim is not None else claim("path", self.path, reentrant=False)
+            try:
+                self.save(self.path)
+            except BaseException:
+                self.close()
+                raise
+
+    # -- the state file's claim ---------------------------------------------------------------
+    def close(self) -> None:
+        """Give the state file back (another process may then resume the session); a closed
+        session labels nothing more.  Also done by ``with`` and when the session is collected."""
+        c, self._claim = self._claim, None
+        if c is not None:
+            c.release()
+        self._closed = True
+
+    def __enter__(self) -> LabellingSession:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        c = getattr(self, "_claim", None)
+        if c is not None:
+            c.release()
 
     # -- the ledger -------------------------------------------------------------------------
     @property
@@ -180,6 +205,8 @@ class LabellingSession:
         return self._release(check_counts(counts, self.table.K))
 
     def _release(self, L: np.ndarray) -> np.ndarray:
+        if getattr(self, "_closed", False):
+            raise SessionFileError("the session is closed; resume it with LabellingSession.load")
         n = int(L.shape[0])
         if n == 0:
             return np.zeros(0, dtype=np.int64)
@@ -235,8 +262,20 @@ class LabellingSession:
         """Resume a session from its state file with its own table (refuses any other table).
 
         ``secure`` defaults to the saved setting; with ``resume`` (default) later batches are
-        recorded to ``path`` again.
+        recorded to ``path`` again, and the file is claimed first (:mod:`darrm.locking`): a
+        session live elsewhere is refused before its state is read, never resumed twice.
         """
+        path = v.path("path", path)
+        held = claim("path", path, reentrant=False) if resume else None
+        try:
+            return cls._load(path, table, secure, rng, held)
+        except BaseException:
+            if held is not None:
+                held.release()
+            raise
+
+    @classmethod
+    def _load(cls, path: Path, table: GammaTable, secure: bool | None, rng, held: Claim | None) -> LabellingSession:
         try:
             state = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -245,8 +284,7 @@ class LabellingSession:
             raise SessionFileError(f"{path}: not a {FORMAT} file")
         if state.get("checksum") != _state_checksum(state):
             raise SessionFileError(f"{path}: checksum mismatch: the file is corrupt or was edited")
-        if not isinstance(table, GammaTable):
-            raise TypeError("table must be a darrm.GammaTable")
+        v.instance("table", table, GammaTable, "a darrm.GammaTable")
         if table_fingerprint(table) != state["table_fingerprint"]:
             raise SessionFileError(f"{path}: the session was run with another γ table "
                                    f"(fingerprint {state['table_fingerprint'][:12]}…)")
@@ -255,7 +293,7 @@ class LabellingSession:
             raise SessionFileError(f"{path}: queries must be a non-negative integer")
         return cls(table, budget_epsilon=state["budget_epsilon"], delta=state["delta"],
                    secure=bool(state["secure"]) if secure is None else secure, rng=rng,
-                   path=path if resume else None, _queries=queries, _resume=True)
+                   path=path if held is not None else None, _queries=queries, _resume=True, _claim=held)
 
     def __repr__(self) -> str:
         return (f"LabellingSession(K={self.table.K}, "

@@ -5,8 +5,13 @@ folder, is flushed and fsynced, and then renamed over the destination (``os.repl
 atomic on POSIX and Windows).  On any error (an exception, ``KeyboardInterrupt``) the
 temporary file is removed and the old destination, if any, is untouched.  A process killed
 outright (``kill -9``, power loss) cannot clean up: the next write of the same destination
-removes such leftovers, only files of exactly this naming pattern and older than
-:data:`STALE_AFTER_S` (a concurrent writer's live temporary file is younger).
+removes such leftovers (only files of exactly this naming pattern).
+
+Every write claims its destination (:mod:`darrm.locking`): another process writing the same
+file at the same moment is refused with a one-line :class:`~darrm.errors.ParameterError`
+instead of racing.  Under a freshly taken claim no other writer can have a live temporary file,
+so every leftover is removed; under a claim this process already held (a command that claimed
+its ``--out`` for its whole run) only those older than :data:`STALE_AFTER_S` are.
 """
 
 from __future__ import annotations
@@ -18,14 +23,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from .locking import claim
+
 #: a temporary file of this age (seconds) is a leftover of a crashed writer
 STALE_AFTER_S = 3600.0
 
 _RANDOM = re.compile(r"[a-z0-9_]{8}")  # tempfile's names (tempfile._RandomNameSequence)
 
 
-def _sweep_stale(path: Path) -> None:
-    """Remove earlier crashes' temporary files of ``path`` (best effort, never raises)."""
+def _sweep_stale(path: Path, older_than: float = STALE_AFTER_S) -> None:
+    """Remove earlier crashes' temporary files of ``path`` older than ``older_than`` seconds
+    (best effort, never raises)."""
     prefix, suffix = f".{path.name}.", ".tmp"
     now = time.time()
     try:
@@ -38,17 +46,27 @@ def _sweep_stale(path: Path) -> None:
             continue
         try:
             st = e.stat(follow_symlinks=False)
-            if e.is_file(follow_symlinks=False) and now - st.st_mtime > STALE_AFTER_S:
+            if e.is_file(follow_symlinks=False) and now - st.st_mtime >= older_than:
                 os.unlink(e.path)
         except OSError:
             pass
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically, with the usual (umask) file mode."""
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, name: str = "path") -> None:
+    """Write ``data`` to ``path`` atomically, with the usual (umask) file mode.
+
+    Raises:
+        ParameterError: (``name``) another process is writing ``path`` (:mod:`darrm.locking`).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    _sweep_stale(path)
+    with claim(name, path) as c:
+        _sweep_stale(path, 0.0 if c.fresh else STALE_AFTER_S)
+        c.fresh = False
+        _write(path, data)
+
+
+def _write(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         umask = os.umask(0)
@@ -67,6 +85,6 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
-def atomic_write_json(path: str | os.PathLike, obj: object) -> None:
+def atomic_write_json(path: str | os.PathLike, obj: object, *, name: str = "path") -> None:
     """JSON (indented, trailing newline), written atomically."""
-    atomic_write_bytes(path, (json.dumps(obj, indent=2, sort_keys=False) + "\n").encode())
+    atomic_write_bytes(path, (json.dumps(obj, indent=2, sort_keys=False) + "\n").encode(), name=name)

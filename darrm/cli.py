@@ -373,7 +373,6 @@ def _add_param_args(p: argparse.ArgumentParser) -> None:
                    help="per-mechanism Δ in [0, 1) (the paper's Δ)")
     p.add_argument("--delta", type=float, default=None, help="target δ in [Δ, 1) (default: 1-(1-Δ)^m)")
 
-
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(prog="darrm", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"darrm {__version__}")

@@ -81,6 +81,18 @@ class OneLineErrorParser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
+    def _get_values(self, action, arg_strings):
+        """Refuse an empty value (``--out ""``: usually an unset shell variable) and ``--opt=--``
+        (which Python < 3.12 turns into ``[]`` for any option) with a usage error."""
+        name = "/".join(action.option_strings) or action.dest
+        given = " ".join(arg_strings)  # before argparse drops a "--" from the list
+        if any(s == "" for s in arg_strings):
+            self.error(f"argument {name}: empty value")
+        value = super()._get_values(action, arg_strings)
+        if action.nargs is None and isinstance(value, list) and not isinstance(action.default, list):
+            self.error(f"argument {name}: expected one value, got {given!r}")
+        return value
+
 
 def add_common_options(parser: argparse.ArgumentParser, top: bool) -> None:
     """``--progress/--no-progress``, ``-q/--quiet``, ``-v/--verbose`` and ``--debug``.
@@ -168,8 +180,11 @@ def run_main(prog: str, args: argparse.Namespace) -> int:
 
 
 def _run(prog: str, args: argparse.Namespace) -> int:
+    from .paths import hold_outputs
+
     try:
-        rc = int(args.func(args) or 0)
+        with hold_outputs():  # outputs checked by the command stay claimed until it ends
+            rc = int(args.func(args) or 0)
         sys.stdout.flush()
         return rc
     except BrokenPipeError:  # output piped into e.g. `head`: files were written before printing

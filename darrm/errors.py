@@ -20,6 +20,11 @@ class ParameterError(DarrmError):
         super().__init__(f"{name}: {message}")
 
 
+class ParameterTypeError(ParameterError, TypeError):
+    """A parameter of the wrong type (a table that is no :class:`~darrm.GammaTable`, a prior that is
+    no :class:`~darrm.Prior`, …): a :class:`ParameterError` that ``except TypeError`` catches too."""
+
+
 class SolveError(DarrmError):
     """The LP was infeasible, unbounded, or the solver failed."""
 

@@ -22,7 +22,7 @@ import numpy as np
 from .errors import ParameterError
 from .params import PrivacyParams
 from .privacy.corners import corners
-from .validation import odd_count
+from .validation import EPS_MAX, float_array, half_open_unit, instance, odd_count, positive
 
 
 def symmetric_from_upper(upper: np.ndarray, K: int) -> np.ndarray:
@@ -43,7 +43,7 @@ def upper_half(gamma: np.ndarray) -> np.ndarray:
 
 def validate_gamma(gamma: object, K: int | None = None, *, name: str = "gamma", sym_tol: float = 0.0) -> np.ndarray:
     """Check a full γ table: 1-D, length K+1 (K odd), finite, in [0, 1], symmetric."""
-    g = np.asarray(gamma, dtype=np.float64)
+    g = float_array(name, gamma)
     if g.ndim != 1:
         raise ParameterError(name, f"must be a 1-D table, got shape {g.shape}")
     Kg = g.shape[0] - 1
@@ -106,23 +106,29 @@ def gamma_dsub(K: int, m: int) -> np.ndarray:
     return gamma_sub(K, 2 * m - 1)
 
 
+def const_assumptions(params: PrivacyParams, tau: float | None = None,
+                      lam: float | None = None) -> tuple[float, float]:
+    """(τ, λ) of Lemma A.1, checked: τ > 0 with τε ≤ 700, λ ∈ [0, 1); defaults τ = K and
+    λ = 1 − (1 − Δ)^K (K-fold composition)."""
+    instance("params", params, PrivacyParams, "a darrm.PrivacyParams")
+    K = params.K
+    tau = float(K) if tau is None else positive("tau", tau)
+    if tau * params.eps > EPS_MAX:
+        raise ParameterError("tau", f"tau*eps={tau * params.eps!r} is too large to represent e^(tau*eps)")
+    if lam is None:
+        lam = 0.0 if params.member_delta == 0 else -math.expm1(K * math.log1p(-params.member_delta))
+    return tau, half_open_unit("lam", lam)
+
+
 def p_const(params: PrivacyParams, tau: float | None = None, lam: float | None = None) -> float:
     """Largest p_const for which RR (Algorithm 2) is (mε, δ)-DP (Lemma A.1, Eq. 4/16).
 
-    The true majority of the K votes is assumed (τε, λ)-DP; by default τ = K and
-    λ = 1 − (1 − Δ)^K (K-fold composition).  We maximise h(q, q′) = q − e^{mε}q′ + ½(e^{mε}−1)
+    The true majority of the K votes is assumed (τε, λ)-DP (:func:`const_assumptions`).
+    We maximise h(q, q′) = q − e^{mε}q′ + ½(e^{mε}−1)
     over the 8 corners of the (τε, λ) region rather than using the closed form, which is
     only the maximiser when τ ≥ m; the result is clipped at 1 (spec §1.2).
     """
-    K = params.K
-    tau = float(K) if tau is None else float(tau)
-    if not (math.isfinite(tau) and tau > 0):
-        raise ParameterError("tau", f"must be finite and > 0, got {tau!r}")
-    if lam is None:
-        lam = 0.0 if params.member_delta == 0 else -math.expm1(K * math.log1p(-params.member_delta))
-    lam = float(lam)
-    if not (math.isfinite(lam) and 0.0 <= lam < 1.0):
-        raise ParameterError("lam", f"must lie in [0, 1), got {lam!r}")
+    tau, lam = const_assumptions(params, tau, lam)
     e = params.exp_meps
     c = corners(tau * params.eps, lam)
     h = c[:, 0] - e * c[:, 1] + 0.5 * (e - 1.0)
@@ -133,4 +139,5 @@ def p_const(params: PrivacyParams, tau: float | None = None, lam: float | None =
 
 def gamma_const(params: PrivacyParams, tau: float | None = None, lam: float | None = None) -> np.ndarray:
     """γ_const ≡ p_const: randomized response as a DaRRM instance (L232)."""
-    return np.full(params.K + 1, p_const(params, tau, lam))
+    p = p_const(params, tau, lam)
+    return np.full(params.K + 1, p)

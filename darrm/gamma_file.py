@@ -35,7 +35,10 @@ from .disjoint.params import DisjointParams
 from .errors import DarrmError, GammaFileError, ParameterError
 from .gamma import validate_gamma
 from .params import PrivacyParams
+from .privacy.certify import validate_tol
 from .table import GammaTable
+from .validation import flag, instance
+from .validation import path as file_path
 from .verification import certify_gamma
 
 FORMAT = "darrm-gamma/1"
@@ -100,6 +103,8 @@ def table_to_dict(table: GammaTable) -> dict:
 
 def save(table: GammaTable, path: str | os.PathLike, *, tol: float | None = None) -> None:
     """Re-certify ``table`` and write it atomically; an uncertified table is never written."""
+    instance("table", table, GammaTable, "a darrm.GammaTable")
+    path = file_path("path", path)
     cert = certify_gamma(table.gamma, table.params, tol=tol)
     if not cert.certified:
         raise GammaFileError(f"refusing to write an uncertified table (violation {cert.violation:.3e})")
@@ -112,7 +117,11 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
 
     Raises:
         GammaFileError: unreadable, corrupt, tampered with, or not certified.
+        ParameterError: ``path`` is no file path, ``tol`` or ``recertify`` are invalid.
     """
+    path = file_path("path", path)
+    validate_tol(tol)
+    recertify = flag("recertify", recertify)
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
@@ -154,19 +163,19 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         violation = float(d["violation"])
         if d["info"] is not None and not isinstance(d["info"], dict):
             raise ParameterError("info", f"must be a JSON object or null, got {type(d['info']).__name__}")
+        table = GammaTable(
+            params=params,
+            gamma=np.array(gamma),
+            family=str(d["family"]),
+            violation=violation,
+            prior=d["prior"],
+            objective=d["objective"],
+            solver=d["solver"],
+            status=d["status"],
+            info=dict(d["info"] or {}),
+        )
     except (DarrmError, TypeError, ValueError, RecursionError) as exc:
         raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
-    table = GammaTable(
-        params=params,
-        gamma=np.array(gamma),
-        family=str(d["family"]),
-        violation=violation,
-        prior=d["prior"],
-        objective=d["objective"],
-        solver=d["solver"],
-        status=d["status"],
-        info=dict(d["info"] or {}),
-    )
     if recertify:
         try:
             cert = certify_gamma(table.gamma, params, tol=tol)

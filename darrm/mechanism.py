@@ -7,6 +7,7 @@ import numpy as np
 from .errors import ParameterError
 from .gamma import validate_gamma
 from .secure_random import bernoulli, fair_coins
+from .validation import flag, generator
 
 
 def output_weights(gamma: np.ndarray) -> np.ndarray:
@@ -62,11 +63,12 @@ def _release(L: np.ndarray, g: np.ndarray, rng: np.random.Generator | int | None
     """Algorithm 1 for vote counts L: the majority with probability γ(L), else a fair coin.
     ``secure``: every coin from the OS CSPRNG (:mod:`darrm.secure_random`), ``rng`` ignored."""
     K = g.shape[0] - 1
+    secure = flag("secure", secure)
+    rng = generator("rng", rng)  # checked even when secure ignores it
     majority = (L >= (K + 1) // 2).astype(np.int64)
     if secure:
         keep, coin = bernoulli(g[L]), fair_coins(L.shape[0])
     else:
-        rng = np.random.default_rng(rng)
         keep = rng.random(L.shape[0]) < g[L]
         coin = rng.integers(0, 2, size=(L.shape[0],))
     return np.where(keep, majority, coin)

@@ -4,15 +4,41 @@ A command that computes for minutes and then fails to write its result, or write
 its own input, loses data.  :func:`check_outputs` (files) and :func:`check_output_dirs`
 (output folders, e.g. ``darrm-experiments … --out DIR --cache-dir DIR``) run first and raise a
 one-line :class:`~darrm.errors.ParameterError` naming the option.
+
+Inside :func:`hold_outputs` (every command line runs in one) the checked outputs are also
+claimed (:mod:`darrm.locking`) until the command ends: a second command writing the same file
+is refused before it computes anything, instead of overwriting the first one's result.
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from .errors import ParameterError
+from .locking import claim
+
+_scope: contextvars.ContextVar[ExitStack | None] = contextvars.ContextVar("darrm_output_claims", default=None)
+
+
+@contextmanager
+def hold_outputs() -> Iterator[None]:
+    """Outputs checked inside this block stay claimed until it ends (one command's run)."""
+    with ExitStack() as stack:
+        token = _scope.set(stack)
+        try:
+            yield
+        finally:
+            _scope.reset(token)
+
+
+def _hold(name: str, path: Path) -> None:
+    stack = _scope.get()
+    if stack is not None:
+        stack.enter_context(claim(name, path))
 
 PathLike = str | os.PathLike
 
@@ -43,6 +69,26 @@ def check_writable(name: str, path: PathLike) -> Path:
     return p
 
 
+def check_output_dir(name: str, path: PathLike) -> Path:
+    """``path`` can be an output folder: not empty, not an existing file, and its nearest existing
+    ancestor is a writable folder (the command creates the missing levels)."""
+    if str(path) == "":
+        raise ParameterError(name, "empty path; give a folder")
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise ParameterError(name, f"{path} is a file; give a folder")
+    anc = Path(os.path.abspath(p))
+    while not anc.exists():
+        anc = anc.parent
+    if not anc.is_dir():
+        raise ParameterError(name, f"{path}: {anc} is not a directory")
+    if not os.access(anc, os.W_OK | os.X_OK):
+        raise ParameterError(name, f"{path}: directory {anc} is not writable")
+    if anc == Path(os.path.abspath(p)) or anc == Path(os.path.abspath(p)).parent:
+        _hold(name, p)  # the lock file goes next to the folder: its parent must exist
+    return p
+
+
 def check_outputs(outputs: Mapping[str, PathLike | None], inputs: Mapping[str, PathLike | None] = {}) -> None:
     """Every given output is writable, differs from every input and from the other outputs.
 
@@ -64,28 +110,8 @@ def check_outputs(outputs: Mapping[str, PathLike | None], inputs: Mapping[str, P
         for b in names[i + 1:]:
             if _same(outs[a], outs[b]):
                 raise ParameterError(b, f"{outs[b]} is the same file as the {a} output; give two different paths")
-
-
-def check_output_dir(name: str, path: PathLike) -> Path:
-    """``path`` can hold a command's output files: an existing writable directory, or one that can
-    be created (``mkdir(parents=True)``: its nearest existing ancestor is a writable directory)."""
-    if str(path) == "":
-        raise ParameterError(name, "empty path")
-    p = Path(path)
-    if p.exists():
-        if not p.is_dir():
-            raise ParameterError(name, f"{path} exists and is not a directory")
-        if not os.access(p, os.W_OK | os.X_OK):
-            raise ParameterError(name, f"{path}: directory is not writable")
-        return p
-    ancestor = Path(os.path.abspath(p)).parent
-    while not ancestor.exists():
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise ParameterError(name, f"{path}: cannot create it, {ancestor} is not a directory")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise ParameterError(name, f"{path}: cannot create it, directory {ancestor} is not writable")
-    return p
+    for name, p in outs.items():
+        _hold(name, p)
 
 
 def check_input_dir(name: str, path: PathLike) -> Path:

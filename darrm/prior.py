@@ -18,14 +18,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import ParameterError, ParameterTypeError
 from .numerics.binomial import binomial_pmf
 from .numerics.poisson_binomial import pmf
-from .validation import unit
+from .validation import count, function, half_open_unit, instance, positive, unit
 
 
 class Prior:
@@ -66,6 +66,8 @@ class IndependentPrior(Prior):
     means: tuple[float, ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
+        if isinstance(self.means, (str, bytes)) or not hasattr(self.means, "__iter__"):
+            raise ParameterTypeError("prior.means", f"must be a sequence of probabilities, got {self.means!r}")
         ms = tuple(unit("prior.means", v) for v in self.means)
         if not ms:
             raise ParameterError("prior.means", "needs one mean per mechanism")
@@ -92,10 +94,7 @@ class BetaPrior(Prior):
 
     def __post_init__(self) -> None:
         for n in ("a", "b"):
-            v = float(getattr(self, n))
-            if not (math.isfinite(v) and v > 0):
-                raise ParameterError(f"prior.{n}", f"must be finite and > 0, got {v!r}")
-            object.__setattr__(self, n, v)
+            object.__setattr__(self, n, positive(f"prior.{n}", getattr(self, n)))
 
     def expected_pmf(self, K: int) -> np.ndarray:
         """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
@@ -117,6 +116,11 @@ class DensityPrior(Prior):
     density: Callable[[float], float] = field(compare=False)
     name: str = "density"
     tol: float = 1e-12
+
+    def __post_init__(self) -> None:
+        function("prior.density", self.density)
+        instance("prior.name", self.name, str, "a string")
+        object.__setattr__(self, "tol", positive("prior.tol", self.tol))
 
     def expected_pmf(self, K: int) -> np.ndarray:
         """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
@@ -157,15 +161,15 @@ class PaperMCPrior(Prior):
     T: int = 10000
     seed: int = 0
 
+    #: largest grid and number of draws (each draw is a K-point Poisson-binomial pmf)
+    MAX_GRID: ClassVar[int] = 10**6
+    MAX_DRAWS: ClassVar[int] = 10**6
+
     def __post_init__(self) -> None:
-        object.__setattr__(self, "p_lower", unit("prior.p_lower", self.p_lower))
-        if self.p_lower >= 1.0:
-            raise ParameterError("prior.p_lower", "must be < 1")
-        for n in ("tau", "T"):
-            v = int(getattr(self, n))
-            if v < 1:
-                raise ParameterError(f"prior.{n}", f"must be >= 1, got {v}")
-            object.__setattr__(self, n, v)
+        object.__setattr__(self, "p_lower", half_open_unit("prior.p_lower", self.p_lower))
+        object.__setattr__(self, "tau", count("prior.tau", self.tau, maximum=self.MAX_GRID))
+        object.__setattr__(self, "T", count("prior.T", self.T, maximum=self.MAX_DRAWS))
+        object.__setattr__(self, "seed", count("prior.seed", self.seed, minimum=0))
 
     def grid(self) -> np.ndarray:
         """The τ left endpoints of [p_lower, 1] the Monte-Carlo draws p_i from."""
@@ -187,6 +191,11 @@ def parse_prior(spec: str) -> Prior:
     kind, _, rest = spec.partition(":")
     vals = [v for v in rest.split(",") if v.strip()] if rest else []
     try:
+        most = {"iid": 1, "paper-mc": 4}.get(kind)
+        if most is not None and len(vals) > most:
+            raise ParameterError("prior", f"{kind} takes at most {most} value(s), got {spec!r}")
+        if len(vals) != len(rest.split(",")) and rest:
+            raise ParameterError("prior", f"empty value in {spec!r}")
         if kind == "iid":
             return IIDPrior(float(vals[0]) if vals else 0.75)
         if kind == "means":

@@ -7,8 +7,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .disjoint.params import DisjointParams
+from .gamma import validate_gamma
 from .params import PrivacyParams
 from .solver.status import SolveReport
+from .validation import choice, instance, real
+
+#: what a table's ``family`` may be: the solver's families and "custom" (a hand-made table)
+FAMILY_NAMES = ("opt", "sub", "dsub", "const", "custom")
 
 if TYPE_CHECKING:  # darrm.disjoint builds on this module
     from .disjoint.params import DisjointParams
@@ -39,6 +45,19 @@ class GammaTable:
     solver: str | None = None
     status: str | None = None
     info: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Checks every field (a table built by hand is used by :func:`darrm.aggregate` as is)."""
+        instance("params", self.params, (PrivacyParams, DisjointParams), "a darrm.PrivacyParams or DisjointParams")
+        object.__setattr__(self, "gamma", validate_gamma(self.gamma, self.params.K))
+        choice("family", self.family, FAMILY_NAMES)
+        object.__setattr__(self, "violation", real("violation", self.violation, allow_inf=True))
+        instance("prior", self.prior, dict, "a dict (Prior.to_dict()) or None", allow_none=True)
+        if self.objective is not None:
+            object.__setattr__(self, "objective", real("objective", self.objective))
+        instance("solver", self.solver, str, "a string or None", allow_none=True)
+        instance("status", self.status, str, "a string or None", allow_none=True)
+        instance("info", self.info, dict, "a dict")
 
     @property
     def report(self) -> SolveReport:

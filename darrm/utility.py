@@ -16,6 +16,7 @@ from .errors import ParameterError
 from .gamma import validate_gamma
 from .numerics.binomial import log_comb
 from .numerics.poisson_binomial import pmf
+from .validation import float_array
 
 
 def error_from_pmf(gamma: np.ndarray, alpha: np.ndarray) -> np.ndarray:
@@ -48,7 +49,7 @@ def error_curve(gamma: np.ndarray, p: np.ndarray) -> np.ndarray:
     so the error is exactly 0 at p = ½ (α_l = α_{K−l}, spec §6 item 12) instead of ±1e-16.
     """
     g = validate_gamma(gamma)
-    p = np.asarray(p, dtype=np.float64)
+    p = float_array("p", p)
     if not np.all(np.isfinite(p)) or np.any(p < 0) or np.any(p > 1):
         raise ParameterError("p", "must lie in [0, 1]")
     K = g.shape[0] - 1

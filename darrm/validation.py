@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+from pathlib import Path
 
-from .errors import ParameterError
+from .errors import ParameterError, ParameterTypeError
 
 _CLOSED = ("both", "left", "right", "neither")
 
@@ -109,12 +111,15 @@ def count(name: str, value: object, minimum: int = 1, maximum: int | None = None
 
 
 def odd_count(name: str, value: object) -> int:
-    """A positive odd integer (K: the majority of an odd number of votes has no ties)."""
+    """A positive odd integer up to :data:`COUNT_MAX` (K: the majority of an odd number of votes
+    has no ties)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ParameterError(name, f"must be an odd integer >= 1, got {value!r}")
     k = int(value)
     if k < 1 or k % 2 == 0:
         raise ParameterError(name, f"must be an odd integer >= 1, got {k}")
+    if k > COUNT_MAX:
+        raise ParameterError(name, f"must be an odd integer in [1, {COUNT_MAX}], got {k}")
     return k
 
 
@@ -136,3 +141,71 @@ def count_arg(text: str) -> int:
     if not math.isfinite(x) or x != int(x):
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
     return int(x)
+
+
+def instance(name: str, value: object, types: type | tuple[type, ...], what: str, *, allow_none: bool = False):
+    """``value`` itself when it is an instance of ``types`` (or None with ``allow_none``); else a
+    :class:`~darrm.errors.ParameterTypeError` saying it must be ``what``."""
+    if (allow_none and value is None) or isinstance(value, types):
+        return value
+    raise ParameterTypeError(name, f"must be {what}, got {_short(value)}")
+
+
+def flag(name: str, value: object, *, allow_none: bool = False) -> bool | None:
+    """A ``bool`` (numpy's included; ``None`` with ``allow_none``): 0, 1, strings and arrays are refused."""
+    if allow_none and value is None:
+        return None
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise ParameterTypeError(name, f"must be True or False{' or None' if allow_none else ''}, got {_short(value)}")
+
+
+def function(name: str, value: object, *, allow_none: bool = False):
+    """A callable (``None`` with ``allow_none``)."""
+    if (allow_none and value is None) or callable(value):
+        return value
+    raise ParameterTypeError(name, f"must be a function{' or None' if allow_none else ''}, got {_short(value)}")
+
+
+def path(name: str, value: object) -> Path:
+    """A file path: a non-empty ``str`` or ``os.PathLike`` of ``str`` (bytes paths are refused)."""
+    p = os.fspath(value) if isinstance(value, os.PathLike) else value
+    if not isinstance(p, str):
+        raise ParameterTypeError(name, f"must be a file path (str or pathlib.Path), got {_short(value)}")
+    if p == "" or "\x00" in p:
+        raise ParameterError(name, f"must be a file path, got {value!r}")
+    return Path(p)
+
+
+def generator(name: str, value: object):
+    """A ``numpy.random.Generator`` from ``value``: None, a seed (integer >= 0 or a sequence of them),
+    a ``SeedSequence``, a ``BitGenerator`` or a ``Generator``."""
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)):
+        raise ParameterTypeError(name, f"must be a numpy Generator or an integer seed >= 0, got {value!r}")
+    try:
+        return np.random.default_rng(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ParameterError(name, f"must be a numpy Generator or an integer seed >= 0, got {_short(value)} "
+                                   f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+
+
+def float_array(name: str, value: object):
+    """``value`` as a float64 numpy array; None, strings, bools, complex, ragged and non-numeric data are refused."""
+    import numpy as np
+
+    if value is None or isinstance(value, (str, bytes, dict, bool)):
+        raise ParameterTypeError(name, f"must be an array of numbers, got {_short(value)}")
+    try:
+        a = np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise ParameterError(name, f"must be an array of numbers ({str(exc).splitlines()[0]})") from None
+    if a.dtype.kind not in "iuf":
+        raise ParameterTypeError(name, f"must be an array of numbers, got dtype {a.dtype}")
+    return a.astype(np.float64)
+
+
+def _short(value: object) -> str:
+    r = repr(value).replace("\n", " ")
+    return r if len(r) <= 60 else f"{type(value).__name__} {r[:50]}…"

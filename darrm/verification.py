@@ -23,6 +23,7 @@ from .mechanism import aggregate_counts as _release_counts
 from .params import PrivacyParams
 from .privacy.certify import Certificate, certify, validate_tol
 from .table import GammaTable
+from .validation import flag, instance
 
 #: verdicts remembered (a verdict is a pure function of the γ bytes, the parameters and tol)
 CACHE_SIZE = 64
@@ -37,6 +38,8 @@ def certify_gamma(gamma: np.ndarray, params: PrivacyParams | DisjointParams, *, 
                   progress: bool | None = None) -> Certificate:
     """The certificate matching the parameters' model (shared data or disjoint shards), memoised."""
     t = validate_tol(tol)
+    instance("params", params, (PrivacyParams, DisjointParams), "a darrm.PrivacyParams or DisjointParams")
+    flag("progress", progress, allow_none=True)
     g = validate_gamma(gamma, params.K)
     key = _key(g, params, t)
     hit = _cache.get(key)
@@ -74,8 +77,7 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
 
 
 def _check_certified(table: GammaTable) -> None:
-    if not isinstance(table, GammaTable):
-        raise TypeError("table must be a GammaTable (darrm.mechanism.aggregate takes a raw γ array)")
+    instance("table", table, GammaTable, "a darrm.GammaTable (darrm.mechanism.aggregate takes a raw γ array)")
     cert = certify_table(table)
     if not cert.certified:
         raise CertificationError(

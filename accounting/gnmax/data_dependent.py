@@ -64,11 +64,15 @@ class DataDependentRDP:
 
 
 def _votes(votes: Sequence[int]) -> np.ndarray:
+    if isinstance(votes, (str, bytes)) or votes is None:
+        raise ParameterError("votes", f"must be a 1-D histogram of vote counts, got {votes!r}")
     arr = np.asarray(votes)
     if arr.ndim != 1 or arr.size < 2:
         raise ParameterError("votes", "must be a 1-D histogram over at least 2 classes")
     if not np.issubdtype(arr.dtype, np.integer) or (arr < 0).any():
         raise ParameterError("votes", "must be non-negative integer counts")
+    if arr.sum() < 1:
+        raise ParameterError("votes", "must hold at least one vote (all counts are 0)")
     return arr.astype(float)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from darrm import validation as v
-from darrm.errors import DarrmError, ParameterError
+from darrm.errors import DarrmError, ParameterError, ParameterTypeError
 
 from . import blanket, clones, decomposition, erlingsson, krr, variation_ratio
 from .bound import Bound
@@ -70,6 +70,15 @@ def all_bounds(
     methods: list[str] | None = None,
 ) -> list[Bound]:
     """One Bound per applicable method (ε for ``delta`` or δ for ``eps``)."""
+    v.instance("randomizer", randomizer, (GenericLDP, RandomizedResponse, FiniteRandomizer),
+               "a GenericLDP, RandomizedResponse or FiniteRandomizer")
+    include_invalid = v.flag("include_invalid", include_invalid)
+    if methods is not None:
+        names = [m[0] for m in METHODS]
+        if isinstance(methods, (str, bytes)) or not isinstance(methods, (list, tuple, set, frozenset)):
+            raise ParameterTypeError("methods", f"must be a list of method names or None, got {methods!r}")
+        for m in methods:
+            v.choice("methods", m, names)
     n = v.count("n", n)
     if (delta is None) == (eps is None):
         raise ParameterError("delta", "give exactly one of delta (to get eps) or eps (to get delta)")

@@ -10,11 +10,13 @@ shuffled protocol lies in the shaded band.
 
 from __future__ import annotations
 
+import io
 import itertools
 import math
 
 import numpy as np
 
+from darrm.atomic import atomic_write_bytes
 from darrm.plotting import fit_suptitle, pyplot
 
 from .best import all_bounds, randomizer_for
@@ -87,5 +89,7 @@ def plot_eps_vs_n(path: str, n: int, eps0s: list[float], delta: float, classes: 
     n ≈ 1e6; ``points`` trades resolution for time."""
     plt = pyplot("the shuffle plot")
     fig = eps_vs_n_figure(n, eps0s, delta, classes, points)
-    fig.savefig(path, dpi=120)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)  # PNG whatever the suffix (matplotlib would guess from it)
     plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())

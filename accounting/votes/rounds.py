@@ -66,6 +66,7 @@ def tight_total_epsilon(K: int, eps0: float, queries: int, delta_total: float) -
     """ε of Q (adaptive) rounds of shuffled binary ε0-RR votes at total δ: exact per-query ε for
     Q = 1, else the composed dominating PLD (:func:`darrm.accounting.votes.pld.rounds_epsilon`)."""
     queries = v.count("queries", queries)
+    delta_total = v.open_unit("delta_total", delta_total)
     if queries == 1:
         return ShuffledBinaryRR(K, eps0).epsilon(delta_total)
     return rounds_epsilon(K, eps0, queries, delta_total)
@@ -78,6 +79,9 @@ def shuffled_votes_guarantee(
     δ_total = 1 − (1−δ)^Q(1−δ′) (δ′ defaults to δ): tight (PLD) and generic (per-query) composition."""
     m = ShuffledBinaryRR(K, eps0)
     delta = v.open_unit("delta", delta)
+    queries = v.count("queries", queries)
+    if delta_prime is not None:  # checked even for Q = 1, where it is not used
+        delta_prime = v.open_unit("delta_prime", delta_prime)
     eq = m.epsilon(delta)
     eg, dt = compose_queries(eq, delta, queries, delta if delta_prime is None else delta_prime)
     et = eq if queries == 1 else min(eg, tight_total_epsilon(m.K, m.eps0, queries, dt))
@@ -105,6 +109,9 @@ def largest_eps0(
     target_delta = v.open_unit("target_delta", target_delta)
     queries = v.count("queries", queries)
     classes = v.count("classes", classes, minimum=2)
+    K = v.count("K", K)
+    eps0_max = v.epsilon("eps0_max", eps0_max)
+    rel_tol = v.open_unit("rel_tol", rel_tol)
     if queries == 1:
         dq, dprime = target_delta, target_delta
     else:

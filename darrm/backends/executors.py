@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol
 
-from ..errors import ParameterError, require
+from ..errors import ParameterError, ParameterTypeError, require
 from ..validation import count
 from .devices import TorchDevice
 
@@ -124,6 +124,16 @@ class DaskExecutor:
         futures = self.client.map(fn, [fut_shared] * len(items), list(items), pure=False)
         for f in das_completed(futures):
             yield f.result()
+
+
+def check_executor(name: str, executor: object) -> None:
+    """``executor`` is None, an :class:`Executor` (anything with a ``run`` method) or a
+    :class:`~darrm.backends.devices.TorchDevice`; a spec string goes through :func:`make_executor`."""
+    if executor is None or isinstance(executor, TorchDevice) or callable(getattr(executor, "run", None)):
+        return
+    hint = f" (for a spec string use darrm.backends.executors.make_executor({executor!r}))" if isinstance(
+        executor, str) else ""
+    raise ParameterTypeError(name, f"must be an Executor, a TorchDevice or None, got {type(executor).__name__}{hint}")
 
 
 def make_executor(spec: str | None) -> Executor | TorchDevice:

@@ -26,12 +26,13 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..backends.devices import TorchDevice
-from ..backends.executors import Executor
+from ..backends.executors import Executor, check_executor
 from ..errors import CertificationError, ParameterError
 from ..gamma import validate_gamma
 from ..mechanism import output_weights
 from ..params import PrivacyParams
 from ..solver.rows import pmf_pairs
+from ..validation import flag, instance
 from .condition import Check, repair_factor, violation
 from .corners import complements, corner_count, corners, iter_count_vector_blocks, multiset_count
 from .sweep import sweep
@@ -236,7 +237,10 @@ def certify_tight(gamma: np.ndarray, params: PrivacyParams, *, progress: bool | 
     scaled toward 0 by 1 − O(ρ) until it is certified (``scale`` < 1 says so).  A table that
     violates by more is returned unchanged with its failing certificate (scale 1).
     """
-    g = np.asarray(gamma, dtype=np.float64)
+    instance("params", params, PrivacyParams, "a darrm.PrivacyParams")
+    flag("progress", progress, allow_none=True)
+    check_executor("executor", executor)
+    g = validate_gamma(gamma, params.K)
 
     def run(h: np.ndarray) -> Certificate:
         return certify(h, params, progress=progress, executor=executor)

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+from contextlib import nullcontext
 
 import numpy as np
 
+from ..backends.executors import check_executor
 from ..disjoint.params import DisjointParams
 from ..disjoint.solver import solve_gamma_opt_disjoint
 from ..errors import CertificationError, ParameterError
-from ..gamma import gamma_const, gamma_dsub, gamma_sub
+from ..gamma import const_assumptions, gamma_const, gamma_dsub, gamma_sub
+from ..locking import claim
 from ..params import PrivacyParams
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import certify_tight
 from ..table import GammaTable
+from ..validation import count, flag, function, instance, path
 from .gamma_opt import solve_gamma_opt
 from .objective import expected_signed_error
 from .options import SolveOptions
@@ -33,6 +37,8 @@ def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
                  tau: float | None = None, lam: float | None = None) -> np.ndarray:
     """The closed-form γ of a family, uncertified: "sub" (Lemma 3.1, subsample ``size`` = m),
     "dsub" (Theorem 4.1), "const" (RR, Lemma A.1, optional τ, λ)."""
+    const_assumptions(params, tau, lam)  # checked whatever the family
+    size = None if size is None else count("size", size, 1, params.K)
     if family == "const":
         return gamma_const(params, tau=tau, lam=lam)
     if family in ("sub", "dsub"):
@@ -84,7 +90,11 @@ def solve(
     opts = options if options is not None else SolveOptions()
     if not isinstance(opts, SolveOptions):
         raise ParameterError("options", f"must be a SolveOptions, got {type(opts).__name__}")
-    prior = IIDPrior() if prior is None else prior
+    prior = IIDPrior() if prior is None else instance("prior", prior, Prior, "a darrm.Prior (IIDPrior, BetaPrior, …)")
+    check_executor("executor", executor)
+    checkpoint = None if checkpoint is None else path("checkpoint", checkpoint)
+    progress = flag("progress", progress, allow_none=True)
+    log = function("log", log, allow_none=True)
     if isinstance(params, DisjointParams):
         if family != "opt":
             raise ParameterError("family", "disjoint members have only the optimal family ('opt')")
@@ -92,8 +102,9 @@ def solve(
     if not isinstance(params, PrivacyParams):
         raise ParameterError("params", f"must be PrivacyParams or DisjointParams, got {type(params).__name__}")
     if family == "opt":
-        return solve_gamma_opt(params, prior, options=opts, progress=progress, executor=executor,
-                               checkpoint=checkpoint, log=log)
+        with claim("checkpoint", checkpoint) if checkpoint is not None else nullcontext():
+            return solve_gamma_opt(params, prior, options=opts, progress=progress, executor=executor,
+                                   checkpoint=checkpoint, log=log)
     g = family_gamma(family, params)
     # exactly tight families (γ_Sub at m = 1, …) need a 1 − O(ρ) scale before float64 can prove them
     g, cert, scale = certify_tight(g, params, progress=progress, executor=executor)

@@ -33,7 +33,7 @@ def fingerprint(params: PrivacyParams, c: np.ndarray) -> str:
 def save_checkpoint(path: Path, fp: str, working: np.ndarray) -> None:
     buf = io.BytesIO()
     np.savez(buf, fingerprint=np.array(fp), working=working)
-    atomic_write_bytes(path, buf.getvalue())
+    atomic_write_bytes(path, buf.getvalue(), name="checkpoint")
 
 
 def load_checkpoint(path: Path, fp: str, C: int, K: int | None = None) -> np.ndarray | None:

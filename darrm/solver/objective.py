@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..gamma import validate_gamma
 from ..prior import Prior
+from ..validation import instance
 
 
 def objective_coefficients(K: int, prior: Prior) -> tuple[np.ndarray, float]:
@@ -19,6 +21,8 @@ def objective_coefficients(K: int, prior: Prior) -> tuple[np.ndarray, float]:
 
 def expected_signed_error(gamma: np.ndarray, prior: Prior) -> float:
     """½ Σ_{l≥mid} E_T[α_l − α_{K−l}]·(1 − γ(l)): the LP objective plus its constant."""
+    gamma = validate_gamma(gamma)
+    instance("prior", prior, Prior, "a darrm.Prior (IIDPrior, BetaPrior, …)")
     K = len(gamma) - 1
     c, A = objective_coefficients(K, prior)
     return A + float(c @ np.asarray(gamma)[(K + 1) // 2 :])

@@ -36,6 +36,7 @@ from darrm import DisjointParams, IIDPrior, LocalRR, NonPrivate
 from darrm.accounting import calibrate_sigma, largest_eps0
 from darrm.mechanism import output_weights
 from darrm.numerics.binomial import binomial_pmf
+from darrm.validation import epsilon, odd_count, open_unit
 
 A_LO, A_HI, GRID = 0.55, 0.95, 41
 KS = (11, 101, 1001, 10001)
@@ -99,7 +100,10 @@ METHODS = ("gnmax", "darrm-nonprivate", "shuffled-majority", "shuffled-darrm", "
 
 def run_synthetic(Ks: Iterable[int], eps: float, delta: float,
                   log: Callable[[dict], None] | None = None) -> list[dict]:
-    """:func:`evaluate` for every K on :func:`agreement_grid`, each row with its ``seconds``."""
+    """:func:`evaluate` for every K on :func:`agreement_grid`, each row with its ``seconds``
+    (every argument is checked before the first K is computed)."""
+    Ks = [odd_count("K", K) for K in Ks]
+    eps, delta = epsilon("eps", eps), open_unit("delta", delta)  # GNMax needs δ > 0
     a = agreement_grid()
     rows = []
     for K in Ks:

@@ -31,6 +31,7 @@ from darrm.experiments.pate.report import accuracy_plot, markdown_report
 from darrm.experiments.pate.study import METHODS, StudyConfig, query_indices
 from darrm.experiments.pate.teachers import pick_device
 from darrm.experiments.releases import mechanism_rng, release
+from darrm.paths import check_output_dir
 
 __all__ = ["Mechanisms", "build_mechanisms", "load_releases", "released_labels", "run_study", "save_releases", "score"]
 
@@ -158,7 +159,7 @@ def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache
               device: str | None = None, progress: bool = True) -> list[dict]:
     """Run the whole study for ``cfg`` and write the outputs into ``out``; return the records."""
     t_start = time.perf_counter()
-    out = Path(out)
+    out = check_output_dir("out", out)
     out.mkdir(parents=True, exist_ok=True)
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     dev = pick_device(device)

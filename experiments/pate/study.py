@@ -64,6 +64,9 @@ class StudyConfig:
         for q in self.queries:
             count("queries", q)
         count("draws", self.draws)
+        if self.train_size is not None:
+            count("train_size", self.train_size, minimum=2)
+        count("seed", self.seed, minimum=0)
         open_unit("delta_prime", self.delta_prime)
         object.__setattr__(self, "ms", tuple(int(m) for m in self.ms))
         object.__setattr__(self, "queries", tuple(int(q) for q in self.queries))

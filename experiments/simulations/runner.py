@@ -9,6 +9,7 @@ from pathlib import Path
 
 from darrm.atomic import atomic_write_bytes
 from darrm.errors import ParameterError
+from darrm.paths import check_output_dir
 
 from .compute import compute_figure
 from .figures import FIGURES
@@ -46,7 +47,7 @@ def run_all(out_dir: str | Path, figures: str | Iterable[str] | None = None, qui
     Returns {figure key: [written paths]} and also writes it to ``out_dir/index.json``.
     """
     keys = parse_figures(figures)
-    out = Path(out_dir)
+    out = check_output_dir("out", out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, list[str]] = {}
     for k in keys:

@@ -99,11 +99,13 @@ def test_save_load_round_trip_and_refusal_of_another_table(table, tmp_path):
     s.label(_votes(2))
     state = json.loads(path.read_text())
     assert state["queries"] == 2 and state["table_fingerprint"] == s.fingerprint
+    s.close()  # one live session per ledger (test_session_locking.py)
     t = LabellingSession.load(path, table)
     assert (t.queries, t.secure, t.budget_epsilon, t.delta) == (2, True, 3.0, 1e-4)
     assert t.epsilon_spent == s.epsilon_spent
     t.label(_votes(1))
     assert json.loads(path.read_text())["queries"] == 3  # resumed sessions keep recording
+    t.close()
     other = darrm.solve(PARAMS, family="const")
     with pytest.raises(SessionFileError, match="another"):
         LabellingSession.load(path, other)

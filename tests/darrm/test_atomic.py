@@ -33,17 +33,35 @@ def test_failed_write_removes_its_temporary_file_and_keeps_the_old_file(tmp_path
     assert _tmps(tmp_path) == []
 
 
-def test_stale_leftovers_of_the_same_target_are_swept(tmp_path):
+def test_leftovers_of_the_same_target_are_swept(tmp_path):
+    """A fresh claim (darrm.locking) means no other writer of g.json is live: every leftover of
+    g.json goes, whatever its age; other targets' files and foreign names stay."""
     old = time.time() - 2 * atomic.STALE_AFTER_S
     stale = tmp_path / ".g.json.abcd_123.tmp"
-    fresh = tmp_path / ".g.json.zzzz9999.tmp"  # a concurrent writer's live file
+    young = tmp_path / ".g.json.zzzz9999.tmp"  # a kill -9 a moment ago
     other = tmp_path / ".h.json.abcd_123.tmp"  # another target's
     foreign = tmp_path / ".g.json.mine.tmp"  # not the writer's naming pattern
-    for p in (stale, fresh, other, foreign):
+    for p in (stale, young, other, foreign):
         p.write_bytes(b"x")
     for p in (stale, other, foreign):
         os.utime(p, (old, old))
     atomic_write_bytes(tmp_path / "g.json", b"new")
-    assert not stale.exists()
-    assert fresh.exists() and other.exists() and foreign.exists()
+    assert not stale.exists() and not young.exists()
+    assert other.exists() and foreign.exists()
     assert (tmp_path / "g.json").read_bytes() == b"new"
+
+
+def test_under_a_held_claim_only_old_leftovers_are_swept(tmp_path):
+    """Under a claim this process already holds (a command's --out), another thread of it may be
+    writing: only files older than STALE_AFTER_S go."""
+    from darrm.locking import claim
+
+    old = time.time() - 2 * atomic.STALE_AFTER_S
+    stale, young = tmp_path / ".g.json.abcd_123.tmp", tmp_path / ".g.json.zzzz9999.tmp"
+    for p in (stale, young):
+        p.write_bytes(b"x")
+    os.utime(stale, (old, old))
+    with claim("out", tmp_path / "g.json") as c:
+        c.fresh = False  # as after the command's first write
+        atomic_write_bytes(tmp_path / "g.json", b"new")
+    assert not stale.exists() and young.exists()

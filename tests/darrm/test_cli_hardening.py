@@ -16,7 +16,10 @@ from darrm.cli import main
 
 
 def run(capsys, *argv):
-    rc = main(list(argv))
+    try:
+        rc = main(list(argv))
+    except SystemExit as exc:  # a usage error (argparse): exit 2 with one line too
+        rc = exc.code
     out = capsys.readouterr()
     return rc, out.out, out.err
 
