@@ -160,4 +160,5 @@ def make_executor(spec: str | None) -> Executor | TorchDevice:
         if not arg:
             raise ParameterError("executor", "dask needs a scheduler address: dask:tcp://HOST:PORT")
         return DaskExecutor(arg)
-    raise ParameterError("executor", f"unknown executor {spec!r}; use serial, local[:N], dask:ADDRESS or torch[:DEVICE]")
+    raise ParameterError("executor",
+                         f"unknown executor {spec!r}; use serial, local[:N], dask:ADDRESS or torch[:DEVICE]")

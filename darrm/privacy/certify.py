@@ -119,7 +119,8 @@ def certify(
     worst = res.candidates[0]
     cs, comp = corners(params.eps, params.member_delta), complements(params.eps, params.member_delta)
     _, out, direction = certify_reference_counts(g, params, worst[None, :], cs, comp)
-    return Certificate(res.max_violation, tuple(int(c) for c in worst), out, direction, res.checked, t, params.check.rho)
+    return Certificate(res.max_violation, tuple(int(c) for c in worst), out, direction, res.checked, t,
+                       params.check.rho)
 
 
 def _violations(a: np.ndarray, ap: np.ndarray, g: np.ndarray, chk: Check) -> np.ndarray:
@@ -164,7 +165,8 @@ def certify_reference(
     best = -np.inf
     worst: tuple = ((), 1, "D,D'")
     checked = 0
-    bar = tqdm(total=total, desc="certify", unit="multiset", disable=(not progress) if progress is not None else None, leave=False)
+    bar = tqdm(total=total, desc="certify", unit="multiset", leave=False,
+               disable=(not progress) if progress is not None else None)
     with bar:
         for counts in iter_count_vector_blocks(params.K, cs.shape[0], block):
             a, ap = pmf_pairs(counts, cs, comp)

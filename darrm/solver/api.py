@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 from contextlib import nullcontext
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -32,8 +32,8 @@ _ACC_ROWS = {
                           ((0.79, 0.03), (0.96, 0.02), (0.96, 0.02))]},
 }
 PAPER_ACCURACY: dict[tuple[str, int, int], dict[str, tuple[float, float]]] = {
-    (ds, m, Q): dict(zip(("gnmax-paper", "darrm-sub", "darrm-opt"), row))
-    for m, by_ds in _ACC_ROWS.items() for ds, rows in by_ds.items() for Q, row in zip((20, 50, 100), rows)
+    (ds, m, Q): dict(zip(("gnmax-paper", "darrm-sub", "darrm-opt"), row, strict=True))
+    for m, by_ds in _ACC_ROWS.items() for ds, rows in by_ds.items() for Q, row in zip((20, 50, 100), rows, strict=True)
 }
 #: Paper Tables 5 (m=1), 2 (m=3), 7 (m=5), 9 (m=7): (ε_total, δ_total) per (dataset, m, Q).
 _BUDGET = {
@@ -47,7 +47,7 @@ _BUDGET = {
         "fashion-mnist": [(11.928, 0.014), (26.738, 0.035), (42.873, 0.068)]},
 }
 PAPER_BUDGET = {(ds, m, Q): v for m, by in _BUDGET.items() for ds, rows in by.items()
-                for Q, v in zip((20, 50, 100), rows)}
+                for Q, v in zip((20, 50, 100), rows, strict=True)}
 PAPER_TEACHER_EPS = TEACHER_EPS  # the paper's teacher ε, kept once in darrm.accounting.paper
 _TABLE_NO = {1: ("6", "5"), 3: ("1", "2"), 5: ("8", "7"), 7: ("10", "9")}
 _COLUMNS = ("gnmax-paper", "gnmax-tight", "darrm-sub", "darrm-opt", "majority-private-parallel",

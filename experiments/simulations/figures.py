@@ -41,7 +41,8 @@ def figure2(quick: bool = False) -> FigureConfig:
         ))
         for m in ms
     )
-    return FigureConfig("figure2", "Figure 2: K = 11, ε = 0.1, Δ = 1e-5, δ = 1−(1−Δ)^m", panels, **_budget(quick, 100_000))
+    return FigureConfig("figure2", "Figure 2: K = 11, ε = 0.1, Δ = 1e-5, δ = 1−(1−Δ)^m", panels,
+                        **_budget(quick, 100_000))
 
 
 def figure6(quick: bool = False) -> FigureConfig:
@@ -80,7 +81,8 @@ def _pure(K: int, ms: tuple[int, ...], method: str) -> tuple[Panel, ...]:
 def figure7(quick: bool = False) -> FigureConfig:
     """Fig. 7 (E3): pure DP, K = 11, m ∈ {1, 3, 5, 7, 9, 11}; γ_opt, γ_Sub, γ_DSub, γ_const."""
     ms = (1, 3, 7) if quick else (1, 3, 5, 7, 9, 11)
-    return FigureConfig("figure7", "Figure 7: pure DP, K = 11, ε = 0.1", _pure(11, ms, "auto"), **_budget(quick, 100_000))
+    return FigureConfig("figure7", "Figure 7: pure DP, K = 11, ε = 0.1", _pure(11, ms, "auto"),
+                        **_budget(quick, 100_000))
 
 
 def figure8(quick: bool = False) -> FigureConfig:

@@ -37,7 +37,8 @@ def test_compose_json(capsys):
 
 
 def test_dpsgd_from_loader_json(capsys):
-    argv = ["account", "dpsgd", "--noise-multiplier", "12", "--n-samples", "1024", "--delta", "1e-4", "--accountant", "prv", "--json"]
+    argv = ["account", "dpsgd", "--noise-multiplier", "12", "--n-samples", "1024", "--delta", "1e-4",
+            "--accountant", "prv", "--json"]
     assert _run(argv) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["steps"] == 160 and round(data["results"][0]["epsilon"], 4) == 0.0892

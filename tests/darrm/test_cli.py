@@ -21,7 +21,8 @@ def test_demo_solves_certifies_and_prints_table_and_error_curve(capsys):
 
 def test_solve_verify_evaluate_aggregate_pipeline(capsys, tmp_path):
     g = tmp_path / "g.json"
-    rc, out, _ = run(capsys, "solve", "--K", "11", "--m", "3", "--eps", "0.1", "--member-delta", "1e-5", "--out", str(g))
+    rc, out, _ = run(capsys, "solve", "--K", "11", "--m", "3", "--eps", "0.1", "--member-delta", "1e-5",
+                     "--out", str(g))
     assert rc == 0 and g.exists()
     rc, out, _ = run(capsys, "verify", str(g))
     assert rc == 0 and "OK" in out

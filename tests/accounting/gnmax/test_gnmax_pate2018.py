@@ -44,7 +44,8 @@ def test_published_threshold_q0_of_pate_2018(sigma, order, neg_log_q0):
     for extra in (0.1, 0.2, 0.3, 0.4):  # and above it
         assert _value(math.log(math.exp(-neg_log_q0) + extra), sigma, order) == at_q0
     halved = [_value(-neg_log_q0 - math.log(2**k), sigma, order) for k in range(4)]
-    assert all(a > b for a, b in zip(halved[:-1], halved[1:], strict=True))  # data-dependent, strictly decreasing, below q₀
+    # data-dependent, strictly decreasing, below q₀
+    assert all(a > b for a, b in zip(halved[:-1], halved[1:], strict=True))
 
 
 def _theorem6_mp(log_q: float, sigma: float, order: float, digits: int = 300) -> float:

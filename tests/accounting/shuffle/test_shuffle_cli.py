@@ -42,7 +42,8 @@ def test_generic_marks_flawed_variation_ratio_invalid(capsys):
 def test_table_output_and_plot(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     png = tmp_path / "eps.png"
-    rc, out = _run(["shuffle", "--n", "300", "--eps0", "1", "--delta", "1e-4", "--classes", "2", "--plot", str(png)], capsys)
+    rc, out = _run(["shuffle", "--n", "300", "--eps0", "1", "--delta", "1e-4", "--classes", "2", "--plot", str(png)],
+                   capsys)
     assert rc == 0 and "clones" in out and png.stat().st_size > 1000
 
 
