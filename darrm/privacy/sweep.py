@@ -305,8 +305,8 @@ def _running_reversed(src, out, S: int, kind: str, xp=np) -> None:
         f(o[y + 1], a[y], out=o[y])
 
 
-def _block_counts(A: np.ndarray, B: np.ndarray, quads: np.ndarray, R: int, c: int, d: int,
-                  chk: Check) -> np.ndarray:
+def _block_counts(A: Callable[[int, int, int], float], B: Callable[[int, int, int], float], quads: np.ndarray,
+                  R: int, c: int, d: int, chk: Check) -> np.ndarray:
     """Full count vectors (n_0..n_7) of reported (n_1, n_3, n_4, n_5): the n_2 ≤ t (t = R − n_1 −
     n_3 − n_4 − n_5) whose B value is the extreme that gave the larger term (:func:`sweep_R`);
     A, B: the functions (s, a, b) ↦ V(s, a, b, c, d) and V(s, a, b, d, c) of the block."""
@@ -373,10 +373,11 @@ def sweep_R(
     groups = _gather_groups(R, ia, ib, xp, like)
     k_each = col.per_block
     e = chk.e
+    take: Callable[..., Any]
     if xp is np:
         take, mul, sub, mx = np.take, np.multiply, np.subtract, np.maximum
     else:
-        def take(src, idx, out):
+        def take(src: Any, idx: Any, out: Any) -> Any:
             return xp.index_select(src, 0, idx, out=out)
         mul, sub, mx = xp.mul, xp.sub, xp.maximum
     # Swap symmetry: swap(v) exchanges n_6 ↔ n_7 (and n_2 ↔ n_3, n_4 ↔ n_5) and its four
@@ -412,7 +413,7 @@ def sweep_R(
             else:
                 v = _as_numpy(pair_violation_extremes(a, x, y, chk, xp=xp), xp)
                 m = float(v.max())
-                sel, vv = _top(v, k_each) if (k_each > 0 and m > threshold) else (None, None)
+                sel, vv = _top(v, k_each) if (k_each > 0 and m > threshold) else (np.zeros(0, dtype=np.int64), v[:0])
             best = max(best, m)
             if k_each > 0 and m > threshold:
                 n4, q = g.n4[sel], trip[g.tuple_index[sel]]  # q: (n_1, n_3, n_5)
@@ -426,11 +427,11 @@ def sweep_R(
             va, vb = np.zeros(S**3), np.zeros(S**3)
             va[tc], vb[tc] = _as_numpy(VR[c], xp), _as_numpy(VR[d], xp)
 
-            def A(s_, a_, b_):
-                return va[(s_ * S + a_) * S + b_]
+            def A(s_: int, a_: int, b_: int) -> float:
+                return float(va[(s_ * S + a_) * S + b_])
 
-            def B(s_, a_, b_):
-                return vb[(s_ * S + a_) * S + b_]
+            def B(s_: int, a_: int, b_: int) -> float:
+                return float(vb[(s_ * S + a_) * S + b_])
 
             return _block_counts(A, B, qs[keep], R, c, d, chk), vs[keep]
 
@@ -618,6 +619,7 @@ def sweep(
     results = []
     with bar, one_blas_thread():
         items: list
+        fn: Callable[[tuple, Any], SweepBlockResult]
         if params.member_delta > 0:
             tables: object = build_tables(g, params)
             fn, items = _sweep_task, sorted(range(K + 1), key=lambda R: -_block_cost(K, R, True))

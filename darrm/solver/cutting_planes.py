@@ -58,7 +58,8 @@ class Stabilizer:
         self.auto = stabilize == "auto"
         self.lam0 = AUTO_LAMBDA if self.auto else float(stabilize)
         self.lam = 1.0 if self.auto else self.lam0
-        self.kelley, self.last_out = True, None
+        self.kelley = True
+        self.last_out: float | None = None
 
     def separation_point(self, x_in: np.ndarray | None, x_out: np.ndarray) -> tuple[np.ndarray, bool]:
         """(x_sep, whether x_sep is the LP point itself)."""
@@ -277,7 +278,9 @@ def solve_cutting_planes(
         lp.set_objective(c_lp)
         return lagrangian_bound(c, lp.rows, rhs, scale * y), np.clip(x_exact, 0.0, 1.0)
 
-    def finish(rnd: int, x: np.ndarray, converged: bool, reason: StopReason, residual: float | None) -> tuple:
+    def finish(rnd: int, x: np.ndarray | None, converged: bool, reason: StopReason, residual: float | None) -> tuple:
+        # every stop follows an exhaustive sweep, which sets x_in (the first round always sweeps)
+        assert x is not None, "constraint generation stopped before any exhaustive sweep"
         # lb already holds this round's tight bound: the rows have not changed since
         d = {"method": "cutting-planes", "rounds": rnd, "working_set": int(ws.multisets.shape[0]),
              "lp_rows": int(lp.rows.shape[0]), "cuts_added": ws.added, "multisets": checked,
