@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .disjoint.params import DisjointParams
 from .gamma import validate_gamma
 from .params import PrivacyParams
 from .solver.status import SolveReport
@@ -48,6 +47,8 @@ class GammaTable:
 
     def __post_init__(self) -> None:
         """Checks every field (a table built by hand is used by :func:`darrm.aggregate` as is)."""
+        from .disjoint.params import DisjointParams  # at call time: darrm.disjoint builds on this module
+
         instance("params", self.params, (PrivacyParams, DisjointParams), "a darrm.PrivacyParams or DisjointParams")
         object.__setattr__(self, "gamma", validate_gamma(self.gamma, self.params.K))
         choice("family", self.family, FAMILY_NAMES)

@@ -658,10 +658,14 @@ PARALLEL_MIN_WORK = 10**8
 def default_executor(params: PrivacyParams) -> Executor:
     """The executor a sweep uses when none is given: local processes, one per available core,
     when the sweep is big enough to pay for them, else this process."""
-    dp = params.member_delta > 0
-    work = sum(_block_cost(params.K, i, dp) for i in range(params.K + 1))
     n = available_cores()
-    return ProcessExecutor(n) if (n > 1 and work >= PARALLEL_MIN_WORK) else SerialExecutor()
+    return ProcessExecutor(n) if (n > 1 and sweep_work(params) >= PARALLEL_MIN_WORK) else SerialExecutor()
+
+
+def sweep_work(params: PrivacyParams) -> int:
+    """The size of one exhaustive sweep in units of :func:`_block_cost` (K = 101, Δ > 0: 9.3e8)."""
+    dp = params.member_delta > 0
+    return sum(_block_cost(params.K, i, dp) for i in range(params.K + 1))
 
 
 def _sweep_on_device(

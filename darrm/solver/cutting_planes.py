@@ -34,7 +34,7 @@ from ..params import PrivacyParams
 from ..privacy.certify import repair
 from ..privacy.condition import folded_rows
 from ..privacy.corners import corners, orientations
-from ..privacy.sweep import sweep
+from ..privacy.sweep import sweep, sweep_work
 from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
 from .options import SolveOptions
 from .restricted_lp import lagrangian_bound, make_restricted_lp
@@ -136,6 +136,10 @@ class WorkingSet:
             save_checkpoint(self.path, self.fp, self.multisets)
 
 
+#: exhaustive sweeps smaller than this (:func:`darrm.privacy.sweep.sweep_work`; Δ > 0: K < 41) cost
+#: less than the LP re-solves a screen round adds, so they are never screened
+SCREEN_MIN_WORK = 5 * 10**6
+
 #: at most this many screen rounds in a row: then an exhaustive sweep (new bounds, new blocks)
 SCREEN_STREAK = 10
 
@@ -166,11 +170,14 @@ class SweepOracle:
         self.hot: set = set()
         self.exhaustive_sweeps = 0
         self.screens = 0
+        self.seconds_exhaustive = 0.0
 
     def exhaustive(self, x: np.ndarray, top: int, threshold: float):
         self.exhaustive_sweeps += 1
+        t = time.perf_counter()
         res = sweep(symmetric_from_upper(x, self.params.K), self.params, top=top, threshold=threshold,
                     executor=self.executor, progress=self.progress)
+        self.seconds_exhaustive += time.perf_counter() - t
         self.hot = blocks_of(res.candidates)
         return res
 
@@ -190,7 +197,7 @@ class SweepOracle:
 
     def screen(self, x: np.ndarray, top: int, threshold: float):
         """Violations in the neighbourhood of the last cuts' blocks, or None when there is none."""
-        if not self.hot or isinstance(self.executor, TorchDevice):
+        if not self.hot or isinstance(self.executor, TorchDevice) or sweep_work(self.params) < SCREEN_MIN_WORK:
             return None
         self.screens += 1
         res = sweep(symmetric_from_upper(x, self.params.K), self.params, top=top, threshold=threshold,
@@ -286,6 +293,7 @@ def solve_cutting_planes(
              "lp_rows": int(lp.rows.shape[0]), "cuts_added": ws.added, "multisets": checked,
              "resumed": ws.resumed, "converged": converged, "stop": reason.value, "lp_backend": lp_backend,
              "exhaustive_sweeps": oracle.exhaustive_sweeps, "screens": oracle.screens,
+             "seconds_exhaustive_sweeps": oracle.seconds_exhaustive,
              "seconds_sweeps": sweeps, "seconds_total": time.perf_counter() - t0,
              # a valid lower bound on c·x over every feasible x (module restricted_lp)
              "lp_lower_bound": lb}
@@ -316,8 +324,7 @@ def solve_cutting_planes(
                 if log:
                     log(f"round {rnd}: {lp.rows.shape[0]} LP rows, screened {scr.checked:.3g} multisets near the "
                         f"last cuts: violation {scr.max_violation:.3e}, {new.shape[0]} cuts, LB {lb:.6e}")
-                ws.purge(x_out, purge_after)
-                ws.add(new)
+                ws.add(new)  # no purge here: a row's slack age counts exhaustive rounds only
                 continue
         streak = 0
         res = oracle.exhaustive(x_sep, top, tol_cp)
