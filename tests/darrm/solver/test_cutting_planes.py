@@ -165,17 +165,28 @@ def test_gap_stop_returns_a_certified_table_within_the_stated_gap():
     assert t.info["stop"] in ("optimality gap", "no violated multiset", "violations within LP tolerance")
 
 
-def test_screened_generation_reaches_the_full_lp_optimum_at_k101_pure_dp():
+def test_generation_reaches_the_full_lp_optimum_at_k101_pure_dp():
     """K = 101, Δ = 0 (C(104,3) = 187,460 multisets; the full LP keeps 64,773 possibly binding
-    rows): screening between exhaustive sweeps reaches the full LP's optimum to 1e-9, proven
-    optimal, with fewer exhaustive sweeps than rounds."""
+    rows): the per-c sweep blocks (two triangular products each, flushed tables) reach the full
+    LP's optimum to 1e-9, proven optimal."""
     P = PrivacyParams(101, 3, 0.1, 0.0)
     full = solve_gamma_opt(P, options=SolveOptions(method="full", accept_gap=True))
     cp = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes"))
     assert cp.objective == pytest.approx(full.objective, abs=1e-9)
     assert cp.status == "optimal" and cp.info["optimality_gap"] <= 1e-9
-    assert cp.info["screens"] > 0 and cp.info["exhaustive_sweeps"] < cp.info["rounds"]
     assert certify(cp.gamma, P).certified
+
+
+def test_screening_at_k41_reaches_the_optimum_of_exhaustive_generation():
+    """Δ > 0, K = 41: with screening the solve needs fewer exhaustive sweeps than rounds and ends
+    at the objective of a solve that sweeps exhaustively every round, both proven optimal."""
+    P = PrivacyParams(41, 5, 0.1, 1e-5)
+    a = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes"))
+    b = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes", screen=False))
+    assert a.info["screens"] > 0 and a.info["exhaustive_sweeps"] < a.info["rounds"]
+    assert b.info["screens"] == 0
+    assert a.objective == pytest.approx(b.objective, abs=1e-9)
+    assert a.status == b.status == "optimal"
 
 
 class _RandomScreen:
