@@ -231,10 +231,12 @@ def noise_multiplier_for(
     if acc == "pld":
         return _sigma_pld(target, q, t, d, tol, v.positive("discretization", options.get("discretization", 1e-4)))
     opacus_utils = require("opacus.accountants.utils", "experiments", "the DP-SGD accountant")
+    kwargs: dict[str, float | list[float]]
     if acc == "prv":
         kwargs = {"eps_error": v.positive("eps_error", options.get("eps_error", 0.01))}
     else:
-        grid = tuple(float(a) for a in options.get("orders", DEFAULT_RDP_ORDERS))
+        orders = options.get("orders")  # None: the default orders, as in epsilon()
+        grid = tuple(float(a) for a in (DEFAULT_RDP_ORDERS if orders is None else orders))
         if len(grid) == 0 or min(grid) <= 1.0:
             raise ParameterError("orders", "must be a non-empty sequence of orders > 1")
         kwargs = {"alphas": list(grid)}

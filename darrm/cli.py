@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ._version import __version__
 from .cli_conventions import (
@@ -47,7 +47,15 @@ if TYPE_CHECKING:
 #: (pyproject.toml; the core never names them, so it never imports upward).
 COMMANDS_GROUP = "darrm.commands"
 
-DEMO = {"K": 11, "m": 3.0, "eps": 0.1, "member_delta": 1e-5}
+class _DemoParams(TypedDict):
+    K: int
+    m: float
+    eps: float
+    member_delta: float
+
+
+DEMO: _DemoParams = {"K": 11, "m": 3.0, "eps": 0.1, "member_delta": 1e-5}
+
 
 def _params(args: argparse.Namespace) -> PrivacyParams:
     from .params import PrivacyParams
@@ -105,14 +113,8 @@ def _baselines(params: PrivacyParams, gamma_opt: np.ndarray) -> dict[str, np.nda
     return out
 
 
-def _is_disjoint(table: GammaTable) -> bool:
-    from .disjoint.params import DisjointParams
-
-    return isinstance(table.params, DisjointParams)
-
-
-def _describe_disjoint(table: GammaTable) -> str:
-    p: DisjointParams = table.params  # type: ignore[assignment]
+def _describe_disjoint(table: GammaTable, p: DisjointParams) -> str:
+    """:func:`_describe` for a table of disjoint members (``p`` is ``table.params``)."""
     lines = [
         f"DaRRM γ_{table.family} for K={p.K} {p.member.describe()} on disjoint shards",
         f"  guarantee: ({p.target_eps:.6g}, {p.target_delta:.6g})-DP per query (certified over every "
@@ -128,9 +130,11 @@ def _describe_disjoint(table: GammaTable) -> str:
 
 
 def _describe(table: GammaTable) -> str:
+    from .disjoint.params import DisjointParams
+
     p = table.params
-    if _is_disjoint(table):
-        return _describe_disjoint(table)
+    if isinstance(p, DisjointParams):
+        return _describe_disjoint(table, p)
     lines = [
         f"DaRRM γ_{table.family}: K={p.K}, m={p.m:g}, eps={p.eps:g}, member_delta={p.member_delta:g}, "
         f"delta={p.delta:.6g}",
@@ -153,9 +157,11 @@ def table_record(table: GammaTable, gamma_file: str | Path | None = None) -> dic
     :class:`~darrm.solver.status.SolveReport`."""
     import dataclasses
 
+    from .disjoint.params import DisjointParams
+
     p = table.params
     rec: dict[str, Any] = {"family": table.family, "K": p.K}
-    if _is_disjoint(table):
+    if isinstance(p, DisjointParams):
         rec.update(members="disjoint", member_privacy=p.member.to_dict(),
                    epsilon_query=p.target_eps, delta_query=p.target_delta)
     else:
@@ -271,15 +277,17 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     grid = _p_grid(args.p)
     import numpy as np
 
+    from .disjoint.params import DisjointParams
     from .gamma_file import load
     from .report import error_curve_text, gamma_table_text, plot_gammas
     from .utility import error_curve
 
     table = load(args.file)
-    if _is_disjoint(table):
+    params = table.params
+    if isinstance(params, DisjointParams):
         raise ParameterError("file", "evaluate compares shared-data baselines; "
                                      "not available for disjoint-member tables")
-    gammas = _baselines(table.params, table.gamma)
+    gammas = _baselines(params, table.gamma)
     if table.family != "opt":
         gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
     if args.plot:  # the file first: a reader that stops early (`| head`) must not cost it

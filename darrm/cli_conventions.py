@@ -22,7 +22,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NoReturn
 
 from .errors import DarrmError
 from .json_vocabulary import canonical
@@ -78,12 +78,15 @@ class OneLineErrorParser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
     def _get_values(self, action, arg_strings):
         """Refuse an empty value (``--out ""``: usually an unset shell variable) and ``--opt=--``
         (which Python < 3.12 turns into ``[]`` for any option) with a usage error."""
+        if action.nargs in (argparse.PARSER, argparse.REMAINDER):
+            # a subcommand's whole command line: its own parser checks its options, naming them
+            return super()._get_values(action, arg_strings)
         name = "/".join(action.option_strings) or action.dest
         given = " ".join(arg_strings)  # before argparse drops a "--" from the list
         if any(s == "" for s in arg_strings):
@@ -102,7 +105,7 @@ def add_common_options(parser: argparse.ArgumentParser, top: bool) -> None:
     and an absent one leaves the top-level value alone."""
     if any("--debug" in a.option_strings for a in parser._actions):
         return
-    suppress = {} if top else {"default": argparse.SUPPRESS}
+    suppress: dict[str, Any] = {} if top else {"default": argparse.SUPPRESS}
     prog = parser.add_mutually_exclusive_group()
     prog.add_argument("--progress", dest="progress", action="store_true",
                       **({"default": None} if top else suppress),

@@ -76,7 +76,7 @@ def check_output_dir(name: str, path: PathLike) -> Path:
         raise ParameterError(name, "empty path; give a folder")
     p = Path(path)
     if p.exists() and not p.is_dir():
-        raise ParameterError(name, f"{path} is a file; give a folder")
+        raise ParameterError(name, f"{path} exists and is not a directory")
     anc = Path(os.path.abspath(p))
     while not anc.exists():
         anc = anc.parent

@@ -21,8 +21,14 @@ import math
 import numbers
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypeVar, cast, overload
 
 from .errors import ParameterError, ParameterTypeError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+_Choice = TypeVar("_Choice", bound=str)
 
 _CLOSED = ("both", "left", "right", "neither")
 
@@ -123,11 +129,11 @@ def odd_count(name: str, value: object) -> int:
     return k
 
 
-def choice(name: str, value: object, options: tuple[str, ...] | list[str]) -> str:
-    """One of ``options`` (strings)."""
+def choice(name: str, value: object, options: tuple[_Choice, ...] | list[_Choice]) -> _Choice:
+    """One of ``options`` (strings), typed as they are (e.g. a ``Literal``)."""
     if not isinstance(value, str) or value not in options:
         raise ParameterError(name, f"must be one of {', '.join(map(str, options))}; got {value!r}")
-    return value
+    return cast(_Choice, value)  # value is one of options
 
 
 def count_arg(text: str) -> int:
@@ -151,6 +157,10 @@ def instance(name: str, value: object, types: type | tuple[type, ...], what: str
     raise ParameterTypeError(name, f"must be {what}, got {_short(value)}")
 
 
+@overload
+def flag(name: str, value: object, *, allow_none: Literal[False] = False) -> bool: ...
+@overload
+def flag(name: str, value: object, *, allow_none: bool) -> bool | None: ...
 def flag(name: str, value: object, *, allow_none: bool = False) -> bool | None:
     """A ``bool`` (numpy's included; ``None`` with ``allow_none``): 0, 1, strings and arrays are refused."""
     if allow_none and value is None:
@@ -177,7 +187,7 @@ def path(name: str, value: object) -> Path:
     return Path(p)
 
 
-def generator(name: str, value: object):
+def generator(name: str, value: object) -> np.random.Generator:
     """A ``numpy.random.Generator`` from ``value``: None, a seed (integer >= 0 or a sequence of them),
     a ``SeedSequence``, a ``BitGenerator`` or a ``Generator``."""
     import numpy as np

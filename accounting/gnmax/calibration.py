@@ -43,7 +43,7 @@ from darrm import validation as v
 from darrm.errors import ParameterError
 
 Method = Literal["paper-rdp", "rdp", "pld"]
-METHODS: tuple[str, ...] = ("paper-rdp", "rdp", "pld")
+METHODS: tuple[Method, ...] = ("paper-rdp", "rdp", "pld")
 
 #: ℓ2 sensitivity of the vote histogram when one teacher changes its vote.
 SENSITIVITY_L2 = math.sqrt(2.0)

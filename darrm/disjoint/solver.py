@@ -147,14 +147,14 @@ def solve_gamma_opt_disjoint(
         if polish:
             y_p = _polished(np.clip(x_ex, 0.0, 1.0), lp.rows, rhs, c, lp.basis())[1]
             lb = max(lb, lagrangian_bound(c, lp.rows, rhs, y_p))
-        x_f = repair(x, params, v)[0] if v > 0.0 else x  # type: ignore[arg-type]  # uses .rhs only
+        x_f = repair(x, params, v)[0] if v > 0.0 else x  # repair uses params.rhs only
         if x_best is None or float(c @ x_f) < ub:
             x_best, ub = x_f, float(c @ x_f)
         if polish and ub - lb > gap_tol:
             # the LP's vertex recomputed exactly from its basis: a second certified candidate
             x_p = _polished(x, lp.rows, rhs, c, basis_x)[0]
             v_p = float(violations(symmetric_from_upper(x_p, K), params).max())
-            x_pf = repair(x_p, params, v_p)[0] if v_p > 0.0 else x_p  # type: ignore[arg-type]
+            x_pf = repair(x_p, params, v_p)[0] if v_p > 0.0 else x_p
             if float(c @ x_pf) < ub:
                 x_best, ub = x_pf, float(c @ x_pf)
         if log:

@@ -92,7 +92,7 @@ def output_probability(alpha: np.ndarray, gamma: np.ndarray) -> np.ndarray:
 
 def zero_certificate(params: PrivacyParams, checked: int, tol: float) -> Certificate:
     """γ ≡ 0 releases a fair coin whatever the votes: exactly (0, 0)-DP, violation ½ − ½e^{mε} − δ."""
-    v = min(0.0, 0.5 - 0.5 * params.exp_meps - float(params.delta))  # type: ignore[arg-type]
+    v = min(0.0, 0.5 - 0.5 * params.exp_meps - float(params.delta))
     return Certificate(v, (), 1, "D,D'", checked, tol, params.check.rho)
 
 

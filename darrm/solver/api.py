@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
@@ -56,7 +57,7 @@ def solve(
     family: str = "opt",
     options: SolveOptions | None = None,
     executor: Executor | TorchDevice | None = None,
-    checkpoint: str | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
 ) -> GammaTable:

@@ -18,6 +18,7 @@ raised: no uncertified table is ever returned.
 
 from __future__ import annotations
 
+import os
 import time
 
 from ..params import PrivacyParams
@@ -42,7 +43,7 @@ def solve_gamma_opt(
     progress: bool | None = None,
     solver_opts: dict | None = None,
     executor=None,
-    checkpoint: str | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
     log=None,
 ) -> GammaTable:
     """Certified γ_opt for ``params`` under ``prior`` (default: i.i.d. mean 0.75).

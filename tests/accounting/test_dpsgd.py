@@ -138,3 +138,13 @@ def test_noise_multiplier_search_pld_is_dp_accountings_calibration(monkeypatch):
     monkeypatch.setattr(mc, "calibrate_dp_mechanism", lambda *a, **k: calls.append(1) or real(*a, **k))
     sigma = dpsgd.noise_multiplier_for(0.5, 1 / 32, 32, 1e-4, accountant="pld", tol=1e-3)
     assert calls and 0.5 - 1e-3 <= dpsgd.epsilon(sigma, 1 / 32, 32, 1e-4, "pld") <= 0.5
+
+
+def test_noise_multiplier_search_rdp_orders_none_means_the_default_orders(monkeypatch):
+    """``orders=None`` (allowed by AccountantOptions, as in :func:`dpsgd.epsilon`) is the default grid."""
+    from opacus.accountants import utils as opacus_utils
+
+    seen = []
+    monkeypatch.setattr(opacus_utils, "get_noise_multiplier", lambda **kwargs: seen.append(kwargs["alphas"]) or 1.0)
+    dpsgd.noise_multiplier_for(0.5, 1 / 32, 32, 1e-4, accountant="rdp", tol=1e-3, orders=None)
+    assert seen == [list(dpsgd.DEFAULT_RDP_ORDERS)]

@@ -209,3 +209,14 @@ def test_json_flag_prints_one_document(capsys, tmp_path):
     assert cli.main(["solve", "--K", "5", "--out", str(g), "--json", "--no-progress"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["gamma_file"] == str(g) and len(doc["gamma"]) == 6
+
+
+@pytest.mark.parametrize("prog", PARSERS)
+def test_an_empty_value_after_a_subcommand_names_the_option_not_the_command(prog, capsys):
+    """``--out ""`` (an unset shell variable) is refused naming ``--out``: the top-level parser
+    leaves the subcommand's command line to the subcommand's parser."""
+    argv = ["solve", "--K", "3", "--m", "1", "--out", ""] if prog == "darrm" else ["simulations", "--out", ""]
+    with pytest.raises(SystemExit) as exc:
+        PARSERS[prog]().parse_args(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and "error: argument --out: empty value" in err[0], err

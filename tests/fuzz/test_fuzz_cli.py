@@ -144,12 +144,13 @@ def no_work():
     from darrm.experiments.disjoint import real, synthetic
     from darrm.experiments.pate import run as pate_run
     from darrm.experiments.simulations import runner
+    from darrm.solver import api  # darrm.cli imports solve when a command runs, from here
 
     def started(*a, **k):
         raise Refused("the command started computing before refusing the invalid value")
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(cli, "solve", started)
+    mp.setattr(api, "solve", started)
     mp.setattr(pate_run, "load_dataset", started)
     mp.setattr(runner, "compute_figure", started)
     mp.setattr(synthetic, "evaluate", started)
