@@ -167,6 +167,17 @@ class HighsRestrictedLP(RestrictedLP):
             h = self._h
             h.run()
             status = h.getModelStatus()
+        if status != highspy.HighsModelStatus.kOptimal and "small_matrix_value" not in self.opts:
+            # seen once at K = 1001, Δ = 0 (status "Not Set" after ~70 rounds): HiGHS can fail on
+            # the 1e-12 entries it keeps by default here; a fresh model with its own default
+            # (1e-9) solves a slightly perturbed relaxation, which nothing rests on (see DROP)
+            rows, self.rows = self.rows, np.zeros((0, self.c.shape[0]))
+            self.opts = {**self.opts, "small_matrix_value": 1e-9}
+            self._new_model()
+            self.add(rows)
+            h = self._h
+            h.run()
+            status = h.getModelStatus()
         if status != highspy.HighsModelStatus.kOptimal:
             raise SolveError(f"LP not solved: HiGHS status {h.modelStatusToString(status)!r}")
         sol = h.getSolution()
