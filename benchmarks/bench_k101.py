@@ -1,7 +1,7 @@
 """Benchmark for issue 17: γ_opt with Δ > 0 up to K = 101 (and pure DP at K = 1001) on two cores.
 
 Run:  .venv/bin/python benchmarks/bench_k101.py [--K 21 41 61 81 101] [--baseline-K 21 41 61]
-                                                 [--baseline-sweep-K 81] [--pure 1001] [--plot benchmarks/k101_scaling.png]
+                                                 [--baseline-sweep-K 81] [--pure 1001] [--plot FILE]
 
 "Today's path" is the code at the git ref ``--baseline`` (default dfb66cb, the tree before the
 reduced sweep), extracted with ``git archive`` into a temporary folder and imported from there;

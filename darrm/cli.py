@@ -381,6 +381,20 @@ def _add_param_args(p: argparse.ArgumentParser) -> None:
                    help="per-mechanism Δ in [0, 1) (the paper's Δ)")
     p.add_argument("--delta", type=float, default=None, help="target δ in [Δ, 1) (default: 1-(1-Δ)^m)")
 
+def _memory_arg(text: str) -> float:
+    """A size in bytes, with an optional K/M/G/T suffix (powers of 1024): 4G, 512M, 1e9."""
+    units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    scale = units.get(t[-1:], 1)
+    try:
+        v = float(t[:-1] if t[-1:] in units else t) * scale
+    except ValueError:
+        raise ParameterError("max-memory", f"must be a size such as 4G, 512M or 1e9 bytes, got {text!r}") from None
+    if not (v > 0 and v < float("inf")):
+        raise ParameterError("max-memory", f"must be a size > 0, got {text!r}")
+    return v
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(prog="darrm", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"darrm {__version__}")
@@ -436,6 +450,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop once the certified table is proven this close to optimal (expected-error units)")
     p.add_argument("--lp-backend", choices=("highs", "cvxpy"), default=D.lp_backend,
                    help="restricted LP: incremental warm-started highspy model, or rebuilt through cvxpy")
+    p.add_argument("--screen", action=argparse.BooleanOptionalAction, default=D.screen,
+                   help="constraint generation (Δ > 0): look for cuts near the last ones before sweeping "
+                        "every multiset again (default: on)")
+    p.add_argument("--max-memory", type=_memory_arg, default=D.max_memory, metavar="SIZE",
+                   help="memory the sweeps may use, e.g. 4G or 512M (default: what is available at the start); "
+                        "as many sweep workers as fit are used, and a solve that fits in none is refused first")
     json_flag(p, "the certified table's record (parameters, guarantee, γ, report)")
     p.set_defaults(func=cmd_solve)
 

@@ -49,6 +49,7 @@ from tqdm.auto import tqdm
 
 from ..backends.devices import TorchDevice
 from ..backends.executors import Executor, ProcessExecutor, SerialExecutor, available_cores, one_blas_thread
+from ..errors import ParameterError
 from ..mechanism import output_weights
 from ..numerics.binomial import binomial_rows
 from ..params import PrivacyParams
@@ -655,11 +656,58 @@ def _block_cost(K: int, i: int, delta_positive: bool) -> int:
 PARALLEL_MIN_WORK = 10**8
 
 
-def default_executor(params: PrivacyParams) -> Executor:
-    """The executor a sweep uses when none is given: local processes, one per available core,
-    when the sweep is big enough to pay for them, else this process."""
+def default_executor(params: PrivacyParams, max_memory: float | None = None) -> Executor:
+    """The executor a sweep uses when none is given: local processes, one per available core
+    (fewer if :func:`sweep_memory` says more would not fit ``max_memory``, default: the memory
+    available now), when the sweep is big enough to pay for them, else this process.
+
+    Raises:
+        ParameterError: not even one process fits (the message gives the estimate)."""
+    budget = memory_budget(max_memory)
+    need1 = sweep_memory(params, 1)
+    if budget is not None and need1 > budget:
+        name = "max_memory" if max_memory is not None else "K"
+        raise ParameterError(name, f"an exhaustive sweep at K={params.K} needs about {need1 / 2**30:.2f} GiB, more "
+                                   f"than the {budget / 2**30:.2f} GiB {'allowed' if max_memory else 'available'}")
     n = available_cores()
+    if budget is not None:
+        while n > 1 and sweep_memory(params, n) > budget:
+            n -= 1
     return ProcessExecutor(n) if (n > 1 and sweep_work(params) >= PARALLEL_MIN_WORK) else SerialExecutor()
+
+
+def memory_budget(max_memory: float | None) -> float | None:
+    """``max_memory`` (bytes) if given, else the memory available now (None: unknown)."""
+    from ..numerics.binomial import available_memory
+
+    avail = available_memory()
+    if max_memory is None:
+        return None if avail is None else float(avail)
+    return float(max_memory)
+
+
+#: resident memory of one Python process with numpy and darrm loaded (measured ~110-150 MiB)
+PROCESS_BASE_BYTES = 160 * 2**20
+
+
+def sweep_memory(params: PrivacyParams, workers: int = 1) -> int:
+    """Estimated peak resident memory (bytes) of one exhaustive sweep: the γ tables shared by
+    every worker plus, per worker, a Python process and its largest block's arrays (:func:`sweep_R`:
+    the V rows, the cubes and buffers, the cached cells and gathers; :func:`pure_block`: a few
+    D×n arrays), with 25 % to spare.  Measured peak RSS (serial): K = 61: 140 MiB, 81: 216 MiB,
+    101: 356 MiB; this gives 239, 300 and 416 MiB."""
+    K, f = params.K, 8
+    if params.member_delta > 0:
+        shared = f * (math.comb(K + 4, 4) + 2 * math.comb(K + 2, 2) * (K + 1))
+        per = 0
+        for R in range(K + 1):
+            S, T = R + 1, math.comb(R + 3, 3)
+            per = max(per, f * (2 * (K - R + 1) * T + 4 * S**3 + 8 * T + 5 * math.comb(S + 2, 3)
+                                + 2 * math.comb(R + 4, 4) + 8 * MIN_GATHER))
+    else:
+        shared = f * 6 * (K + 1) ** 2
+        per = f * 8 * ((K + 1) // 2 + 1) * (K + 1)
+    return int(1.25 * (shared + workers * (PROCESS_BASE_BYTES + per)))
 
 
 def sweep_work(params: PrivacyParams) -> int:

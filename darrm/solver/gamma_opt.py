@@ -21,9 +21,11 @@ from __future__ import annotations
 import os
 import time
 
+from ..backends.executors import SerialExecutor
 from ..params import PrivacyParams
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import certify
+from ..privacy.sweep import default_executor, sweep_memory
 from ..table import GammaTable
 from .cutting_planes import solve_cutting_planes
 from .finalize import certified_gamma_opt
@@ -66,6 +68,14 @@ def solve_gamma_opt(
     opts = SolveOptions() if options is None else options
     prior = IIDPrior() if prior is None else prior
     method = choose_method(params) if opts.method == "auto" else opts.method
+    if method != "full" and (executor is None or isinstance(executor, SerialExecutor)):
+        # up front: as many sweep workers as fit the memory budget (serial if asked for serial),
+        # or a refusal before any work
+        auto = default_executor(params, opts.max_memory)
+        executor = auto if executor is None else executor
+        if log:
+            w = getattr(executor, "workers", 1)
+            log(f"sweeps: {w} worker(s), about {sweep_memory(params, w) / 2**20:.0f} MiB peak (estimate)")
     t0 = time.perf_counter()
     c, _ = objective_coefficients(params.K, prior)
 

@@ -30,6 +30,9 @@ class SolveOptions:
     screen: between exhaustive sweeps, look for cuts first in the blocks of the corner space
         where the last ones were found (:class:`darrm.solver.cutting_planes.SweepOracle`); the
         exhaustive sweep still runs whenever the screen finds nothing, and alone proves bounds.
+    max_memory: bytes the sweeps may use (None: the memory available when the solve starts); the
+        default executor runs as many workers as fit (:func:`darrm.privacy.sweep.sweep_memory`),
+        and a solve that does not fit even serially is refused before any work.
     """
 
     method: str = "auto"
@@ -40,6 +43,7 @@ class SolveOptions:
     stabilize: float | str = "auto"
     lp_backend: str = "highs"
     screen: bool = True
+    max_memory: float | None = None
 
     def __post_init__(self) -> None:
         choice("method", self.method, ("auto", "full", "cutting-planes"))
@@ -55,6 +59,10 @@ class SolveOptions:
         if s != "auto" and (isinstance(s, bool) or not isinstance(s, (int, float)) or not 0.0 < float(s) <= 1.0):
             raise ParameterError("stabilize", f"must be 'auto' or a number in (0, 1], got {s!r}")
         choice("lp_backend", self.lp_backend, ("highs", "cvxpy"))
+        mm = self.max_memory
+        if mm is not None and (isinstance(mm, bool) or not isinstance(mm, (int, float))
+                               or not (math.isfinite(mm) and mm > 0)):
+            raise ParameterError("max_memory", f"must be a number of bytes > 0, got {mm!r}")
         if not isinstance(self.screen, bool):
             raise ParameterError("screen", f"must be True or False, got {self.screen!r}")
 

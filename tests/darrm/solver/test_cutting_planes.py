@@ -236,3 +236,22 @@ def test_a_weak_screening_oracle_still_ends_certified_and_optimal(weak, monkeypa
     assert t.status == "optimal" and t.info["optimality_gap"] <= 1e-9
     assert t.info["multisets"] == math.comb(21 + 7, 7)  # the certificate swept every multiset
     assert certify(t.gamma, P).certified
+
+
+def test_a_solve_that_does_not_fit_max_memory_is_refused_before_any_work():
+    """K = 201, Δ > 0 needs ~2.8 GiB for one sweep worker (sweep_memory): a 1 GiB budget is refused
+    up front, naming max_memory; a 4 GiB budget picks as many workers as fit (one)."""
+    import time
+
+    from darrm.errors import ParameterError
+    from darrm.privacy.sweep import default_executor, sweep_memory
+
+    P = PrivacyParams(201, 5, 0.1, 1e-5)
+    t = time.perf_counter()
+    with pytest.raises(ParameterError, match="max_memory.*GiB"):
+        solve_gamma_opt(P, options=SolveOptions(method="cutting-planes", max_memory=2**30))
+    assert time.perf_counter() - t < 5.0
+    assert sweep_memory(P, 1) < 4 * 2**30 < sweep_memory(P, 2)
+    assert getattr(default_executor(P, 4 * 2**30), "workers", 1) == 1
+    with pytest.raises(ParameterError, match="max_memory"):
+        SolveOptions(max_memory=-1)
