@@ -22,6 +22,7 @@ folder ``experiments/`` of a tree that also holds ``pyproject.toml`` and ``darrm
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = ["APP_NAME", "PACKAGE_DIR", "cache_dir", "data_dir", "source_checkout", "user_cache_dir", "user_data_dir"]
@@ -60,29 +61,26 @@ def user_data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def _first_of(override: str | os.PathLike | None, env: str, in_checkout: tuple[str, ...],
+              user: Callable[[], Path]) -> Path:
+    """``override``, else ``$env``, else ``<checkout>/<in_checkout>``, else ``user()`` (one order for
+    every folder)."""
+    if override:
+        return Path(override)
+    value = os.environ.get(env)
+    if value:
+        return Path(value)
+    root = source_checkout()
+    return root.joinpath(*in_checkout) if root is not None else user()
+
+
 def cache_dir(override: str | os.PathLike | None = None) -> Path:
     """The cache folder: ``override``, ``$DARRM_CACHE``, ``<checkout>/data/cache``, or the user
     cache directory (:func:`platformdirs.user_cache_dir`).  Not created here."""
-    if override:
-        return Path(override)
-    env = os.environ.get("DARRM_CACHE")
-    if env:
-        return Path(env)
-    root = source_checkout()
-    if root is not None:
-        return root / "data" / "cache"
-    return user_cache_dir()
+    return _first_of(override, "DARRM_CACHE", ("data", "cache"), user_cache_dir)
 
 
 def data_dir(override: str | os.PathLike | None = None) -> Path:
     """The folder downloads go to (``<it>/<dataset>/``): ``override``, ``$DARRM_DATA``,
     ``<checkout>/data``, or the user data directory (:func:`platformdirs.user_data_dir`)."""
-    if override:
-        return Path(override)
-    env = os.environ.get("DARRM_DATA")
-    if env:
-        return Path(env)
-    root = source_checkout()
-    if root is not None:
-        return root / "data"
-    return user_data_dir()
+    return _first_of(override, "DARRM_DATA", ("data",), user_data_dir)
