@@ -81,6 +81,8 @@ class DPSGDRun:
         """q = 1/ceil(n/batch), T = epochs·ceil(n/batch) — Opacus's Poisson-sampling loader."""
         n = v.count("n_samples", n_samples)
         b = v.count("batch_size", batch_size)
+        if b > n:  # ceil(n/b) = 1 would silently be a full-batch run: almost surely a mistake
+            raise ParameterError("batch_size", f"must be <= n_samples ({n}), got {b}")
         e = v.count("epochs", epochs)
         batches = -(-n // b)
         return cls(float(noise_multiplier), 1.0 / batches, e * batches, delta)

@@ -208,6 +208,7 @@ OPTIONS: list[Opt] = [
     Opt("darrm", _solve(), "--cuts-per-round", lambda: bad_text(int_in(1))),
     Opt("darrm", _solve(), "--stabilize", lambda: bad_text(lambda t: t == "auto" or real_in(0.0, 1.0, False)(t))),
     Opt("darrm", _solve(), "--gap-tol", lambda: bad_text(real_in(0.0, None, lo_closed=False))),
+    Opt("darrm", _solve(), "--max-memory", lambda: bad_text(real_in(0.0, None, lo_closed=False))),
     Opt("darrm", _solve(), "--lp-backend", lambda: bad_choice(("highs", "cvxpy"))),
     Opt("darrm", DISJOINT, "--member-privacy", lambda: st.sampled_from(MEMBER_BAD)),
     Opt("darrm", DISJOINT, "--target-eps", lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
