@@ -249,18 +249,25 @@ MIN_GATHER = 1 << 15
 @dataclass(frozen=True)
 class _Group:
     """One gather of :func:`sweep_R`: cells ``ia`` of A_t from ``off_a`` and ``ib`` of B_f from
-    ``off_b``; position i is the tuple ``tuple_index[i]`` of :func:`_tetrahedron` at ``n4[i]``."""
+    ``off_b``, covering the prefixes of :func:`_tetrahedron` of lengths ``lengths`` for the
+    consecutive n_4 values ``n4s``, one after the other."""
 
     off_a: int
     off_b: int
     ia: Any
     ib: Any
-    n4: np.ndarray
-    tuple_index: np.ndarray
+    n4s: tuple[int, ...]
+    lengths: tuple[int, ...]
 
     @property
     def length(self) -> int:
-        return int(self.n4.shape[0])
+        return sum(self.lengths)
+
+    def locate(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(n_4, index into :func:`_tetrahedron`) of gather positions ``pos``."""
+        ends = np.cumsum(self.lengths)
+        k = np.searchsorted(ends, pos, side="right")
+        return np.asarray(self.n4s)[k], pos - (ends[k] - np.asarray(self.lengths)[k])
 
 
 def _gather_groups(R: int, ia, ib, xp=np, like=None) -> list[_Group]:
@@ -278,15 +285,13 @@ def _gather_groups(R: int, ia, ib, xp=np, like=None) -> list[_Group]:
         cat = np.concatenate if xp is np else xp.cat
         ga = cat([ia[:L] + n4 * plane for n4, L in zip(pending, Ls, strict=True)])
         gb = cat([ib[:L] + n4 * stride_b for n4, L in zip(pending, Ls, strict=True)])
-        n4s = np.concatenate([np.full(L, n4) for n4, L in zip(pending, Ls, strict=True)])
-        idx = np.concatenate([np.arange(L) for L in Ls])
-        groups.append(_Group(0, 0, ga, gb, n4s, idx))
+        groups.append(_Group(0, 0, ga, gb, tuple(pending), tuple(Ls)))
         pending.clear()
 
     for n4 in range(S):
         L = math.comb(R - n4 + 3, 3)
         if L >= MIN_GATHER:
-            groups.append(_Group(n4 * plane, n4 * stride_b, ia[:L], ib[:L], np.full(L, n4), np.arange(L)))
+            groups.append(_Group(n4 * plane, n4 * stride_b, ia[:L], ib[:L], (n4,), (L,)))
             continue
         pending.append(n4)
         if sum(math.comb(R - x + 3, 3) for x in pending) >= MIN_GATHER:
@@ -417,7 +422,8 @@ def sweep_R(
                 sel, vv = _top(v, k_each) if (k_each > 0 and m > threshold) else (np.zeros(0, dtype=np.int64), v[:0])
             best = max(best, m)
             if k_each > 0 and m > threshold:
-                n4, q = g.n4[sel], trip[g.tuple_index[sel]]  # q: (n_1, n_3, n_5)
+                n4, t_idx = g.locate(sel)
+                q = trip[t_idx]  # (n_1, n_3, n_5)
                 found.append((np.stack([q[:, 0], q[:, 1], n4, q[:, 2]], axis=1), vv))
 
         def select(k: int, found=found, c=c, d=d) -> tuple[np.ndarray, np.ndarray]:
