@@ -13,6 +13,7 @@ into one row per configuration (spec §2.4):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import numpy as np
@@ -35,6 +36,15 @@ def pmf_pairs(
     if complement_set is None:
         return pmf(p), pmf(pp)
     return pmf(p, expand(counts, complement_set[:, 0])), pmf(pp, expand(counts, complement_set[:, 1]))
+
+
+@functools.lru_cache(maxsize=8192)
+def _binomial(n: int, q: float) -> np.ndarray:
+    """Bin(n, q) (:func:`darrm.numerics.binomial.binomial_pmf`), cached across calls: constraint
+    generation builds rows from the same few corner probabilities every round.  Read-only."""
+    a = binomial_pmf(n, q)
+    a.flags.writeable = False
+    return a
 
 
 def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -63,7 +73,7 @@ def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.n
                 a = np.ones(1)
                 for q, nq in zip(qs, key, strict=True):
                     if nq:
-                        a = np.convolve(a, binomial_pmf(nq, q))
+                        a = np.convolve(a, _binomial(nq, q))
                 cache[(col, key)] = a
             s = int(n[ones].sum())
             out[i, s : s + a.shape[0]] = a

@@ -157,18 +157,18 @@ def test_diverse_cuts_come_from_distinct_blocks_and_keep_the_maximum():
     assert len(blocks) == div.candidates.shape[0]  # one per (n_(hi,lo), n_(lo,hi)) block
 
 
-def test_pure_blocks_equal_the_unblocked_products_where_read(rng, monkeypatch):
-    """Δ = 0: the row-blocked triangular products of pure_block equal the plain products
+def test_pure_chained_products_equal_the_plain_products_where_read(rng, monkeypatch):
+    """Δ = 0: the chained triangular products of pure_block equal the plain products
     Σ_j Bin(d, lo)_j·X_hi[c, s+j] and Σ_i Bin(d, hi)_i·X_lo[c, s+i] on every entry the sweep
-    reads (s ≤ K − c − d), for several block counts."""
+    reads (s ≤ K − c − d), for several link lengths (1: the pure recurrence; ≥ K: one link)."""
     import darrm.privacy.sweep as sw
 
     K = 41
     P = PrivacyParams(K, 3, 0.2, 0.0)
     g = symmetric_from_upper(rng.uniform(size=(K + 1) // 2), K)
     t = sw.build_pure_tables(g, P)
-    for blocks in (1, 2, 5, 8, 64):
-        monkeypatch.setattr(sw, "PURE_BLOCKS", blocks)
+    for links in (1, 2, 5, 16, 64):
+        monkeypatch.setattr(sw, "PURE_CHAIN", links)
         for c in range(K + 1):
             n, D = K - c + 1, min(c, K - c) + 1
             pa, pb = sw.pure_block(t, c)
