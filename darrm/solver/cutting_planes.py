@@ -339,7 +339,8 @@ def solve_cutting_planes(
             x_in, ub = x_f, float(c @ x_f)
         if log:
             log(f"round {rnd}: {lp.rows.shape[0]} LP rows, λ={1.0 if at_out else stab.lam:.2f}, "
-                f"max violation {v:.3e}, gap ≤ {ub - lb:.3e} (UB {ub:.9e}, LB {lb:.9e}), sweep {time.perf_counter() - ts:.1f}s")
+                f"max violation {v:.3e}, gap ≤ {ub - lb:.3e} (UB {ub:.9e}, LB {lb:.9e}), "
+                f"sweep {time.perf_counter() - ts:.1f}s")
         if ub - lb <= gap_tol:
             return finish(rnd, x_in, True, StopReason.GAP, None)
         if at_out and v <= tol_cp:
