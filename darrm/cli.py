@@ -66,6 +66,7 @@ DISJOINT_ONLY = ("member_privacy", "target_eps", "target_delta")
 
 def _check_members(args: argparse.Namespace) -> None:
     """Refuse an option of the other kind of members instead of ignoring it."""
+    given: tuple[str, ...]
     if args.members == "disjoint":
         given, kind, use = SHARED_ONLY, "shared", "--member-privacy, --target-eps and --target-delta"
     else:
