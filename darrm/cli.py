@@ -15,7 +15,8 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -57,10 +58,45 @@ class _DemoParams(TypedDict):
 DEMO: _DemoParams = {"K": 11, "m": 3.0, "eps": 0.1, "member_delta": 1e-5}
 
 
+#: ``solve``'s options for one kind of members only, by ``--members``: given with the other kind
+#: they are refused (their defaults are None in the parser, so a given value is seen)
+SHARED_ONLY = ("m", "eps", "member_delta", "delta")
+DISJOINT_ONLY = ("member_privacy", "target_eps", "target_delta")
+
+
+def _check_members(args: argparse.Namespace) -> None:
+    """Refuse an option of the other kind of members instead of ignoring it."""
+    given: tuple[str, ...]
+    if args.members == "disjoint":
+        given, kind, use = SHARED_ONLY, "shared", "--member-privacy, --target-eps and --target-delta"
+    else:
+        given, kind, use = DISJOINT_ONLY, "disjoint", "--m, --eps, --member-delta and --delta"
+    for dest in given:
+        if getattr(args, dest) is not None:
+            raise ParameterError(dest.replace("_", "-"), f"applies to --members {kind} only; with --members "
+                                                         f"{args.members} use {use}")
+
+
 def _params(args: argparse.Namespace) -> PrivacyParams:
     from .params import PrivacyParams
 
-    return PrivacyParams(K=args.K, m=args.m, eps=args.eps, member_delta=args.member_delta, delta=args.delta)
+    return PrivacyParams(K=args.K, m=DEMO["m"] if args.m is None else args.m,
+                         eps=DEMO["eps"] if args.eps is None else args.eps,
+                         member_delta=DEMO["member_delta"] if args.member_delta is None else args.member_delta,
+                         delta=args.delta)
+
+
+@contextmanager
+def _option_names(args: argparse.Namespace) -> Iterator[None]:
+    """A refused argument named by the command's option (``max_memory`` → ``max-memory``) when the
+    command has that option, so the one-line error names what the user typed."""
+    try:
+        yield
+    except ParameterError as exc:
+        name = exc.parameter
+        if "_" in name and hasattr(args, name):
+            raise type(exc)(name.replace("_", "-"), str(exc)[len(name) + 2:]) from None
+        raise
 
 
 def _stabilize(v: str) -> float | str:
@@ -90,14 +126,16 @@ def _table_for(params: PrivacyParams | DisjointParams, family: str, prior_spec: 
     """The certified table the flags ask for (:func:`darrm.solve`)."""
     from .backends.executors import make_executor
     from .prior import parse_prior
-    from .solver.api import solve
+    from .solver import api
 
-    return solve(
-        params, parse_prior(prior_spec), family=family,
-        options=_options(args) if args is not None else None,
-        executor=make_executor(getattr(args, "executor", None)),
-        checkpoint=getattr(args, "checkpoint", None), progress=progress, log=_round_log(progress),
-    )
+    prior = parse_prior(prior_spec)
+    options = _options(args) if args is not None else None
+    executor = make_executor(getattr(args, "executor", None))
+    checkpoint = getattr(args, "checkpoint", None)
+    # every argument (and every one the solve would ignore) refused before any work
+    api.check_request(params, prior, family=family, options=options, executor=executor, checkpoint=checkpoint)
+    return api.solve(params, prior, family=family, options=options, executor=executor, checkpoint=checkpoint,
+                     progress=progress, log=_round_log(progress))
 
 
 def _baselines(params: PrivacyParams, gamma_opt: np.ndarray) -> dict[str, np.ndarray]:
@@ -218,7 +256,8 @@ def _disjoint_params(args: argparse.Namespace) -> DisjointParams:
 
     if args.member_privacy is None or args.target_eps is None:
         raise ParameterError("members", "disjoint members need --member-privacy and --target-eps")
-    return DisjointParams(args.K, parse_member(args.member_privacy), args.target_eps, args.target_delta)
+    target_delta = 0.0 if args.target_delta is None else args.target_delta
+    return DisjointParams(args.K, parse_member(args.member_privacy), args.target_eps, target_delta)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -228,8 +267,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from .gamma_file import save
     from .report import gamma_table_text
 
-    params = _disjoint_params(args) if args.members == "disjoint" else _params(args)
-    table = _table_for(params, args.family, args.prior, progress_setting(args), args)
+    _check_members(args)
+    with _option_names(args):
+        params = _disjoint_params(args) if args.members == "disjoint" else _params(args)
+        table = _table_for(params, args.family, args.prior, progress_setting(args), args)
     if args.out:  # the file first: a reader that stops early (`| head`) must not cost the result
         save(table, args.out)
     if args.json:
@@ -245,7 +286,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from .gamma_file import load
 
-    table = load(args.file)
+    with _option_names(args):
+        table = load(args.file, max_memory=args.max_memory)
     if args.json:
         print_json({"verified": True, **table_record(table, args.file)})
         return 0
@@ -374,11 +416,13 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
 
 
 def _add_param_args(p: argparse.ArgumentParser) -> None:
+    # shared-only options default to None here (resolved by _params) so that one given with
+    # --members disjoint is seen and refused
     p.add_argument("--K", type=int, default=DEMO["K"], help="number of mechanisms (odd)")
-    p.add_argument("--m", type=float, default=DEMO["m"], help="privacy allowance in [1, K]")
-    p.add_argument("--eps", type=float, default=DEMO["eps"], help="per-mechanism ε > 0")
-    p.add_argument("--member-delta", type=float, default=DEMO["member_delta"],
-                   help="per-mechanism Δ in [0, 1) (the paper's Δ)")
+    p.add_argument("--m", type=float, default=None, help=f"privacy allowance in [1, K] (default: {DEMO['m']:g})")
+    p.add_argument("--eps", type=float, default=None, help=f"per-mechanism ε > 0 (default: {DEMO['eps']:g})")
+    p.add_argument("--member-delta", type=float, default=None,
+                   help=f"per-mechanism Δ in [0, 1) (the paper's Δ) (default: {DEMO['member_delta']:g})")
     p.add_argument("--delta", type=float, default=None, help="target δ in [Δ, 1) (default: 1-(1-Δ)^m)")
 
 def _memory_arg(text: str) -> float:
@@ -426,16 +470,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "ε0-RR) (default: none; required with --members disjoint)")
     p.add_argument("--target-eps", type=float, default=None,
                    help="disjoint only: per-query target ε (default: none; required with --members disjoint)")
-    p.add_argument("--target-delta", type=float, default=0.0, help="disjoint only: per-query target δ")
+    p.add_argument("--target-delta", type=float, default=None,
+                   help="disjoint only: per-query target δ (default: 0)")
     p.add_argument("--prior", default="iid:0.75",
                    help="objective prior: iid:MU | means:M1,..,MK | beta:A,B | paper-mc[:P_LOWER,TAU,T,SEED]")
     p.add_argument("--out", help="γ file to write (atomically) (default: print only)")
     p.add_argument("--method", choices=("auto", "full", "cutting-planes"), default=D.method,
                    help="full LP over all corner multisets, or constraint generation (auto: by size)")
     p.add_argument("--executor", default="serial",
-                   help="where exhaustive sweeps run: serial | local[:N] (processes) | dask:ADDRESS | torch[:DEVICE]")
+                   help="where exhaustive sweeps run: serial | local[:N] (processes) | dask:ADDRESS | torch[:DEVICE] "
+                        "(shared members only)")
     p.add_argument("--checkpoint",
-                   help="constraint generation: save/resume the working set in this .npz file (default: none)")
+                   help="constraint generation (shared members, --family opt, not the full LP): save/resume the "
+                        "working set in this .npz file (default: none)")
     p.add_argument("--max-rounds", type=int, default=D.max_rounds,
                    help="constraint generation: round limit (default "
                         f"{DEFAULT_MAX_ROUNDS['shared']} shared, {DEFAULT_MAX_ROUNDS['disjoint']} disjoint)")
@@ -463,6 +510,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Check a γ file's checksum and re-run the full privacy certificate "
                                    "for the parameters it records; exit 2 if either fails.")
     p.add_argument("file", help="the γ file (written by `darrm solve --out`)")
+    p.add_argument("--max-memory", type=_memory_arg, default=None, metavar="SIZE",
+                   help="memory the certificate may use, e.g. 4G or 512M (default: what is available at the start); "
+                        "a file whose certificate needs more is refused before any work (-v prints the estimate)")
     json_flag(p, "the verified table's record")
     p.set_defaults(func=cmd_verify)
 

@@ -35,7 +35,7 @@ from .disjoint.params import DisjointParams
 from .errors import DarrmError, GammaFileError, ParameterError
 from .gamma import validate_gamma
 from .params import PrivacyParams
-from .privacy.certify import validate_tol
+from .privacy.certify import validate_max_memory, validate_tol
 from .table import GammaTable
 from .validation import flag, instance
 from .validation import path as file_path
@@ -112,15 +112,19 @@ def save(table: GammaTable, path: str | os.PathLike, *, tol: float | None = None
     atomic_write_bytes(path, json.dumps(d, indent=1, allow_nan=False).encode() + b"\n")
 
 
-def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool = True) -> GammaTable:
-    """Read a γ file, check format, checksum and parameters, and re-run the certificate.
+def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool = True,
+         max_memory: float | None = None) -> GammaTable:
+    """Read a γ file, check format, checksum and parameters, and re-run the certificate, whose
+    memory is estimated first and refused past ``max_memory`` bytes (None: the memory available).
 
     Raises:
         GammaFileError: unreadable, corrupt, tampered with, or not certified.
-        ParameterError: ``path`` is no file path, ``tol`` or ``recertify`` are invalid.
+        ParameterError: ``path`` is no file path, ``tol``, ``recertify`` or ``max_memory`` are
+            invalid, or the certificate would not fit the memory budget.
     """
     path = file_path("path", path)
     validate_tol(tol)
+    max_memory = validate_max_memory(max_memory)
     recertify = flag("recertify", recertify)
     try:
         raw = Path(path).read_bytes()
@@ -178,7 +182,7 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
     if recertify:
         try:
-            cert = certify_gamma(table.gamma, params, tol=tol)
+            cert = certify_gamma(table.gamma, params, tol=tol, max_memory=max_memory)
         except MemoryError:
             raise GammaFileError(
                 f"{path}: certifying a table for K={params.K} needs more memory than is available"

@@ -39,6 +39,10 @@ class Prior:
         """A JSON-ready description (``kind`` and parameters), stored in γ files."""
         raise NotImplementedError
 
+    def check_K(self, K: int) -> None:
+        """Refuse (:class:`~darrm.errors.ParameterError` naming ``prior``) a prior that cannot
+        describe K members, before any work is done with it (every K by default)."""
+
 
 @dataclass(frozen=True)
 class IIDPrior(Prior):
@@ -73,10 +77,15 @@ class IndependentPrior(Prior):
             raise ParameterError("prior.means", "needs one mean per mechanism")
         object.__setattr__(self, "means", ms)
 
+    def check_K(self, K: int) -> None:
+        """One mean per member: exactly K of them (see :meth:`Prior.check_K`)."""
+        if len(self.means) != K:
+            raise ParameterError("prior", f"means:M1,..,MK needs one mean per member, K={K} of them; "
+                                          f"got {len(self.means)}")
+
     def expected_pmf(self, K: int) -> np.ndarray:
         """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
-        if len(self.means) != K:
-            raise ParameterError("prior.means", f"needs K={K} means, got {len(self.means)}")
+        self.check_K(K)
         return pmf(np.array(self.means))
 
     def to_dict(self) -> dict:

@@ -21,7 +21,7 @@ from .gamma import validate_gamma
 from .mechanism import aggregate as _release
 from .mechanism import aggregate_counts as _release_counts
 from .params import PrivacyParams
-from .privacy.certify import Certificate, certify, validate_tol
+from .privacy.certify import Certificate, certify, validate_max_memory, validate_tol
 from .table import GammaTable
 from .validation import flag, instance
 
@@ -35,9 +35,12 @@ def _key(gamma: np.ndarray, params: object, tol: float) -> tuple:
 
 
 def certify_gamma(gamma: np.ndarray, params: PrivacyParams | DisjointParams, *, tol: float | None = None,
-                  progress: bool | None = None) -> Certificate:
-    """The certificate matching the parameters' model (shared data or disjoint shards), memoised."""
+                  progress: bool | None = None, max_memory: float | None = None) -> Certificate:
+    """The certificate matching the parameters' model (shared data or disjoint shards), memoised;
+    refused before any work when its estimated memory exceeds ``max_memory`` bytes (None: the
+    memory available; :func:`darrm.privacy.certify.certify`)."""
     t = validate_tol(tol)
+    budget = validate_max_memory(max_memory)
     instance("params", params, (PrivacyParams, DisjointParams), "a darrm.PrivacyParams or DisjointParams")
     flag("progress", progress, allow_none=True)
     g = validate_gamma(gamma, params.K)
@@ -47,9 +50,9 @@ def certify_gamma(gamma: np.ndarray, params: PrivacyParams | DisjointParams, *, 
         _cache.move_to_end(key)
         return hit
     if isinstance(params, DisjointParams):
-        cert = certify_disjoint(g, params, tol=t)
+        cert = certify_disjoint(g, params, tol=t, max_memory=budget)
     else:
-        cert = certify(g, params, tol=t, progress=progress)
+        cert = certify(g, params, tol=t, progress=progress, max_memory=budget)
     _cache[key] = cert
     while len(_cache) > CACHE_SIZE:
         _cache.popitem(last=False)

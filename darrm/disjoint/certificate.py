@@ -5,13 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..gamma import validate_gamma
+from ..logs import get_logger
 from ..mechanism import output_weights
 from ..numerics.binomial import OthersPmfs, expected_weights
-from ..privacy.certify import Certificate, validate_tol
+from ..privacy.certify import Certificate, validate_max_memory, validate_tol
 from ..privacy.condition import folded_rows, violation
 from .params import DisjointParams
 
 DIRECTIONS = ("D,D'", "D',D")
+
+log = get_logger("certify")
 
 
 def violations(gamma: np.ndarray, params: DisjointParams) -> np.ndarray:
@@ -39,11 +42,16 @@ def violations(gamma: np.ndarray, params: DisjointParams) -> np.ndarray:
     return out
 
 
-def certify_disjoint(gamma: np.ndarray, params: DisjointParams, *, tol: float | None = None) -> Certificate:
+def certify_disjoint(gamma: np.ndarray, params: DisjointParams, *, tol: float | None = None,
+                     max_memory: float | None = None) -> Certificate:
     """Largest DP violation bound of DaRRM_γ for disjoint members over every (vertex, n_high),
     both outputs and both directions; ``worst_counts`` = (vertex index, n_high).  Certified
-    iff ≤ 0 (``tol`` may only make it stricter, as in :func:`darrm.privacy.certify.certify`)."""
+    iff ≤ 0 (``tol`` may only make it stricter, as in :func:`darrm.privacy.certify.certify`).
+    Refused before any work when its memory (:meth:`DisjointParams.check_memory`) exceeds
+    ``max_memory`` bytes (None: the memory available)."""
     t = validate_tol(tol)
+    need = params.check_memory(validate_max_memory(max_memory))
+    log.debug("disjoint certificate at K=%d: about %.0f MiB peak (estimate)", params.K, need / 2**20)
     V = violations(gamma, params)
     v, n, oi, di = np.unravel_index(int(np.argmax(V)), V.shape)
     return Certificate(float(V[v, n, oi, di]), (int(v), int(n)), int(oi), DIRECTIONS[di],

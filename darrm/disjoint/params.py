@@ -8,7 +8,7 @@ from functools import cached_property
 
 from ..errors import ParameterError
 from ..neighboring import NeighboringRelation
-from ..numerics.binomial import OthersPmfs, others_pmfs
+from ..numerics.binomial import OthersPmfs, others_pmfs, others_pmfs_bytes
 from ..privacy.condition import Check, check, rhs
 from ..validation import epsilon, half_open_unit, odd_count
 from .members import MemberPrivacy
@@ -48,6 +48,22 @@ class DisjointParams:
     def rhs(self) -> float:
         """Right-hand side of the folded rows (Lemma 3.4 form): e^ε − 1 + 2δ."""
         return rhs(self.target_eps, self.target_delta)
+
+    def memory(self) -> float:
+        """Estimated peak bytes of the certificate and the solver: the laws of the other members'
+        counts (:func:`darrm.numerics.binomial.others_pmfs_bytes`, ~1000·K^1.5)."""
+        return others_pmfs_bytes(self.K - 1)
+
+    def check_memory(self, max_memory: float | None) -> float:
+        """:meth:`memory`, refused up front (ParameterError naming ``max_memory``) when it exceeds
+        ``max_memory`` bytes; None leaves the check against the memory available to
+        :func:`~darrm.numerics.binomial.others_pmfs` (naming ``K``)."""
+        need = self.memory()
+        if max_memory is not None and need > max_memory:
+            raise ParameterError(
+                "max_memory", f"disjoint members at K={self.K} need about {need / 2**30:.2f} GiB for the laws of "
+                f"the other members' counts, more than the {max_memory / 2**30:.2f} GiB allowed")
+        return need
 
     @cached_property
     def others(self) -> "OthersPmfs":

@@ -111,10 +111,14 @@ def solve_gamma_opt_disjoint(
             per round), the round limit (:data:`~darrm.solver.options.DEFAULT_MAX_ROUNDS`
             ["disjoint"] by default; at the limit see ``accept_gap``: return the best certified
             table with its stated gap instead of raising), ``gap_tol`` (target proven gap,
-            expected-error units), ``lp_backend``.
-        log: callable receiving one line per round.
+            expected-error units), ``lp_backend``, ``max_memory`` (the laws of the other members'
+            counts must fit it: :meth:`DisjointParams.check_memory`, checked before any work).
+        log: callable receiving one line per round (and first the memory estimate).
     """
     opts = SolveOptions() if options is None else options
+    need = params.check_memory(opts.max_memory)
+    if log:
+        log(f"disjoint members: in this process, about {need / 2**20:.0f} MiB peak (estimate)")
     cuts_per_round, max_rounds = opts.cuts_per_round, opts.rounds("disjoint")
     gap_tol, lp_backend = opts.gap_tol, opts.lp_backend
     prior = IIDPrior() if prior is None else prior
@@ -176,5 +180,6 @@ def solve_gamma_opt_disjoint(
     assert x_best is not None
     info = {"method": "disjoint-cutting-planes", "stop": stop.value, "rounds": rnd, "lp_lower_bound": lb,
             "lp_rows": int(lp.rows.shape[0]), "lp_backend": lp_backend, "seconds_solve": time.perf_counter() - t0}
-    return certified_gamma_opt(x_best, params, prior, lambda g: certify_disjoint(g, params, tol=tol), opts, info,
-                               lp_backend=lp_backend)
+    return certified_gamma_opt(
+        x_best, params, prior, lambda g: certify_disjoint(g, params, tol=tol, max_memory=opts.max_memory), opts,
+        info, lp_backend=lp_backend)

@@ -26,16 +26,19 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..backends.devices import TorchDevice
-from ..backends.executors import Executor, check_executor
+from ..backends.executors import Executor, ProcessExecutor, SerialExecutor, check_executor
 from ..errors import CertificationError, ParameterError
 from ..gamma import validate_gamma
+from ..logs import get_logger
 from ..mechanism import output_weights
 from ..params import PrivacyParams
 from ..solver.rows import pmf_pairs
-from ..validation import flag, instance
+from ..validation import flag, instance, positive
 from .condition import Check, repair_factor, violation
 from .corners import complements, corner_count, corners, iter_count_vector_blocks, multiset_count
-from .sweep import sweep
+from .sweep import default_executor, sweep, sweep_memory
+
+log = get_logger("certify")
 
 #: The certificate's threshold on its rigorous bound v̂: exactly private, nothing widened.
 THRESHOLD = 0.0
@@ -90,6 +93,27 @@ def output_probability(alpha: np.ndarray, gamma: np.ndarray) -> np.ndarray:
     return alpha @ output_weights(gamma)
 
 
+def validate_max_memory(max_memory: object) -> float | None:
+    """``max_memory``: None (the memory available) or a finite number of bytes > 0."""
+    return None if max_memory is None else positive("max_memory", max_memory)
+
+
+def sweep_executor(params: PrivacyParams, executor: Executor | TorchDevice | None,
+                   max_memory: float | None) -> Executor | TorchDevice:
+    """The executor of a certificate's sweep, after its memory check: ``executor`` if given, else
+    as many local processes as fit (:func:`darrm.privacy.sweep.default_executor`, which refuses
+    when not even one process fits ``max_memory``).  The check is for this machine: a Dask cluster
+    or a GPU (:class:`TorchDevice`) runs the blocks in its own memory and is used as given."""
+    if executor is not None and not isinstance(executor, (SerialExecutor, ProcessExecutor)):
+        return executor
+    auto = default_executor(params, max_memory)
+    chosen = auto if executor is None else executor
+    workers = int(getattr(chosen, "workers", 1))
+    log.debug("certificate sweep at K=%d: %d worker(s), about %.0f MiB peak (estimate)",
+              params.K, workers, sweep_memory(params, workers) / 2**20)
+    return chosen
+
+
 def zero_certificate(params: PrivacyParams, checked: int, tol: float) -> Certificate:
     """γ ≡ 0 releases a fair coin whatever the votes: exactly (0, 0)-DP, violation ½ − ½e^{mε} − δ."""
     v = min(0.0, 0.5 - 0.5 * params.exp_meps - float(params.delta))
@@ -103,18 +127,30 @@ def certify(
     tol: float | None = None,
     executor: Executor | TorchDevice | None = None,
     progress: bool | None = None,
+    max_memory: float | None = None,
 ) -> Certificate:
     """Largest DP violation of DaRRM_γ over all corner multisets, outputs and directions.
 
     Uses the factorised exact sweep of :mod:`darrm.privacy.sweep` (a few operations per multiset,
     memory C(K+5,5) instead of C(K+7,7)); :func:`certify_reference` computes the same
     numbers by a direct Poisson-binomial pmf per multiset and is used to test it.
+
+    Before any work the sweep's peak memory is estimated (:func:`darrm.privacy.sweep.sweep_memory`,
+    logged at DEBUG) and the certificate is refused when it exceeds ``max_memory`` bytes (None:
+    the memory available now, :func:`darrm.numerics.binomial.available_memory`).  Without an
+    ``executor`` as many local worker processes run as fit (:func:`darrm.privacy.sweep.default_executor`).
+
+    Raises:
+        ParameterError: bad arguments, or the sweep does not fit the memory budget (naming
+            ``max_memory`` when one was given, else ``K``).
     """
     g = validate_gamma(gamma, params.K)
     t = validate_tol(tol)
+    budget = validate_max_memory(max_memory)
     C = corner_count(params.member_delta)
     if not np.any(g):
         return zero_certificate(params, multiset_count(params.K, C), t)
+    executor = sweep_executor(params, executor, budget)
     res = sweep(g, params, top=1, threshold=-np.inf, executor=executor, progress=progress)
     worst = res.candidates[0]
     cs, comp = corners(params.eps, params.member_delta), complements(params.eps, params.member_delta)
@@ -230,7 +266,8 @@ TIGHT_LIMIT = 1e-9
 
 
 def certify_tight(gamma: np.ndarray, params: PrivacyParams, *, progress: bool | None = None,
-                  executor: Executor | TorchDevice | None = None) -> tuple[np.ndarray, Certificate, float]:
+                  executor: Executor | TorchDevice | None = None,
+                  max_memory: float | None = None) -> tuple[np.ndarray, Certificate, float]:
     """(γ, certificate, scale) for a closed-form table that is private in exact arithmetic
     and may be tight (γ_Sub, γ_DSub, RR with τ = m, γ ≡ 1 at the threshold m).
 
@@ -238,14 +275,16 @@ def certify_tight(gamma: np.ndarray, params: PrivacyParams, *, progress: bool | 
     checker can certify it as is; when the bound is within :data:`TIGHT_LIMIT` the table is
     scaled toward 0 by 1 − O(ρ) until it is certified (``scale`` < 1 says so).  A table that
     violates by more is returned unchanged with its failing certificate (scale 1).
+    ``max_memory``: the memory budget of every certificate (:func:`certify`).
     """
     instance("params", params, PrivacyParams, "a darrm.PrivacyParams")
     flag("progress", progress, allow_none=True)
     check_executor("executor", executor)
     g = validate_gamma(gamma, params.K)
+    budget = validate_max_memory(max_memory)
 
     def run(h: np.ndarray) -> Certificate:
-        return certify(h, params, progress=progress, executor=executor)
+        return certify(h, params, progress=progress, executor=executor, max_memory=budget)
 
     cert = run(g)
     if cert.certified or cert.violation > TIGHT_LIMIT:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from contextlib import nullcontext
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..backends.executors import check_executor
+from ..backends.executors import SerialExecutor, check_executor
 from ..disjoint.params import DisjointParams
 from ..disjoint.solver import solve_gamma_opt_disjoint
 from ..errors import CertificationError, ParameterError
@@ -20,6 +21,7 @@ from ..prior import IIDPrior, Prior
 from ..privacy.certify import certify_tight
 from ..table import GammaTable
 from ..validation import count, flag, function, instance, path
+from .full_lp import choose_method
 from .gamma_opt import solve_gamma_opt
 from .objective import expected_signed_error
 from .options import SolveOptions
@@ -50,6 +52,97 @@ def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
     raise ParameterError("family", f"must be one of sub, dsub, const for a closed form; got {family!r}")
 
 
+#: :class:`SolveOptions` fields read only by constraint generation over corner multisets (shared
+#: members): the full LP and the closed forms have no rounds, cuts, stabilisation or screening
+CUTTING_PLANES_FIELDS = ("max_rounds", "cuts_per_round", "stabilize", "screen")
+
+#: :class:`SolveOptions` fields a closed-form family uses (its certificate's memory budget)
+CLOSED_FORM_FIELDS = ("max_memory",)
+
+#: :class:`SolveOptions` fields the disjoint-members solver ignores (it is always constraint
+#: generation over its O(K) rows, with plain Kelley cuts and no screening)
+DISJOINT_IGNORED = ("stabilize", "screen")
+
+
+def _changed(opts: SolveOptions, names: tuple[str, ...]) -> str | None:
+    """The first of ``names`` whose value in ``opts`` is not the default, else None."""
+    default = SolveOptions()
+    return next((n for n in names if getattr(opts, n) != getattr(default, n)), None)
+
+
+def check_request(
+    params: PrivacyParams | DisjointParams,
+    prior: Prior | None = None,
+    *,
+    family: str = "opt",
+    options: SolveOptions | None = None,
+    executor: Executor | TorchDevice | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+) -> tuple[Prior, SolveOptions, Path | None]:
+    """Check a :func:`solve` request before any work; returns (prior, options, checkpoint) with
+    their defaults filled in.  ``darrm solve`` calls it before solving, :func:`solve` again.
+
+    Besides each argument's own domain it refuses, naming the argument, what the solve would
+    otherwise drop silently: a prior for another number of members (``means:`` with ≠ K means);
+    for disjoint members a ``checkpoint`` or an ``executor`` (the disjoint LP has O(K) rows per
+    round and is solved in this process: no sweep to distribute, nothing to checkpoint), the full
+    LP ``method`` or the options of :data:`DISJOINT_IGNORED`; for a closed-form family a
+    ``checkpoint`` or any option but :data:`CLOSED_FORM_FIELDS`; for the full LP (asked for, or
+    picked by "auto" at this size) a ``checkpoint`` or the options of :data:`CUTTING_PLANES_FIELDS`.
+
+    Raises:
+        ParameterError: a bad or ignored argument.
+    """
+    if family not in FAMILIES:
+        raise ParameterError("family", f"must be one of {', '.join(FAMILIES)}; got {family!r}")
+    opts = options if options is not None else SolveOptions()
+    if not isinstance(opts, SolveOptions):
+        raise ParameterError("options", f"must be a SolveOptions, got {type(opts).__name__}")
+    prior = IIDPrior() if prior is None else instance("prior", prior, Prior, "a darrm.Prior (IIDPrior, BetaPrior, …)")
+    check_executor("executor", executor)
+    checkpoint = None if checkpoint is None else path("checkpoint", checkpoint)
+    if not isinstance(params, (PrivacyParams, DisjointParams)):
+        raise ParameterError("params", f"must be PrivacyParams or DisjointParams, got {type(params).__name__}")
+    prior.check_K(params.K)
+    if isinstance(params, DisjointParams):
+        if family != "opt":
+            raise ParameterError("family", "disjoint members have only the optimal family ('opt')")
+        why = ("the disjoint LP has O(K) rows per round and is solved in this process: "
+               "no sweep to distribute and nothing to checkpoint")
+        if checkpoint is not None:
+            raise ParameterError("checkpoint", f"applies to shared members only; {why}")
+        if executor is not None and not isinstance(executor, SerialExecutor):
+            raise ParameterError("executor", f"applies to shared members only; {why}")
+        if opts.method == "full":
+            raise ParameterError("method", "disjoint members are always solved by constraint generation over "
+                                           "their O(K) rows; 'full' applies to shared members only")
+        ignored = _changed(opts, DISJOINT_IGNORED)
+        if ignored is not None:
+            raise ParameterError(ignored, "applies to shared members only (constraint generation over corner "
+                                          "multisets); the disjoint solver does not use it")
+        return prior, opts, checkpoint
+    if family != "opt":
+        if checkpoint is not None:
+            raise ParameterError("checkpoint", f"applies to γ_opt (family 'opt') only; the {family} family is a "
+                                               "closed form, computed without rounds")
+        ignored = _changed(opts, tuple(n for n in SolveOptions.field_names() if n not in CLOSED_FORM_FIELDS))
+        if ignored is not None:
+            raise ParameterError(ignored, f"applies to γ_opt (family 'opt') only; the {family} family is a "
+                                          "closed form (only max_memory applies, to its certificate)")
+        return prior, opts, checkpoint
+    method = choose_method(params) if opts.method == "auto" else opts.method
+    if method == "full":
+        hint = (f"; at K={params.K} method 'auto' picks the full LP: pass method 'cutting-planes' "
+                "(--method cutting-planes) to use it" if opts.method == "auto" else "")
+        if checkpoint is not None:
+            raise ParameterError("checkpoint", "applies to constraint generation only; the full LP is solved "
+                                               f"in one step, with nothing to resume{hint}")
+        ignored = _changed(opts, CUTTING_PLANES_FIELDS)
+        if ignored is not None:
+            raise ParameterError(ignored, f"applies to constraint generation only, not to the full LP{hint}")
+    return prior, opts, checkpoint
+
+
 def solve(
     params: PrivacyParams | DisjointParams,
     prior: Prior | None = None,
@@ -63,6 +156,9 @@ def solve(
 ) -> GammaTable:
     """A certified γ table for ``params``.
 
+    Every argument is checked before any work (:func:`check_request`): an option the chosen
+    method would ignore is refused, not dropped.
+
     Args:
         params: :class:`~darrm.PrivacyParams` (every member may see the changed record, the
             paper's setting) or :class:`~darrm.DisjointParams` (members on disjoint shards).
@@ -72,9 +168,10 @@ def solve(
             (shared members only).
         options: :class:`~darrm.SolveOptions` (γ_opt only).
         executor: where the exhaustive sweeps run (``darrm solve --executor``: local processes,
-            a Dask cluster or a GPU; shared-data γ_opt only).
+            a Dask cluster or a GPU; shared members only: the disjoint LP has O(K) rows per round
+            and runs in this process).
         checkpoint: a file that makes the constraint-generation working set resumable
-            (shared-data γ_opt only).
+            (shared-data γ_opt by constraint generation only).
         progress: show progress bars on the long sweeps (``None``: when stderr is a terminal).
         log: called with one line per constraint-generation round.
 
@@ -86,29 +183,19 @@ def solve(
         SolveError: the LP failed or was not proven optimal (see ``options.accept_gap``).
         CertificationError: a closed form is not private for these parameters.
     """
-    if family not in FAMILIES:
-        raise ParameterError("family", f"must be one of {', '.join(FAMILIES)}; got {family!r}")
-    opts = options if options is not None else SolveOptions()
-    if not isinstance(opts, SolveOptions):
-        raise ParameterError("options", f"must be a SolveOptions, got {type(opts).__name__}")
-    prior = IIDPrior() if prior is None else instance("prior", prior, Prior, "a darrm.Prior (IIDPrior, BetaPrior, …)")
-    check_executor("executor", executor)
-    checkpoint = None if checkpoint is None else path("checkpoint", checkpoint)
+    prior, opts, checkpoint = check_request(params, prior, family=family, options=options, executor=executor,
+                                            checkpoint=checkpoint)
     progress = flag("progress", progress, allow_none=True)
     log = function("log", log, allow_none=True)
     if isinstance(params, DisjointParams):
-        if family != "opt":
-            raise ParameterError("family", "disjoint members have only the optimal family ('opt')")
         return solve_gamma_opt_disjoint(params, prior, options=opts, log=log)
-    if not isinstance(params, PrivacyParams):
-        raise ParameterError("params", f"must be PrivacyParams or DisjointParams, got {type(params).__name__}")
     if family == "opt":
         with claim("checkpoint", checkpoint) if checkpoint is not None else nullcontext():
             return solve_gamma_opt(params, prior, options=opts, progress=progress, executor=executor,
                                    checkpoint=checkpoint, log=log)
     g = family_gamma(family, params)
     # exactly tight families (γ_Sub at m = 1, …) need a 1 − O(ρ) scale before float64 can prove them
-    g, cert, scale = certify_tight(g, params, progress=progress, executor=executor)
+    g, cert, scale = certify_tight(g, params, progress=progress, executor=executor, max_memory=opts.max_memory)
     if not cert.certified:
         raise CertificationError(
             f"γ_{family} is not (mε, δ)-DP for these parameters (certificate bound {cert.violation:.3e})"

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import time
 
-from ..backends.executors import SerialExecutor
+from ..backends.executors import ProcessExecutor, SerialExecutor
 from ..params import PrivacyParams
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import certify
@@ -68,9 +68,9 @@ def solve_gamma_opt(
     opts = SolveOptions() if options is None else options
     prior = IIDPrior() if prior is None else prior
     method = choose_method(params) if opts.method == "auto" else opts.method
-    if method != "full" and (executor is None or isinstance(executor, SerialExecutor)):
-        # up front: as many sweep workers as fit the memory budget (serial if asked for serial),
-        # or a refusal before any work
+    if method != "full" and (executor is None or isinstance(executor, (SerialExecutor, ProcessExecutor))):
+        # up front: as many sweep workers as fit the memory budget (the local executor asked for,
+        # if any), or a refusal before any work
         auto = default_executor(params, opts.max_memory)
         executor = auto if executor is None else executor
         if log:
@@ -97,6 +97,7 @@ def solve_gamma_opt(
     t2 = time.perf_counter()
     info.update(seconds_build=t1 - t0, seconds_solve=t2 - t1)
     return certified_gamma_opt(
-        x, params, prior, lambda g: certify(g, params, tol=tol, progress=progress, executor=executor), opts, info,
-        lp_backend=info.get("lp_backend", "cvxpy"),
+        x, params, prior,
+        lambda g: certify(g, params, tol=tol, progress=progress, executor=executor, max_memory=opts.max_memory),
+        opts, info, lp_backend=info.get("lp_backend", "cvxpy"),
     )

@@ -70,7 +70,7 @@ def test_uncertifiable_family_is_an_error(capsys, monkeypatch):
         (["solve", "--eps", "nan"], "eps"),
         (["solve", "--K", "10"], "K"),
         (["solve", "--m", "12"], "m"),
-        (["solve", "--member-delta", "1"], "member_delta"),
+        (["solve", "--member-delta", "1"], "member-delta"),  # named as the option typed
         (["solve", "--member-delta", "1e-3", "--delta", "1e-4"], "delta"),
         (["solve", "--prior", "weird:1"], "prior"),
         (["solve", "--prior", "iid:1.5"], "prior.mean"),

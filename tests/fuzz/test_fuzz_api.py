@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import darrm
 import darrm.accounting as acc
+from darrm.backends.executors import ProcessExecutor
 from darrm.errors import DarrmError
 
 EXAMPLES = 30
@@ -131,6 +132,7 @@ def ms_bad(b):
 
 
 K5 = 5
+DISJOINT5 = darrm.DisjointParams(5, darrm.LocalRR(1.0), 1.0)
 TARGETS: list[Target] = [
     # -- darrm ---------------------------------------------------------------------------------
     Target("PrivacyParams", darrm.PrivacyParams, lambda c: dict(K=5, m=3, eps=0.1, member_delta=1e-5, delta=None),
@@ -162,7 +164,8 @@ TARGETS: list[Target] = [
            {"method": lambda b: b.choice(("auto", "full", "cutting-planes")), "max_rounds": lambda b: b.count(),
             "gap_tol": lambda b: b.positive(), "accept_gap": bool_bad, "cuts_per_round": lambda b: b.count(),
             "stabilize": lambda b: b.real(0.0, 1.0, lo_closed=False).filter(lambda s: s != "auto"),
-            "lp_backend": lambda b: b.choice(("highs", "cvxpy"))}),
+            "lp_backend": lambda b: b.choice(("highs", "cvxpy")), "screen": bool_bad,
+            "max_memory": lambda b: b.positive()}),
     Target("GammaTable", darrm.GammaTable,
            lambda c: dict(params=c.params, gamma=c.table.gamma, family="opt", violation=c.table.violation),
            {"params": params_bad, "gamma": gamma_bad(K5),
@@ -174,10 +177,16 @@ TARGETS: list[Target] = [
            {"counts": counts_bad, "table": table_bad, "rng": rng_bad, "secure": bool_bad}),
     Target("certify", darrm.certify, lambda c: dict(gamma=c.table.gamma, params=c.params),
            {"gamma": gamma_bad(K5), "params": params_bad, "tol": lambda b: b.real(None, 0.0),
-            "progress": bool_bad}),
+            "progress": bool_bad, "max_memory": lambda b: b.positive()},
+           # a certificate that does not fit its memory budget: refused before any work
+           [dict(gamma=np.full(202, 0.5), params=darrm.PrivacyParams(201, 3, 0.1, 1e-5), max_memory=2**30),
+            dict(gamma=np.full(100002, 0.5), params=darrm.DisjointParams(100001, darrm.LocalRR(1.0), 1.0),
+                 max_memory=2**30)]),
     Target("certify_tight", darrm.certify_tight, lambda c: dict(gamma=c.table.gamma, params=c.params),
            {"gamma": gamma_bad(K5), "params": params_bad, "progress": bool_bad,
-            "executor": lambda b: st.sampled_from(["nonsense", 3, "local:0", "local:x", object()])}),
+            "executor": lambda b: st.sampled_from(["nonsense", 3, "local:0", "local:x", object()]),
+            "max_memory": lambda b: b.positive()},
+           [dict(gamma=np.full(202, 0.5), params=darrm.PrivacyParams(201, 3, 0.1, 1e-5), max_memory=2**30)]),
     Target("error_curve", darrm.error_curve, lambda c: dict(gamma=c.table.gamma, p=np.array([0.3, 0.7])),
            {"gamma": lambda b: st.one_of(b.vector(), st.integers(1, 6).map(lambda k: np.full(2 * k + 1, 0.5))),
             "p": lambda b: st.sampled_from([None, "abc", [math.nan], [-0.1], [1.5], [math.inf], {"a": 1}, [["a"]],
@@ -198,7 +207,8 @@ TARGETS: list[Target] = [
     Target("gamma_dsub", darrm.gamma_dsub, lambda c: dict(K=5, m=3),
            {"K": lambda b: b.odd(), "m": lambda b: b.count(1, 5, integral_floats_ok=True)}),
     Target("load", darrm.load, lambda c: dict(path=c.gfile),
-           {"path": path_bad, "tol": lambda b: b.real(None, 0.0), "recertify": bool_bad}),
+           {"path": path_bad, "tol": lambda b: b.real(None, 0.0), "recertify": bool_bad,
+            "max_memory": lambda b: b.positive()}),
     Target("save", darrm.save, lambda c: dict(table=c.table, path=c.dir / "out" / "new.json"),
            {"table": table_bad, "path": path_bad, "tol": lambda b: b.real(None, 0.0)}),
     Target("solve", darrm.solve, lambda c: dict(params=c.params, prior=darrm.IIDPrior(), progress=False),
@@ -206,7 +216,18 @@ TARGETS: list[Target] = [
             "options": lambda b: st.sampled_from([{"method": "full"}, "full", 1, darrm.IIDPrior()]),
             "executor": lambda b: st.sampled_from(["nonsense", 3, "local:0", "local:x", object()]),
             "checkpoint": lambda b: st.sampled_from([3, 1.5, b"", ["c.npz"], object()]),
-            "progress": bool_bad, "log": lambda b: st.sampled_from([1, "stderr", [print]])}),
+            "progress": bool_bad, "log": lambda b: st.sampled_from([1, "stderr", [print]])},
+           # arguments the solve would ignore, and a prior for another K (issue 15): refused, not dropped
+           [dict(checkpoint="c.npz"),  # "auto" picks the full LP at K = 5
+            dict(prior=darrm.IndependentPrior((0.6, 0.7))),
+            dict(family="sub", checkpoint="c.npz"),
+            dict(family="sub", options=darrm.SolveOptions(cuts_per_round=8)),
+            dict(options=darrm.SolveOptions(method="full", screen=False)),
+            dict(params=DISJOINT5, checkpoint="c.npz"),
+            dict(params=DISJOINT5, executor=ProcessExecutor(2)),
+            dict(params=DISJOINT5, options=darrm.SolveOptions(stabilize=0.5)),
+            dict(params=DISJOINT5, prior=darrm.IndependentPrior((0.6,) * 7)),
+            dict(params=DISJOINT5, options=darrm.SolveOptions(max_memory=1.0))]),
     # -- darrm.accounting ----------------------------------------------------------------------
     Target("DPSGDRun", acc.DPSGDRun, lambda c: dict(noise_multiplier=1.0, sample_rate=0.01, steps=100, delta=1e-5),
            {"noise_multiplier": lambda b: b.positive(), "sample_rate": lambda b: b.real(0.0, 1.0, lo_closed=False),

@@ -214,6 +214,9 @@ OPTIONS: list[Opt] = [
     Opt("darrm", DISJOINT, "--target-eps", lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
     Opt("darrm", DISJOINT, "--target-delta", lambda: bad_text(real_in(0.0, 1.0, hi_closed=False))),
     Opt("darrm", DISJOINT, "--K", lambda: bad_text(int_in(1, odd=True))),
+    # darrm verify (FILE fuzzed by the γ-file property below)
+    Opt("darrm", ("verify", "{d}/inputs/g.json", "--max-memory", "4G"), "--max-memory",
+        lambda: bad_text(real_in(0.0, None, lo_closed=False))),
     # darrm demo
     Opt("darrm", ("--no-progress", "demo", "--out", "{d}/out/g.json"), "--out", lambda: bad_path("file")),
     Opt("darrm", ("--no-progress", "demo", "--plot", "{d}/out/p.png"), "--plot", lambda: bad_path("file")),
@@ -308,7 +311,8 @@ def _argv(opt: Opt, value: str, d: Path) -> list[str]:
     return base + [f"{opt.option}={value}"]
 
 
-def _assert_refused(main, argv: list[str], d: Path, what: str) -> None:
+def _assert_refused(main, argv: list[str], d: Path, what: str) -> str:
+    """Run the command and check the refusal contract; returns its stderr."""
     before = _snapshot(d)
     rc, out, err = run(main, argv)
     lines = err.splitlines()
@@ -316,6 +320,7 @@ def _assert_refused(main, argv: list[str], d: Path, what: str) -> None:
     assert len(lines) == 1 and lines[0].strip() and "Traceback" not in err, f"{what}: stderr not one line: {err!r}"
     assert out == "", f"{what}: printed {out[:200]!r}"
     assert _snapshot(d) == before, f"{what}: the scratch folder changed (an output was written or an input changed)"
+    return err
 
 
 class Scratch:
@@ -392,6 +397,100 @@ def test_fuzz_corrupt_gamma_file(inputs, bad, tally, command, data):
             assert rc == 0, err
         else:
             _assert_refused(cli.main, argv, d, f"{command} with a corrupt γ file")
+
+
+# -- options that do not apply to the mode the command line asks for -------------------------------
+
+def _text(strategy) -> st.SearchStrategy[str]:
+    return strategy.map(lambda v: f"{v:g}" if isinstance(v, float) else str(v))
+
+
+def _wrong_means(K: int = 3) -> st.SearchStrategy[str]:
+    """``--prior means:…`` with a number of means other than K (each mean valid)."""
+    return st.tuples(st.integers(1, 2 * K + 2).filter(lambda n: n != K), st.floats(0.05, 0.95)).map(
+        lambda t: "means:" + ",".join([f"{t[1]:.3f}"] * t[0]))
+
+
+#: flags without a value in these tables are drawn as None
+_FLAG = st.none()
+#: (values that differ from the defaults: an option given at its default changes nothing)
+_CP_ONLY = {"--max-rounds": lambda: _text(st.integers(1, 10**6)),
+            "--cuts-per-round": lambda: _text(st.integers(1, 4096).filter(lambda n: n != 256)),
+            "--stabilize": lambda: _text(st.floats(0.01, 1.0)), "--no-screen": lambda: _FLAG,
+            "--checkpoint": lambda: st.just("{d}/out/c.npz")}
+WRONG_MODE = {
+    # disjoint members: the shared-data flags, checkpoints, executors, the full LP, in-out separation, screening
+    "disjoint": (DISJOINT, {
+        "--m": lambda: _text(st.floats(1.0, 3.0)), "--eps": lambda: _text(st.floats(0.01, 5.0)),
+        "--member-delta": lambda: _text(st.floats(0.0, 0.5)), "--delta": lambda: _text(st.floats(0.0, 0.5)),
+        "--checkpoint": lambda: st.just("{d}/out/c.npz"),
+        "--executor": lambda: st.one_of(st.just("local"), _text(st.integers(1, 64)).map(lambda n: f"local:{n}")),
+        "--method": lambda: st.just("full"), "--stabilize": lambda: _text(st.floats(0.01, 1.0)),
+        "--no-screen": lambda: _FLAG, "--family": lambda: st.sampled_from(["sub", "dsub", "const"]),
+        "--prior": _wrong_means}),
+    # shared members, K = 3 ("auto" picks the full LP): the disjoint flags and constraint generation's
+    "shared, full LP": (_solve(), {
+        "--member-privacy": lambda: st.sampled_from(["rr:1", "nonprivate", "1,0", "0.5,1e-6"]),
+        "--target-eps": lambda: _text(st.floats(0.01, 5.0)), "--target-delta": lambda: _text(st.floats(0.0, 0.5)),
+        **_CP_ONLY, "--prior": _wrong_means}),
+    # a closed form: every γ_opt option but --max-memory
+    "closed form": (_solve("--family", "sub"), {
+        **_CP_ONLY, "--method": lambda: st.sampled_from(["full", "cutting-planes"]),
+        "--gap-tol": lambda: _text(st.floats(1e-12, 1.0).filter(lambda g: f"{g:g}" != "1e-09")),
+        "--accept-gap": lambda: _FLAG,
+        "--lp-backend": lambda: st.just("cvxpy"), "--prior": _wrong_means}),
+}
+
+
+@pytest.mark.parametrize("mode", list(WRONG_MODE))
+@FUZZ
+@given(data=st.data())
+def test_fuzz_option_for_another_mode(inputs, no_work, bad, tally, mode, data):
+    """A valid value of an option the asked-for mode would ignore: refused (exit 2, one line naming
+    the option), never silently dropped, before any work."""
+    base, options = WRONG_MODE[mode]
+    option = data.draw(st.sampled_from(sorted(options)), label="option")
+    value = data.draw(options[option](), label=option)
+    tally(f"cli darrm solve (option for another mode: {mode})")
+    with Scratch(inputs) as d, bad.time_limit():
+        argv = [a.format(d=d) for a in base]
+        if option in argv:
+            i = argv.index(option)
+            del argv[i:i + 2]
+        argv += [option] if value is None else [f"{option}={value.format(d=d)}"]
+        err = _assert_refused(cli.main, argv, d, f"{mode}: {option}={value!r}")
+        assert f"error: {option.removeprefix('--no-').removeprefix('--')}:" in err, err
+
+
+def _claims_large_K(kind: str, K: int) -> bytes:
+    """A small γ file with a valid checksum claiming a K whose certificate needs gigabytes."""
+    from darrm.gamma_file import table_to_dict
+
+    params = (darrm.DisjointParams(K, darrm.LocalRR(1.0), 1.0) if kind == "disjoint" else
+              darrm.PrivacyParams(K=K, m=3, eps=0.1, member_delta=1e-5 if kind == "shared" else 0.0))
+    return json.dumps(table_to_dict(darrm.GammaTable(params, np.full(K + 1, 0.5), "custom", 0.0))).encode()
+
+
+#: (kind, smallest K, largest K) whose certificate needs more than 2 GiB (the estimates of
+#: darrm.privacy.sweep.sweep_memory and DisjointParams.memory)
+LARGE_K = {"shared": (221, 2001), "shared-pure": (16001, 40001), "disjoint": (60001, 100001)}
+
+
+@pytest.mark.parametrize("kind", list(LARGE_K))
+@settings(max_examples=4, deadline=None, derandomize=True, database=None)
+@given(data=st.data())
+def test_fuzz_verify_file_claiming_a_large_K(inputs, bad, tally, kind, data):
+    """Issue 15: a small crafted γ file claiming a large K is refused by ``--max-memory`` before any work."""
+    lo, hi = LARGE_K[kind]
+    K = data.draw(st.integers(lo // 2, hi // 2).map(lambda k: 2 * k + 1), label="K")
+    budget = data.draw(st.sampled_from(["512M", "1G", "2G", "2e9"]), label="--max-memory")
+    tally(f"cli darrm verify FILE (claims a large K: {kind}) --max-memory")
+    with Scratch(inputs) as d, bad.time_limit():
+        f = d / "inputs" / "big.json"
+        f.write_bytes(_claims_large_K(kind, K))
+        argv = ["verify", str(f), f"--max-memory={budget}"]
+        err = _assert_refused(cli.main, argv, d, f"{kind} K={K} --max-memory={budget}")
+        assert "error: max-memory:" in err and f"K={K}" in err, err
 
 
 def _vote_files():

@@ -116,9 +116,10 @@ def test_cli_disjoint_round_limit_exits_2_and_accept_gap_writes_the_gap(tmp_path
     assert cli.main(["verify", str(out)]) == 0
 
 
-@pytest.mark.parametrize("flag,value,name", [("--max-rounds", "0", "max_rounds"), ("--gap-tol", "-1", "gap_tol"),
-                                             ("--gap-tol", "nan", "gap_tol")])
+@pytest.mark.parametrize("flag,value,name", [("--max-rounds", "0", "max-rounds"), ("--gap-tol", "-1", "gap-tol"),
+                                             ("--gap-tol", "nan", "gap-tol")])
 def test_cli_disjoint_bad_solve_options_exit_2_naming_them(flag, value, name, capsys):
+    """Named as the option the user typed (``--max-rounds`` → ``max-rounds:``)."""
     assert cli.main([*BASE, flag, value]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("darrm: error:") and name in err
+    assert err.startswith("darrm: error:") and f"error: {name}:" in err
