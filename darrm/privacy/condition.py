@@ -146,7 +146,17 @@ def rhs(eps_total: float, delta: float) -> float:
 
 def pair_violation(pa, pb, chk: Check, xp=np):
     """v̂ for both directions of one output: max(P_a − e·P_b, P_b − e·P_a) − δ + slack,
-    elementwise; ``pa``/``pb`` are Pr[A(D)=o], Pr[A(D′)=o]; ``xp`` is numpy or torch."""
+    elementwise; ``pa``/``pb`` are Pr[A(D)=o], Pr[A(D′)=o]; ``xp`` is numpy or torch.  (Numpy
+    arrays of one shape: the same operations in the same order, in two buffers.)"""
+    if xp is np and isinstance(pa, np.ndarray) and isinstance(pb, np.ndarray) and pa.shape == pb.shape:
+        t = np.multiply(pb, chk.e)
+        np.subtract(pa, t, out=t)
+        u = np.multiply(pa, chk.e)
+        np.subtract(pb, u, out=u)
+        np.maximum(t, u, out=t)
+        t -= chk.delta
+        t += chk.slack
+        return t
     return xp.maximum(pa - chk.e * pb, pb - chk.e * pa) - chk.delta + chk.slack
 
 

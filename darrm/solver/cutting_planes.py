@@ -289,9 +289,11 @@ def solve_cutting_planes(
         return lagrangian_bound(c, lp.rows, rhs, scale * y), np.clip(x_exact, 0.0, 1.0)
 
     def finish(rnd: int, x: np.ndarray | None, converged: bool, reason: StopReason, residual: float | None) -> tuple:
+        nonlocal lb
         # every stop follows an exhaustive sweep, which sets x_in (the first round always sweeps)
         assert x is not None, "constraint generation stopped before any exhaustive sweep"
-        # lb already holds this round's tight bound: the rows have not changed since
+        if not tight_now:  # the rows have not changed since this round's solve
+            lb = max(lb, tight_bound()[0])
         d = {"method": "cutting-planes", "rounds": rnd, "working_set": int(ws.multisets.shape[0]),
              "lp_rows": int(lp.rows.shape[0]), "cuts_added": ws.added, "multisets": checked,
              "resumed": ws.resumed, "converged": converged, "stop": reason.value, "lp_backend": lp_backend,
@@ -307,12 +309,21 @@ def solve_cutting_planes(
     streak = 0  # screen rounds since the last exhaustive sweep
     polish = False  # sweep the exact-objective LP point once the LP point is feasible but the gap is open
     polished = False
+    # the tie-break LP's own duals give a bound at most tie_break·scale·Σx looser than the exact
+    # re-solve (module restricted_lp; valid for any y ≥ 0): the re-solve runs only when that
+    # difference could close the gap
+    loose = gap_tol + 2.0 * tie_break * scale * c.shape[0]
+    tight_now = False
+    x_exact = None
     for rnd in range(1, max_rounds + 1):
-        x_out, _ = lp.solve()
+        x_out, y_tb = lp.solve()
         x_out = np.clip(x_out, 0.0, 1.0)
-        bound, x_exact = tight_bound()
-        lb = max(lb, bound)
-        if polish:
+        lb = max(lb, lagrangian_bound(c, lp.rows, rhs, scale * y_tb))
+        tight_now = polish or ub - lb <= loose
+        if tight_now:
+            bound, x_exact = tight_bound()
+            lb = max(lb, bound)
+        if polish and x_exact is not None:
             x_out, polish, polished = x_exact, False, True
         x_sep, at_out = stab.separation_point(x_in, x_out)
         ts = time.perf_counter()

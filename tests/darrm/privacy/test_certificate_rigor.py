@@ -259,3 +259,21 @@ def test_deeply_nested_gamma_file_exits_2(tmp_path):
     path.write_text("[" * 100_000 + "]" * 100_000)
     r = _cli("verify", str(path))
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_in_place_pair_violation_is_the_formula_bit_for_bit():
+    """The numpy fast path of pair_violation (two buffers, in place) performs the operations of
+    max(P_a − e·P_b, P_b − e·P_a) − δ + slack in the same order: every v̂ is bit for bit the same,
+    so the rigorous verdict of darrm.privacy.condition is unchanged."""
+    from darrm.privacy.condition import pair_violation
+
+    rng = np.random.default_rng(7)
+    for K, m, eps, Delta in ((101, 10, 0.1, 0.0), (41, 3, 0.5, 1e-5)):
+        chk = PrivacyParams(K, m, eps, Delta).check
+        a = rng.uniform(size=(64, 257)) ** 9
+        near = a * np.exp(-rng.uniform(0, 1, a.shape))  # pairs near the e^ε boundary, and random ones
+        b = np.where(rng.uniform(size=a.shape) < 0.5, near, rng.uniform(size=a.shape))
+        formula = np.maximum(a - chk.e * b, b - chk.e * a) - chk.delta + chk.slack
+        got = pair_violation(a, b, chk)
+        assert got.dtype == np.float64 and np.array_equal(got, formula)
+        assert np.array_equal(pair_violation(a, b, chk), pair_violation(a[None], b[None], chk)[0])
