@@ -38,6 +38,9 @@ def _rss_mib() -> float:
 def child_solve(K: int, m: float, Delta: float) -> dict:
     import darrm
 
+    # warm-up (imports, lazy modules, caches) so that small K times the solve, not the start-up
+    darrm.solve(darrm.PrivacyParams(5, min(m, 3), 0.1, Delta), progress=False,
+                options=darrm.SolveOptions(method="cutting-planes", accept_gap=True))
     t0 = time.perf_counter()
     t = darrm.solve(darrm.PrivacyParams(K, m, 0.1, Delta), progress=False,
                     options=darrm.SolveOptions(method="cutting-planes", accept_gap=True))
@@ -65,13 +68,24 @@ def child_sweep(K: int, m: float, Delta: float) -> dict:
     return {"K": K, "seconds_per_sweep": time.perf_counter() - t0, "checked": r.checked, "peak_rss_mib": _rss_mib()}
 
 
-def run(kind: str, K: int, m: float, Delta: float, pythonpath: str | None) -> dict:
+def run_within(kind: str, K: int, m: float, Delta: float, pythonpath: str | None,
+               timeout: float | None = None) -> dict | None:
+    """One child's JSON record, or None when it ran past ``timeout`` seconds."""
     env = dict(os.environ)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    out = subprocess.run([sys.executable, __file__, "--child", kind, str(K), str(m), str(Delta)], env=env,
-                         capture_output=True, text=True, check=True, cwd=pythonpath or ROOT)
+    try:
+        out = subprocess.run([sys.executable, __file__, "--child", kind, str(K), str(m), str(Delta)], env=env,
+                             capture_output=True, text=True, check=True, cwd=pythonpath or ROOT, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run(kind: str, K: int, m: float, Delta: float, pythonpath: str | None) -> dict:
+    r = run_within(kind, K, m, Delta, pythonpath)
+    assert r is not None
+    return r
 
 
 def baseline_tree(ref: str) -> str:
@@ -93,24 +107,26 @@ def plot(rows: list[dict], base_rows: list[dict], base_sweeps: list[dict], path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
-    for rs, label, mk in ((rows, "new (reduced sweep, screening, 2 workers)", "o"),
-                          (base_rows, "today's path (dfb66cb, serial)", "s")):
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), layout="constrained")
+    for rs, label, mk, col in ((rows, "new (reduced sweep, screening, 2 workers)", "o", "tab:blue"),
+                               (base_rows, "today's path (dfb66cb, serial)", "s", "tab:orange")):
         if rs:
-            a1.loglog([r["K"] for r in rs], [r["seconds_per_sweep"] for r in rs], marker=mk, label=label)
-            a2.semilogx([r["K"] for r in rs], [r["rounds"] for r in rs], marker=mk, label=label + ": rounds")
+            ks = [r["K"] for r in rs]
+            a1.loglog(ks, [r["seconds_per_sweep"] for r in rs], marker=mk, color=col, label=label + ": per sweep")
+            a1.loglog(ks, [r["seconds"] for r in rs], marker=mk, ls=":", color=col, label=label + ": whole solve")
+            a2.loglog(ks, [r["rounds"] for r in rs], marker=mk, color=col, label=label + ": rounds")
     if base_sweeps:
         a1.loglog([r["K"] for r in base_sweeps], [r["seconds_per_sweep"] for r in base_sweeps], "s", mfc="none",
                   color="tab:orange", label="today's path, one sweep only")
     if rows:
-        a2.semilogx([r["K"] for r in rows], [r["exhaustive_sweeps"] for r in rows], marker="^", ls="--",
-                    label="new: exhaustive sweeps")
-    a1.set_xlabel("K")
-    a1.set_ylabel("seconds per exhaustive sweep (log)")
-    a1.set_title("Time per round vs K (Δ = 1e-5, m = 5, ε = 0.1)")
-    a2.set_xlabel("K")
-    a2.set_ylabel("count")
-    a2.set_title("Rounds to a proven gap ≤ 1e-9")
+        a2.loglog([r["K"] for r in rows], [r["exhaustive_sweeps"] for r in rows], marker="^", ls="--",
+                  color="tab:green", label="new: exhaustive sweeps (the rest are screens)")
+    a1.set_xlabel("K (log)")
+    a1.set_ylabel("seconds (log)")
+    a1.set_title("Time per exhaustive sweep and per solve (Δ = 1e-5, m = 5, ε = 0.1)", fontsize=9)
+    a2.set_xlabel("K (log)")
+    a2.set_ylabel("count (log)")
+    a2.set_title("Rounds to a proven gap ≤ 1e-9", fontsize=9)
     for a in (a1, a2):
         a.grid(alpha=0.3, which="both")
         a.legend(fontsize=7)
@@ -123,6 +139,8 @@ def main() -> None:
     ap.add_argument("--baseline-K", type=int, nargs="*", default=[21, 41, 61])
     ap.add_argument("--baseline-sweep-K", type=int, nargs="*", default=[81])
     ap.add_argument("--pure", type=int, nargs="*", default=[1001])
+    ap.add_argument("--pure-baseline-solve", type=float, default=900.0, metavar="SECONDS",
+                    help="also solve pure DP with today's path, up to this long (0: skip)")
     ap.add_argument("--baseline", default="dfb66cb")
     ap.add_argument("--plot", default=None)
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
@@ -163,6 +181,11 @@ def main() -> None:
               flush=True)
         r = run("solve", K, 10, 0.0, None)
         print(f"pure DP solve K={K}, m=10: " + fmt_row(r, "new"), flush=True)
+        if a.pure_baseline_solve:
+            bp = run_within("solve", K, 10, 0.0, base, timeout=a.pure_baseline_solve)
+            what = (fmt_row(bp, "today's path") + f" (new is {bp['seconds'] / r['seconds']:.1f}× faster)" if bp
+                    else f"today's path did not finish within {a.pure_baseline_solve:.0f} s")
+            print(f"pure DP solve K={K}, m=10: " + what, flush=True)
     if a.plot:
         plot(rows, base_rows, base_sweeps, a.plot)
         print(f"wrote {a.plot}")
