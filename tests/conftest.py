@@ -10,6 +10,23 @@ def rng():
 
 
 @pytest.fixture
+def cli(capsys):
+    """``cli(*argv)`` runs ``darrm ARGV…`` in this process: (exit code, stdout, stderr).  A usage
+    error (argparse's SystemExit) is an exit code like any other."""
+    from darrm.cli import main
+
+    def run(*argv):
+        try:
+            rc = main(list(argv))
+        except SystemExit as exc:
+            rc = exc.code
+        out = capsys.readouterr()
+        return rc, out.out, out.err
+
+    return run
+
+
+@pytest.fixture
 def paper_params():
     """Figure 2 of the paper: K=11, ε=0.1, Δ=1e-5, δ = 1-(1-Δ)^m."""
 

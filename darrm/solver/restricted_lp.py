@@ -107,12 +107,13 @@ class RestrictedLP:
 class HighsRestrictedLP(RestrictedLP):
     """Incremental, warm-started HiGHS model (module docstring)."""
 
-    #: coefficients below this (absolute) are left out of the sparse rows handed to HiGHS
-    #: (HiGHS itself ignores entries below its ``small_matrix_value``, 1e-12 here).  The
+    #: coefficients below this (absolute) are left out of the sparse rows handed to HiGHS: its
+    #: ``small_matrix_value`` (1e-12 here, its minimum) would drop them anyway, after copying and
+    #: scanning them (pmf rows at K = 1001 are mostly such tails).  The
     #: restricted LP is then a slightly perturbed relaxation.  Nothing rests on it being
     #: exact: privacy comes from the exact sweep and certificate, and the lower bound is
     #: evaluated on the exact rows kept in ``self.rows`` (valid for any y ≥ 0).
-    DROP = 1e-17
+    DROP = 1e-12
 
     def __init__(self, c: np.ndarray, rhs: float, solver_opts: dict | None = None):
         super().__init__(c, rhs, solver_opts)

@@ -15,15 +15,6 @@ from hypothesis import strategies as st
 from darrm.cli import main
 
 
-def run(capsys, *argv):
-    try:
-        rc = main(list(argv))
-    except SystemExit as exc:  # a usage error (argparse): exit 2 with one line too
-        rc = exc.code
-    out = capsys.readouterr()
-    return rc, out.out, out.err
-
-
 def one_line_error(err: str, name: str | None = None) -> bool:
     lines = [ln for ln in err.splitlines() if ln.strip()]
     return (len(lines) == 1 and "Traceback" not in err and lines[0].startswith("darrm")
@@ -49,48 +40,48 @@ def no_solve(monkeypatch):
 
 # -- 2. data loss: an output is never an input --------------------------------------------------
 
-def test_aggregate_out_equal_to_an_input_is_refused(capsys, tmp_path, gfile):
+def test_aggregate_out_equal_to_an_input_is_refused(cli, tmp_path, gfile):
     g = tmp_path / "x.json"
     g.write_bytes(gfile.read_bytes())
     votes = tmp_path / "v.npy"
     np.save(votes, np.ones((3, 5), dtype=int))
     before = g.read_bytes(), votes.read_bytes()
     for target in (g, votes, tmp_path / "." / "x.json"):
-        rc, out, err = run(capsys, "aggregate", str(g), "--votes", str(votes), "--out", str(target))
+        rc, out, err = cli("aggregate", str(g), "--votes", str(votes), "--out", str(target))
         assert rc == 2 and one_line_error(err, "out") and "input" in err
     assert (g.read_bytes(), votes.read_bytes()) == before
 
 
-def test_evaluate_plot_equal_to_input_and_demo_out_equal_to_plot(capsys, tmp_path, gfile, no_solve):
+def test_evaluate_plot_equal_to_input_and_demo_out_equal_to_plot(cli, tmp_path, gfile, no_solve):
     g = tmp_path / "x.json"
     g.write_bytes(gfile.read_bytes())
     before = g.read_bytes()
-    rc, _, err = run(capsys, "evaluate", str(g), "--plot", str(g))
+    rc, _, err = cli("evaluate", str(g), "--plot", str(g))
     assert rc == 2 and one_line_error(err, "plot") and g.read_bytes() == before
-    rc, _, err = run(capsys, "demo", "--out", str(tmp_path / "a.png"), "--plot", str(tmp_path / "a.png"))
+    rc, _, err = cli("demo", "--out", str(tmp_path / "a.png"), "--plot", str(tmp_path / "a.png"))
     assert rc == 2 and one_line_error(err, "plot") and not (tmp_path / "a.png").exists()
 
 
-def test_solve_out_equal_to_checkpoint_is_refused(capsys, tmp_path, no_solve):
-    rc, _, err = run(capsys, "solve", "--out", str(tmp_path / "c"), "--checkpoint", str(tmp_path / "c"))
+def test_solve_out_equal_to_checkpoint_is_refused(cli, tmp_path, no_solve):
+    rc, _, err = cli("solve", "--out", str(tmp_path / "c"), "--checkpoint", str(tmp_path / "c"))
     assert rc == 2 and one_line_error(err, "checkpoint")
 
 
-def test_foreign_checkpoint_is_refused_not_overwritten(capsys, tmp_path):
+def test_foreign_checkpoint_is_refused_not_overwritten(cli, tmp_path):
     ck = tmp_path / "ck.npz"
     base = ["--no-progress", "solve", "--method", "cutting-planes", "--checkpoint", str(ck)]
-    assert run(capsys, *base, "--K", "13")[0] == 0
+    assert cli(*base, "--K", "13")[0] == 0
     before = ck.read_bytes()
-    rc, _, err = run(capsys, *base, "--K", "13", "--eps", "0.2")
+    rc, _, err = cli(*base, "--K", "13", "--eps", "0.2")
     assert rc == 2 and one_line_error(err, "checkpoint") and "another problem" in err
     assert ck.read_bytes() == before
 
 
 @pytest.mark.parametrize("data", [b"", b"PK\x03\x04junk", b"not a checkpoint at all"])
-def test_corrupt_checkpoint_is_one_line(capsys, tmp_path, data):
+def test_corrupt_checkpoint_is_one_line(cli, tmp_path, data):
     ck = tmp_path / "ck.npz"
     ck.write_bytes(data)
-    rc, _, err = run(capsys, "--no-progress", "solve", "--K", "13", "--method", "cutting-planes",
+    rc, _, err = cli("--no-progress", "solve", "--K", "13", "--method", "cutting-planes",
                      "--checkpoint", str(ck))
     assert rc == 2 and one_line_error(err, "checkpoint")
 
@@ -110,30 +101,30 @@ def test_output_written_even_when_the_pipe_closes_early(tmp_path):
 # -- 3. unusable output paths: one line, before computing ----------------------------------------
 
 @pytest.mark.parametrize("option", ["--out", "--checkpoint"])
-def test_unusable_solve_outputs_fail_before_solving(capsys, tmp_path, no_solve, option):
+def test_unusable_solve_outputs_fail_before_solving(cli, tmp_path, no_solve, option):
     for bad in (tmp_path / "missing" / "f", tmp_path):
-        rc, _, err = run(capsys, "solve", option, str(bad))
+        rc, _, err = cli("solve", option, str(bad))
         assert rc == 2 and one_line_error(err, option.lstrip("-"))
 
 
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root writes anywhere")
-def test_unwritable_directory_is_refused(capsys, tmp_path, no_solve):
+def test_unwritable_directory_is_refused(cli, tmp_path, no_solve):
     ro = tmp_path / "ro"
     ro.mkdir()
     ro.chmod(0o500)
     try:
-        rc, _, err = run(capsys, "demo", "--plot", str(ro / "a.png"))
+        rc, _, err = cli("demo", "--plot", str(ro / "a.png"))
         assert rc == 2 and one_line_error(err, "plot") and "not writable" in err
     finally:
         ro.chmod(0o700)
 
 
-def test_unusable_aggregate_and_evaluate_outputs(capsys, tmp_path, gfile):
+def test_unusable_aggregate_and_evaluate_outputs(cli, tmp_path, gfile):
     votes = tmp_path / "v.npy"
     np.save(votes, np.ones((3, 5), dtype=int))
-    rc, _, err = run(capsys, "aggregate", str(gfile), "--votes", str(votes), "--out", str(tmp_path / "no" / "l"))
+    rc, _, err = cli("aggregate", str(gfile), "--votes", str(votes), "--out", str(tmp_path / "no" / "l"))
     assert rc == 2 and one_line_error(err, "out")
-    rc, _, err = run(capsys, "evaluate", str(gfile), "--plot", str(tmp_path))
+    rc, _, err = cli("evaluate", str(gfile), "--plot", str(tmp_path))
     assert rc == 2 and one_line_error(err, "plot")
 
 
@@ -148,37 +139,37 @@ def test_unusable_aggregate_and_evaluate_outputs(capsys, tmp_path, gfile):
     (["evaluate", "{g}", "--p", "0.5,2"], "p"),
     (["evaluate", "{g}", "--p", "nan"], "p"),
 ])
-def test_bad_values_are_one_line_exit_2(capsys, tmp_path, gfile, argv, name):
+def test_bad_values_are_one_line_exit_2(cli, tmp_path, gfile, argv, name):
     v = tmp_path / "v.npy"
     np.save(v, np.ones((3, 5), dtype=int))
     argv = [a.format(g=gfile, v=v) for a in argv]
-    rc, _, err = run(capsys, "--no-progress", *argv)
+    rc, _, err = cli("--no-progress", *argv)
     assert rc == 2 and one_line_error(err, name), err
 
 
-def test_bad_torch_device_is_one_line(capsys):
+def test_bad_torch_device_is_one_line(cli):
     pytest.importorskip("torch")
-    rc, _, err = run(capsys, "--no-progress", "solve", "--K", "5", "--executor", "torch:nonsense")
+    rc, _, err = cli("--no-progress", "solve", "--K", "5", "--executor", "torch:nonsense")
     assert rc == 2 and one_line_error(err, "executor")
 
 
-def test_unreachable_dask_scheduler_is_a_prompt_one_line_error(capsys, no_solve):
+def test_unreachable_dask_scheduler_is_a_prompt_one_line_error(cli, no_solve):
     pytest.importorskip("distributed")
     import time
 
     t0 = time.monotonic()
-    rc, _, err = run(capsys, "--no-progress", "solve", "--K", "5", "--executor", "dask:tcp://127.0.0.1:1")
+    rc, _, err = cli("--no-progress", "solve", "--K", "5", "--executor", "dask:tcp://127.0.0.1:1")
     assert rc == 2 and one_line_error(err, "executor") and "Dask scheduler" in err
     assert time.monotonic() - t0 < 25
 
 
-def test_internal_error_is_one_line_with_a_debug_hint(capsys, monkeypatch, gfile):
+def test_internal_error_is_one_line_with_a_debug_hint(cli, monkeypatch, gfile):
     def broken(*a, **k):
         raise RuntimeError("something broke\nsecond line")
     import darrm.gamma_file
 
     monkeypatch.setattr(darrm.gamma_file, "load", broken)
-    rc, _, err = run(capsys, "verify", str(gfile))
+    rc, _, err = cli("verify", str(gfile))
     assert rc == 1 and one_line_error(err) and "RuntimeError: something broke" in err and "--debug" in err
     with pytest.raises(RuntimeError):
         main(["--debug", "verify", str(gfile)])
@@ -206,32 +197,32 @@ def test_experiments_main_shares_the_error_contract(capsys, monkeypatch):
 
 # -- 5. votes are never silently misread --------------------------------------------------------
 
-def test_one_dimensional_votes_need_counts(capsys, tmp_path, gfile):
+def test_one_dimensional_votes_need_counts(cli, tmp_path, gfile):
     v = tmp_path / "v.npy"
     np.save(v, np.array([0, 1, 1, 1, 1]))  # one query's 5 votes, or 5 counts?
-    rc, out, err = run(capsys, "aggregate", str(gfile), "--votes", str(v))
+    rc, out, err = cli("aggregate", str(gfile), "--votes", str(v))
     assert rc == 2 and one_line_error(err, "votes") and "--counts" in err and out == ""
     col = tmp_path / "v.csv"
     col.write_text("0\n1\n1\n1\n1\n")
-    rc, _, err = run(capsys, "aggregate", str(gfile), "--votes", str(col))
+    rc, _, err = cli("aggregate", str(gfile), "--votes", str(col))
     assert rc == 2 and one_line_error(err, "votes") and "--counts" in err
-    rc, out, _ = run(capsys, "aggregate", str(gfile), "--votes", str(v), "--counts", "--seed", "1")
+    rc, out, _ = cli("aggregate", str(gfile), "--votes", str(v), "--counts", "--seed", "1")
     assert rc == 0 and len(out.split()) == 5
 
 
-def test_counts_equal_the_vote_matrix(capsys, tmp_path, gfile):
+def test_counts_equal_the_vote_matrix(cli, tmp_path, gfile):
     votes = np.random.default_rng(0).integers(0, 2, size=(40, 5))
     np.save(tmp_path / "m.npy", votes)
     np.save(tmp_path / "c.npy", votes.sum(axis=1))
     (tmp_path / "c.csv").write_text(",".join(map(str, votes.sum(axis=1))) + "\n")
-    outs = [run(capsys, "aggregate", str(gfile), "--votes", str(tmp_path / f), *extra, "--seed", "4")
+    outs = [cli("aggregate", str(gfile), "--votes", str(tmp_path / f), *extra, "--seed", "4")
             for f, extra in (("m.npy", []), ("c.npy", ["--counts"]), ("c.csv", ["--counts"]))]
     assert all(o[0] == 0 for o in outs) and outs[0][1] == outs[1][1] == outs[2][1]
 
 
-def test_one_csv_row_is_one_query(capsys, tmp_path, gfile):
+def test_one_csv_row_is_one_query(cli, tmp_path, gfile):
     (tmp_path / "r.csv").write_text("1,1,1,0,0\n")
-    rc, out, _ = run(capsys, "aggregate", str(gfile), "--votes", str(tmp_path / "r.csv"), "--seed", "0")
+    rc, out, _ = cli("aggregate", str(gfile), "--votes", str(tmp_path / "r.csv"), "--seed", "0")
     assert rc == 0 and len(out.split()) == 1
 
 
@@ -243,15 +234,15 @@ def test_one_csv_row_is_one_query(capsys, tmp_path, gfile):
     lambda p: p.with_suffix(".npy").write_bytes(b"\x93NUMPY") and None or p.with_suffix(".npy"),
 ])
 @pytest.mark.parametrize("counts", [[], ["--counts"]])
-def test_empty_or_broken_vote_files_exit_2(capsys, tmp_path, gfile, make, counts):
+def test_empty_or_broken_vote_files_exit_2(cli, tmp_path, gfile, make, counts):
     path = make(tmp_path / "v")
-    rc, out, err = run(capsys, "aggregate", str(gfile), "--votes", str(path), *counts)
+    rc, out, err = cli("aggregate", str(gfile), "--votes", str(path), *counts)
     assert rc == 2 and one_line_error(err, "votes") and out == ""
 
 
 # -- 6. crafted γ files -------------------------------------------------------------------------
 
-def test_gamma_file_claiming_a_large_K_with_a_short_list(capsys, tmp_path):
+def test_gamma_file_claiming_a_large_K_with_a_short_list(cli, tmp_path):
     import json
 
     from darrm.gamma_file import checksum
@@ -262,7 +253,7 @@ def test_gamma_file_claiming_a_large_K_with_a_short_list(capsys, tmp_path):
     d["checksum"] = checksum(d)
     f = tmp_path / "k.json"
     f.write_text(json.dumps(d))
-    rc, _, err = run(capsys, "verify", str(f))
+    rc, _, err = cli("verify", str(f))
     assert rc == 2 and one_line_error(err) and "202" in err
 
 
@@ -273,10 +264,10 @@ _FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCh
 
 @_FUZZ
 @given(text=st.text(alphabet="0123456789.,-eanif x", min_size=1, max_size=12))
-def test_fuzz_evaluate_p(capsys, tmp_path, gfile, text):
+def test_fuzz_evaluate_p(cli, tmp_path, gfile, text):
     plot = tmp_path / "fuzz.png"
     plot.unlink(missing_ok=True)
-    rc, _, err = run(capsys, "evaluate", str(gfile), f"--p={text}", "--json", "--plot", str(plot))
+    rc, _, err = cli("evaluate", str(gfile), f"--p={text}", "--json", "--plot", str(plot))
     try:
         ok = all(0 <= float(v) <= 1 for v in text.split(","))
     except ValueError:
@@ -290,8 +281,8 @@ def test_fuzz_evaluate_p(capsys, tmp_path, gfile, text):
 @_FUZZ
 @given(spec=st.one_of(st.sampled_from(["local:", "torch:", "local:-", "serial:", ""]).flatmap(
     lambda pre: st.text(alphabet="abc-:0x ", min_size=1, max_size=6).map(lambda s: pre + s))))
-def test_fuzz_executor(capsys, tmp_path, no_solve, spec):
-    rc, _, err = run(capsys, "solve", "--K", "3", f"--executor={spec}", "--out", str(tmp_path / "g.json"))
+def test_fuzz_executor(cli, tmp_path, no_solve, spec):
+    rc, _, err = cli("solve", "--K", "3", f"--executor={spec}", "--out", str(tmp_path / "g.json"))
     if rc == 2:
         assert one_line_error(err) and not (tmp_path / "g.json").exists()
     else:  # a valid spec reaches the (patched) solve: an internal error line, never a traceback
@@ -300,29 +291,29 @@ def test_fuzz_executor(capsys, tmp_path, no_solve, spec):
 
 @_FUZZ
 @given(seed=st.integers(max_value=-1))
-def test_fuzz_negative_seed(capsys, tmp_path, gfile, seed):
+def test_fuzz_negative_seed(cli, tmp_path, gfile, seed):
     v = tmp_path / "v.npy"
     np.save(v, np.ones((2, 5), dtype=int))
-    rc, out, err = run(capsys, "aggregate", str(gfile), "--votes", str(v), f"--seed={seed}")
+    rc, out, err = cli("aggregate", str(gfile), "--votes", str(v), f"--seed={seed}")
     assert rc == 2 and one_line_error(err, "seed") and out == ""
 
 
-def test_gamma_file_too_large_to_certify_is_one_line(capsys, monkeypatch, gfile):
+def test_gamma_file_too_large_to_certify_is_one_line(cli, monkeypatch, gfile):
     from darrm import gamma_file
 
     def oom(*a, **k):
         raise MemoryError
 
     monkeypatch.setattr(gamma_file, "certify_gamma", oom)
-    rc, _, err = run(capsys, "verify", str(gfile))
+    rc, _, err = cli("verify", str(gfile))
     assert rc == 2 and one_line_error(err) and "more memory" in err
 
 
-def test_shuffle_plot_is_checked_before_computing(capsys, tmp_path, monkeypatch):
+def test_shuffle_plot_is_checked_before_computing(cli, tmp_path, monkeypatch):
     import darrm.accounting.shuffle.best as best
 
     monkeypatch.setattr(best, "bound_records", lambda *a: (_ for _ in ()).throw(AssertionError("computed")))
-    rc, _, err = run(capsys, "shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6",
+    rc, _, err = cli("shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6",
                      "--plot", str(tmp_path / "no" / "p.png"))
     assert rc == 2 and one_line_error(err, "plot")
 

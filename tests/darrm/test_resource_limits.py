@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import darrm
-from darrm import cli, verification
+from darrm import verification
 from darrm.errors import ParameterError
 from darrm.gamma_file import table_to_dict
 from darrm.numerics import binomial
@@ -46,13 +46,6 @@ def no_sweep(monkeypatch):
     monkeypatch.setattr(certify_module, "sweep", started)
 
 
-def run(capsys, *argv):
-    try:
-        rc = cli.main(list(argv))
-    except SystemExit as exc:
-        rc = exc.code
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 def one_line(err: str, name: str) -> bool:
@@ -208,12 +201,12 @@ def test_disjoint_certificate_and_solve_apply_max_memory(tmp_path, monkeypatch):
         darrm.solve(P, options=darrm.SolveOptions(max_memory=GiB))
 
 
-def test_verify_max_memory_refuses_a_crafted_K201_file_at_once(capsys, tmp_path, no_sweep):
+def test_verify_max_memory_refuses_a_crafted_K201_file_at_once(cli, tmp_path, no_sweep):
     """Issue 15: a crafted 2.4 kB γ file claiming K = 201 ran `verify` into MemoryError."""
     f = crafted(tmp_path / "k201.json")
     assert f.stat().st_size < 10_000
     t0 = time.monotonic()
-    rc, out, err = run(capsys, "verify", str(f), "--max-memory", "1G")
+    rc, out, err = cli("verify", str(f), "--max-memory", "1G")
     assert rc == 2 and one_line(err, "max-memory") and "K=201" in err and out == ""
     assert time.monotonic() - t0 < 5
 
@@ -221,27 +214,27 @@ def test_verify_max_memory_refuses_a_crafted_K201_file_at_once(capsys, tmp_path,
 @pytest.mark.parametrize("params", [darrm.PrivacyParams(K=10001, m=3, eps=0.1, member_delta=0.0),
                                     darrm.DisjointParams(100001, darrm.LocalRR(1.0), 1.0)],
                          ids=["shared-pure", "disjoint"])
-def test_verify_max_memory_bounds_every_kind_of_file(capsys, tmp_path, monkeypatch, no_sweep, params):
+def test_verify_max_memory_bounds_every_kind_of_file(cli, tmp_path, monkeypatch, no_sweep, params):
     monkeypatch.setattr("darrm.disjoint.params.others_pmfs", lambda *a: (_ for _ in ()).throw(AssertionError()))
     f = crafted(tmp_path / "big.json", params)
-    rc, _, err = run(capsys, "verify", str(f), "--max-memory", "512M")
+    rc, _, err = cli("verify", str(f), "--max-memory", "512M")
     assert rc == 2 and one_line(err, "max-memory") and f"K={params.K}" in err
 
 
-def test_verify_prints_the_estimate_with_verbose(capsys, tmp_path):
+def test_verify_prints_the_estimate_with_verbose(cli, capsys, tmp_path):
     g = tmp_path / "g.json"
-    assert cli.main(["--no-progress", "solve", "--K", "5", "--out", str(g)]) == 0
+    assert cli("--no-progress", "solve", "--K", "5", "--out", str(g))[0] == 0
     capsys.readouterr()
     verification._cache.clear()  # the solve's save certified this table: a cached verdict logs nothing
-    rc, out, err = run(capsys, "-v", "verify", str(g), "--max-memory", "2G")
+    rc, out, err = cli("-v", "verify", str(g), "--max-memory", "2G")
     assert rc == 0 and "OK" in out
     assert "about" in err and "MiB peak (estimate)" in err and "K=5" in err
     verification._cache.clear()
-    rc, _, err = run(capsys, "verify", str(g))
+    rc, _, err = cli("verify", str(g))
     assert rc == 0 and "estimate" not in err  # only at -v
 
 
-def test_verify_max_memory_values_are_checked(capsys, tmp_path):
+def test_verify_max_memory_values_are_checked(cli, tmp_path):
     for bad in ("0", "-1G", "abc", "nan", "inf"):
-        rc, _, err = run(capsys, "verify", str(tmp_path / "g.json"), "--max-memory", bad)
+        rc, _, err = cli("verify", str(tmp_path / "g.json"), "--max-memory", bad)
         assert rc == 2 and one_line(err, "max-memory")

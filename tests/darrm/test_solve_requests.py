@@ -102,13 +102,6 @@ def test_a_disjoint_solve_with_a_memory_budget_still_solves():
 
 # -- the command line --------------------------------------------------------------------------
 
-def run(capsys, *argv):
-    try:
-        rc = cli.main(list(argv))
-    except SystemExit as exc:
-        rc = exc.code
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 @pytest.fixture
@@ -148,17 +141,17 @@ CLI_REFUSED = [
 
 
 @pytest.mark.parametrize("argv,name", CLI_REFUSED, ids=[" ".join(a[2:]) for a, _ in CLI_REFUSED])
-def test_cli_options_that_would_be_ignored_are_refused(capsys, tmp_path, no_solve, argv, name):
-    rc, out, err = run(capsys, *[a.format(d=tmp_path) for a in argv])
+def test_cli_options_that_would_be_ignored_are_refused(cli, tmp_path, no_solve, argv, name):
+    rc, out, err = cli(*[a.format(d=tmp_path) for a in argv])
     lines = err.splitlines()
     assert rc == 2 and len(lines) == 1 and f"error: {name}:" in lines[0] and out == "", err
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cli_defaults_of_both_kinds_of_members_still_solve(capsys, tmp_path):
-    rc, out, err = run(capsys, *D, "--executor", "serial", "--json")
+def test_cli_defaults_of_both_kinds_of_members_still_solve(cli, tmp_path):
+    rc, out, err = cli(*D, "--executor", "serial", "--json")
     assert rc == 0, err
-    rc, out, err = run(capsys, *S, "--json")
+    rc, out, err = cli(*S, "--json")
     assert rc == 0, err
     assert '"m": 3.0' in out and '"member_delta": 1e-05' in out
 
