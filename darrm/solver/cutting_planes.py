@@ -250,8 +250,11 @@ def solve_cutting_planes(
     convergence; x_out is returned), or (b) UB − LB ≤ ``gap_tol`` (x_in, feasible and
     within gap_tol of the optimum, is returned).  At ``max_rounds`` the best feasible point
     is returned with ``converged=False`` and its bound (see :func:`darrm.solver.gamma_opt.solve_gamma_opt`'s
-    ``accept_gap``).  Every round's bound comes from a warm re-solve with the exact
-    objective (no tie-break), so it is as tight as the working set allows.
+    ``accept_gap``).  Each round's lower bound comes from the LP's own duals (valid for any
+    y ≥ 0, at most tie_break·scale·Σx below the working set's optimum); once that difference
+    could close the gap, a warm re-solve with the exact objective (no tie-break) gives the
+    tightest bound the working set allows (every :data:`TIGHT_EVERY` rounds, or each round once
+    within :data:`TIGHT_NEAR`·gap_tol), and every stop reports that tight bound.
 
     Args:
         c: LP costs (see :func:`darrm.solver.objective.objective_coefficients`).
