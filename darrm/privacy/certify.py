@@ -26,19 +26,16 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..backends.devices import TorchDevice
-from ..backends.executors import Executor, ProcessExecutor, SerialExecutor, check_executor
+from ..backends.executors import Executor, check_executor
 from ..errors import CertificationError, ParameterError
 from ..gamma import validate_gamma
-from ..logs import get_logger
 from ..mechanism import output_weights
 from ..params import PrivacyParams
 from ..solver.rows import pmf_pairs
 from ..validation import flag, instance, positive
 from .condition import Check, repair_factor, violation
 from .corners import complements, corner_count, corners, iter_count_vector_blocks, multiset_count
-from .sweep import default_executor, sweep, sweep_memory
-
-log = get_logger("certify")
+from .sweep import sweep, sweep_executor
 
 #: The certificate's threshold on its rigorous bound v̂: exactly private, nothing widened.
 THRESHOLD = 0.0
@@ -96,22 +93,6 @@ def output_probability(alpha: np.ndarray, gamma: np.ndarray) -> np.ndarray:
 def validate_max_memory(max_memory: object) -> float | None:
     """``max_memory``: None (the memory available) or a finite number of bytes > 0."""
     return None if max_memory is None else positive("max_memory", max_memory)
-
-
-def sweep_executor(params: PrivacyParams, executor: Executor | TorchDevice | None,
-                   max_memory: float | None) -> Executor | TorchDevice:
-    """The executor of a certificate's sweep, after its memory check: ``executor`` if given, else
-    as many local processes as fit (:func:`darrm.privacy.sweep.default_executor`, which refuses
-    when not even one process fits ``max_memory``).  The check is for this machine: a Dask cluster
-    or a GPU (:class:`TorchDevice`) runs the blocks in its own memory and is used as given."""
-    if executor is not None and not isinstance(executor, (SerialExecutor, ProcessExecutor)):
-        return executor
-    auto = default_executor(params, max_memory)
-    chosen = auto if executor is None else executor
-    workers = int(getattr(chosen, "workers", 1))
-    log.debug("certificate sweep at K=%d: %d worker(s), about %.0f MiB peak (estimate)",
-              params.K, workers, sweep_memory(params, workers) / 2**20)
-    return chosen
 
 
 def zero_certificate(params: PrivacyParams, checked: int, tol: float) -> Certificate:

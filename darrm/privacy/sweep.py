@@ -50,11 +50,14 @@ from tqdm.auto import tqdm
 from ..backends.devices import TorchDevice
 from ..backends.executors import Executor, ProcessExecutor, SerialExecutor, available_cores, one_blas_thread
 from ..errors import ParameterError
+from ..logs import get_logger
 from ..mechanism import output_weights
 from ..numerics.binomial import binomial_rows
 from ..params import PrivacyParams
 from .condition import Check, flush_tiny, pair_violation, pair_violation_extremes
 from .corners import count_vectors
+
+log = get_logger("sweep")
 
 
 @dataclass(frozen=True)
@@ -728,6 +731,22 @@ def default_executor(params: PrivacyParams, max_memory: float | None = None) -> 
         while n > 1 and sweep_memory(params, n) > budget:
             n -= 1
     return ProcessExecutor(n) if (n > 1 and sweep_work(params) >= PARALLEL_MIN_WORK) else SerialExecutor()
+
+
+def sweep_executor(params: PrivacyParams, executor: Executor | TorchDevice | None,
+                   max_memory: float | None) -> Executor | TorchDevice:
+    """The executor of a solve's or a certificate's sweeps, after the memory check, before any work:
+    as many local processes as fit (:func:`default_executor`, which refuses when not even one fits
+    ``max_memory``), or the local executor given (serial or processes), checked the same way.  A
+    Dask cluster or a GPU (:class:`TorchDevice`) runs the blocks in its own memory: used as given."""
+    if executor is not None and not isinstance(executor, (SerialExecutor, ProcessExecutor)):
+        return executor
+    auto = default_executor(params, max_memory)
+    chosen = auto if executor is None else executor
+    workers = int(getattr(chosen, "workers", 1))
+    log.debug("sweeps at K=%d: %d worker(s), about %.0f MiB peak (estimate)",
+              params.K, workers, sweep_memory(params, workers) / 2**20)
+    return chosen
 
 
 def memory_budget(max_memory: float | None) -> float | None:

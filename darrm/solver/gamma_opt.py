@@ -25,7 +25,7 @@ from ..backends.executors import ProcessExecutor, SerialExecutor
 from ..params import PrivacyParams
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import certify
-from ..privacy.sweep import default_executor, sweep_memory
+from ..privacy.sweep import sweep_executor, sweep_memory
 from ..table import GammaTable
 from .cutting_planes import solve_cutting_planes
 from .finalize import certified_gamma_opt
@@ -68,12 +68,11 @@ def solve_gamma_opt(
     opts = SolveOptions() if options is None else options
     prior = IIDPrior() if prior is None else prior
     method = choose_method(params) if opts.method == "auto" else opts.method
-    if method != "full" and (executor is None or isinstance(executor, (SerialExecutor, ProcessExecutor))):
+    if method != "full":
         # up front: as many sweep workers as fit the memory budget (the local executor asked for,
         # if any), or a refusal before any work
-        auto = default_executor(params, opts.max_memory)
-        executor = auto if executor is None else executor
-        if log:
+        executor = sweep_executor(params, executor, opts.max_memory)
+        if log and isinstance(executor, (SerialExecutor, ProcessExecutor)):
             w = getattr(executor, "workers", 1)
             log(f"sweeps: {w} worker(s), about {sweep_memory(params, w) / 2**20:.0f} MiB peak (estimate)")
     t0 = time.perf_counter()
