@@ -33,7 +33,6 @@ import numpy as np
 
 from darrm import validation as v
 from darrm.atomic import atomic_write_json
-from darrm.disjoint.params import DisjointParams
 from darrm.errors import CertificationError, DarrmError
 from darrm.locking import Claim, claim
 from darrm.mechanism import aggregate_counts, check_counts, vote_counts
@@ -71,10 +70,7 @@ def _state_checksum(state: dict) -> str:
 
 def per_query_budget(table: GammaTable) -> tuple[float, float]:
     """(ε_q, δ_q) of one DaRRM release with this table: (mε, δ), or the disjoint target (ε, δ)."""
-    p = table.params
-    if isinstance(p, DisjointParams):
-        return float(p.target_eps), float(p.target_delta)
-    return float(p.m * p.eps), float(p.delta)
+    return table.params.query_budget
 
 
 class LabellingSession:
