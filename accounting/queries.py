@@ -202,9 +202,9 @@ class QueryBound:
 
     def to_dict(self) -> dict:
         """JSON-ready, with the keys of :mod:`darrm.json_vocabulary`."""
-        return {"epsilon_total": self.epsilon, "delta_total": self.delta, "bound": self.bound,
+        return {"epsilon_total": self.epsilon, "delta_total": self.delta, "accountant": self.bound,
                 "member_randomness": self.member_randomness, "queries": self.queries,
-                "lower": self.lower, "bracket": self.bracket, "value_discretization_interval": self.interval}
+                "lower_bound": self.lower, "bracket": self.bracket, "value_discretization_interval": self.interval}
 
 
 def _steps(steps: Sequence[tuple[GammaTable, int]]) -> list[tuple[GammaTable, int]]:
