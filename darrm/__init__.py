@@ -54,6 +54,8 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .prior import Prior as Prior
     from .privacy.certify import Certificate as Certificate
     from .privacy.certify import certify_tight as certify_tight
+    from .privacy.profile import PrivacyProfile as PrivacyProfile
+    from .privacy.profile import privacy_profile as privacy_profile
     from .solver.objective import expected_signed_error as expected_signed_error
     from .solver.options import SolveOptions as SolveOptions
     from .status import SolveReport as SolveReport
@@ -84,6 +86,7 @@ __all__ = [
     "ParameterError",
     "Prior",
     "PrivacyParams",
+    "PrivacyProfile",
     "SolveError",
     "SolveOptions",
     "SolveReport",
@@ -100,6 +103,7 @@ __all__ = [
     "gamma_dsub",
     "gamma_sub",
     "load",
+    "privacy_profile",
     "save",
     "solve",
 ]
@@ -128,6 +132,8 @@ _EXPORTS = {
     "FAMILIES": ".api",
     "family_gamma": ".api",
     "solve": ".api",
+    "PrivacyProfile": ".privacy.profile",
+    "privacy_profile": ".privacy.profile",
     "expected_signed_error": ".solver.objective",
     "SolveOptions": ".solver.options",
     "SolveReport": ".status",
