@@ -45,6 +45,8 @@ VOCABULARY_GROUPS: dict[str, frozenset[str]] = {
         "epsilon_pld", "epsilon_prv", "epsilon_rdp", "sigma_paper", "sigma_pld", "sigma_rdp",
         "order_paper", "order_table4", "paper_grid_order", "paper_grid_order_min",
         "lam", "tau", "subsampled",
+        # darrm account queries (darrm.accounting.queries.QueryBound)
+        "member_randomness", "lower_bound", "bracket", "value_discretization_interval",
     }),
     # what produced a number
     "provenance": frozenset({
