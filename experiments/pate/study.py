@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from darrm.accounting.dpsgd import PAPER_TEACHERS
 from darrm.errors import ParameterError
 from darrm.experiments.data.loader import DATASETS
 from darrm.experiments.pate.student_config import StudentConfig
@@ -48,13 +49,13 @@ class StudyConfig:
     queries: tuple[int, ...] = (20, 50, 100)
     draws: int = 10
     K: int = 11
-    epochs: int = 5
-    batch_size: int = 32
+    epochs: int = PAPER_TEACHERS.epochs
+    batch_size: int = PAPER_TEACHERS.batch_size
     lr_private: float = 0.05
     lr_nonprivate: float = 0.05
-    noise_multiplier: float = 12.0
-    max_grad_norm: float = 1.0
-    member_delta: float = 1e-4
+    noise_multiplier: float = PAPER_TEACHERS.noise_multiplier
+    max_grad_norm: float = PAPER_TEACHERS.max_grad_norm
+    member_delta: float = PAPER_TEACHERS.delta
     delta_prime: float = 1e-4
     train_size: int | None = None
     classes: tuple[int, int] = (5, 8)
