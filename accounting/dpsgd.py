@@ -1,4 +1,4 @@
-"""DP-SGD accounting for the teachers (Abadi et al. 2016; DaRRM paper §6.2, spec §3.6).
+"""DP-SGD accounting for the teachers (Abadi et al. 2016; DaRRM paper Section 6.2, which does not say how it accounted).
 
 A DP-SGD run with Poisson sampling at rate q, noise multiplier σ (noise std / clip
 norm) and T steps is the T-fold composition of the Poisson-subsampled Gaussian

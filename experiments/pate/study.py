@@ -33,7 +33,7 @@ METHODS: dict[str, Method] = {
 class StudyConfig:
     """The study of DaRRM paper Section 6.2 / Appendix D.2 (defaults = the full study).
 
-    ``lr_*`` and ``batch_size`` are not given by the paper (spec §3.6, §5); lr = 0.05
+    ``lr_*`` and ``batch_size`` are not given by the paper (Section 6.2, Appendix D.2); lr = 0.05
     plain SGD was chosen so that a private MNIST teacher reaches about the paper's
     m = 1 accuracy (~0.7).  ``train_size=None`` uses every training image of the two
     classes (Fashion-MNIST: 12,000, where the paper says 10,000 without saying how).
@@ -124,7 +124,7 @@ class StudyConfig:
 
 
 def query_indices(seed: int, n_test: int, Q: int, draw: int) -> np.ndarray:
-    """Indices of draw ``draw`` of Q test queries, uniformly without replacement (spec §5).
+    """Indices of draw ``draw`` of Q test queries, uniformly without replacement (Appendix D.2).
 
     Depends only on (seed, Q, draw): every method and every m answers the same queries.
     """
