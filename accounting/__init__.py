@@ -7,7 +7,8 @@ The everyday API, importable from here (``from darrm.accounting import best_uppe
   :func:`optimal_homogeneous_delta` (exact), :func:`heterogeneous_pld`, :func:`parallel`;
 * DP-SGD teachers (add/remove-one adjacency) — :class:`DPSGDRun`, :func:`dpsgd_epsilon`,
   :func:`noise_multiplier_for`;
-* GNMax — :func:`calibrate_sigma`, :func:`gnmax_epsilon`, :func:`data_dependent_rdp`;
+* GNMax — :func:`calibrate_sigma`, :func:`gnmax_epsilon`, :func:`data_dependent_rdp`,
+  :func:`confident_gnmax_epsilon` (Confident-GNMax, data-independent and data-dependent);
 * privacy amplification by shuffling (replace-one adjacency) — :func:`best_upper_bound`,
   :func:`all_bounds`, :class:`Bound`, the randomizers :class:`GenericLDP`,
   :class:`RandomizedResponse`, :class:`FiniteRandomizer`;
@@ -49,6 +50,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .dpsgd import epsilon as dpsgd_epsilon
     from .dpsgd import noise_multiplier_for as noise_multiplier_for
     from .gnmax import calibrate_sigma as calibrate_sigma
+    from .gnmax import confident_gnmax_epsilon as confident_gnmax_epsilon
     from .gnmax import data_dependent_rdp as data_dependent_rdp
     from .gnmax import epsilon as gnmax_epsilon
     from .paper import tables as paper_tables
@@ -88,6 +90,7 @@ __all__ = [
     "calibrate_sigma",
     "composed_delta",
     "composed_epsilon",
+    "confident_gnmax_epsilon",
     "data_dependent_rdp",
     "dpsgd_epsilon",
     "gnmax_epsilon",
@@ -120,6 +123,7 @@ _EXPORTS = {
     "noise_multiplier_for": ".dpsgd",
     "dpsgd_epsilon": ".dpsgd:epsilon",
     "calibrate_sigma": ".gnmax",
+    "confident_gnmax_epsilon": ".gnmax",
     "data_dependent_rdp": ".gnmax",
     "gnmax_epsilon": ".gnmax:epsilon",
     "paper_tables": ".paper:tables",

@@ -30,6 +30,7 @@ from .cli_conventions import (
     progress_setting,
     progress_shown,
     run_main,
+    single_threaded_under_limits,
 )
 from .errors import ParameterError
 from .json_vocabulary import canonical
@@ -548,6 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    single_threaded_under_limits()  # before anything loads numpy
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
