@@ -383,8 +383,8 @@ class QueryAccountant:
         """Record ``n`` ≥ 1 answers of ``table`` (profiled once; its pair is cached)."""
         v.instance("table", table, GammaTable, "a darrm.GammaTable")
         n = v.count("n", n)
-        if self.member_randomness == "fixed" and self._steps:
-            _fixed([self._steps[0], (table, n)], delta_total=0.5)  # refuses other members up front
+        if self.member_randomness == "fixed":  # refuses other members, or members with no such bound, up front
+            _fixed([*self._steps[:1], (table, n)], delta_total=0.5)
         self._steps.append((table, n))
 
     @property
