@@ -42,7 +42,6 @@ the same rounding, without the cap, which its dense composition needs for losses
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -95,17 +94,23 @@ def check_member_randomness(value: object) -> str:
     return v.choice("member_randomness", value, MEMBER_RANDOMNESS)
 
 
-@functools.lru_cache(maxsize=32)
-def _profile_cached(fingerprint: str, table: GammaTable) -> PrivacyProfile:
-    return privacy_profile(table)
+#: profiles by table fingerprint (:func:`table_profile`), at most :data:`_PROFILE_CACHE_SIZE`
+_PROFILES: dict[str, PrivacyProfile] = {}
+_PROFILE_CACHE_SIZE = 32
 
 
 def table_profile(table: GammaTable) -> PrivacyProfile:
-    """The table's :func:`~darrm.privacy.profile.privacy_profile`, cached by its fingerprint."""
+    """The table's :func:`~darrm.privacy.profile.privacy_profile`, cached by its fingerprint (the
+    sha256 of its parameters and exact γ values: equal tables share one profile)."""
     from .session import table_fingerprint
 
     v.instance("table", table, GammaTable, "a darrm.GammaTable")
-    return _profile_cached(table_fingerprint(table), table)
+    key = table_fingerprint(table)
+    if key not in _PROFILES:
+        if len(_PROFILES) >= _PROFILE_CACHE_SIZE:
+            _PROFILES.pop(next(iter(_PROFILES)))
+        _PROFILES[key] = privacy_profile(table)
+    return _PROFILES[key]
 
 
 def loss_cap_for(profile: PrivacyProfile) -> float:
