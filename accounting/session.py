@@ -48,7 +48,7 @@ from darrm.table import GammaTable
 from darrm.verification import certify_table
 
 from .composition import optimal_homogeneous_epsilon
-from .queries import QueryAccountant, bound_name, check_member_randomness
+from .queries import QueryAccountant, bound_name, check_member_randomness, fixed_members_bound
 from .table_identity import per_query_budget, table_fingerprint
 
 __all__ = ["FORMAT", "LabellingSession", "PrivacyBudgetExceeded", "SessionFileError", "table_fingerprint"]
@@ -124,6 +124,8 @@ class LabellingSession:
         self._batches: list[list] = [list(b) for b in (_batches or ([[self.fingerprint, self._queries]]
                                                                      if self._queries else []))]
         self._accountant = QueryAccountant(self.member_randomness, value_discretization_interval=SESSION_INTERVAL)
+        if self.member_randomness == "fixed":
+            fixed_members_bound(table, delta_total=self.delta)  # members with no fixed-member bound: refused now
         self._eps_cache: dict[tuple[int, float], float] = {}
         if self.path is not None:
             if not _resume and self.path.exists():
