@@ -369,9 +369,18 @@ class LabellingSession:
                         and not isinstance(b[1], bool) and b[1] > 0 for b in batches)
                 and sum(b[1] for b in batches) == queries):
             raise SessionFileError(f"{path}: the batches do not add up to the queries")
+        if (state["params"] != json.loads(json.dumps(table.params.to_dict()))
+                or (state["per_query_epsilon"], state["per_query_delta"]) != per_query_budget(table)):
+            raise SessionFileError(f"{path}: the recorded params or per-query budget differ from the table's")
+        try:
+            mr = check_member_randomness(mr)
+            v.positive("budget_epsilon", state["budget_epsilon"])
+            v.open_unit("delta", state["delta"])
+        except DarrmError as exc:
+            raise SessionFileError(f"{path}: invalid session state: {exc}") from None
         queries, batches = _reconcile(path, state, queries, batches, state["table_fingerprint"], held is not None)
         return cls(table, budget_epsilon=state["budget_epsilon"], delta=state["delta"], member_randomness=mr,
-                   secure=bool(state["secure"]) if secure is None else secure, rng=rng,
+                   secure=state["secure"] if secure is None else secure, rng=rng,
                    path=path if held is not None else None, _queries=queries, _resume=True, _claim=held,
                    _batches=batches)
 
