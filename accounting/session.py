@@ -50,7 +50,6 @@ import numpy as np
 
 from darrm import validation as v
 from darrm.atomic import atomic_write_json, resolve_target
-from darrm.disjoint.params import DisjointParams
 from darrm.errors import CertificationError, DarrmError, ParameterError
 from darrm.locking import Claim, claim
 from darrm.logs import get_logger
@@ -62,6 +61,7 @@ from darrm.verification import certify_table
 from .composition import optimal_homogeneous_epsilon
 from .ledger_file import SessionFileError, append_journal, journal_path, journal_total, read_ledger
 from .queries import QueryAccountant, bound_name, check_member_randomness
+from .table_identity import per_query_budget, table_fingerprint
 
 __all__ = ["FORMAT", "LabellingSession", "PrivacyBudgetExceeded", "SessionFileError", "table_fingerprint"]
 
@@ -78,24 +78,11 @@ class PrivacyBudgetExceeded(DarrmError):
     """A batch of queries would take the session past its privacy budget; nothing was released."""
 
 
-def table_fingerprint(table: GammaTable) -> str:
-    """sha256 of a table's parameters and exact γ values (``float.hex``): a session's table identity."""
-    body = {"params_type": type(table.params).__name__, "params": table.params.to_dict(),
-            "gamma": [float(x).hex() for x in np.asarray(table.gamma, dtype=np.float64)]}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _state_checksum(state: dict) -> str:
     body = {k: val for k, val in state.items() if k != "checksum"}
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
-def per_query_budget(table: GammaTable) -> tuple[float, float]:
-    """(ε_q, δ_q) of one DaRRM release with this table: (mε, δ), or the disjoint target (ε, δ)."""
-    p = table.params
-    if isinstance(p, DisjointParams):
-        return float(p.target_eps), float(p.target_delta)
-    return float(p.m * p.eps), float(p.delta)
 
 
 class LabellingSession:
