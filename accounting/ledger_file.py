@@ -106,14 +106,14 @@ def journal_total(ledger: Path) -> int | None:
     for i, line in enumerate(complete, 1):
         try:
             rec = loads_strict(line)
-            ok = (isinstance(rec, dict) and isinstance(rec.get("n"), int) and isinstance(rec.get("total"), int)
-                  and not isinstance(rec["n"], bool) and rec["n"] > 0 and rec["total"] == total + rec["n"])
         except StrictJSONError:
-            ok = False
-        if not ok:
+            rec = None
+        n = rec.get("n") if isinstance(rec, dict) else None
+        new_total = rec.get("total") if isinstance(rec, dict) else None
+        if not (type(n) is int and type(new_total) is int and n > 0 and new_total == total + n):
             raise SessionFileError(f"{p}: the ledger's journal is corrupt at line {i} (its totals must grow "
                                    "by each batch); refusing to guess the spent queries")
-        total = rec["total"]
+        total = new_total
     if total > MAX_QUERIES:
         raise SessionFileError(f"{p}: the journal records {total} queries, more than the {MAX_QUERIES} a session "
                                "may answer")
