@@ -79,8 +79,13 @@ def test_a_pair_built_from_a_too_small_profile_fails_the_brute_force_check():
     n, eps0 = 8, 2.0
     brute = _brute_eps([eps0] * 2, n, 1e-3)
     orig = C.round_profile
+
+    def halved(r, m):
+        f = orig(r, m)
+        return lambda e: f(e) / 2
+
     try:
-        C.round_profile = lambda r, m: (lambda e, f=orig(r, m): f(e) / 2)
+        C.round_profile = halved
         assert composed_epsilon([Round(RandomizedResponse(eps0, 2), n, 2)], 1e-3) < brute
     finally:
         C.round_profile = orig
