@@ -317,14 +317,15 @@ FFT_BAND = 4.0
 
 
 def positive_part(vals: np.ndarray, w: np.ndarray, n: int, kind: str,
-                  target: float | None = None) -> tuple[float, bool]:
+                  target: float | None = None, floor: float = 0.0) -> tuple[float, bool]:
     """Bound on E[(ΣG)_+]: the exact count sum (:mod:`.count_sums`) when G has at most three
     non-zero atoms; above n = FFT_MAX_N the count sum over atoms coarsened in the safe direction;
     otherwise the centred-rounding FFT (:func:`centred_positive_part`) on the grids of
     :data:`FFT_LEVELS` in turn, until a finer grid improves the bound by at most
     :data:`FFT_RTOL` relative, or — in a search for ``target`` (n·δ) — the bound is more than
-    a factor :data:`FFT_BAND` away from it (refining cannot change which side it is on).
-    Every grid's bound is valid; the tightest is returned (with exact = False)."""
+    a factor :data:`FFT_BAND` away from it (refining cannot change which side it is on), or
+    an upper bound is already <= ``floor`` (a maximum over GPARVs that has reached ``floor``
+    does not need it).  Every grid's bound is valid; the tightest is returned (exact = False)."""
     exact = count_sums.coarsen(vals, w, kind)[2]
     if exact or n > FFT_MAX_N:
         return count_sums.expected_positive_part(vals, w, n, kind)
@@ -338,7 +339,7 @@ def positive_part(vals: np.ndarray, w: np.ndarray, n: int, kind: str,
             done = b <= (1 + FFT_RTOL) * best and (best > 0 or mp >= FFT_LEVELS[1])
             best = max(best, b)
         far = target is not None and (best >= FFT_BAND * target or 0 < best * FFT_BAND <= target)
-        if done or far:
+        if done or far or (kind == "upper" and best <= floor):
             break
     return best, False
 
@@ -367,7 +368,7 @@ def _optimal(randomizer: Randomizer, n: int, eps: float, target: float | None = 
         return 0.0, True
     best, all_exact = 0.0, True
     for at in _blanket_gparvs(randomizer):
-        v, exact = positive_part(at.values(eps), at.w, n, "upper", None if target is None else target * n)
+        v, exact = positive_part(at.values(eps), at.w, n, "upper", None if target is None else target * n, best * n)
         all_exact &= exact
         best = max(best, v / n)
     return min(1.0, best), all_exact
