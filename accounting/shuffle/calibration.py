@@ -14,18 +14,18 @@ from darrm import validation as v
 from darrm.numerics.inversion import inverse_monotone
 
 from .best import best_upper_bound, randomizer_for
-from .composition import Round, composed_epsilon
+from .composition import ShuffleRound, rounds_epsilon
 
 
 def central_epsilon(eps0: float, n: int, delta: float, classes: int | None = None, rounds: int = 1) -> float:
     """The best valid upper bound on the central ε of ``rounds`` shuffled rounds of ``n`` users
     (generic ε0-LDP randomizer, or k-RR with ``classes``) at total ``delta``: one round by
-    :func:`best_upper_bound`, several by :func:`.composition.composed_epsilon`."""
+    :func:`best_upper_bound`, several by :func:`.composition.rounds_epsilon`."""
     rounds = v.count("rounds", rounds)
     r = randomizer_for(eps0, classes)
     if rounds == 1:
         return best_upper_bound(r, n, delta=delta).eps
-    return composed_epsilon([Round(r, n, rounds)], delta)
+    return rounds_epsilon([ShuffleRound(r, n, rounds)], delta)
 
 
 def eps0_for_target(target_eps: float, n: int, delta: float, classes: int | None = None, rounds: int = 1,

@@ -103,7 +103,7 @@ def round_profile(randomizer: Randomizer, n: int) -> Callable[[float], float]:
 
 
 @dataclass(frozen=True)
-class Round:
+class ShuffleRound:
     """One shuffled round: ``n`` users, each reporting through ``randomizer``, ``count`` times."""
 
     randomizer: Randomizer
@@ -127,7 +127,7 @@ def _pld(losses: np.ndarray, pq: np.ndarray, discretization: float):
                                                       value_discretization_interval=discretization)
 
 
-def composed_epsilon(rounds: Sequence[Round], delta: float, *, points: int = GRID_POINTS,
+def rounds_epsilon(rounds: Sequence[ShuffleRound], delta: float, *, points: int = GRID_POINTS,
                      discretization: float = DISCRETIZATION) -> float:
     """ε of the composition of shuffled rounds at total ``delta`` (an upper bound; module docstring).
 
@@ -149,8 +149,8 @@ def composed_epsilon(rounds: Sequence[Round], delta: float, *, points: int = GRI
         raise ParameterError("rounds", "need at least one round")
     total = None
     for r in rounds:
-        if not isinstance(r, Round):
-            raise ParameterError("rounds", f"must be Round values, got {r!r}")
+        if not isinstance(r, ShuffleRound):
+            raise ParameterError("rounds", f"must be ShuffleRound values, got {r!r}")
         losses, pq = dominating_pair(round_profile(r.randomizer, r.n), r.randomizer.eps0, points)
         pld = _pld(losses, pq, discretization)
         if r.count > 1:

@@ -8,7 +8,7 @@ import pytest
 
 from darrm.accounting import RandomizedResponse
 from darrm.accounting.shuffle import exact
-from darrm.accounting.shuffle.composition import Round, composed_epsilon, dominating_pair, round_profile
+from darrm.accounting.shuffle.composition import ShuffleRound, dominating_pair, round_profile, rounds_epsilon
 from darrm.errors import ParameterError
 
 
@@ -50,14 +50,14 @@ def _brute_eps(eps0s: list[float], n: int, delta: float) -> float:
 @pytest.mark.parametrize("eps0,n,T,delta,slack", [(1.0, 6, 3, 1e-2, 1.07), (2.0, 8, 2, 1e-3, 1.001)])
 def test_composition_over_rounds_agrees_with_brute_force(eps0, n, T, delta, slack):
     brute = _brute_eps([eps0] * T, n, delta)
-    got = composed_epsilon([Round(RandomizedResponse(eps0, 2), n, T)], delta)
+    got = rounds_epsilon([ShuffleRound(RandomizedResponse(eps0, 2), n, T)], delta)
     assert brute <= got <= slack * brute
 
 
 def test_heterogeneous_rounds_agree_with_brute_force():
     brute = _brute_eps([1.0, 2.0, 1.5], 7, 1e-2)
-    rounds = [Round(RandomizedResponse(e, 2), 7) for e in (1.0, 2.0, 1.5)]
-    got = composed_epsilon(rounds, 1e-2)
+    rounds = [ShuffleRound(RandomizedResponse(e, 2), 7) for e in (1.0, 2.0, 1.5)]
+    got = rounds_epsilon(rounds, 1e-2)
     assert brute <= got <= 1.07 * brute
 
 
@@ -86,15 +86,15 @@ def test_a_pair_built_from_a_too_small_profile_fails_the_brute_force_check():
 
     try:
         C.round_profile = halved
-        assert composed_epsilon([Round(RandomizedResponse(eps0, 2), n, 2)], 1e-3) < brute
+        assert rounds_epsilon([ShuffleRound(RandomizedResponse(eps0, 2), n, 2)], 1e-3) < brute
     finally:
         C.round_profile = orig
 
 
 def test_bad_rounds_are_refused():
     with pytest.raises(ParameterError, match="rounds"):
-        composed_epsilon([], 1e-6)
+        rounds_epsilon([], 1e-6)
     with pytest.raises(ParameterError, match="count"):
-        Round(RandomizedResponse(1.0, 2), 10, 0)
+        ShuffleRound(RandomizedResponse(1.0, 2), 10, 0)
     with pytest.raises(ParameterError, match="delta"):
-        composed_epsilon([Round(RandomizedResponse(1.0, 2), 10)], 0.0)
+        rounds_epsilon([ShuffleRound(RandomizedResponse(1.0, 2), 10)], 0.0)

@@ -61,13 +61,13 @@ def test_bad_arguments_raise_parameter_error(argv, name, capsys):
 
 
 def test_rounds_prints_the_composed_epsilon_total(capsys):
-    from darrm.accounting.shuffle.composition import Round, composed_epsilon
+    from darrm.accounting.shuffle.composition import ShuffleRound, rounds_epsilon
     from darrm.accounting.shuffle.randomizers import GenericLDP
 
     rc, out = _run(["shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6", "--rounds", "10", "--json"], capsys)
     (rec,) = json.loads(out)
     assert rc == 0 and rec["rounds"] == 10 and rec["delta_total"] == 1e-6 and rec["epsilon0"] == 1.0
-    assert rec["epsilon_total"] == composed_epsilon([Round(GenericLDP(1.0), 10_000, 10)], 1e-6)
+    assert rec["epsilon_total"] == rounds_epsilon([ShuffleRound(GenericLDP(1.0), 10_000, 10)], 1e-6)
 
 
 def test_target_eps_solves_for_the_largest_eps0(capsys):
