@@ -47,6 +47,8 @@ def _commands(g, votes):
         "queries-fixed": ["account", "queries", str(g), "--queries", "20", "--epsilon-total", "1",
                           "--member-randomness", "fixed", "--json"],
         "shuffle": ["shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6", "--classes", "3", "--json"],
+        "shuffle-rounds": ["shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6", "--rounds", "5", "--json"],
+        "shuffle-target": ["shuffle", "--n", "1e4", "--target-eps", "1", "--delta", "1e-6", "--json"],
         "account-votes": ["account-votes", "--K", "101", "--eps0", "1", "--Q", "3", "--target-eps", "5", "--json"],
     }
 
