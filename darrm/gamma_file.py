@@ -16,6 +16,11 @@ stability; "delta" is the target δ.
 
 Floats are written with Python's shortest round-trip repr, so a loaded table is
 bit-identical to the saved one.
+
+Reading is strict (:mod:`darrm.strict_json`): a file that is no regular file (``/dev/zero``, a
+FIFO) or larger than :data:`MAX_FILE_BYTES`, duplicate keys, integers of more than 30 digits,
+nesting deeper than 64 levels, NaN/Infinity, and a ``status`` other than those a solve writes
+(:data:`STATUSES`) are each a one-line :class:`~darrm.errors.GammaFileError`.
 """
 
 from __future__ import annotations
@@ -24,29 +29,28 @@ import hashlib
 import json
 import math
 import os
-from pathlib import Path
 
 import numpy as np
 
 from ._version import __version__
+from .api import MEMBER_MODELS, certify, model_for_format, model_of
 from .atomic import atomic_write_bytes
-from .disjoint.members import member_from_dict
-from .disjoint.params import DisjointParams
 from .errors import DarrmError, GammaFileError, ParameterError
 from .gamma import validate_gamma
-from .params import PrivacyParams
 from .privacy.certify import validate_max_memory, validate_tol
+from .status import GAP_BOUNDED, OPTIMAL
+from .strict_json import StrictJSONError, loads_strict, read_bounded
 from .table import GammaTable
 from .validation import flag, instance
 from .validation import path as file_path
-from .verification import certify_gamma
 
-FORMAT = "darrm-gamma/1"
-FORMAT_DISJOINT = "darrm-gamma-disjoint/1"
+FORMAT = MEMBER_MODELS["shared"].gamma_format
+FORMAT_DISJOINT = MEMBER_MODELS["disjoint"].gamma_format
 _COMMON = ("prior", "family", "gamma", "solver", "status", "objective", "violation", "version", "info")
-_KEYS = ("format", "K", "m", "eps", "Delta", "delta", *_COMMON)
-_KEYS_DISJOINT = ("format", "K", "model", "target_eps", "target_delta", *_COMMON)
 
+
+#: a table's status in a γ file: proven optimal, certified with a bounded gap, or none (a closed form)
+STATUSES = (OPTIMAL, GAP_BOUNDED, None)
 
 #: largest γ file accepted (a K = 10⁶ table is ~25 MB)
 MAX_FILE_BYTES = 64 << 20
@@ -79,14 +83,9 @@ def checksum(d: dict) -> str:
 
 
 def table_to_dict(table: GammaTable) -> dict:
-    p = table.params
-    if isinstance(p, DisjointParams):
-        head = {"format": FORMAT_DISJOINT, "K": p.K, "model": p.member.to_dict(),
-                "target_eps": p.target_eps, "target_delta": p.target_delta}
-    else:
-        head = {"format": FORMAT, "K": p.K, "m": p.m, "eps": p.eps, "Delta": p.member_delta, "delta": p.delta}
     d = {
-        **head,
+        "format": model_of(table.params).gamma_format,
+        **table.params.file_fields(),
         "prior": table.prior,
         "family": table.family,
         "gamma": [float(v) for v in table.gamma],
@@ -105,7 +104,7 @@ def save(table: GammaTable, path: str | os.PathLike, *, tol: float | None = None
     """Re-certify ``table`` and write it atomically; an uncertified table is never written."""
     instance("table", table, GammaTable, "a darrm.GammaTable")
     path = file_path("path", path)
-    cert = certify_gamma(table.gamma, table.params, tol=tol)
+    cert = certify(table.gamma, table.params, tol=tol)
     if not cert.certified:
         raise GammaFileError(f"refusing to write an uncertified table (violation {cert.violation:.3e})")
     d = table_to_dict(table)
@@ -127,36 +126,35 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
     max_memory = validate_max_memory(max_memory)
     recertify = flag("recertify", recertify)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_bounded(path, MAX_FILE_BYTES)
     except OSError as exc:
         raise GammaFileError(f"{path}: cannot read γ file: {exc.strerror or exc}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise GammaFileError(f"{path}: γ file is {len(raw)} bytes, more than the {MAX_FILE_BYTES} a table can need")
+    except StrictJSONError as exc:
+        raise GammaFileError(f"{path}: not a γ file: {exc}") from None
     try:
-        d = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GammaFileError(f"{path}: not a valid JSON γ file ({exc})") from None
-    except RecursionError:
-        raise GammaFileError(f"{path}: not a valid γ file (JSON nested too deeply)") from None
+        d = loads_strict(raw)
+    except StrictJSONError as exc:
+        raise GammaFileError(f"{path}: not a valid γ file: {exc}") from None
     if not isinstance(d, dict):
         raise GammaFileError(f"{path}: γ file must hold a JSON object")
     bad = _non_finite(d)
     if bad is not None:
         raise GammaFileError(f"{path}: field {bad!r} holds NaN or Infinity; a γ file has finite numbers only")
     fmt = d.get("format")
-    if fmt not in (FORMAT, FORMAT_DISJOINT):
-        raise GammaFileError(f"{path}: unsupported format {fmt!r} (expected {FORMAT!r} or {FORMAT_DISJOINT!r})")
-    missing = [k for k in (*(_KEYS if fmt == FORMAT else _KEYS_DISJOINT), "checksum") if k not in d]
+    model = model_for_format(fmt)
+    if model is None:
+        known = " or ".join(repr(m.gamma_format) for m in MEMBER_MODELS.values())
+        raise GammaFileError(f"{path}: unsupported format {fmt!r} (expected {known})")
+    missing = [k for k in ("format", *model.params_type.file_keys(), *_COMMON, "checksum") if k not in d]
     if missing:
         raise GammaFileError(f"{path}: γ file is missing keys {missing}")
     if checksum(d) != d["checksum"]:
         raise GammaFileError(f"{path}: checksum mismatch: the file is corrupt or was edited")
+    if d["status"] not in STATUSES:
+        raise GammaFileError(f"{path}: invalid γ file: status must be one of {', '.join(map(repr, STATUSES))}, "
+                             f"got {str(d['status'])[:60]!r}")
     try:
-        params: PrivacyParams | DisjointParams
-        if fmt == FORMAT:
-            params = PrivacyParams(K=d["K"], m=d["m"], eps=d["eps"], member_delta=d["Delta"], delta=d["delta"])
-        else:
-            params = DisjointParams(d["K"], member_from_dict(d["model"]), d["target_eps"], d["target_delta"])
+        params = model.params_type.from_file_fields(d)
         if not isinstance(d["gamma"], list) or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in d["gamma"]
         ):
@@ -178,19 +176,18 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
             status=d["status"],
             info=dict(d["info"] or {}),
         )
-    except (DarrmError, TypeError, ValueError, RecursionError) as exc:
+    except (DarrmError, TypeError, ValueError, ArithmeticError, RecursionError) as exc:
         raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
     if recertify:
         try:
-            cert = certify_gamma(table.gamma, params, tol=tol, max_memory=max_memory)
+            cert = certify(table.gamma, params, tol=tol, max_memory=max_memory)
         except MemoryError:
             raise GammaFileError(
                 f"{path}: certifying a table for K={params.K} needs more memory than is available"
             ) from None
         if not cert.certified:
-            guarantee = "(mε, δ)" if fmt == FORMAT else "(target_eps, target_delta)"
             raise GammaFileError(
-                f"{path}: table is NOT {guarantee}-DP for its parameters: "
+                f"{path}: table is NOT {model.guarantee}-DP for its parameters: "
                 f"certificate bound {cert.violation:.3e} > {cert.tol:g}"
             )
         table = GammaTable(**{**table.__dict__, "violation": cert.violation})

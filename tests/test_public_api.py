@@ -12,10 +12,10 @@ PUBLIC = [
     "ApproxDP", "BetaPrior", "Certificate", "CertificationError", "DarrmError", "DensityPrior",
     "DisjointParams", "FAMILIES", "GammaFileError", "GammaTable", "IIDPrior", "IndependentPrior",
     "LocalRR", "MissingDependencyError", "NeighboringRelation", "NonPrivate", "PaperMCPrior",
-    "ParameterError", "Prior", "PrivacyParams", "SolveError", "SolveOptions", "SolveReport",
+    "ParameterError", "Prior", "PrivacyParams", "PrivacyProfile", "SolveError", "SolveOptions", "SolveReport",
     "StopReason", "__version__", "aggregate", "aggregate_counts", "certify", "certify_tight", "error_curve",
     "expected_signed_error", "family_gamma", "gamma_const", "gamma_dsub", "gamma_sub", "load",
-    "save", "solve",
+    "privacy_profile", "save", "solve",
 ]
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from darrm.cli_conventions import LazyChoices, progress_setting, progress_shown
 from darrm.errors import require
-from darrm.paths import check_output_dirs
+from darrm.experiments.data.locations import check_locations
 
 __all__ = ["register", "run_command"]
 
@@ -84,7 +84,7 @@ def config_from_args(args: argparse.Namespace):
 
 def run_command(args: argparse.Namespace) -> int:
     # every path first, before the extra is loaded or anything is computed
-    check_output_dirs({"out": args.out, "cache-dir": args.cache_dir}, {"data-dir": args.data_dir})
+    check_locations(args.out, args.cache_dir, args.data_dir)
     for module in ("torch", "opacus"):  # one line naming the extra, before any work
         require(module, "experiments", "darrm-experiments pate")
     from darrm.backends.devices import TorchDevice

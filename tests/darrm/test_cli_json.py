@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from darrm.cli import main
-from darrm.json_vocabulary import VOCABULARY, canonical, canonical_key, keys
+from darrm.json_vocabulary import canonical, canonical_key, keys, vocabulary
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +42,10 @@ def _commands(g, votes):
                          "--delta", "1e-5", "--json"],
         "gnmax": ["account", "gnmax", "--eps", "0.2676", "--delta", "3e-4", "--json"],
         "paper-tables": ["account", "paper-tables", "--table", "totals", "--json"],
+        "queries": ["account", "queries", str(g), "--queries", "20", "--delta-total", "1e-3",
+                    "--member-randomness", "fresh", "--json"],
+        "queries-fixed": ["account", "queries", str(g), "--queries", "20", "--epsilon-total", "1",
+                          "--member-randomness", "fixed", "--json"],
         "shuffle": ["shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6", "--classes", "3", "--json"],
         "account-votes": ["account-votes", "--K", "101", "--eps0", "1", "--Q", "3", "--target-eps", "5", "--json"],
     }
@@ -53,7 +57,7 @@ def test_every_json_output_uses_only_the_vocabulary(capsys, tmp_path, gfile):
     outside = {}
     for name, argv in _commands(gfile, votes).items():
         doc = _json(capsys, *argv)
-        bad = keys(doc) - VOCABULARY
+        bad = keys(doc) - vocabulary()
         if bad:
             outside[name] = sorted(bad)
         # one name per concept: never the short library spellings
@@ -64,10 +68,10 @@ def test_every_json_output_uses_only_the_vocabulary(capsys, tmp_path, gfile):
 def test_the_paper_tables_keys_are_all_in_the_vocabulary(capsys):
     for table in ("table3", "gnmax"):
         doc = _json(capsys, "account", "paper-tables", "--table", table, "--json")
-        assert set(doc) == {table} and keys(doc) <= VOCABULARY
+        assert set(doc) == {table} and keys(doc) <= vocabulary()
     pytest.importorskip("opacus")  # the teachers table has PRV and RDP columns
     doc = _json(capsys, "account", "paper-tables", "--table", "teachers", "--json")
-    assert keys(doc) <= VOCABULARY
+    assert keys(doc) <= vocabulary()
 
 
 def test_canonical_names_follow_opacus_and_dp_accounting():
@@ -109,4 +113,4 @@ def test_aggregate_json_holds_the_same_labels_as_the_plain_output(capsys, tmp_pa
 def test_demo_json(capsys):
     doc = _json(capsys, "demo", "--json")
     assert doc["K"] == 11 and doc["family"] == "opt" and set(doc["error_curves"]) >= {"p", "opt", "sub", "const"}
-    assert keys(doc) <= VOCABULARY
+    assert keys(doc) <= vocabulary()
