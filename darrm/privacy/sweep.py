@@ -336,7 +336,7 @@ def _as_numpy(a, xp=np) -> np.ndarray:
 
 def sweep_R(
     tables: SweepTables, R: int, chk: Check, top: int, threshold: float, per_block: int | None = None,
-    xp=np, only: frozenset[int] | None = None,
+    xp=np, only: frozenset[int] | None = None, points: Callable[..., None] | None = None,
 ) -> SweepBlockResult:
     """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi)).
 
@@ -362,7 +362,9 @@ def sweep_R(
     valid cells only: nothing outside that region needs initialising.  The n_2 of a reported
     multiset is recovered afterwards (:func:`_block_counts`).  ``xp``: numpy, or torch with
     ``tables`` on a torch device (:mod:`darrm.backends.devices`).  ``only``: visit just the blocks
-    with these n_6 (≥ n_7) — a screening pass (:func:`sweep`'s ``blocks``), not a certificate."""
+    with these n_6 (≥ n_7) — a screening pass (:func:`sweep`'s ``blocks``), not a certificate.
+    ``points``: called as points(A, min_{n_2} B, max_{n_2} B, xp) for every gather instead of the
+    verdict (the privacy profile's cloud, :mod:`darrm.privacy.profile`; the arrays are reused)."""
     S, cd = R + 1, tables.K - R
     col = TopCollector(top, threshold, 8, per_block)
     like = tables.H
@@ -408,6 +410,9 @@ def sweep_R(
             take(buf.At[g.off_a :], g.ia, out=a)
             take(buf.Bmin[g.off_b :], g.ib, out=x)
             take(buf.Bmax[g.off_b :], g.ib, out=y)
+            if points is not None:
+                points(a, x, y, xp)
+                continue
             if k_each == 1:
                 # pair_violation_extremes with the same operations in place, its − δ + slack
                 # applied to the maximum only (monotone, so the same maximum bit for bit)
