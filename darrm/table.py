@@ -13,7 +13,7 @@ from .solver.status import SolveReport
 from .validation import choice, instance, real
 
 #: what a table's ``family`` may be: the solver's families and "custom" (a hand-made table)
-FAMILY_NAMES = ("opt", "sub", "dsub", "const", "custom")
+FAMILY_NAMES = ("opt", "sub", "dsub", "const", "custom", "budget")
 
 if TYPE_CHECKING:  # darrm.disjoint builds on this module
     from .disjoint.params import DisjointParams
@@ -27,7 +27,8 @@ class GammaTable:
         params: the privacy parameters the table is certified for (``PrivacyParams``, or
             ``DisjointParams`` for members on disjoint shards).
         gamma: the full table γ(0..K) (length K+1, symmetric).
-        family: "opt", "sub", "dsub", "const" or "custom".
+        family: "opt", "sub", "dsub", "const", "custom" or "budget" (designed for a total budget,
+            :mod:`darrm.budget.design`).
         prior: description of the prior the objective used (γ_opt), else None.
         objective: expected (signed) error under the prior, ½Σ_{l≥mid} E[α_l − α_{K−l}]·(1 − γ(l)).
         violation: the certificate's largest DP violation (≤ tol when certified).
