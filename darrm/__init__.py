@@ -31,6 +31,9 @@ from .errors import ParameterError as ParameterError
 from .errors import SolveError as SolveError
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers
+    from .budget.design import BudgetDesign as BudgetDesign
+    from .budget.design import design_for_budget as design_for_budget
+    from .budget.spec import TotalBudget as TotalBudget
     from .disjoint.members import ApproxDP as ApproxDP
     from .disjoint.members import LocalRR as LocalRR
     from .disjoint.members import NonPrivate as NonPrivate
@@ -66,6 +69,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
 __all__ = [
     "ApproxDP",
     "BetaPrior",
+    "BudgetDesign",
     "Certificate",
     "CertificationError",
     "DarrmError",
@@ -88,11 +92,13 @@ __all__ = [
     "SolveOptions",
     "SolveReport",
     "StopReason",
+    "TotalBudget",
     "__version__",
     "aggregate",
     "aggregate_counts",
     "certify",
     "certify_tight",
+    "design_for_budget",
     "error_curve",
     "expected_signed_error",
     "family_gamma",
@@ -106,6 +112,9 @@ __all__ = [
 
 #: public name → defining module (``module:attribute`` where the names differ), imported on first use
 _EXPORTS = {
+    "BudgetDesign": ".budget.design",
+    "design_for_budget": ".budget.design",
+    "TotalBudget": ".budget.spec",
     "ApproxDP": ".disjoint.members",
     "LocalRR": ".disjoint.members",
     "NonPrivate": ".disjoint.members",

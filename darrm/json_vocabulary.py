@@ -45,6 +45,8 @@ VOCABULARY_GROUPS: dict[str, frozenset[str]] = {
         "epsilon_pld", "epsilon_prv", "epsilon_rdp", "sigma_paper", "sigma_pld", "sigma_rdp",
         "order_paper", "order_table4", "paper_grid_order", "paper_grid_order_min",
         "lam", "tau", "subsampled",
+        # a total budget (darrm solve --total-eps …)
+        "total_budget", "epsilon_total_composed", "member_randomness", "discretization", "target", "parameter",
     }),
     # what produced a number
     "provenance": frozenset({

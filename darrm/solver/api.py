@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..backends.executors import SerialExecutor, check_executor
+from ..budget.spec import TotalBudget
 from ..disjoint.params import DisjointParams
 from ..disjoint.solver import solve_gamma_opt_disjoint
 from ..errors import CertificationError, ParameterError
@@ -78,6 +79,7 @@ def check_request(
     options: SolveOptions | None = None,
     executor: Executor | TorchDevice | None = None,
     checkpoint: str | os.PathLike[str] | None = None,
+    budget: TotalBudget | None = None,
 ) -> tuple[Prior, SolveOptions, Path | None]:
     """Check a :func:`solve` request before any work; returns (prior, options, checkpoint) with
     their defaults filled in.  ``darrm solve`` calls it before solving, :func:`solve` again.
@@ -88,7 +90,9 @@ def check_request(
     round and is solved in this process: no sweep to distribute, nothing to checkpoint), the full
     LP ``method`` or the options of :data:`DISJOINT_IGNORED`; for a closed-form family a
     ``checkpoint`` or any option but :data:`CLOSED_FORM_FIELDS`; for the full LP (asked for, or
-    picked by "auto" at this size) a ``checkpoint`` or the options of :data:`CUTTING_PLANES_FIELDS`.
+    picked by "auto" at this size) a ``checkpoint`` or the options of :data:`CUTTING_PLANES_FIELDS`;
+    with a total ``budget`` (:func:`darrm.budget.design.design_for_budget`) disjoint members, a
+    family other than "opt", a ``checkpoint``, an ``executor`` or any option.
 
     Raises:
         ParameterError: a bad or ignored argument.
@@ -104,6 +108,9 @@ def check_request(
     if not isinstance(params, (PrivacyParams, DisjointParams)):
         raise ParameterError("params", f"must be PrivacyParams or DisjointParams, got {type(params).__name__}")
     prior.check_K(params.K)
+    if budget is not None:
+        _check_budget_request(params, budget, family, opts, executor, checkpoint)
+        return prior, opts, checkpoint
     if isinstance(params, DisjointParams):
         if family != "opt":
             raise ParameterError("family", "disjoint members have only the optimal family ('opt')")
@@ -143,6 +150,24 @@ def check_request(
     return prior, opts, checkpoint
 
 
+def _check_budget_request(params: PrivacyParams | DisjointParams, budget: object, family: str,
+                          opts: SolveOptions, executor: object, checkpoint: Path | None) -> None:
+    """What a total-budget design (:mod:`darrm.budget.design`) cannot use is refused, named."""
+    instance("budget", budget, TotalBudget, "a darrm.TotalBudget")
+    why = "a total-budget design searches its own families and certifies by composition"
+    if isinstance(params, DisjointParams):
+        raise ParameterError("budget", "applies to shared members (PrivacyParams) only")
+    if family != "opt":
+        raise ParameterError("family", f"must be 'opt' with a budget ({why}); got {family!r}")
+    if checkpoint is not None:
+        raise ParameterError("checkpoint", f"does not apply with a budget ({why})")
+    if executor is not None and not isinstance(executor, SerialExecutor):
+        raise ParameterError("executor", f"does not apply with a budget ({why}, in this process)")
+    ignored = _changed(opts, SolveOptions.field_names())
+    if ignored is not None:
+        raise ParameterError(ignored, f"does not apply with a budget ({why})")
+
+
 def solve(
     params: PrivacyParams | DisjointParams,
     prior: Prior | None = None,
@@ -153,6 +178,7 @@ def solve(
     checkpoint: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
+    budget: TotalBudget | None = None,
 ) -> GammaTable:
     """A certified γ table for ``params``.
 
@@ -173,7 +199,11 @@ def solve(
         checkpoint: a file that makes the constraint-generation working set resumable
             (shared-data γ_opt by constraint generation only).
         progress: show progress bars on the long sweeps (``None``: when stderr is a terminal).
-        log: called with one line per constraint-generation round.
+        log: called with one line per constraint-generation round (per candidate with a budget).
+        budget: a :class:`~darrm.TotalBudget` (ε_total, δ_total, Q): design γ for Q queries
+            instead of one (mε, δ) query (:func:`darrm.budget.design.design_for_budget`); only K,
+            ε and Δ of ``params`` are used, the table records its own per-query (m*ε, δ) and
+            ``info["total_budget"]`` the budget and its composed ε.
 
     Returns:
         A :class:`~darrm.GammaTable` whose certificate passed (repaired by scaling if needed).
@@ -184,9 +214,13 @@ def solve(
         CertificationError: a closed form is not private for these parameters.
     """
     prior, opts, checkpoint = check_request(params, prior, family=family, options=options, executor=executor,
-                                            checkpoint=checkpoint)
+                                            checkpoint=checkpoint, budget=budget)
     progress = flag("progress", progress, allow_none=True)
     log = function("log", log, allow_none=True)
+    if budget is not None:
+        from ..budget.design import design_for_budget
+
+        return design_for_budget(params.K, params.eps, params.member_delta, budget, prior, log=log).table
     if isinstance(params, DisjointParams):
         return solve_gamma_opt_disjoint(params, prior, options=opts, log=log)
     if family == "opt":
