@@ -40,6 +40,7 @@ from ..params import PrivacyParams
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import certify
 from ..privacy.profile import PrivacyProfile, privacy_profile
+from ..solver.gamma_opt import solve_gamma_opt
 from ..solver.multi_pair import solve_pairs
 from ..solver.objective import expected_signed_error, objective_coefficients
 from ..table import GammaTable
@@ -149,10 +150,8 @@ class _Search:
             return None
 
     def opt(self, m: float) -> np.ndarray | None:
-        from ..solver.api import solve  # the certified per-query γ_opt (import: api imports this package)
-
         p = self.params_at(m)
-        return None if p is None else solve(p, self.prior).gamma
+        return None if p is None else solve_gamma_opt(p, self.prior).gamma  # certified per query
 
     def const(self, m: float) -> np.ndarray | None:
         p = self.params_at(m)
