@@ -1,0 +1,459 @@
+"""Tight total budgets of DaRRM queries: composition of each table's exact dominating pair.
+
+Public API (stable; the total-budget solver and the comparisons build on it):
+
+* :func:`query_pld` (profile or table) → a dp_accounting ``PrivacyLossDistribution`` of one query;
+* :func:`composed_epsilon` / :func:`composed_delta` (table, queries, δ_total / ε_total,
+  member_randomness=…) → :class:`QueryBound` (the bound, its name, the discretisation bracket);
+* :class:`QueryAccountant`: ``step(table, n)``, ``get_epsilon(delta)``, ``get_delta(eps)``,
+  ``pld()`` (export), ``ledger``; Opacus-style;
+* :func:`fixed_members_bound`: what holds when the same trained members answer every query;
+* :func:`generic_epsilon`: the generic (Kairouz–Oh–Viswanath optimal homogeneous) bound, for comparison.
+
+**When composition applies** (``member_randomness``, which the caller must state):
+
+* ``"fresh"`` — the members answer each query with fresh randomness (e.g. each vote is a fresh
+  private release).  Each query is then a mechanism whose every conditional law (given the past
+  answers) is dominated by its table's pair (P, Q) (:mod:`darrm.privacy.profile`, Claim 2: the
+  pair dominates *every* admissible member behaviour, so also the one the past induces), and
+  Zhu, Dong & Wang 2022 (Theorem 10) give: the product of the pairs dominates the adaptive
+  composition.  The PLD of that product is computed by dp_accounting.
+* ``"fixed"`` — the same trained models answer every query.  Then the queries' votes are
+  dependent through the models and the per-query theorem does not apply as it stands (no proof
+  is claimed here).  What always holds is post-processing of the members' own guarantees, for any
+  number of queries: for members on disjoint shards that are (ε, Δ)-DP on their shard, one record
+  changes one member, so every release is (ε, Δ)-DP (bound ``"members-disjoint-post-processing"``);
+  for K members on shared data, each (ε, Δ)-DP, the vote vectors are the K-fold composition
+  (bound ``"members-shared-composition"``, Kairouz–Oh–Viswanath's exact homogeneous composition).
+  Each member's guarantee must cover everything it outputs (all its votes).
+
+**Discretisation, both ways.**  One query's privacy loss L = log(P(j)/Q(j)) under P, with the
+infinite-loss atom P(0) as dp_accounting's ``infinity_mass``, is rounded *up* to multiples of the
+interval (pessimistic) or *down* (optimistic) and composed by dp_accounting (its tail truncation
+follows the same side).  δ(ε) = E[(1 − e^{ε − L})₊] + infinite mass is non-decreasing in every
+loss, also after convolution, so raising losses gives an upper bound and lowering them a lower
+bound on the exact composition of the pairs.  The same argument allows a cap: the pessimistic
+side sends losses above ``loss_cap`` to +∞ and raises losses below −cap to −cap; the optimistic
+side lowers losses above the cap to the cap and drops those below −cap (to −∞).  The exact value
+lies in [optimistic, pessimistic]; :func:`composed_epsilon` halves the interval until that bracket
+is within ``bracket`` (relative).  (dp_accounting's ``from_two_probability_mass_functions`` does
+the same rounding, without the cap, which its dense composition needs for losses like ±21.)
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from darrm import validation as v
+from darrm.disjoint.members import ApproxDP, LocalRR
+from darrm.disjoint.params import DisjointParams
+from darrm.errors import ParameterError
+from darrm.numerics.delta import composed_delta as failure_delta
+from darrm.privacy.profile import PrivacyProfile, privacy_profile
+from darrm.table import GammaTable
+
+from .composition import optimal_homogeneous_delta, optimal_homogeneous_epsilon
+
+__all__ = [
+    "BOUND_FRESH", "BOUND_GENERIC", "MEMBER_RANDOMNESS", "QueryAccountant", "QueryBound", "composed_delta",
+    "composed_epsilon", "fixed_members_bound", "generic_epsilon", "loss_cap_for", "loss_distribution", "query_pld",
+    "table_profile",
+]
+
+#: what the caller must say about the members' randomness across queries
+MEMBER_RANDOMNESS = ("fresh", "fixed")
+#: the bound's name for fresh members: the PLD of the product of the tables' dominating pairs
+BOUND_FRESH = "dominating-pair-pld"
+#: the generic bound: Q identical (ε_q, δ_q) queries, Kairouz–Oh–Viswanath optimal homogeneous composition
+BOUND_GENERIC = "kairouz-oh-viswanath-optimal"
+BOUND_FIXED_DISJOINT = "members-disjoint-post-processing"
+BOUND_FIXED_SHARED = "members-shared-composition"
+
+#: default discretisation interval of the PLDs (privacy-loss units)
+DEFAULT_INTERVAL = 1e-4
+#: the loss cap (module docstring) is at least this; with ``loss_cap=None`` it grows to cover every
+#: loss whose P or Q mass is ≥ :data:`CAP_MASS`, up to :data:`MAX_LOSS_CAP`
+DEFAULT_LOSS_CAP = 10.0
+MAX_LOSS_CAP = 60.0
+CAP_MASS = 1e-12
+#: default relative width of the [optimistic, pessimistic] bracket of :func:`composed_epsilon`
+DEFAULT_BRACKET = 0.0025
+#: :func:`composed_epsilon` halves the interval at most this many times
+MAX_REFINEMENTS = 4
+
+
+def check_member_randomness(value: object) -> str:
+    """``member_randomness``: "fresh" or "fixed" (no default: the caller must say which holds)."""
+    if value is None:
+        raise ParameterError("member_randomness", "must be said: 'fresh' (members answer each query with "
+                             "fresh randomness) or 'fixed' (the same trained members answer every query)")
+    return v.choice("member_randomness", value, MEMBER_RANDOMNESS)
+
+
+@functools.lru_cache(maxsize=32)
+def _profile_cached(fingerprint: str, table: GammaTable) -> PrivacyProfile:
+    return privacy_profile(table)
+
+
+def table_profile(table: GammaTable) -> PrivacyProfile:
+    """The table's :func:`~darrm.privacy.profile.privacy_profile`, cached by its fingerprint."""
+    from .session import table_fingerprint
+
+    v.instance("table", table, GammaTable, "a darrm.GammaTable")
+    return _profile_cached(table_fingerprint(table), table)
+
+
+def loss_cap_for(profile: PrivacyProfile) -> float:
+    """The automatic cap: :data:`DEFAULT_LOSS_CAP`, raised to 1 + the largest |loss| of a segment
+    with P or Q mass ≥ :data:`CAP_MASS`, at most :data:`MAX_LOSS_CAP` (a larger cap only costs time)."""
+    P, Q = profile.pair()
+    ok = (P > 0) & (Q > 0) & (np.maximum(P, Q) >= CAP_MASS)
+    big = float(np.max(np.abs(np.log(P[ok]) - np.log(Q[ok])), initial=0.0))
+    return min(MAX_LOSS_CAP, max(DEFAULT_LOSS_CAP, 1.0 + math.ceil(big)))
+
+
+def loss_distribution(profile: PrivacyProfile, cap: float, pessimistic: bool) -> tuple[np.ndarray, np.ndarray, float]:
+    """(losses, masses, infinity mass) of one query's privacy loss L = log(P/Q) under P, the losses
+    clamped to [−cap, cap] in the direction of ``pessimistic`` (module docstring)."""
+    P, Q = profile.pair()
+    inf_mass = float(P[0])
+    ok = (P > 0) & (Q > 0)
+    loss, mass = np.log(P[ok]) - np.log(Q[ok]), P[ok]
+    if pessimistic:
+        inf_mass += float(np.sum(mass[loss > cap]))  # a larger loss: infinite
+        keep = loss <= cap
+        loss, mass = np.maximum(loss[keep], -cap), mass[keep]  # a larger loss: −cap
+    else:
+        keep = loss >= -cap  # a smaller loss: −∞ (contributes nothing)
+        loss, mass = np.minimum(loss[keep], cap), mass[keep]  # a smaller loss: cap
+    return loss, mass, inf_mass
+
+
+def query_pld(profile: PrivacyProfile | GammaTable, *, value_discretization_interval: float = DEFAULT_INTERVAL,
+              pessimistic: bool = True, loss_cap: float | None = None):
+    """The dp_accounting ``PrivacyLossDistribution`` of one query (its dominating pair, losses rounded
+    and capped at ±``loss_cap`` on the side of ``pessimistic``; module docstring).  Symmetric: the
+    pair dominates both neighbouring directions.
+
+    Args:
+        profile: a :class:`~darrm.privacy.profile.PrivacyProfile` or a table (profiled, cached).
+        value_discretization_interval: the PLD's loss grid (> 0).
+        pessimistic: round losses up (an upper bound, the default) or down (a lower bound).
+        loss_cap: the cap on |loss| (> 0); None: :func:`loss_cap_for`.
+
+    Raises:
+        ParameterError: bad arguments."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    if isinstance(profile, GammaTable):
+        profile = table_profile(profile)
+    v.instance("profile", profile, PrivacyProfile, "a PrivacyProfile or a darrm.GammaTable")
+    interval = v.positive("value_discretization_interval", value_discretization_interval)
+    cap = loss_cap_for(profile) if loss_cap is None else v.positive("loss_cap", loss_cap)
+    v.flag("pessimistic", pessimistic)
+    loss, mass, inf_mass = loss_distribution(profile, cap, pessimistic)
+    idx = np.ceil(loss / interval) if pessimistic else np.floor(loss / interval)
+    rounded: dict[int, float] = {}
+    for i, m in zip(idx.astype(np.int64).tolist(), mass.tolist(), strict=True):
+        rounded[i] = rounded.get(i, 0.0) + m
+    return pld.PrivacyLossDistribution.create_from_rounded_probability(
+        rounded, inf_mass, interval, pessimistic_estimate=pessimistic)
+
+
+@dataclass(frozen=True)
+class QueryBound:
+    """A total (ε, δ) of a sequence of DaRRM queries, and which theorem gives it.
+
+    Attributes:
+        epsilon, delta: the total guarantee (ε may be inf: no finite ε at that δ).
+        bound: the bound's name (:data:`BOUND_FRESH`, :data:`BOUND_GENERIC`, ``members-…``).
+        member_randomness: "fresh" or "fixed".
+        queries: the number of queries composed.
+        lower: for :data:`BOUND_FRESH`, the optimistic discretisation of the same composition
+            (the exact composed value of the pairs lies in [lower, epsilon] or [lower, delta]);
+            else equal to the bound.
+        interval: the PLD's discretisation interval (0 where none is used).
+    """
+
+    epsilon: float
+    delta: float
+    bound: str
+    member_randomness: str
+    queries: int
+    lower: float
+    interval: float = 0.0
+    solved_for: str = "epsilon"
+
+    @property
+    def upper(self) -> float:
+        """The computed quantity (``epsilon`` or ``delta``, whichever was solved for)."""
+        return self.epsilon if self.solved_for == "epsilon" else self.delta
+
+    @property
+    def bracket(self) -> float:
+        """Relative width (upper − lower)/upper of the discretisation bracket (0 for closed forms)."""
+        u = self.upper
+        return 0.0 if u == 0.0 or not math.isfinite(u) else max(0.0, (u - self.lower) / u)
+
+    def to_dict(self) -> dict:
+        """JSON-ready, with the keys of :mod:`darrm.json_vocabulary`."""
+        return {"epsilon_total": self.epsilon, "delta_total": self.delta, "bound": self.bound,
+                "member_randomness": self.member_randomness, "queries": self.queries,
+                "lower": self.lower, "bracket": self.bracket, "value_discretization_interval": self.interval}
+
+
+def _steps(steps: Sequence[tuple[GammaTable, int]]) -> list[tuple[GammaTable, int]]:
+    out = []
+    if not isinstance(steps, Sequence) or not steps:
+        raise ParameterError("steps", "must be a non-empty sequence of (table, queries)")
+    for t, n in steps:
+        v.instance("table", t, GammaTable, "a darrm.GammaTable")
+        out.append((t, v.count("queries", n)))
+    return out
+
+
+def _composed(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], interval: float, pessimistic: bool,
+              loss_cap: float | None):
+    total = None
+    for t, n in steps:
+        one = query_pld(t, value_discretization_interval=interval, pessimistic=pessimistic, loss_cap=loss_cap)
+        part = one.self_compose(n) if n > 1 else one
+        total = part if total is None else total.compose(part)
+    return total
+
+
+def fixed_members_bound(table: GammaTable, delta_total: float | None = None,
+                        epsilon_total: float | None = None) -> QueryBound:
+    """The bound for fixed (trained once) members, for ANY number of queries: post-processing of
+    the members' own guarantees (module docstring).  Give ``delta_total`` (→ ε) or ``epsilon_total``
+    (→ δ).
+
+    Raises:
+        ParameterError: neither or both targets; members with no privacy guarantee give ε = inf."""
+    if (delta_total is None) == (epsilon_total is None):
+        raise ParameterError("delta_total", "give exactly one of delta_total and epsilon_total")
+    p = table.params
+    if isinstance(p, DisjointParams):
+        m = p.member
+        if isinstance(m, ApproxDP):  # one record changes one member: (ε, Δ) by post-processing
+            e, d, k, name = m.eps, m.delta, 1, BOUND_FIXED_DISJOINT
+        elif isinstance(m, LocalRR):
+            raise ParameterError("member_randomness", "local-RR members randomise every report afresh: use "
+                                                      "member_randomness='fresh'")
+        else:
+            return QueryBound(math.inf, 1.0, BOUND_FIXED_DISJOINT, "fixed", 0, math.inf,
+                              solved_for="epsilon" if delta_total is not None else "delta")
+    else:
+        e, d, k, name = p.eps, p.member_delta, p.K, BOUND_FIXED_SHARED
+    if delta_total is not None:
+        dt = v.open_unit("delta_total", delta_total)
+        eps = math.inf if dt < failure_delta(d, k) else optimal_homogeneous_epsilon(e, d, k, dt)
+        return QueryBound(eps, dt, name, "fixed", 0, eps)
+    et = v.non_negative("epsilon_total", epsilon_total)
+    dl = optimal_homogeneous_delta(e, d, k, et)
+    return QueryBound(et, dl, name, "fixed", 0, dl, 0.0, "delta")
+
+
+def generic_epsilon(table: GammaTable, queries: int, delta_total: float) -> float:
+    """The generic bound: ``queries`` identical (ε_q, δ_q) queries composed by Kairouz–Oh–Viswanath's
+    exact homogeneous composition (the worst (ε_q, δ_q)-DP mechanism each time); inf where
+    δ_total < 1 − (1 − δ_q)^Q."""
+    from .session import per_query_budget
+
+    eps_q, delta_q = per_query_budget(table)
+    q = v.count("queries", queries)
+    dt = v.open_unit("delta_total", delta_total)
+    if dt < failure_delta(delta_q, q):
+        return math.inf
+    return optimal_homogeneous_epsilon(eps_q, delta_q, q, dt)
+
+
+def _refined(steps, target: float, want_eps: bool, interval: float | None, bracket: float,
+             loss_cap: float | None) -> tuple[float, float, float]:
+    """(pessimistic, optimistic, interval): halve the interval until the bracket is within ``bracket``."""
+    h = DEFAULT_INTERVAL if interval is None else interval
+    for attempt in range(MAX_REFINEMENTS + 1):
+        hi_pld = _composed(steps, h, True, loss_cap)
+        lo_pld = _composed(steps, h, False, loss_cap)
+        if want_eps:
+            hi, lo = float(hi_pld.get_epsilon_for_delta(target)), float(lo_pld.get_epsilon_for_delta(target))
+        else:
+            hi, lo = float(hi_pld.get_delta_for_epsilon(target)), float(lo_pld.get_delta_for_epsilon(target))
+        lo = min(lo, hi)
+        if interval is not None or not math.isfinite(hi) or hi == 0 or (hi - lo) <= bracket * hi \
+                or attempt == MAX_REFINEMENTS:
+            return hi, lo, h
+        h /= 2.0
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def composed_epsilon(table: GammaTable | Sequence[tuple[GammaTable, int]], queries: int | None = None, *,
+                     delta_total: float, member_randomness: str,
+                     value_discretization_interval: float | None = None, bracket: float = DEFAULT_BRACKET,
+                     loss_cap: float | None = None) -> QueryBound:
+    """Total ε at ``delta_total`` of ``queries`` answers of ``table`` (or a sequence of
+    (table, queries) steps), by the bound that holds for ``member_randomness`` (module docstring).
+
+    Args:
+        table: a certified :class:`~darrm.GammaTable`, or a sequence of (table, queries).
+        queries: the number of queries (with one table).
+        delta_total: the total δ, in (0, 1).
+        member_randomness: "fresh" (PLD of the dominating pairs) or "fixed" (post-processing of
+            the members' guarantees, the same for any number of queries).
+        value_discretization_interval: the PLD interval; None: start at :data:`DEFAULT_INTERVAL`
+            and halve until the [optimistic, pessimistic] bracket is within ``bracket``.
+        bracket: relative bracket width targeted (> 0).
+        loss_cap: the losses' cap (module docstring; None: :func:`loss_cap_for` per table).
+
+    Returns:
+        A :class:`QueryBound` (``epsilon`` is the pessimistic value: an upper bound).
+
+    Raises:
+        ParameterError: bad arguments (naming them)."""
+    mr = check_member_randomness(member_randomness)
+    steps = _steps([(table, queries)] if isinstance(table, GammaTable) else table)
+    dt = v.open_unit("delta_total", delta_total)
+    v.positive("bracket", bracket)
+    if mr == "fixed":
+        return _fixed(steps, delta_total=dt)
+    h = None if value_discretization_interval is None else v.positive("value_discretization_interval",
+                                                                       value_discretization_interval)
+    hi, lo, used = _refined(steps, dt, True, h, bracket, loss_cap)
+    return QueryBound(hi, dt, BOUND_FRESH, "fresh", sum(n for _, n in steps), lo, used)
+
+
+def composed_delta(table: GammaTable | Sequence[tuple[GammaTable, int]], queries: int | None = None, *,
+                   epsilon_total: float, member_randomness: str,
+                   value_discretization_interval: float | None = None, bracket: float = DEFAULT_BRACKET,
+                   loss_cap: float | None = None) -> QueryBound:
+    """Total δ at ``epsilon_total`` (≥ 0); otherwise as :func:`composed_epsilon`."""
+    mr = check_member_randomness(member_randomness)
+    steps = _steps([(table, queries)] if isinstance(table, GammaTable) else table)
+    et = v.non_negative("epsilon_total", epsilon_total)
+    v.positive("bracket", bracket)
+    if mr == "fixed":
+        return _fixed(steps, epsilon_total=et)
+    h = None if value_discretization_interval is None else v.positive("value_discretization_interval",
+                                                                       value_discretization_interval)
+    hi, lo, used = _refined(steps, et, False, h, bracket, loss_cap)
+    return QueryBound(et, min(1.0, hi), BOUND_FRESH, "fresh", sum(n for _, n in steps), lo, used, "delta")
+
+
+
+def _fixed(steps: list[tuple[GammaTable, int]], **target: float) -> QueryBound:
+    """Fixed members: one post-processing bound for all steps (they must describe the same members)."""
+    members = {t.params.member.to_dict().__repr__() if isinstance(t.params, DisjointParams)
+               else (t.params.K, t.params.eps, t.params.member_delta) for t, _ in steps}
+    if len(members) > 1:
+        raise ParameterError("table", "with member_randomness='fixed' every table must describe the same members")
+    b = fixed_members_bound(steps[0][0], **target)
+    return QueryBound(b.epsilon, b.delta, b.bound, "fixed", sum(n for _, n in steps), b.lower, 0.0, b.solved_for)
+
+
+@dataclass
+class QueryAccountant:
+    """An Opacus-style accountant of DaRRM queries: ``step(table, n)`` records n answers of a table,
+    ``get_epsilon(delta)`` / ``get_delta(eps)`` report the total by the bound that holds for
+    ``member_randomness`` (module docstring), ``pld()`` exports the composition (fresh members)
+    as a dp_accounting ``PrivacyLossDistribution`` to compose with other mechanisms.
+
+    Composed PLDs are cached per ledger, and the steps of one table are merged, so a check after
+    each batch costs one self-composition per table.
+    """
+
+    member_randomness: str
+    value_discretization_interval: float = DEFAULT_INTERVAL
+    loss_cap: float | None = None
+    _steps: list[tuple[GammaTable, int]] = field(default_factory=list, repr=False)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.member_randomness = check_member_randomness(self.member_randomness)
+        self.value_discretization_interval = v.positive("value_discretization_interval",
+                                                        self.value_discretization_interval)
+        if self.loss_cap is not None:
+            self.loss_cap = v.positive("loss_cap", self.loss_cap)
+
+    def step(self, table: GammaTable, n: int = 1) -> None:
+        """Record ``n`` ≥ 1 answers of ``table`` (profiled once; its pair is cached)."""
+        v.instance("table", table, GammaTable, "a darrm.GammaTable")
+        n = v.count("n", n)
+        if self.member_randomness == "fixed" and self._steps:
+            _fixed([self._steps[0], (table, n)], delta_total=0.5)  # refuses other members up front
+        self._steps.append((table, n))
+
+    @property
+    def ledger(self) -> list[tuple[str, int]]:
+        """(table fingerprint, queries) per recorded step."""
+        from .session import table_fingerprint
+
+        return [(table_fingerprint(t), n) for t, n in self._steps]
+
+    @property
+    def queries(self) -> int:
+        """Answers recorded."""
+        return sum(n for _, n in self._steps)
+
+    def _merged(self, extra: Sequence[tuple[GammaTable, int]] = ()) -> list[tuple[GammaTable, int]]:
+        from .session import table_fingerprint
+
+        by: dict[str, list] = {}
+        for t, n in [*self._steps, *extra]:
+            key = table_fingerprint(t)
+            if key in by:
+                by[key][1] += n
+            else:
+                by[key] = [t, n]
+        return [(t, n) for t, n in by.values()]
+
+    def pld(self, extra: Sequence[tuple[GammaTable, int]] = (), pessimistic: bool = True):
+        """The composed dp_accounting PLD of the recorded steps (plus ``extra``), fresh members only.
+
+        Raises:
+            ParameterError: fixed members (no per-query composition is claimed) or no steps."""
+        if self.member_randomness != "fresh":
+            raise ParameterError("member_randomness", "a per-query PLD exists for fresh members only; fixed "
+                                                      "members are bounded by post-processing (get_epsilon)")
+        steps = self._merged(extra)
+        if not steps:
+            raise ParameterError("steps", "no queries recorded")
+        from .session import table_fingerprint
+
+        key = (tuple((table_fingerprint(t), n) for t, n in steps), pessimistic)
+        if key not in self._cache:
+            if len(self._cache) > 64:
+                self._cache.clear()
+            self._cache[key] = _composed(steps, self.value_discretization_interval, pessimistic, self.loss_cap)
+        return self._cache[key]
+
+    def get_epsilon(self, delta: float, extra: Sequence[tuple[GammaTable, int]] = ()) -> float:
+        """Total ε at δ_total = ``delta`` (0 with no queries; inf where no finite ε exists)."""
+        dt = v.open_unit("delta", delta)
+        steps = self._merged(extra)
+        if not steps:
+            return 0.0
+        if self.member_randomness == "fixed":
+            return _fixed(steps, delta_total=dt).epsilon
+        return float(self.pld(extra).get_epsilon_for_delta(dt))
+
+    def get_delta(self, eps: float, extra: Sequence[tuple[GammaTable, int]] = ()) -> float:
+        """Total δ at ε_total = ``eps`` (0 with no queries)."""
+        et = v.non_negative("eps", eps)
+        steps = self._merged(extra)
+        if not steps:
+            return 0.0
+        if self.member_randomness == "fixed":
+            return _fixed(steps, epsilon_total=et).delta
+        return min(1.0, float(self.pld(extra).get_delta_for_epsilon(et)))
+
+    def bound_name(self) -> str:
+        """The name of the bound :meth:`get_epsilon` reports."""
+        if self.member_randomness == "fresh":
+            return BOUND_FRESH
+        return BOUND_FIXED_DISJOINT if self._steps and isinstance(self._steps[0][0].params, DisjointParams) \
+            else BOUND_FIXED_SHARED
