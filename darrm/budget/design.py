@@ -39,9 +39,10 @@ from ..numerics.delta import composed_delta
 from ..params import PrivacyParams
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import certify
+from ..privacy.corners import corner_count, multiset_count
 from ..privacy.profile import PrivacyProfile, privacy_profile
 from ..solver.gamma_opt import solve_gamma_opt
-from ..solver.multi_pair import solve_pairs
+from ..solver.multi_pair import ENUMERATION_LIMIT, solve_pairs
 from ..solver.objective import expected_signed_error, objective_coefficients
 from ..table import GammaTable
 from ..validation import count, half_open_unit, instance, odd_count, positive
@@ -227,6 +228,10 @@ def design_for_budget(K: int, eps: float, member_delta: float, budget: TotalBudg
         raise ParameterError("families", f"must be a non-empty subset of {known}, got {families!r}")
     discretization = positive("discretization", discretization)
     grid_points = count("grid_points", grid_points, 2)
+    n = multiset_count(K, corner_count(member_delta))
+    if n > ENUMERATION_LIMIT:
+        raise ParameterError("K", f"{n} corner multisets exceed the {ENUMERATION_LIMIT} the total-budget LP "
+                                  "enumerates (K ≤ 17 with Δ > 0, K ≤ 131 with Δ = 0)")
     s = _Search(K, eps, member_delta, budget, prior, discretization, default_grid(K, eps, grid_points), log)
     best: dict[str, Candidate] = {}
 

@@ -251,3 +251,15 @@ def test_budget_file_round_trips_and_verify_rechecks_the_composition(cli, tmp_pa
     bad.write_text(json.dumps(d))
     with pytest.raises(GammaFileError, match="differs"):
         darrm.load(bad)
+
+
+def test_core_composition_agrees_with_the_query_accountant():
+    """darrm.budget.compose (core) is an upper bound inside the accountant's [optimistic,
+    pessimistic] bracket (accounting.queries, the layer above)."""
+    from accounting.queries import composed_epsilon as accountant
+
+    for fam in ("opt", "sub"):
+        t = darrm.solve(darrm.PrivacyParams(5, 2, 0.3, 1e-4), family=fam)
+        ref = accountant(t, 4, delta_total=1e-3, member_randomness="fresh")
+        mine = composed_epsilon(privacy_profile(t), 4, 1e-3).epsilon
+        assert ref.lower <= mine <= ref.epsilon * 1.01
