@@ -8,7 +8,10 @@
   real m (Lemma A.1);
 * target-shaped families: the LP whose grid rows bound the query's profile by a μ-GDP profile
   ("gdp", θ = μ) or by the exact profile of γ_Sub at integer m ("sub-profile", θ = m)
-  (:mod:`darrm.solver.multi_pair`, conservative grid rule of :mod:`darrm.budget.targets`).
+  (:mod:`darrm.solver.multi_pair`, conservative grid rule of :mod:`darrm.budget.targets`), and the
+  (ε0, δ0)-shaped target ("rr", θ = ε0) with δ0 = :data:`RR_DELTA_SHARE`·δ_tot/Q, one row family
+  (the RR pair dominates every (ε0, δ0)-DP binary mechanism, so one pair bounds the whole profile):
+  unlike γ_opt at the default δ = 1 − (1 − Δ)^m it can reach totals δ_tot < Q·Δ.
 
 A candidate is *feasible* when the exact Q-fold composition of its OWN profile
 (:func:`darrm.budget.compose.composed_epsilon`) gives ε ≤ ε_tot at δ_tot.  Utility decreases as
@@ -42,7 +45,7 @@ from ..privacy.certify import certify
 from ..privacy.corners import corner_count, multiset_count
 from ..privacy.profile import PrivacyProfile, privacy_profile
 from ..solver.gamma_opt import solve_gamma_opt
-from ..solver.multi_pair import ENUMERATION_LIMIT, solve_pairs
+from ..solver.multi_pair import ENUMERATION_LIMIT, ProfilePair, solve_pairs
 from ..solver.objective import expected_signed_error, objective_coefficients
 from ..table import GammaTable
 from ..validation import count, half_open_unit, instance, odd_count, positive
@@ -52,7 +55,9 @@ from .targets import conservative_pairs, default_grid, gdp_delta, gdp_mu_for_tot
 
 #: the per-query families (baselines) and the target-shaped ones, in search order
 BASELINE_FAMILIES = ("opt", "sub", "const")
-TARGET_FAMILIES = ("gdp", "sub-profile")
+TARGET_FAMILIES = ("gdp", "rr", "sub-profile")
+#: the "rr" family's per-query δ0 as a share of δ_total/Q (the rest is left to the ε of the composition)
+RR_DELTA_SHARE = 0.5
 #: bisection steps per real-parameter family
 BISECTION_STEPS = 12
 
@@ -165,6 +170,11 @@ class _Search:
     def gdp(self, mu: float) -> np.ndarray:
         return self.targeted(gdp_delta(self.grid, mu))
 
+    def rr(self, eps0: float) -> np.ndarray:
+        d0 = RR_DELTA_SHARE * self.budget.delta / self.budget.queries
+        x, _ = solve_pairs(self.K, self.eps, self.Delta, [ProfilePair(eps0, d0)], self.c)
+        return symmetric_from_upper(np.clip(x, 0.0, 1.0), self.K)
+
     def sub_profile(self, m: float) -> np.ndarray:
         prof = self.profile(gamma_sub(self.K, int(m)))
         return self.targeted(np.minimum.accumulate(np.asarray(prof.delta(self.grid))))
@@ -255,6 +265,9 @@ def design_for_budget(K: int, eps: float, member_delta: float, budget: TotalBudg
         mu = gdp_mu_for_total(budget.epsilon, budget.delta, budget.queries)
         s.bisect("gdp", s.gdp, mu / 16.0, mu * 4.0, geometric=True)
         record("gdp")
+    if "rr" in families:
+        s.bisect("rr", s.rr, 1e-3 * eps, K * eps, geometric=True)
+        record("rr")
     if "sub-profile" in families:
         top = int(best["sub"].parameter) if "sub" in best else 0
         for m in range(max(top, 1), K + 1):

@@ -217,7 +217,7 @@ def solve(
                                             checkpoint=checkpoint, budget=budget)
     progress = flag("progress", progress, allow_none=True)
     log = function("log", log, allow_none=True)
-    if budget is not None:
+    if budget is not None and isinstance(params, PrivacyParams):  # disjoint members refused by check_request
         from ..budget.design import design_for_budget
 
         return design_for_budget(params.K, params.eps, params.member_delta, budget, prior, log=log).table
