@@ -7,19 +7,23 @@ The everyday API, importable from here (``from darrm.accounting import best_uppe
   :func:`optimal_homogeneous_delta` (exact), :func:`heterogeneous_pld`, :func:`parallel`;
 * DP-SGD teachers (add/remove-one adjacency) — :class:`DPSGDRun`, :func:`dpsgd_epsilon`,
   :func:`noise_multiplier_for`;
-* GNMax — :func:`calibrate_sigma`, :func:`gnmax_epsilon`, :func:`data_dependent_rdp`;
+* GNMax — :func:`calibrate_sigma`, :func:`gnmax_epsilon`, :func:`data_dependent_rdp`,
+  :func:`confident_gnmax_epsilon` (Confident-GNMax, data-independent and data-dependent);
 * privacy amplification by shuffling (replace-one adjacency) — :func:`best_upper_bound`,
   :func:`all_bounds`, :class:`Bound`, the randomizers :class:`GenericLDP`,
   :class:`RandomizedResponse`, :class:`FiniteRandomizer`;
 * shuffled randomised-response votes — :class:`ShuffledBinaryRR` (one round),
   :func:`shuffled_votes_guarantee`, :func:`largest_eps0`, :func:`tight_total_epsilon` (Q rounds);
 * the paper's tables — :func:`paper_tables`;
+* total budgets of DaRRM queries through each table's exact privacy profile —
+  :func:`composed_epsilon`, :func:`composed_delta`, :class:`QueryAccountant`, :class:`QueryBound`,
+  :func:`query_pld` (a dp_accounting PLD to compose with other mechanisms);
 * a budgeted labelling session over a certified γ table — :class:`LabellingSession`
   (:class:`PrivacyBudgetExceeded` when a batch would overspend);
 * :class:`NeighboringRelation` (dp_accounting's), stated by each result where it matters.
 
 Submodules hold the rest: :mod:`.composition`, :mod:`.dpsgd`, :mod:`.gnmax`, :mod:`.shuffle`,
-:mod:`.votes`, :mod:`.paper`, :mod:`.disjoint`, :mod:`.session`; :mod:`.cli` are the command lines.
+:mod:`.votes`, :mod:`.paper`, :mod:`.disjoint`, :mod:`.queries`, :mod:`.session`; :mod:`.cli` are the command lines.
 Layering: darrm.experiments → darrm.accounting → darrm (core), never back.
 
 Public names are imported on first use (:mod:`darrm._lazy`): ``darrm --help`` and the
@@ -46,9 +50,15 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .dpsgd import epsilon as dpsgd_epsilon
     from .dpsgd import noise_multiplier_for as noise_multiplier_for
     from .gnmax import calibrate_sigma as calibrate_sigma
+    from .gnmax import confident_gnmax_epsilon as confident_gnmax_epsilon
     from .gnmax import data_dependent_rdp as data_dependent_rdp
     from .gnmax import epsilon as gnmax_epsilon
     from .paper import tables as paper_tables
+    from .queries import QueryAccountant as QueryAccountant
+    from .queries import QueryBound as QueryBound
+    from .queries import composed_delta as composed_delta
+    from .queries import composed_epsilon as composed_epsilon
+    from .queries import query_pld as query_pld
     from .session import LabellingSession as LabellingSession
     from .session import PrivacyBudgetExceeded as PrivacyBudgetExceeded
     from .shuffle import Bound as Bound
@@ -70,12 +80,17 @@ __all__ = [
     "LabellingSession",
     "NeighboringRelation",
     "PrivacyBudgetExceeded",
+    "QueryAccountant",
+    "QueryBound",
     "RandomizedResponse",
     "ShuffledBinaryRR",
     "advanced_dwork_roth",
     "all_bounds",
     "best_upper_bound",
     "calibrate_sigma",
+    "composed_delta",
+    "composed_epsilon",
+    "confident_gnmax_epsilon",
     "data_dependent_rdp",
     "dpsgd_epsilon",
     "gnmax_epsilon",
@@ -87,6 +102,7 @@ __all__ = [
     "optimal_homogeneous_epsilon",
     "paper_tables",
     "parallel",
+    "query_pld",
     "shuffled_votes_guarantee",
     "simple",
     "teacher_majority_budget",
@@ -107,9 +123,15 @@ _EXPORTS = {
     "noise_multiplier_for": ".dpsgd",
     "dpsgd_epsilon": ".dpsgd:epsilon",
     "calibrate_sigma": ".gnmax",
+    "confident_gnmax_epsilon": ".gnmax",
     "data_dependent_rdp": ".gnmax",
     "gnmax_epsilon": ".gnmax:epsilon",
     "paper_tables": ".paper:tables",
+    "QueryAccountant": ".queries",
+    "QueryBound": ".queries",
+    "composed_delta": ".queries",
+    "composed_epsilon": ".queries",
+    "query_pld": ".queries",
     "LabellingSession": ".session",
     "PrivacyBudgetExceeded": ".session",
     "Bound": ".shuffle",

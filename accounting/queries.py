@@ -60,9 +60,9 @@ from darrm.table import GammaTable
 from .composition import optimal_homogeneous_delta, optimal_homogeneous_epsilon
 
 __all__ = [
-    "BOUND_FRESH", "BOUND_GENERIC", "MEMBER_RANDOMNESS", "QueryAccountant", "QueryBound", "composed_delta",
-    "composed_epsilon", "fixed_members_bound", "generic_epsilon", "loss_cap_for", "loss_distribution", "query_pld",
-    "table_profile",
+    "BOUND_FRESH", "BOUND_GENERIC", "MEMBER_RANDOMNESS", "QueryAccountant", "QueryBound", "bound_name",
+    "composed_delta", "composed_epsilon", "fixed_members_bound", "generic_epsilon", "loss_cap_for",
+    "loss_distribution", "query_pld", "table_profile",
 ]
 
 #: what the caller must say about the members' randomness across queries
@@ -202,9 +202,9 @@ class QueryBound:
 
     def to_dict(self) -> dict:
         """JSON-ready, with the keys of :mod:`darrm.json_vocabulary`."""
-        return {"epsilon_total": self.epsilon, "delta_total": self.delta, "bound": self.bound,
+        return {"epsilon_total": self.epsilon, "delta_total": self.delta, "accountant": self.bound,
                 "member_randomness": self.member_randomness, "queries": self.queries,
-                "lower": self.lower, "bracket": self.bracket, "value_discretization_interval": self.interval}
+                "lower_bound": self.lower, "bracket": self.bracket, "value_discretization_interval": self.interval}
 
 
 def _steps(steps: Sequence[tuple[GammaTable, int]]) -> list[tuple[GammaTable, int]]:
@@ -452,8 +452,13 @@ class QueryAccountant:
         return min(1.0, float(self.pld(extra).get_delta_for_epsilon(et)))
 
     def bound_name(self) -> str:
-        """The name of the bound :meth:`get_epsilon` reports."""
-        if self.member_randomness == "fresh":
-            return BOUND_FRESH
-        return BOUND_FIXED_DISJOINT if self._steps and isinstance(self._steps[0][0].params, DisjointParams) \
-            else BOUND_FIXED_SHARED
+        """The name of the bound :meth:`get_epsilon` reports (:func:`bound_name`)."""
+        return bound_name(self.member_randomness, self._steps[0][0] if self._steps else None)
+
+
+def bound_name(member_randomness: str, table: GammaTable | None) -> str:
+    """The name of the bound reported for ``member_randomness`` and ``table`` (module docstring)."""
+    if check_member_randomness(member_randomness) == "fresh":
+        return BOUND_FRESH
+    return BOUND_FIXED_DISJOINT if table is not None and isinstance(table.params, DisjointParams) \
+        else BOUND_FIXED_SHARED

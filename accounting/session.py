@@ -4,12 +4,19 @@
 :func:`darrm.mechanism.aggregate`, and keeps the privacy ledger.  Every labelled query (one vote
 vector, one released bit) is (ε_q, δ_q)-DP for the table's parameters — (mε, δ) for a
 :class:`darrm.PrivacyParams` table, (target_eps, target_delta) for a :class:`darrm.DisjointParams`
-one — under the table's neighbouring relation.  Q queries compose; the session reports the
-tightest valid bound the toolkit has for Q identical (ε_q, δ_q) queries, the *exact* optimal
-homogeneous composition (Kairouz, Oh & Viswanath 2015, Theorem 3.3;
-:func:`darrm.accounting.optimal_homogeneous_epsilon`), as ε(δ_total) at the session's δ_total —
-like Opacus's ``accountant.get_epsilon(delta)``.  The composition holds for adaptively chosen
-queries.
+one — under the table's neighbouring relation, and much more precisely it is dominated by the
+table's own privacy-profile pair (:mod:`darrm.privacy.profile`).  How Q queries add up depends on
+the members, which the caller must state (``member_randomness``; :mod:`darrm.accounting.queries`):
+
+* ``"fresh"`` — members answer each query with fresh randomness: the session composes the table's
+  dominating pair by PLD (:class:`darrm.accounting.queries.QueryAccountant`, pessimistic
+  discretisation), tight and adaptive (Zhu, Dong & Wang 2022);
+* ``"fixed"`` — the same trained members answer every query: only post-processing of the members'
+  own guarantees is claimed (the same ε for any number of queries).
+
+ε(δ_total) is reported at the session's δ_total like Opacus's ``accountant.get_epsilon(delta)``;
+the generic bound (Q identical (ε_q, δ_q) queries, Kairouz, Oh & Viswanath 2015 Theorem 3.3) stays
+available for comparison (:meth:`LabellingSession.generic_epsilon_for`).
 
 The budget is enforced *before* anything is released: a batch that would take ε(δ_total) past
 ``budget_epsilon`` raises :class:`PrivacyBudgetExceeded` and releases nothing.  With a state file
@@ -42,11 +49,17 @@ from darrm.table import GammaTable
 from darrm.verification import certify_table
 
 from .composition import optimal_homogeneous_epsilon
+from .queries import QueryAccountant, bound_name, check_member_randomness
 
 __all__ = ["FORMAT", "LabellingSession", "PrivacyBudgetExceeded", "SessionFileError", "table_fingerprint"]
 
-#: the state file's format tag
-FORMAT = "darrm-labelling-session/1"
+#: the state file's format tag (/2 records ``member_randomness`` and the batches; /1 files are read
+#: with ``member_randomness`` given to :meth:`LabellingSession.load`)
+FORMAT = "darrm-labelling-session/2"
+FORMATS = ("darrm-labelling-session/1", FORMAT)
+#: the PLD interval of a session's accountant: coarse enough that a budget check is fast, and the
+#: pessimistic value stays an upper bound (at most about Q·interval above the exact composition)
+SESSION_INTERVAL = 1e-3
 
 
 class PrivacyBudgetExceeded(DarrmError):
@@ -84,23 +97,29 @@ class LabellingSession:
         table: the γ table (:func:`darrm.solve` / :func:`darrm.load`); certified on creation
             (:func:`darrm.certify`), an uncertified table raises :class:`darrm.CertificationError`.
         budget_epsilon: the largest total ε the session may spend, at δ_total = ``delta``.
+        member_randomness: "fresh" (members answer each query with fresh randomness: the tight
+            PLD accountant) or "fixed" (the same trained members answer every query: only
+            post-processing of their own guarantees); required.
         delta: δ_total at which the spent ε is reported and the budget enforced; must be at least
             1 − (1 − δ_q)^Q for Q queries to be answerable at all.
         secure: draw the mechanism's coins from the OS CSPRNG (:mod:`darrm.secure_random`).
         rng: numpy Generator or seed for the coins when ``secure`` is False.
         path: a state file; when given, every batch is recorded there before its labels are returned.
 
-    Interoperability with ``dp_accounting``: DaRRM's per-query release is not one of
-    dp_accounting's mechanisms, and dp_accounting has no generic (ε, δ) event.  For a pure-DP
-    query (δ_q = 0) the composition's worst case is ε_q-randomised response, so
-    :meth:`dp_event` returns ``SelfComposedDpEvent(RandomizedResponseDpEvent(2/(1+e^ε_q), 2), Q)``
-    (account it with ``neighboring_relation=REPLACE_ONE``, which dp_accounting requires for
-    randomised response); for δ_q > 0 it returns ``UnsupportedDpEvent()``.
+    Interoperability with ``dp_accounting``: :meth:`pld` exports the composition (fresh members)
+    as a ``PrivacyLossDistribution`` to compose with other mechanisms.  :meth:`dp_event` gives a
+    dp_accounting event only for pure-DP queries: ``ComposedDpEvent([rr] * Q)`` with rr the
+    ε_q-randomised response (the generic bound, which dominates every ε_q-DP query; account it with
+    ``neighboring_relation=REPLACE_ONE``), which both the PLD and the RDP accountants compose Q times
+    (``SelfComposedDpEvent(rr, Q)`` is composed *once* by dp_accounting 0.6's PLD accountant); for
+    δ_q > 0 it returns ``UnsupportedDpEvent()``, which every accountant refuses.
     """
 
-    def __init__(self, table: GammaTable, *, budget_epsilon: float, delta: float, secure: bool = False,
+    def __init__(self, table: GammaTable, *, budget_epsilon: float, delta: float,
+                 member_randomness: str | None = None, secure: bool = False,
                  rng: np.random.Generator | int | None = None, path: str | os.PathLike | None = None,
-                 _queries: int = 0, _resume: bool = False, _claim: Claim | None = None):
+                 _queries: int = 0, _resume: bool = False, _claim: Claim | None = None,
+                 _batches: list | None = None):
         self._claim: Claim | None = None
         v.instance("table", table, GammaTable, "a darrm.GammaTable")
         cert = certify_table(table)
@@ -110,12 +129,17 @@ class LabellingSession:
         self.table = table
         self.budget_epsilon = v.positive("budget_epsilon", budget_epsilon)
         self.delta = v.open_unit("delta", delta)
+        self.member_randomness = check_member_randomness(member_randomness)
         self.secure = v.flag("secure", secure)
         self._rng = v.generator("rng", rng)  # checked even when secure ignores it
         self.path = None if path is None else v.path("path", path)
         self.per_query = per_query_budget(table)
         self.fingerprint = table_fingerprint(table)
         self._queries = int(_queries)
+        self._batches: list[list] = [list(b) for b in (_batches or ([[self.fingerprint, self._queries]]
+                                                                     if self._queries else []))]
+        self._accountant = QueryAccountant(self.member_randomness, value_discretization_interval=SESSION_INTERVAL)
+        self._eps_cache: dict[tuple[int, float], float] = {}
         if self.path is not None:
             if not _resume and self.path.exists():
                 raise SessionFileError(f"{self.path}: a session state exists there; resume it with "
@@ -155,8 +179,23 @@ class LabellingSession:
         return self._queries
 
     def epsilon_for(self, queries: int, delta: float | None = None) -> float:
-        """ε_total of ``queries`` identical (ε_q, δ_q) queries at δ_total (exact composition);
-        inf where δ_total < 1 − (1 − δ_q)^queries (no finite ε)."""
+        """ε_total of ``queries`` answers at δ_total by the session's accountant (module docstring:
+        the table's pair composed by PLD for fresh members, the members' post-processing bound for
+        fixed ones); inf where no finite ε exists at that δ.  Cached per (count, δ)."""
+        d = self.delta if delta is None else v.open_unit("delta", delta)
+        q = int(queries)
+        if q == 0:
+            return 0.0
+        key = (q, d)
+        if key not in self._eps_cache:
+            if len(self._eps_cache) > 4096:
+                self._eps_cache.clear()
+            self._eps_cache[key] = self._accountant.get_epsilon(d, extra=[(self.table, q)])
+        return self._eps_cache[key]
+
+    def generic_epsilon_for(self, queries: int, delta: float | None = None) -> float:
+        """The generic bound, for comparison: ``queries`` identical (ε_q, δ_q) queries composed
+        exactly (Kairouz, Oh & Viswanath 2015, Theorem 3.3); inf where δ_total < 1 − (1 − δ_q)^Q."""
         d = self.delta if delta is None else v.open_unit("delta", delta)
         q = int(queries)
         if q == 0:
@@ -165,6 +204,11 @@ class LabellingSession:
         if d < composed_delta(delta_q, q):
             return math.inf
         return optimal_homogeneous_epsilon(eps_q, delta_q, q, d)
+
+    @property
+    def bound(self) -> str:
+        """The name of the bound the session reports (:mod:`darrm.accounting.queries`)."""
+        return bound_name(self.member_randomness, self.table)
 
     def get_epsilon(self, delta: float | None = None) -> float:
         """ε spent so far at δ_total = ``delta`` (default: the session's δ), like Opacus's accountant."""
@@ -222,24 +266,32 @@ class LabellingSession:
                 f"at delta={self.delta:g} ({self._queries} answered, {self.remaining_queries()} more fit); "
                 f"nothing was released")
         self._queries += n
+        self._batches.append([self.fingerprint, n])
         if self.path is not None:
             self.save(self.path)  # recorded before anything is released
         return aggregate_counts(L, self.table.gamma, self._rng, secure=self.secure)
 
     # -- dp_accounting ----------------------------------------------------------------------
     def dp_event(self):
-        """The dp_accounting event of the queries answered so far (see the class docstring).
-
-        Caveat (dp_accounting 0.6): its PLD accountant composes a ``RandomizedResponseDpEvent``
-        once whatever the count; compose ``ComposedDpEvent([rr] * Q)`` there instead.
-        """
+        """The dp_accounting event of the queries answered so far (see the class docstring):
+        ``ComposedDpEvent([rr] * Q)`` for pure-DP queries, ``UnsupportedDpEvent()`` otherwise."""
         import dp_accounting
 
         eps_q, delta_q = self.per_query
         if delta_q > 0.0:
             return dp_accounting.UnsupportedDpEvent()
+        if self._queries == 0:
+            return dp_accounting.NoOpDpEvent()
         rr = dp_accounting.RandomizedResponseDpEvent(noise_parameter=2.0 / (1.0 + math.exp(eps_q)), num_buckets=2)
-        return dp_accounting.SelfComposedDpEvent(rr, self._queries)
+        return dp_accounting.ComposedDpEvent([rr] * self._queries)
+
+    def pld(self):
+        """The queries answered so far as a dp_accounting ``PrivacyLossDistribution`` (fresh members:
+        the PLD of the table's dominating pair, Q-fold, pessimistic), to compose with other mechanisms.
+
+        Raises:
+            ParameterError: fixed members (no per-query composition is claimed) or no queries yet."""
+        return self._accountant.pld(extra=[(self.table, self._queries)] if self._queries else [])
 
     # -- state ------------------------------------------------------------------------------
     def state(self) -> dict:
@@ -248,7 +300,8 @@ class LabellingSession:
         d = {"format": FORMAT, "table_fingerprint": self.fingerprint, "params": self.table.params.to_dict(),
              "per_query_epsilon": eps_q, "per_query_delta": delta_q, "budget_epsilon": self.budget_epsilon,
              "delta": self.delta, "queries": self._queries, "epsilon_spent": self.get_epsilon(),
-             "secure": self.secure}
+             "member_randomness": self.member_randomness, "bound": self.bound,
+             "batches": [list(b) for b in self._batches], "secure": self.secure}
         d["checksum"] = _state_checksum(d)
         return d
 
@@ -258,29 +311,32 @@ class LabellingSession:
 
     @classmethod
     def load(cls, path: str | os.PathLike, table: GammaTable, *, secure: bool | None = None,
-             rng: np.random.Generator | int | None = None, resume: bool = True) -> LabellingSession:
+             rng: np.random.Generator | int | None = None, resume: bool = True,
+             member_randomness: str | None = None) -> LabellingSession:
         """Resume a session from its state file with its own table (refuses any other table).
 
         ``secure`` defaults to the saved setting; with ``resume`` (default) later batches are
         recorded to ``path`` again, and the file is claimed first (:mod:`darrm.locking`): a
         session live elsewhere is refused before its state is read, never resumed twice.
+        ``member_randomness``: read from the file; give it only for a /1 file (which lacks it).
         """
         path = v.path("path", path)
         held = claim("path", path, reentrant=False) if resume else None
         try:
-            return cls._load(path, table, secure, rng, held)
+            return cls._load(path, table, secure, rng, held, member_randomness)
         except BaseException:
             if held is not None:
                 held.release()
             raise
 
     @classmethod
-    def _load(cls, path: Path, table: GammaTable, secure: bool | None, rng, held: Claim | None) -> LabellingSession:
+    def _load(cls, path: Path, table: GammaTable, secure: bool | None, rng, held: Claim | None,
+              member_randomness: str | None = None) -> LabellingSession:
         try:
             state = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise SessionFileError(f"{path}: cannot read the session state: {exc}") from None
-        if not isinstance(state, dict) or state.get("format") != FORMAT:
+        if not isinstance(state, dict) or state.get("format") not in FORMATS:
             raise SessionFileError(f"{path}: not a {FORMAT} file")
         if state.get("checksum") != _state_checksum(state):
             raise SessionFileError(f"{path}: checksum mismatch: the file is corrupt or was edited")
@@ -291,12 +347,27 @@ class LabellingSession:
         queries = state["queries"]
         if not isinstance(queries, int) or isinstance(queries, bool) or queries < 0:
             raise SessionFileError(f"{path}: queries must be a non-negative integer")
-        return cls(table, budget_epsilon=state["budget_epsilon"], delta=state["delta"],
+        mr = state.get("member_randomness", member_randomness)
+        if mr is None:
+            raise SessionFileError(f"{path}: an older ledger without member_randomness; resume it with "
+                                   f"LabellingSession.load(..., member_randomness='fresh' or 'fixed')")
+        if member_randomness is not None and member_randomness != mr:
+            raise SessionFileError(f"{path}: the session was run with member_randomness={mr!r}")
+        batches = state.get("batches")
+        if batches is not None and not (
+                isinstance(batches, list)
+                and all(isinstance(b, list) and len(b) == 2 and isinstance(b[0], str) and isinstance(b[1], int)
+                        and not isinstance(b[1], bool) and b[1] > 0 for b in batches)
+                and sum(b[1] for b in batches) == queries):
+            raise SessionFileError(f"{path}: the batches do not add up to the queries")
+        return cls(table, budget_epsilon=state["budget_epsilon"], delta=state["delta"], member_randomness=mr,
                    secure=bool(state["secure"]) if secure is None else secure, rng=rng,
-                   path=path if held is not None else None, _queries=queries, _resume=True, _claim=held)
+                   path=path if held is not None else None, _queries=queries, _resume=True, _claim=held,
+                   _batches=batches)
 
     def __repr__(self) -> str:
         return (f"LabellingSession(K={self.table.K}, "
                 f"per_query=(eps={self.per_query[0]:g}, delta={self.per_query[1]:g}), "
+                f"member_randomness={self.member_randomness!r}, "
                 f"queries={self._queries}, epsilon_spent={self.get_epsilon():.6g} of {self.budget_epsilon:g} "
                 f"at delta={self.delta:g}, secure={self.secure})")

@@ -53,6 +53,8 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .prior import Prior as Prior
     from .privacy.certify import Certificate as Certificate
     from .privacy.certify import certify_tight as certify_tight
+    from .privacy.profile import PrivacyProfile as PrivacyProfile
+    from .privacy.profile import privacy_profile as privacy_profile
     from .solver.api import FAMILIES as FAMILIES
     from .solver.api import family_gamma as family_gamma
     from .solver.api import solve as solve
@@ -88,6 +90,7 @@ __all__ = [
     "ParameterError",
     "Prior",
     "PrivacyParams",
+    "PrivacyProfile",
     "SolveError",
     "SolveOptions",
     "SolveReport",
@@ -106,6 +109,7 @@ __all__ = [
     "gamma_dsub",
     "gamma_sub",
     "load",
+    "privacy_profile",
     "save",
     "solve",
 ]
@@ -134,6 +138,8 @@ _EXPORTS = {
     "Prior": ".prior",
     "Certificate": ".privacy.certify",
     "certify_tight": ".privacy.certify",
+    "PrivacyProfile": ".privacy.profile",
+    "privacy_profile": ".privacy.profile",
     "FAMILIES": ".solver.api",
     "family_gamma": ".solver.api",
     "solve": ".solver.api",

@@ -12,17 +12,40 @@ file at the same moment is refused with a one-line :class:`~darrm.errors.Paramet
 instead of racing.  Under a freshly taken claim no other writer can have a live temporary file,
 so every leftover is removed; under a claim this process already held (a command that claimed
 its ``--out`` for its whole run) only those older than :data:`STALE_AFTER_S` are.
+
+**The target rule** (one rule for every output: γ files, labels, checkpoints, ledgers, plots,
+experiment results, caches — all of them are written here).  An output is always a *regular
+file*:
+
+* a symlink is followed to the file it names (``os.path.realpath``, once), and that file is
+  replaced atomically in *its* folder; the link itself is never unlinked or replaced;
+* an existing target that is not a regular file — a character or block device (``/dev/null``,
+  ``/dev/stdout``), a FIFO, a socket, a directory, including what a symlink resolves to — is
+  refused with a one-line :class:`~darrm.errors.ParameterError` naming the option, and nothing is
+  written (an atomic rename would replace the device node by a file);
+* a folder where no file can be created (``/proc``, ``/sys``, a read-only mount) is refused
+  the same way (:func:`check_target` probes it, :mod:`darrm.paths` calls it before any work);
+* an existing file keeps its permission bits (``rwx`` for owner, group and others: a ``chmod 444``
+  ledger stays 0444; set-id and sticky bits are dropped) and, where the writer may, its owner and
+  group; a new file gets the umask's mode.  Write permission on the *folder* is what a rename
+  needs: a read-only file in a writable folder is replaced (as ``git`` and editors do), keeping
+  its mode; make the folder read-only to forbid that.
+
+After the rename the folder is fsynced, so the new name survives a power loss.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import stat
 import tempfile
 import time
 from pathlib import Path
 
+from .errors import ParameterError
 from .locking import claim
 
 #: a temporary file of this age (seconds) is a leftover of a crashed writer
@@ -52,26 +75,101 @@ def _sweep_stale(path: Path, older_than: float = STALE_AFTER_S) -> None:
             pass
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, name: str = "path") -> None:
-    """Write ``data`` to ``path`` atomically, with the usual (umask) file mode.
+def _kind(mode: int) -> str:
+    for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def resolve_target(path: str | os.PathLike, *, name: str = "path") -> Path:
+    """The regular file an output ``path`` designates: symlinks followed, non-regular files refused.
+
+    Args:
+        path: the output path as given.
+        name: the option or parameter named in an error.
+
+    Returns:
+        The resolved path (``os.path.realpath``); it may not exist yet.
 
     Raises:
-        ParameterError: (``name``) another process is writing ``path`` (:mod:`darrm.locking`).
+        ParameterError: (``name``) the path, or what a symlink resolves to, exists and is no
+            regular file (a device, FIFO, socket or directory).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with claim(name, path) as c:
-        _sweep_stale(path, 0.0 if c.fresh else STALE_AFTER_S)
-        c.fresh = False
-        _write(path, data)
-
-
-def _write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    if str(path) == "":
+        raise ParameterError(name, "empty path")
+    real = Path(os.path.realpath(path))
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600
+        st = os.stat(real)
+    except FileNotFoundError:
+        return real
+    except OSError as exc:
+        raise ParameterError(name, f"{path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        via = f" (a symlink to {real})" if str(real) != os.path.abspath(path) else ""
+        raise ParameterError(name, f"{path}{via} is {_kind(st.st_mode)}; darrm writes only regular files "
+                                   "(give a file path)")
+    return real
+
+
+def check_target(path: str | os.PathLike, *, name: str = "path") -> Path:
+    """:func:`resolve_target`, and a file can really be created in its folder (probed with a
+    temporary file, removed at once): refuses ``/proc``, ``/sys`` and read-only folders up front.
+
+    Raises:
+        ParameterError: (``name``) as :func:`resolve_target`, or no file can be created there.
+    """
+    real = resolve_target(path, name=name)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise ParameterError(name, f"{path}: cannot create a file in {real.parent}: "
+                                   f"{exc.strerror or exc}") from None
+    os.close(fd)
+    os.unlink(tmp)
+    return real
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, name: str = "path") -> None:
+    """Write ``data`` to ``path`` atomically, by the target rule of this module.
+
+    Raises:
+        ParameterError: (``name``) another process is writing ``path`` (:mod:`darrm.locking`), or
+            the target is no regular file (:func:`resolve_target`).
+    """
+    real = resolve_target(path, name=name)
+    real.parent.mkdir(parents=True, exist_ok=True)
+    with claim(name, real) as c:
+        real = resolve_target(real, name=name)  # re-checked under the claim
+        _sweep_stale(real, 0.0 if c.fresh else STALE_AFTER_S)
+        c.fresh = False
+        _write(real, data, name)
+
+
+def _write(path: Path, data: bytes, name: str) -> None:
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            raise
+        raise ParameterError(name, f"{path}: cannot create a file in {path.parent}: {exc.strerror or exc}") from None
+    try:
+        try:
+            old = os.stat(path)
+        except FileNotFoundError:
+            old = None
+        if old is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fd, 0o666 & ~umask)  # mkstemp creates 0600
+        else:  # the replaced file keeps its mode (and, where we may, its owner)
+            if (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
+                try:
+                    os.fchown(fd, old.st_uid, old.st_gid)
+                except OSError:
+                    pass
+            os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)
         with os.fdopen(fd, "wb") as fh:
             fd = -1  # owned (and closed) by fh now
             fh.write(data)
@@ -83,6 +181,23 @@ def _write(path: Path, data: bytes) -> None:
             os.close(fd)
         Path(tmp).unlink(missing_ok=True)
         raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """fsync a folder so a rename in it is durable (POSIX; a no-op where folders cannot be opened
+    or fsynced, e.g. Windows and some network file systems)."""
+    try:
+        dfd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EBADF):
+            raise
+    finally:
+        os.close(dfd)
 
 
 def atomic_write_json(path: str | os.PathLike, obj: object, *, name: str = "path") -> None:

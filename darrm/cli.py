@@ -30,6 +30,7 @@ from .cli_conventions import (
     progress_setting,
     progress_shown,
     run_main,
+    single_threaded_under_limits,
 )
 from .errors import ParameterError
 from .json_vocabulary import canonical
@@ -243,7 +244,7 @@ def table_record(table: GammaTable, gamma_file: str | Path | None = None) -> dic
         rec["total_budget"] = {"epsilon_total": tb.get("epsilon"), "delta_total": tb.get("delta"),
                                "queries": tb.get("queries"), "member_randomness": tb.get("member_randomness"),
                                "epsilon_total_composed": tb.get("composed_epsilon"),
-                               "discretization": tb.get("discretization"),
+                               "value_discretization_interval": tb.get("discretization"),
                                "target": winner.get("family"), "parameter": winner.get("parameter")}
     rec.update(prior=table.prior, expected_error=table.objective, certified=True, violation=table.violation,
                status=table.status, report=report, gamma=[float(g) for g in table.gamma],
@@ -599,6 +600,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    single_threaded_under_limits()  # before anything loads numpy
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -28,6 +28,38 @@ from .errors import DarrmError
 from .json_vocabulary import canonical
 from .logs import cli_logging, verbosity
 
+#: the thread-count variables of the BLAS and OpenMP runtimes numpy, SciPy and torch may load
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
+
+
+def single_threaded_under_limits(environ: dict[str, str] | None = None) -> bool:
+    """Under a finite process or address-space limit (``RLIMIT_NPROC``, ``RLIMIT_AS``: ``ulimit -u``,
+    ``ulimit -v``), set the BLAS/OpenMP thread counts to 1 unless the user set them — *before*
+    numpy loads, which is the only moment they count.  OpenBLAS starts one thread per core when
+    it loads; when the limit makes that fail it raises SIGINT, which a command would report as
+    "interrupted" (or a bare internal error).  Every command line calls this first thing.
+
+    Args:
+        environ: the environment to change (default: ``os.environ``).
+
+    Returns:
+        Whether a limit was found (and the unset variables were set to 1).
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    try:
+        import resource
+
+        limited = any(resource.getrlimit(r)[0] != resource.RLIM_INFINITY
+                      for r in (resource.RLIMIT_NPROC, resource.RLIMIT_AS))
+    except (ImportError, AttributeError, OSError, ValueError):  # pragma: no cover - not POSIX
+        return False
+    if limited:
+        for var in THREAD_VARIABLES:
+            env.setdefault(var, "1")
+    return limited
+
 
 class LazyChoices:
     """``choices`` for argparse read from a module only when a value is checked or a subcommand's

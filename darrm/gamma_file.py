@@ -16,6 +16,11 @@ stability; "delta" is the target δ.
 
 Floats are written with Python's shortest round-trip repr, so a loaded table is
 bit-identical to the saved one.
+
+Reading is strict (:mod:`darrm.strict_json`): a file that is no regular file (``/dev/zero``, a
+FIFO) or larger than :data:`MAX_FILE_BYTES`, duplicate keys, integers of more than 30 digits,
+nesting deeper than 64 levels, NaN/Infinity, and a ``status`` other than those a solve writes
+(:data:`STATUSES`) are each a one-line :class:`~darrm.errors.GammaFileError`.
 """
 
 from __future__ import annotations
@@ -24,7 +29,6 @@ import hashlib
 import json
 import math
 import os
-from pathlib import Path
 
 import numpy as np
 
@@ -36,6 +40,8 @@ from .errors import CertificationError, DarrmError, GammaFileError, ParameterErr
 from .gamma import validate_gamma
 from .params import PrivacyParams
 from .privacy.certify import validate_max_memory, validate_tol
+from .solver.status import GAP_BOUNDED, OPTIMAL
+from .strict_json import StrictJSONError, loads_strict, read_bounded
 from .table import GammaTable
 from .validation import flag, instance
 from .validation import path as file_path
@@ -47,6 +53,9 @@ _COMMON = ("prior", "family", "gamma", "solver", "status", "objective", "violati
 _KEYS = ("format", "K", "m", "eps", "Delta", "delta", *_COMMON)
 _KEYS_DISJOINT = ("format", "K", "model", "target_eps", "target_delta", *_COMMON)
 
+
+#: a table's status in a γ file: proven optimal, certified with a bounded gap, or none (a closed form)
+STATUSES = (OPTIMAL, GAP_BOUNDED, None)
 
 #: largest γ file accepted (a K = 10⁶ table is ~25 MB)
 MAX_FILE_BYTES = 64 << 20
@@ -127,17 +136,15 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
     max_memory = validate_max_memory(max_memory)
     recertify = flag("recertify", recertify)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_bounded(path, MAX_FILE_BYTES)
     except OSError as exc:
         raise GammaFileError(f"{path}: cannot read γ file: {exc.strerror or exc}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise GammaFileError(f"{path}: γ file is {len(raw)} bytes, more than the {MAX_FILE_BYTES} a table can need")
+    except StrictJSONError as exc:
+        raise GammaFileError(f"{path}: not a γ file: {exc}") from None
     try:
-        d = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GammaFileError(f"{path}: not a valid JSON γ file ({exc})") from None
-    except RecursionError:
-        raise GammaFileError(f"{path}: not a valid γ file (JSON nested too deeply)") from None
+        d = loads_strict(raw)
+    except StrictJSONError as exc:
+        raise GammaFileError(f"{path}: not a valid γ file: {exc}") from None
     if not isinstance(d, dict):
         raise GammaFileError(f"{path}: γ file must hold a JSON object")
     bad = _non_finite(d)
@@ -151,6 +158,9 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         raise GammaFileError(f"{path}: γ file is missing keys {missing}")
     if checksum(d) != d["checksum"]:
         raise GammaFileError(f"{path}: checksum mismatch: the file is corrupt or was edited")
+    if d["status"] not in STATUSES:
+        raise GammaFileError(f"{path}: invalid γ file: status must be one of {', '.join(map(repr, STATUSES))}, "
+                             f"got {str(d['status'])[:60]!r}")
     try:
         params: PrivacyParams | DisjointParams
         if fmt == FORMAT:
@@ -178,7 +188,7 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
             status=d["status"],
             info=dict(d["info"] or {}),
         )
-    except (DarrmError, TypeError, ValueError, RecursionError) as exc:
+    except (DarrmError, TypeError, ValueError, ArithmeticError, RecursionError) as exc:
         raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
     if recertify:
         try:

@@ -45,8 +45,10 @@ VOCABULARY_GROUPS: dict[str, frozenset[str]] = {
         "epsilon_pld", "epsilon_prv", "epsilon_rdp", "sigma_paper", "sigma_pld", "sigma_rdp",
         "order_paper", "order_table4", "paper_grid_order", "paper_grid_order_min",
         "lam", "tau", "subsampled",
+        # darrm account queries (darrm.accounting.queries.QueryBound)
+        "member_randomness", "lower_bound", "bracket", "value_discretization_interval",
         # a total budget (darrm solve --total-eps …)
-        "total_budget", "epsilon_total_composed", "member_randomness", "discretization", "target", "parameter",
+        "total_budget", "epsilon_total_composed", "target", "parameter",
     }),
     # what produced a number
     "provenance": frozenset({

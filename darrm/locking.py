@@ -15,6 +15,14 @@ a second claim of the same target by another process fails at once with a one-li
   for its whole run and then writes it through :func:`darrm.atomic.atomic_write_bytes` (which
   claims the target for the write) does not refuse itself.  ``reentrant=False`` refuses a second
   claim in the same process too (two sessions on one ledger).
+* The sidecar is opened with ``O_NOFOLLOW`` and checked (``fstat``) before it is locked or
+  written: a symlink, a device, FIFO, socket or folder at the sidecar path, or a sidecar owned by
+  another user, is refused with a one-line ParameterError naming the parameter — a lock planted by
+  another user can neither make this process truncate a file it names nor hold its output.  A
+  sidecar that cannot be created (``/proc``, a read-only folder) is refused the same way.
+* Once locked, nothing can leak the lock: the pid written into the sidecar (for the refusal's
+  message only) is best effort — a full disk or ``RLIMIT_FSIZE`` leaves it empty — and any
+  exception before the claim is handed out closes the descriptor, so the lock is released.
 * POSIX only: where ``fcntl`` is missing (Windows), or a file system does not support ``flock``
   (some network mounts), claims are counted within the process but not enforced between processes.
 """
@@ -23,6 +31,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import threading
 from pathlib import Path
 
@@ -69,7 +78,7 @@ class Claim:
             if _held.get(self.key) is self:
                 del _held[self.key]
         try:
-            if self.fd >= 0 and os.stat(self.lock).st_ino == os.fstat(self.fd).st_ino:
+            if self.fd >= 0 and os.stat(self.lock, follow_symlinks=False).st_ino == os.fstat(self.fd).st_ino:
                 os.unlink(self.lock)  # while still holding it: the next claimer re-checks the inode
         except OSError:
             pass
@@ -107,7 +116,7 @@ def claim(name: str, path: str | os.PathLike, *, reentrant: bool = True) -> Clai
     fd = -1
     if fcntl is not None:
         while fd < 0:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = _open_lock(name, path, lock)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -126,21 +135,54 @@ def claim(name: str, path: str | os.PathLike, *, reentrant: bool = True) -> Clai
             except BaseException:
                 os.close(fd)
                 raise
-            try:  # the holder before us may have removed the file between our open and flock
-                same = os.stat(lock).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                same = False
-            if not same:
-                os.close(fd)
-                fd = -1
-                continue
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()}\n".encode())
+            try:
+                try:  # the holder before us may have removed the file between our open and flock
+                    same = os.stat(lock, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+                except FileNotFoundError:
+                    same = False
+                if not same:
+                    os.close(fd)
+                    fd = -1
+                    continue
+                try:  # the pid is only for another claimer's message: best effort
+                    os.ftruncate(fd, 0)
+                    os.write(fd, f"{os.getpid()}\n".encode())
+                except OSError:
+                    pass
+            except BaseException:
+                if fd >= 0:
+                    os.close(fd)
+                raise
             break
     c = Claim(key, lock, fd)
     with _mutex:
         _held[key] = c
     return c
+
+
+def _open_lock(name: str, path: str | os.PathLike, lock: Path) -> int:
+    """Open (creating it 0644) the sidecar ``lock`` without following a symlink; refuse one that
+    is no regular file or belongs to another user (one-line ParameterError naming ``name``)."""
+    flags = (os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+             | getattr(os, "O_NONBLOCK", 0))
+    try:
+        fd = os.open(lock, flags, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ParameterError(name, f"{path}: its lock file {lock} is a symlink; refusing to follow it "
+                                       "(remove it if no darrm process is writing)") from None
+        raise ParameterError(name, f"{path}: cannot create its lock file {lock}: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ParameterError(name, f"{path}: its lock file {lock} is not a regular file; remove it")
+        if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+            raise ParameterError(name, f"{path}: its lock file {lock} belongs to another user (uid {st.st_uid}); "
+                                       "remove it if no darrm process of that user is writing")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _holder(fd: int) -> int | None:

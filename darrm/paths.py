@@ -53,12 +53,16 @@ def _same(a: Path, b: Path) -> bool:
 
 
 def check_writable(name: str, path: PathLike) -> Path:
-    """``path`` can be written atomically (its folder exists and is writable; it is no folder)."""
+    """``path`` can be written atomically: its folder exists and a file can be created there, and
+    it is (or a symlink resolves to) no existing non-regular file (:func:`darrm.atomic.check_target`)."""
+    from .atomic import check_target, resolve_target
+
     p = Path(path)
     if str(path) == "":
         raise ParameterError(name, "empty path")
     if p.is_dir():
         raise ParameterError(name, f"{path} is a directory; give a file path")
+    resolve_target(p, name=name)
     parent = Path(os.path.abspath(p)).parent
     if not parent.exists():
         raise ParameterError(name, f"{path}: directory {parent} does not exist")
@@ -66,6 +70,7 @@ def check_writable(name: str, path: PathLike) -> Path:
         raise ParameterError(name, f"{path}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ParameterError(name, f"{path}: directory {parent} is not writable")
+    check_target(p, name=name)
     return p
 
 

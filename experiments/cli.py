@@ -17,7 +17,7 @@ import importlib
 import sys
 
 from darrm._version import __version__
-from darrm.cli_conventions import OneLineErrorParser, finish_parser, run_main
+from darrm.cli_conventions import OneLineErrorParser, finish_parser, run_main, single_threaded_under_limits
 
 __all__ = ["REGISTRY", "build_parser", "main"]
 
@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    single_threaded_under_limits()  # before anything loads numpy
     parser = build_parser()
     args = parser.parse_args(argv)
     return run_main("darrm-experiments", args)

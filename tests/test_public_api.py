@@ -12,10 +12,11 @@ PUBLIC = [
     "ApproxDP", "BetaPrior", "BudgetDesign", "Certificate", "CertificationError", "DarrmError", "DensityPrior",
     "DisjointParams", "FAMILIES", "GammaFileError", "GammaTable", "IIDPrior", "IndependentPrior",
     "LocalRR", "MissingDependencyError", "NeighboringRelation", "NonPrivate", "PaperMCPrior",
-    "ParameterError", "Prior", "PrivacyParams", "SolveError", "SolveOptions", "SolveReport",
-    "StopReason", "TotalBudget", "__version__", "aggregate", "aggregate_counts", "certify", "certify_tight", "design_for_budget", "error_curve",
+    "ParameterError", "Prior", "PrivacyParams", "PrivacyProfile", "SolveError", "SolveOptions", "SolveReport",
+    "StopReason", "TotalBudget", "__version__", "aggregate", "aggregate_counts", "certify", "certify_tight",
+    "design_for_budget", "error_curve",
     "expected_signed_error", "family_gamma", "gamma_const", "gamma_dsub", "gamma_sub", "load",
-    "save", "solve",
+    "privacy_profile", "save", "solve",
 ]
 
 

@@ -5,7 +5,10 @@ Subcommands (each prints one library function's records):
 * ``compose``      — :func:`darrm.accounting.composition.compare_bounds`;
 * ``dpsgd``        — :func:`darrm.accounting.dpsgd.compare_accountants` (ε, or σ for a target ε);
 * ``gnmax``        — :func:`darrm.accounting.gnmax.compare_methods`;
-* ``paper-tables`` — :func:`darrm.accounting.paper.tables`.
+* ``paper-tables`` — :func:`darrm.accounting.paper.tables`;
+* ``queries``      — :func:`darrm.accounting.queries.composed_epsilon` / ``composed_delta`` of a
+  γ file's answers (the table's own privacy profile, PLD-composed, or the fixed members' bound),
+  beside the generic bound.
 
 The numerical modules are imported when a subcommand runs, not when the parser is built.
 ``--json`` keys follow :mod:`darrm.json_vocabulary` (``epsilon``, ``epsilon_total`` …).
@@ -92,6 +95,44 @@ def _cmd_paper_tables(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_queries(args: argparse.Namespace) -> int:
+    from darrm.gamma_file import load
+
+    from .. import queries
+
+    if (args.delta_total is None) == (args.epsilon_total is None):
+        raise ParameterError("delta-total", "give exactly one of --delta-total (prints epsilon_total) and "
+                                            "--epsilon-total (prints delta_total)")
+    from darrm import validation as v
+
+    if args.delta_total is not None:
+        v.open_unit("delta-total", args.delta_total)
+    else:
+        v.non_negative("epsilon-total", args.epsilon_total)
+    if args.interval is not None:
+        v.positive("interval", args.interval)
+    table = load(args.file)
+    opts = {"member_randomness": args.member_randomness, "value_discretization_interval": args.interval}
+    if args.delta_total is not None:
+        b = queries.composed_epsilon(table, args.queries, delta_total=args.delta_total, **opts)
+        generic = queries.generic_epsilon(table, args.queries, b.delta)
+    else:
+        b = queries.composed_delta(table, args.queries, epsilon_total=args.epsilon_total, **opts)
+        generic = None
+    rec = {**b.to_dict(), "queries": args.queries}
+    if generic is not None:
+        rec["epsilon_total_generic"] = generic
+    if args.json:
+        print_json(rec)
+        return 0
+    rows = [[b.bound, b.epsilon, b.delta, b.lower if b.bound == queries.BOUND_FRESH else b.upper]]
+    if generic is not None:
+        rows.append([queries.BOUND_GENERIC, generic, b.delta, generic])
+    print_table(["accountant", "epsilon_total", "delta_total", "lower_bound"], rows,
+                f"{args.queries} queries of {args.file}, members {args.member_randomness}")
+    return 0
+
+
 class _WithAll(LazyChoices):
     """A module's tuple of names, plus "all"."""
 
@@ -102,7 +143,7 @@ class _WithAll(LazyChoices):
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``account`` with its subcommands to the main ``darrm`` parser."""
     account = subparsers.add_parser(
-        "account", help="privacy accounting (composition, DP-SGD, GNMax, paper tables)",
+        "account", help="privacy accounting (composition, DaRRM queries, DP-SGD, GNMax, paper tables)",
         description="Privacy accounting for private majority ensembles: composition bounds, DP-SGD "
                     "teachers, GNMax calibration and the paper's privacy tables (docs/accounting.md).")
     sub = account.add_subparsers(dest="account_command", required=True, metavar="ACCOUNTING")
@@ -165,3 +206,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="which table: teachers, totals, table3, gnmax or all")
     p.add_argument("--m", type=count_arg, nargs="+", default=[3], help="privacy allowances (paper: 1 3 5 7)")
     p.set_defaults(func=_cmd_paper_tables)
+
+    p = common(sub.add_parser(
+        "queries", help="total (eps, delta) of Q answers of a gamma file",
+        description="Total (ε, δ) of Q DaRRM answers of one γ file: with --member-randomness fresh, the "
+                    "PLD composition of the table's own dominating pair (its exact privacy profile), "
+                    "bracketed by optimistic and pessimistic discretisation; with fixed, the post-processing "
+                    "bound of the members' own guarantees (any Q).  The generic bound (Q identical "
+                    "(ε_q, δ_q) queries, Kairouz-Oh-Viswanath) is printed beside it (docs/accounting.md)."))
+    p.add_argument("file", help="the γ file (written by `darrm solve --out`)")
+    p.add_argument("--queries", type=count_arg, required=True, help="number Q of answered queries")
+    p.add_argument("--delta-total", type=float, help="total δ in (0, 1): print epsilon_total (default: none)")
+    p.add_argument("--epsilon-total", type=float, help="total ε >= 0: print delta_total (default: none)")
+    p.add_argument("--member-randomness", choices=("fresh", "fixed"), required=True,
+                   help="fresh: members answer each query with fresh randomness (per-query composition); "
+                        "fixed: the same trained members answer every query (post-processing of their "
+                        "guarantees only); no default, say which holds")
+    p.add_argument("--interval", type=float, default=None,
+                   help="PLD discretisation interval (default: 1e-4, halved until the optimistic-pessimistic "
+                        "bracket is within 0.25 %%)")
+    p.set_defaults(func=_cmd_queries)

@@ -8,44 +8,60 @@ known to be broken (``valid=False``) are only included with ``include_invalid=Tr
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from darrm import validation as v
-from darrm.errors import DarrmError, ParameterError, ParameterTypeError
+from darrm.errors import ParameterError, ParameterTypeError
 
 from . import blanket, clones, decomposition, erlingsson, krr, variation_ratio
-from .bound import Bound
+from .bound import Bound, Kind, NotApplicable
 from .randomizers import FiniteRandomizer, GenericLDP, RandomizedResponse, Randomizer
 
-Method = tuple[str, Callable[..., Bound], Callable[..., Bound], Callable[[Randomizer], bool]]
+
+class Method(NamedTuple):
+    """One row of :data:`METHODS`: the method's ``name`` (its module's ``NAME``), whether it
+    gives an ``upper`` or a ``lower`` bound, its ε(δ) and δ(ε) functions, and
+    ``not_for(randomizer)``: why it does not apply to that randomizer, or None."""
+
+    name: str
+    kind: Kind
+    eps_bound: Callable[..., Bound]
+    delta_bound: Callable[..., Bound]
+    not_for: Callable[[Randomizer], str | None]
 
 
-def _any(_: Randomizer) -> bool:
-    return True
+def _any(_: Randomizer) -> str | None:
+    return None
 
 
-def _specific(r: Randomizer) -> bool:
-    return isinstance(r, (RandomizedResponse, FiniteRandomizer))
+def _specific(r: Randomizer) -> str | None:
+    if isinstance(r, (RandomizedResponse, FiniteRandomizer)):
+        return None
+    return "needs a specific randomizer (RandomizedResponse or FiniteRandomizer), not a generic eps0-LDP one"
 
 
-def _rr_or_generic(r: Randomizer) -> bool:
-    return isinstance(r, (RandomizedResponse, GenericLDP))
+def _rr_or_generic(r: Randomizer) -> str | None:
+    if isinstance(r, (RandomizedResponse, GenericLDP)):
+        return None
+    return "applies to k-ary randomized response (or binary RR for a generic eps0-LDP randomizer) only"
 
 
-#: (name, eps(δ) function, δ(ε) function, applicability)
+def _blanket(which: str) -> Method:
+    return Method(blanket.NAMES[which], "upper",
+                  lambda r, n, d: blanket.eps_bound(r, n, d, which),
+                  lambda r, n, e: blanket.delta_bound(r, n, e, which), _any)
+
+
+#: every method: name (carried by its module), kind, ε(δ), δ(ε), applicability
 METHODS: list[Method] = [
-    ("erlingsson", erlingsson.eps_bound, erlingsson.delta_bound, _any),
-    ("blanket-hoeffding",
-     lambda r, n, d: blanket.eps_bound(r, n, d, "hoeffding"),
-     lambda r, n, e: blanket.delta_bound(r, n, e, "hoeffding"), _any),
-    ("blanket-bennett",
-     lambda r, n, d: blanket.eps_bound(r, n, d, "bennett"),
-     lambda r, n, e: blanket.delta_bound(r, n, e, "bennett"), _any),
-    ("clones", clones.eps_bound, clones.delta_bound, _any),
-    ("variation-ratio", variation_ratio.eps_bound, variation_ratio.delta_bound, _any),
-    ("optimal-decomposition", decomposition.eps_bound, decomposition.delta_bound, _specific),
-    ("fft-lower", decomposition.lower_eps_bound, decomposition.lower_delta_bound, _any),
-    ("krr-exact", krr.lower_eps_bound, krr.lower_delta_bound, _rr_or_generic),
+    Method(erlingsson.NAME, "upper", erlingsson.eps_bound, erlingsson.delta_bound, _any),
+    _blanket("hoeffding"),
+    _blanket("bennett"),
+    Method(clones.NAME, "upper", clones.eps_bound, clones.delta_bound, _any),
+    Method(variation_ratio.NAME, "upper", variation_ratio.eps_bound, variation_ratio.delta_bound, _any),
+    Method(decomposition.NAME, "upper", decomposition.eps_bound, decomposition.delta_bound, _specific),
+    Method(decomposition.LOWER_NAME, "lower", decomposition.lower_eps_bound, decomposition.lower_delta_bound, _any),
+    Method(krr.LOWER_NAME, "lower", krr.lower_eps_bound, krr.lower_delta_bound, _rr_or_generic),
 ]
 
 
@@ -55,8 +71,8 @@ def _paper_only(randomizer: Randomizer, n: int, delta: float) -> list[Bound]:
         out.append(variation_ratio.paper_specific_eps_bound(randomizer, n, delta))
         try:
             out.append(krr.paper_eps_bound(randomizer, n, delta))
-        except ParameterError:
-            pass
+        except NotApplicable as exc:
+            out.append(Bound.not_applicable(krr.PAPER_NAME, "upper", str(exc), delta=delta))
     return out
 
 
@@ -68,17 +84,41 @@ def all_bounds(
     eps: float | None = None,
     include_invalid: bool = False,
     methods: list[str] | None = None,
+    kinds: tuple[str, ...] = ("upper", "lower"),
 ) -> list[Bound]:
-    """One Bound per applicable method (ε for ``delta`` or δ for ``eps``)."""
+    """One Bound per applicable method (ε for ``delta`` or δ for ``eps``).
+
+    Args:
+        randomizer: the local randomizer of every user.
+        n: the number of users.
+        delta: the target δ (gives ε); exactly one of ``delta`` and ``eps``.
+        eps: the target ε (gives δ).
+        include_invalid: also return published results whose proof is broken, and
+            methods that do not apply (``valid=False``, the note says why).
+        methods: only these methods (names from :data:`METHODS`); a method asked for
+            by name that does not apply is returned as an invalid Bound with the reason.
+        kinds: evaluate only methods of these kinds (``"upper"``, ``"lower"``).
+
+    Returns:
+        The bounds, in the order of :data:`METHODS`.
+
+    Raises:
+        ParameterError: a parameter is out of range; any error of a method other than
+            :class:`~darrm.accounting.shuffle.bound.NotApplicable` propagates.
+    """
     v.instance("randomizer", randomizer, (GenericLDP, RandomizedResponse, FiniteRandomizer),
                "a GenericLDP, RandomizedResponse or FiniteRandomizer")
     include_invalid = v.flag("include_invalid", include_invalid)
     if methods is not None:
-        names = [m[0] for m in METHODS]
+        names = [m.name for m in METHODS]
         if isinstance(methods, (str, bytes)) or not isinstance(methods, (list, tuple, set, frozenset)):
             raise ParameterTypeError("methods", f"must be a list of method names or None, got {methods!r}")
         for m in methods:
             v.choice("methods", m, names)
+    if isinstance(kinds, (str, bytes)) or not isinstance(kinds, (list, tuple, set, frozenset)) or not kinds:
+        raise ParameterTypeError("kinds", f"must be a non-empty tuple of 'upper'/'lower', got {kinds!r}")
+    for k in kinds:
+        v.choice("kinds", k, ("upper", "lower"))
     n = v.count("n", n)
     if (delta is None) == (eps is None):
         raise ParameterError("delta", "give exactly one of delta (to get eps) or eps (to get delta)")
@@ -87,18 +127,21 @@ def all_bounds(
     else:
         eps = v.epsilon("eps", eps, allow_zero=True)
     out: list[Bound] = []
-    for name, f_eps, f_delta, ok in METHODS:
-        if methods is not None and name not in methods:
+    for meth in METHODS:
+        if (methods is not None and meth.name not in methods) or meth.kind not in kinds:
             continue
-        if not ok(randomizer):
-            continue
+        reason = meth.not_for(randomizer)
         try:
-            b = f_eps(randomizer, n, delta) if delta is not None else f_delta(randomizer, n, eps)
-        except DarrmError:
-            continue  # method not computable for these parameters (e.g. n too large)
+            if reason is not None:
+                raise NotApplicable("randomizer", reason)
+            b = meth.eps_bound(randomizer, n, delta) if delta is not None else meth.delta_bound(randomizer, n, eps)
+        except NotApplicable as exc:
+            if include_invalid or methods is not None:
+                out.append(Bound.not_applicable(meth.name, meth.kind, str(exc), delta=delta, eps=eps))
+            continue
         if b.valid or include_invalid:
             out.append(b)
-    if include_invalid and delta is not None and methods is None:
+    if include_invalid and delta is not None and methods is None and "upper" in kinds:
         out.extend(_paper_only(randomizer, n, delta))
     return out
 
@@ -106,8 +149,24 @@ def all_bounds(
 def best_upper_bound(
     randomizer: Randomizer, n: int, *, delta: float | None = None, eps: float | None = None
 ) -> Bound:
-    """The smallest *valid* upper bound over all methods (``method`` names the winner)."""
-    bounds = [b for b in all_bounds(randomizer, n, delta=delta, eps=eps) if b.kind == "upper" and b.valid]
+    """The smallest *valid* upper bound over all methods (``method`` names the winner).
+
+    Only upper-bound methods are evaluated (a lower bound can cost far more and never
+    wins).
+
+    Args:
+        randomizer: the local randomizer of every user.
+        n: the number of users.
+        delta: the target δ (gives ε); exactly one of ``delta`` and ``eps``.
+        eps: the target ε (gives δ).
+
+    Returns:
+        The winning :class:`Bound`.
+
+    Raises:
+        ParameterError: a parameter is out of range.
+    """
+    bounds = [b for b in all_bounds(randomizer, n, delta=delta, eps=eps, kinds=("upper",)) if b.valid]
     if not bounds:  # cannot happen: clones applies to every randomizer
         raise ParameterError("randomizer", "no valid upper bound applies")
     key = (lambda b: b.eps) if delta is not None else (lambda b: b.delta)

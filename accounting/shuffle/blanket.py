@@ -80,6 +80,10 @@ def bennett_delta(randomizer: Randomizer, n: int, eps: float) -> float:
     return min(1.0, math.exp(log_d)) if math.isfinite(log_d) else 0.0
 
 
+#: the two variants' names in :data:`~darrm.accounting.shuffle.best.METHODS` and in every Bound
+NAMES = {"hoeffding": "blanket-hoeffding", "bennett": "blanket-bennett"}
+
+
 def _note(randomizer: Randomizer, which: str) -> str:
     form = "k-RR constants" if isinstance(randomizer, RandomizedResponse) else "generic eps0-LDP constants"
     return f"privacy blanket (BBGN19), {which} bound, {form}"
@@ -88,11 +92,11 @@ def _note(randomizer: Randomizer, which: str) -> str:
 def delta_bound(randomizer: Randomizer, n: int, eps: float, which: str = "hoeffding") -> Bound:
     eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
     f = hoeffding_delta if which == "hoeffding" else bennett_delta
-    return Bound(f"blanket-{which}", "upper", True, eps, f(randomizer, n, eps), _note(randomizer, which))
+    return Bound(NAMES[which], "upper", True, eps, f(randomizer, n, eps), _note(randomizer, which))
 
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float, which: str = "hoeffding") -> Bound:
     delta, n = v.open_unit("delta", delta), v.count("n", n)
     f = hoeffding_delta if which == "hoeffding" else bennett_delta
     e = eps_for_delta(lambda x: f(randomizer, n, x), delta, randomizer.eps0, "upper")
-    return Bound(f"blanket-{which}", "upper", True, e, delta, _note(randomizer, which))
+    return Bound(NAMES[which], "upper", True, e, delta, _note(randomizer, which))

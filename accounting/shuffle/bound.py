@@ -20,6 +20,13 @@ from darrm.numerics.inversion import inverse_monotone
 
 Kind = Literal["upper", "lower"]
 
+
+class NotApplicable(ParameterError):
+    """A bound's method does not apply to these parameters (e.g. the randomizer class or
+    an ``n`` beyond what it computes).  :func:`~darrm.accounting.shuffle.best.all_bounds`
+    reports it as an invalid :class:`Bound` whose note is the reason; every other error
+    propagates."""
+
 #: shuffling protects one user's input being replaced by another (Wang et al., Su et al.)
 NEIGHBORING_RELATION = NeighboringRelation.REPLACE_ONE
 
@@ -49,13 +56,24 @@ class Bound:
         if math.isnan(self.delta) or not 0.0 <= self.delta <= 1.0:
             raise ParameterError("delta", f"must lie in [0, 1], got {self.delta}")
 
+    @classmethod
+    def not_applicable(cls, method: str, kind: Kind, reason: str, *, delta: float | None = None,
+                       eps: float | None = None) -> "Bound":
+        """An invalid Bound for a method that does not apply: for an ε query (``delta``
+        given) ε = ∞, for a δ query (``eps`` given) δ = 1 — the trivial values, certified
+        by nothing; ``reason`` becomes the note."""
+        if delta is not None:
+            return cls(method, kind, False, math.inf, delta, "not applicable: " + reason)
+        return cls(method, kind, False, float(eps if eps is not None else 0.0), 1.0, "not applicable: " + reason)
+
     def as_record(self) -> dict:
-        """The JSON record used by the CLI (``method, bound, valid, eps, delta, note``)."""
+        """The JSON record used by the CLI (``method, bound, valid, eps, delta, note``);
+        an infinite ε (a method that does not apply) is written as null."""
         return {
             "method": self.method,
             "bound": self.kind,
             "valid": self.valid,
-            "eps": self.eps,
+            "eps": self.eps if math.isfinite(self.eps) else None,
             "delta": self.delta,
             "note": self.note,
         }

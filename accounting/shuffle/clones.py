@@ -19,6 +19,8 @@ from .bound import Bound, eps_for_delta
 from .randomizers import Randomizer
 from .variation_ratio import VRParams, vr_delta
 
+#: the method's name in :data:`~darrm.accounting.shuffle.best.METHODS` and in every Bound
+NAME = "clones"
 NOTE = "FMT21 clone reduction, exact numerical evaluation; valid for every eps0-LDP randomizer"
 
 
@@ -33,11 +35,11 @@ def clone_delta(eps: float, n: int, eps0: float) -> float:
 
 def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
     eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
-    return Bound("clones", "upper", True, eps, clone_delta(eps, n, randomizer.eps0), NOTE)
+    return Bound(NAME, "upper", True, eps, clone_delta(eps, n, randomizer.eps0), NOTE)
 
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     delta, n = v.open_unit("delta", delta), v.count("n", n)
     e0 = randomizer.eps0
     e = eps_for_delta(lambda x: clone_delta(x, n, e0), delta, e0, "upper")
-    return Bound("clones", "upper", True, e, delta, NOTE)
+    return Bound(NAME, "upper", True, e, delta, NOTE)

@@ -37,6 +37,7 @@ are covered by the max over pairs.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -45,9 +46,10 @@ import numpy as np
 from darrm import validation as v
 from darrm.errors import ParameterError
 
-from . import count_sums
+from . import count_sums, lower_datasets
 from .bound import Bound, eps_for_delta
 from .randomizers import FiniteRandomizer, GenericLDP, RandomizedResponse, Randomizer, as_finite
+from .variation_ratio import krr_count_lower_delta
 
 EPS_MACH = np.finfo(float).eps
 
@@ -206,14 +208,19 @@ def _pairs(randomizer: Randomizer, fin: FiniteRandomizer) -> list[tuple[int, int
 
 def _lower_datasets(randomizer: Randomizer, fin: FiniteRandomizer) -> list[tuple[int, int, int | None]]:
     """(x0, x1, x*) for the datasets (x0|x*,...,x*) vs (x1|x*,...,x*); x* = None is
-    the uniform i.i.d. mixture of :func:`mixture_atoms`; ``fin``: the probability matrix."""
+    the uniform i.i.d. mixture of :func:`mixture_atoms`; ``fin``: the probability matrix.
+    k-RR by its symmetry; any other randomizer one dataset per distinct GPARV
+    (:func:`.lower_datasets.distinct_datasets`, which refuses too large enumerations)."""
     if isinstance(randomizer, RandomizedResponse):
         if randomizer.k == 2:
             return [(0, 1, 1), (0, 1, 0), (1, 0, 0), (1, 0, 1)]
         return [(0, 1, 1), (0, 1, 0), (0, 1, None), (0, 1, 2)]
-    k = fin.n_inputs
-    out = [(a, b, c) for a in range(k) for b in range(k) for c in range(k) if a != b]
-    return out + [(a, b, None) for a in range(k) for b in range(k) if a != b]
+    return [(d.x0, d.x1, d.xs) for d in _distinct(fin)]
+
+
+@functools.lru_cache(maxsize=16)
+def _distinct(fin: FiniteRandomizer) -> tuple[lower_datasets.Dataset, ...]:
+    return tuple(lower_datasets.distinct_datasets(fin.array))
 
 
 #: the FFT is only worth its cost where its grid resolves the sum (small n)
@@ -268,15 +275,25 @@ def lower_delta(randomizer: Randomizer, n: int, eps: float) -> float:
     m = fin.array
     best = 0.0
     for a, b, xs in _lower_datasets(randomizer, fin):
+        if isinstance(randomizer, RandomizedResponse) and xs == 2:
+            # k-RR, filler outside {x0, x1}: a 4-atom GPARV (k >= 4) that the FFT / coarsened sums
+            # resolve poorly on their grid; the (N_x0, N_x1) count divergence of the same dataset
+            # pair (Wang et al. Thm 5.1) is a lower bound on it, computed without a grid
+            best = max(best, krr_count_lower_delta(eps, n, randomizer.eps0, randomizer.k))
         at = mixture_atoms(m, a, b) if xs is None else dataset_atoms(m, a, b, xs)
         best = max(best, positive_part(at.values(eps), at.w, n, "lower")[0] / n)
     return min(1.0, best)
 
 
+#: the methods' names in :data:`~darrm.accounting.shuffle.best.METHODS` and in every Bound
+NAME = "optimal-decomposition"
+LOWER_NAME = "fft-lower"
+
 _UP_NOTE = ("Su et al. optimal (blanket) decomposition, FFT with rounded-up GPARV and error terms, "
             "capped by the clone / variation-ratio general-clone pairs (Thm 6)")
 _LO_NOTE = ("Su et al. Thm 14 (GKMP20): exact divergence of the dataset (x0|x*,...,x*) vs (x1|x*,...,x*), "
-            "FFT rounded down")
+            "one per distinct GPARV, FFT rounded down; k-RR (k >= 3) with x* outside {x0, x1}: the exact "
+            "(N_x0, N_x1) count divergence (Wang et al. Thm 5.1)")
 
 
 def capped_optimal_delta(randomizer: Randomizer, n: int, eps: float) -> float:
@@ -309,14 +326,14 @@ def _bracket(f, randomizer: Randomizer, n: int, delta: float) -> float:
 
 def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
     eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
-    return Bound("optimal-decomposition", "upper", True, eps, capped_optimal_delta(randomizer, n, eps), _UP_NOTE)
+    return Bound(NAME, "upper", True, eps, capped_optimal_delta(randomizer, n, eps), _UP_NOTE)
 
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     delta, n = v.open_unit("delta", delta), v.count("n", n)
     f = lambda x: capped_optimal_delta(randomizer, n, x)  # noqa: E731
     e = eps_for_delta(f, delta, _bracket(f, randomizer, n, delta), "upper", rtol=1e-5)
-    return Bound("optimal-decomposition", "upper", True, e, delta, _UP_NOTE)
+    return Bound(NAME, "upper", True, e, delta, _UP_NOTE)
 
 
 def _lower_note(randomizer: Randomizer) -> str:
@@ -327,11 +344,11 @@ def _lower_note(randomizer: Randomizer) -> str:
 
 def lower_delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
     eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
-    return Bound("fft-lower", "lower", True, eps, lower_delta(randomizer, n, eps), _lower_note(randomizer))
+    return Bound(LOWER_NAME, "lower", True, eps, lower_delta(randomizer, n, eps), _lower_note(randomizer))
 
 
 def lower_eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     delta, n = v.open_unit("delta", delta), v.count("n", n)
     f = lambda x: lower_delta(randomizer, n, x)  # noqa: E731
     e = eps_for_delta(f, delta, _bracket(f, randomizer, n, delta), "lower", rtol=1e-5)
-    return Bound("fft-lower", "lower", True, e, delta, _lower_note(randomizer))
+    return Bound(LOWER_NAME, "lower", True, e, delta, _lower_note(randomizer))

@@ -26,7 +26,7 @@ from scipy.stats import binom
 from darrm import validation as val
 from darrm.errors import ParameterError
 
-from .bound import Bound, eps_for_delta
+from .bound import Bound, NotApplicable, eps_for_delta
 from .randomizers import GenericLDP, RandomizedResponse, Randomizer
 
 
@@ -103,6 +103,9 @@ def krr_delta(eps: float, n: int, n_x0: int, k: int, eps0: float, variant: str, 
 
 
 _MAX_N = 20000
+#: the methods' names in :data:`~darrm.accounting.shuffle.best.METHODS` and in every Bound
+LOWER_NAME = "krr-exact"
+PAPER_NAME = "krr-paper"
 _LOW_NOTE = ("Biswas et al. corrected ('exact') single-bin x0-count divergence, max over n_x0 in {0,1,2} "
              "and both directions: a post-processing of the shuffled histogram of one dataset, so a LOWER bound")
 _PAPER_NOTE = ("Biswas et al. Thm 4.1 as printed (algebra error, spec-shuffle-krr §2.4); single bin, fixed dataset, "
@@ -113,9 +116,9 @@ def lower_delta(randomizer: Randomizer, n: int, eps: float) -> float:
     if isinstance(randomizer, GenericLDP):
         randomizer = RandomizedResponse(randomizer.eps0, 2)
     if not isinstance(randomizer, RandomizedResponse):
-        raise ParameterError("randomizer", "the k-RR bound applies to k-ary randomized response only")
+        raise NotApplicable("randomizer", "the k-RR bound applies to k-ary randomized response only")
     if n > _MAX_N:
-        raise ParameterError("n", f"the k-RR lower bound is computed for n <= {_MAX_N}")
+        raise NotApplicable("n", f"the k-RR lower bound is computed for n <= {_MAX_N}")
     return max(
         krr_delta(eps, n, m, randomizer.k, randomizer.eps0, "exact", "max") for m in range(min(3, n))
     )
@@ -123,22 +126,22 @@ def lower_delta(randomizer: Randomizer, n: int, eps: float) -> float:
 
 def lower_delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
     eps, n = val.epsilon("eps", eps, allow_zero=True), val.count("n", n)
-    return Bound("krr-exact", "lower", True, eps, lower_delta(randomizer, n, eps), _LOW_NOTE)
+    return Bound(LOWER_NAME, "lower", True, eps, lower_delta(randomizer, n, eps), _LOW_NOTE)
 
 
 def lower_eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     delta, n = val.open_unit("delta", delta), val.count("n", n)
     e = eps_for_delta(lambda x: lower_delta(randomizer, n, x), delta, randomizer.eps0, "lower")
-    return Bound("krr-exact", "lower", True, e, delta, _LOW_NOTE)
+    return Bound(LOWER_NAME, "lower", True, e, delta, _LOW_NOTE)
 
 
 def paper_eps_bound(randomizer: RandomizedResponse, n: int, delta: float, n_x0: int | None = None) -> Bound:
     """The printed Theorem 4.1 (variant "paper") at n_x0 = 0.8 n as in its tables; invalid."""
     delta, n = val.open_unit("delta", delta), val.count("n", n)
     if n > _MAX_N:
-        raise ParameterError("n", f"the k-RR bound is computed for n <= {_MAX_N}")
+        raise NotApplicable("n", f"the k-RR bound is computed for n <= {_MAX_N}")
     m = int(0.8 * n) if n_x0 is None else n_x0
     m = min(m, n - 1)
     f = lambda x: krr_delta(x, n, m, randomizer.k, randomizer.eps0, "paper")  # noqa: E731
     e = eps_for_delta(f, delta, randomizer.eps0, "upper")
-    return Bound("krr-paper", "upper", False, e, delta, _PAPER_NOTE)
+    return Bound(PAPER_NAME, "upper", False, e, delta, _PAPER_NOTE)

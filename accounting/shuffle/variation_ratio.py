@@ -100,12 +100,17 @@ def general_params(eps0: float) -> VRParams:
     return VRParams(p, (p - 1) / (p + 1), p)
 
 
-def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = False) -> float:
+def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = False,
+             kind: str = "upper") -> float:
     """δ(ε) = D_{e^ε}(P ‖ Q) of the variation-ratio pair (Thm 4.1/4.8, stable form).
 
     ``separate_leftover=True`` gives the corrected (general-clone) pair described in
     the module docstring; it coincides with the printed formula when g = 0.
+    ``kind``: the sum over c is truncated to a window; its dropped mass times a bound on
+    each term's magnitude is added (``"upper"``) or subtracted (``"lower"``, for a pair
+    that is itself a post-processing of a real dataset pair, :func:`krr_count_lower_delta`).
     """
+    v.choice("kind", kind, ("upper", "lower"))
     eps = v.epsilon("eps", eps, allow_zero=True)
     n = v.count("n", n)
     pr = params
@@ -142,8 +147,44 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
         val = val + (1 - ee) * g * B.upper_tail_along(k0, c)
     # val_c mixes output slices of totals c and c+1, so single terms may be
     # negative; only the sum is a hockey-stick divergence (>= 0).
+    if kind == "lower":
+        term_max = abs(a1) + (ee - 1) * (a_sum + g)  # |val_c| <= this (pm, tails <= 1)
+        return min(1.0, max(0.0, float(np.dot(w, val)) - dropped * term_max))
     delta = max(0.0, float(np.dot(w, val))) + dropped * pr.p_alpha
     return min(1.0, delta)
+
+
+def krr_count_lower_delta(eps: float, n: int, eps0: float, k: int) -> float:
+    """δ(ε) of the counts (N_x0, N_x1) of the dataset pair (x0 | x2, ..., x2) vs (x1 | x2, ..., x2)
+    under k-RR, k >= 3 (Wang et al. Thm 5.1, ``amplificationLB``): a valid LOWER bound on the
+    shuffled k-RR.
+
+    Claim: with Wang et al.'s Table 2 GRR parameters p = q = e^{ε0}, β = (e^{ε0}-1)/(e^{ε0}+k-1),
+    the pair (P, Q) of Thm 4.7 is the law of (N_x0, N_x1) in the shuffled histogram of that
+    dataset pair, so D_{e^ε}(P ‖ Q) <= that pair's divergence <= the protocol's δ(ε); for
+    k = 3 the counts determine the histogram and it is the pair's exact divergence.
+
+    Proof: each other user (input x2) reports x0 and x1 with probability 1/(e^{ε0}+k-1) each,
+    so C = N_x0 + N_x1 over them is Bin(n-1, 2r) with 2r = 2α = 2/(e^{ε0}+k-1) and the split
+    is Bin(C, 1/2); the victim reports its own input with probability pα = e^{ε0}/(e^{ε0}+k-1),
+    the other of {x0, x1} with probability α, and any other output with g = 1 - (p+1)α.  The
+    counts are a post-processing of the histogram (data-processing inequality); both
+    directions are equal by the symmetry x0 <-> x1.
+
+    Args:
+        eps: the ε of the hockey-stick divergence (>= 0).
+        n: the number of users.
+        eps0: the local budget of k-RR.
+        k: the number of classes (>= 3: the filler input x2 must differ from x0 and x1).
+
+    Returns:
+        δ(ε) with the window truncation subtracted (a lower bound on the exact value).
+
+    Raises:
+        ParameterError: k < 3 or a parameter out of range.
+    """
+    k = v.count("k", k, minimum=3)
+    return vr_delta(eps, n, grr_paper_params(eps0, k), kind="lower")
 
 
 def vr_eps(
@@ -232,6 +273,11 @@ def _specific_delta_fn(randomizer: Randomizer, n: int):
     return f, fin.eps0
 
 
+#: the method's name in :data:`~darrm.accounting.shuffle.best.METHODS` and in every Bound
+NAME = "variation-ratio"
+#: Wang et al.'s printed k-RR parameters (reproduction only; invalid for k >= 3)
+PAPER_KRR_NAME = "variation-ratio-paper-krr"
+
 #: Opt in to the per-pair "separate left-over" refinement for finite randomizers (not peer-reviewed).
 SEPARATE_LEFTOVER_PAIRS = False
 
@@ -252,9 +298,9 @@ def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
     n = v.count("n", n)
     if isinstance(randomizer, GenericLDP):
         d = vr_delta(eps, n, general_params(randomizer.eps0))
-        return Bound("variation-ratio", "upper", False, eps, d, _GENERIC_NOTE)
+        return Bound(NAME, "upper", False, eps, d, _GENERIC_NOTE)
     f, _ = _specific_delta_fn(randomizer, n)
-    return Bound("variation-ratio", "upper", True, eps, f(eps), _SPECIFIC_NOTE)
+    return Bound(NAME, "upper", True, eps, f(eps), _SPECIFIC_NOTE)
 
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
@@ -265,10 +311,10 @@ def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     if isinstance(randomizer, GenericLDP):
         pr = general_params(randomizer.eps0)
         e = eps_for_delta(lambda x: vr_delta(x, n, pr), delta, randomizer.eps0, "upper")
-        return Bound("variation-ratio", "upper", False, e, delta, _GENERIC_NOTE)
+        return Bound(NAME, "upper", False, e, delta, _GENERIC_NOTE)
     f, eps0 = _specific_delta_fn(randomizer, n)
     e = eps_for_delta(f, delta, eps0, "upper")
-    return Bound("variation-ratio", "upper", True, e, delta, _SPECIFIC_NOTE)
+    return Bound(NAME, "upper", True, e, delta, _SPECIFIC_NOTE)
 
 
 def grr_paper_params(eps0: float, k: int) -> VRParams:
@@ -289,4 +335,4 @@ def paper_specific_eps_bound(randomizer: RandomizedResponse, n: int, delta: floa
     note = "Wang et al. Table 2 GRR parameters" + (
         "" if valid else "; g > 0 so the proof relies on the flawed stronger-clone reduction (Su et al. §3.3)"
     )
-    return Bound("variation-ratio-paper-krr", "upper", valid, e, delta, note)
+    return Bound(PAPER_KRR_NAME, "upper", valid, e, delta, note)

@@ -33,6 +33,18 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+def process_limit() -> int | None:
+    """The soft limit on this user's processes (``RLIMIT_NPROC``); None where unlimited or unknown.
+    Checked for root too (root may be exempt, but a refusal there costs nothing)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NPROC)
+    except (ImportError, AttributeError, OSError, ValueError):  # pragma: no cover - not POSIX
+        return None
+    return None if soft == resource.RLIM_INFINITY or soft < 0 else int(soft)
+
+
 class SerialExecutor:
     """Runs every item in this process (the default; no start-up cost)."""
 
@@ -102,9 +114,26 @@ class ProcessExecutor:
         nb = min(len(items), self.workers * BATCHES_PER_WORKER)
         batches = [items[i::nb] for i in range(nb)]
         with ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_init, initargs=(shared,)) as pool:
-            futures = [pool.submit(_call_batch, fn, b) for b in batches]
+            try:
+                futures = [pool.submit(_call_batch, fn, b) for b in batches]
+            except OSError as exc:  # fork failed (RLIMIT_NPROC, memory): end the started workers, do not wait
+                _abandon(pool)
+                raise ParameterError("executor", f"cannot start {self.workers} worker processes "
+                                                 f"({exc.strerror or exc}); use fewer (local:N) or serial") from None
             for f in as_completed(futures):
                 yield from f.result()
+
+
+def _abandon(pool: ProcessPoolExecutor) -> None:
+    """Kill the workers a pool started and shut it down without waiting for work it never got
+    (a failed fork leaves ProcessPoolExecutor's manager waiting for them: the process would hang)."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.kill()
+            proc.join(5)
+        except (OSError, ValueError, AssertionError):  # pragma: no cover - already gone
+            pass
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 class DaskExecutor:
@@ -124,6 +153,7 @@ class DaskExecutor:
             return
         t = self.CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
         try:
+            _probe_scheduler(client, t)
             self.client = Client(client, timeout=t)
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -137,6 +167,42 @@ class DaskExecutor:
         futures = self.client.map(fn, [fut_shared] * len(items), list(items), pure=False)
         for f in das_completed(futures):
             yield f.result()
+
+
+def _probe_scheduler(address: str, timeout: float) -> None:
+    """Ask the scheduler at ``address`` for its identity within ``timeout`` seconds (the whole
+    exchange), so that an address which accepts TCP but does not speak Dask's protocol is refused
+    in time: ``distributed.Client`` itself waits for its registration reply without a limit.
+
+    Raises:
+        TimeoutError: no Dask reply in time.  OSError: the connection was refused or closed.
+        ValueError: the reply is not a Dask scheduler's identity.
+    """
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def ask() -> object:
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        asyncio.get_running_loop()
+        return  # inside a running event loop (a notebook): Client's own timeout is all there is
+    except RuntimeError:
+        pass
+    try:
+        reply = asyncio.run(asyncio.wait_for(ask(), timeout))
+    except asyncio.TimeoutError:
+        raise TimeoutError(f"no Dask reply within {timeout:g} s (is this a Dask scheduler's address?)") from None
+    except Exception as exc:  # distributed's CommClosedError and the like
+        raise OSError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise ValueError("the reply is not a Dask scheduler's identity")
 
 
 def check_executor(name: str, executor: object) -> None:
@@ -166,6 +232,11 @@ def make_executor(spec: str | None) -> Executor | TorchDevice:
             n = 0
         if n < 1:
             raise ParameterError("executor", f"local:N needs a number of worker processes N >= 1, got {arg!r}")
+        limit = process_limit()
+        if limit is not None and n >= limit:
+            raise ParameterError("executor", f"local:{n} asks for more worker processes than the process "
+                                             f"limit allows (RLIMIT_NPROC = {limit}, `ulimit -u`); use local:N "
+                                             f"with N < {limit}")
         return ProcessExecutor(n)
     if kind == "torch":
         return TorchDevice(arg or None)

@@ -748,6 +748,15 @@ def sweep_executor(params: PrivacyParams, executor: Executor | TorchDevice | Non
         return executor
     auto = default_executor(params, max_memory)
     chosen = auto if executor is None else executor
+    if isinstance(chosen, ProcessExecutor) and chosen is not auto:
+        budget = memory_budget(max_memory)
+        if budget is not None and sweep_memory(params, chosen.workers) > budget:
+            fit = max(n for n in range(1, chosen.workers + 1) if n == 1 or sweep_memory(params, n) <= budget)
+            need = sweep_memory(params, chosen.workers) / 2**30
+            raise ParameterError("executor", f"local:{chosen.workers} needs about {need:.2f} GiB for the sweeps at "
+                                             f"K={params.K}, more than the {budget / 2**30:.2f} GiB "
+                                             f"{'allowed (max_memory)' if max_memory is not None else 'available'}; "
+                                             f"at most local:{fit} fits")
     workers = int(getattr(chosen, "workers", 1))
     log.debug("sweeps at K=%d: %d worker(s), about %.0f MiB peak (estimate)",
               params.K, workers, sweep_memory(params, workers) / 2**20)

@@ -46,6 +46,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--train-size", type=int, default=None,
                    help="use a seeded random subset of this many two-class training images "
                         "(default: all; the paper's Fashion-MNIST figure is 10000)")
+    p.add_argument("--student", action="store_true",
+                   help="PATE end to end: split the public set into a query pool and a held-out half, train a "
+                        "student on every released label set and score it on the held-out half (defaults "
+                        "become m=3, Q=20,50,100,200,500, 5 draws; --quick: Q=20, 2 draws; default: off)")
+    p.add_argument("--no-self-training", action="store_true",
+                   help="with --student: train on the Q released labels only (default: one round of "
+                        "pseudo-labels on the rest of the pool)")
+    p.add_argument("--held-out-fraction", type=float, default=0.5,
+                   help="with --student: share of the public set held out as the student's test set (default: 0.5)")
     p.set_defaults(func=run_command)
 
 
@@ -56,6 +65,18 @@ def config_from_args(args: argparse.Namespace):
     over = {k: getattr(args, k) for k in ("ms", "queries", "draws", "epochs") if getattr(args, k) is not None}
     over["seed"] = args.seed
     over["train_size"] = args.train_size
+    if args.student or args.no_self_training or args.held_out_fraction != 0.5:
+        if not args.student:
+            from darrm.errors import ParameterError
+
+            raise ParameterError("student", "--no-self-training and --held-out-fraction need --student")
+        from dataclasses import replace
+
+        cfg = StudyConfig.with_student(args.dataset, quick=args.quick, held_out_fraction=args.held_out_fraction,
+                                       **over)
+        if args.no_self_training and cfg.student is not None:
+            cfg = replace(cfg, student=replace(cfg.student, self_training=False))
+        return cfg
     return StudyConfig.quick(args.dataset, **over) if args.quick else StudyConfig(args.dataset, **over)
 
 

@@ -92,11 +92,11 @@ def _privacy_table(by: dict, ds: str, m: int, Qs: list[int]) -> list[str]:
             continue
         pb = PAPER_BUDGET.get((ds, m, Q))
         lines.append(
-            f"| {Q} | ({r['eps_query']:.4f}, {r['delta_query']:.4f}) | ({r['eps_total']:.3f}, "
-            f"{r['delta_total']:.3f}) | " + (f"({pb[0]:.3f}, {pb[1]:.3f})" if pb else "–")
+            f"| {Q} | ({r['eps_query']:.4f}, {r['delta_query']:.4f}) | ({r['eps_total_paper']:.3f}, "
+            f"{r['delta_total_paper']:.3f}) | " + (f"({pb[0]:.3f}, {pb[1]:.3f})" if pb else "–")
             + f" | {r['eps_total_optimal']:.3f} | "
             + (f"{g['eps_total_gaussian_pld']:.3f} (σ = {g['sigma']:.2f})" if g else "–")
-            + " | " + (f"({p['eps_total']:.4f}, {p['delta_total']:g})" if p else "–") + " |")
+            + " | " + (f"({p['epsilon_total']:.4f}, {p['delta_total']:g})" if p else "–") + " |")
     return lines + [""]
 
 

@@ -4,6 +4,10 @@ Stages (each with a progress bar): load + verify data → private (DP-SGD) and n
 teachers and their test-set votes (cached, resumable) → per m: γ_Sub, certified γ_opt and
 GNMax σ (paper RDP calibration and the tightest accountant) at the same per-query budget
 (mε, δ = 1 − (1−Δ)^m) → Q-query draws → released labels (votes only) → accuracy.
+With a student (``cfg.student``): the public set is split into a query pool and a guarded
+held-out half first; queries come from the pool, and a student per released label set is
+scored on the held-out half.  Every record carries ``epsilon_total``/``delta_total`` and the
+accountant that justifies them (:mod:`~darrm.experiments.pate.totals`).
 
 Outputs in ``out``: ``results.json`` (list of records), ``teachers.json``, ``mechanisms.json``
 (γ tables, σ), ``tables.md`` (next to the paper's numbers) and ``accuracy_vs_m.png``.
@@ -15,7 +19,7 @@ import io
 import platform
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -27,9 +31,13 @@ from darrm.atomic import atomic_write_bytes, atomic_write_json
 from darrm.experiments.cache import default_cache_dir
 from darrm.experiments.data.loader import binary_task, load_dataset
 from darrm.experiments.pate.ensemble import get_ensemble
+from darrm.experiments.pate.public_split import HeldOutSet, PublicSplit, split_public
 from darrm.experiments.pate.report import accuracy_plot, markdown_report
+from darrm.experiments.pate.student_report import student_plot, student_table
+from darrm.experiments.pate.student_study import student_accuracies
 from darrm.experiments.pate.study import METHODS, StudyConfig, query_indices
 from darrm.experiments.pate.teachers import pick_device
+from darrm.experiments.pate.totals import total_budget
 from darrm.experiments.releases import mechanism_rng, release
 from darrm.paths import check_output_dir
 
@@ -95,16 +103,16 @@ def score(released: dict, labels: np.ndarray) -> dict[tuple[str, int, int], np.n
 
 def _privacy(method: str, m: int, Q: int, mech_m: dict, eps_t: float, cfg: StudyConfig) -> dict:
     if method == "majority-nonprivate":
-        return {"eps_query": None, "delta_query": None, "eps_total": None, "delta_total": None,
+        return {"eps_query": None, "delta_query": None, "eps_total_paper": None, "delta_total_paper": None,
                 "eps_total_optimal": None, "privacy_note": "teachers trained without DP: no guarantee"}
     if method == "majority-private-parallel":
         return {"eps_query": eps_t, "delta_query": cfg.member_delta,
-                "eps_total": eps_t, "delta_total": cfg.member_delta, "eps_total_optimal": eps_t,
+                "eps_total_paper": eps_t, "delta_total_paper": cfg.member_delta, "eps_total_optimal": eps_t,
                 "privacy_note": "post-processing of the teachers: parallel composition, the teachers' "
                                 "(eps, Delta) once for all Q queries"}
     eq, dq = mech_m["eps_query"], mech_m["delta_query"]
     et, dt = kairouz_general(eq, dq, Q, cfg.delta_prime)
-    rec = {"eps_query": eq, "delta_query": dq, "eps_total": et, "delta_total": dt,
+    rec = {"eps_query": eq, "delta_query": dq, "eps_total_paper": et, "delta_total_paper": dt,
            "eps_total_optimal": optimal_homogeneous_epsilon(eq, dq, Q, dt)}
     if method.startswith("gnmax"):
         sigma = mech_m["sigma_paper" if method == "gnmax-paper" else "sigma_tight"]
@@ -113,16 +121,27 @@ def _privacy(method: str, m: int, Q: int, mech_m: dict, eps_t: float, cfg: Study
     return rec
 
 
-def build_records(cfg: StudyConfig, accs: dict, mech: Mechanisms, eps_t: float) -> list[dict]:
+def build_records(cfg: StudyConfig, accs: dict, mech: Mechanisms, eps_t: float,
+                  students: dict | None = None) -> list[dict]:
+    """One record per (m, Q, method): label accuracy, privacy (per query, paper totals, and the
+    tightest valid ``epsilon_total``/``delta_total`` with its accountant), and with ``students``
+    the held-out accuracy of the students (mean, std over draws)."""
     records = []
     for m in cfg.ms:
         for Q in cfg.queries:
             for method in METHODS:
                 a = accs[(method, m, Q)]
-                rec = {"dataset": cfg.dataset, "method": method, "m": m, "Q": Q,
-                       "accuracy_mean": float(np.mean(a)), "accuracy_std": float(np.std(a, ddof=0)),
-                       "draws": int(len(a))}
+                rec: dict[str, Any] = {"dataset": cfg.dataset, "method": method, "m": m, "Q": Q,
+                                       "accuracy_mean": float(np.mean(a)), "accuracy_std": float(np.std(a, ddof=0)),
+                                       "draws": int(len(a))}
                 rec.update(_privacy(method, m, Q, mech[m], eps_t, cfg))
+                spec = METHODS[method]
+                fresh = rec["delta_total_paper"] or cfg.member_delta
+                rec.update(total_budget(spec.kind, spec.ensemble, Q, mech[m], eps_t, cfg.member_delta,
+                                        delta_fresh=fresh, sigma=rec.get("sigma")))
+                if students is not None:
+                    s = students[(method, m, Q)]
+                    rec.update(student_accuracy_mean=float(np.mean(s)), student_accuracy_std=float(np.std(s, ddof=0)))
                 records.append(rec)
     return records
 
@@ -171,14 +190,28 @@ def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache
     t_teachers = time.perf_counter() - t0
     eps_t = max(float(t["eps"]) for t in priv.teachers)
     mech = build_mechanisms(cfg, eps_t, progress)
-    released = released_labels(cfg, priv.votes, nonpriv.votes, mech)
-    accs = score(released, task.test_labels)
-    records = build_records(cfg, accs, mech, eps_t)
+    split = split_public(len(task.test_labels), cfg.seed, cfg.held_out_fraction) if cfg.student else None
+    # with a student only the pool is ever queried: every array below is restricted to it, and the
+    # held-out half lives in its guard; released indices are then positions in the pool
+    pool = split.pool if split is not None else np.arange(len(task.test_labels))
+    released = released_labels(cfg, priv.votes[pool], nonpriv.votes[pool], mech)
+    accs = score(released, task.test_labels[pool])
+    students = None
+    t_students = 0.0
+    if split is not None and cfg.student is not None:
+        t1 = time.perf_counter()
+        held = HeldOutSet(task.test_images[split.held_out], task.test_labels[split.held_out])
+        students = student_accuracies(released, task.test_images[pool], cfg.classes, held, cfg.student, cfg.seed,
+                                      progress)
+        t_students = time.perf_counter() - t1
+        atomic_write_json(out / "split.json", _split_record(split))
+    records = build_records(cfg, accs, mech, eps_t, students)
     records.append(_teacher_record(cfg.dataset, "teachers-dpsgd", priv.teachers, eps_t, cfg.member_delta))
     records.append(_teacher_record(cfg.dataset, "teachers-nonprivate", nonpriv.teachers, None, None))
     atomic_write_json(out / "results.json", records)
     save_releases(out / "releases.npz", released)
     run_info = _run_info(cfg, dev, ds, task, priv, nonpriv, t_teachers, time.perf_counter() - t_start)
+    run_info["seconds_students_stage"] = t_students
     atomic_write_json(out / "teachers.json", {
         "eps_teacher": eps_t, "delta_teacher": cfg.member_delta,
         "shard_sizes": [int(len(s)) for s in priv.shards],
@@ -189,7 +222,16 @@ def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache
                                                          for k, v in d.items()} for m, d in mech.items()})
     atomic_write_bytes(out / "tables.md", markdown_report(records, run_info).encode())
     accuracy_plot(records, out / "accuracy_vs_m.png")
+    if students is not None:
+        atomic_write_bytes(out / "students.md", student_table(records).encode())
+        student_plot(records, out / "student_vs_epsilon.png")
     return records
+
+
+def _split_record(split: PublicSplit) -> dict:
+    return {"note": "indices into the task's test set; releases.npz indices are positions in 'pool'; "
+                    "'held_out' is the students' test set, never queried",
+            **split.as_dict()}
 
 
 def save_releases(path: Path, released: dict) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 
 from darrm.errors import ParameterError
 from darrm.experiments.data.loader import DATASETS
+from darrm.experiments.pate.student_config import StudentConfig
 from darrm.experiments.pate.teacher_config import TeacherConfig
 from darrm.experiments.releases import Method
 from darrm.validation import count, open_unit
@@ -35,6 +36,11 @@ class StudyConfig:
     plain SGD was chosen so that a private MNIST teacher reaches about the paper's
     m = 1 accuracy (~0.7).  ``train_size=None`` uses every training image of the two
     classes (Fashion-MNIST: 12,000, where the paper says 10,000 without saying how).
+
+    ``student``: when set, the public (test) set is split as PATE does
+    (:func:`~darrm.experiments.pate.public_split.split_public`, ``held_out_fraction`` held out):
+    queries are drawn from the pool only, and a student is trained on every released label set
+    and scored on the held-out half (:mod:`~darrm.experiments.pate.student_study`).
     """
 
     dataset: str
@@ -53,6 +59,8 @@ class StudyConfig:
     train_size: int | None = None
     classes: tuple[int, int] = (5, 8)
     seed: int = 0
+    student: StudentConfig | None = None
+    held_out_fraction: float = 0.5
 
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
@@ -68,6 +76,9 @@ class StudyConfig:
             count("train_size", self.train_size, minimum=2)
         count("seed", self.seed, minimum=0)
         open_unit("delta_prime", self.delta_prime)
+        open_unit("held_out_fraction", self.held_out_fraction)
+        if self.student is not None and not isinstance(self.student, StudentConfig):
+            raise ParameterError("student", f"must be a StudentConfig or None, got {type(self.student).__name__}")
         object.__setattr__(self, "ms", tuple(int(m) for m in self.ms))
         object.__setattr__(self, "queries", tuple(int(q) for q in self.queries))
         object.__setattr__(self, "classes", tuple(int(c) for c in self.classes))
@@ -78,6 +89,16 @@ class StudyConfig:
     def quick(cls, dataset: str, **overrides) -> StudyConfig:
         """CI preset: 1 epoch, Q = 20, 2 draws, m = 3 — every stage, real data, minutes on CPU."""
         base: dict[str, Any] = dict(ms=(3,), queries=(20,), draws=2, epochs=1)
+        base.update(overrides)
+        return cls(dataset, **base)
+
+    @classmethod
+    def with_student(cls, dataset: str, quick: bool = False, **overrides) -> StudyConfig:
+        """The student study (issue 25): m = 3, Q ∈ {20, 50, 100, 200, 500}, 5 draws, a student per
+        release; ``quick``: the smoke-test preset (1 teacher epoch, Q = 20, 2 draws, 50 student steps)."""
+        base: dict[str, Any] = (dict(ms=(3,), queries=(20,), draws=2, epochs=1, student=StudentConfig(steps=50))
+                                if quick else dict(ms=(3,), queries=(20, 50, 100, 200, 500), draws=5,
+                                                   student=StudentConfig()))
         base.update(overrides)
         return cls(dataset, **base)
 

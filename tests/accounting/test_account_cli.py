@@ -75,3 +75,47 @@ def test_paper_tables_json(capsys):
 def test_bad_input_raises_darrm_error(argv):
     with pytest.raises(DarrmError):
         _run(argv)
+
+
+@pytest.fixture(scope="module")
+def pate_sub_file(tmp_path_factory):
+    import darrm
+    from darrm.gamma_file import save
+
+    path = tmp_path_factory.mktemp("q") / "sub.json"
+    save(darrm.solve(darrm.PrivacyParams(11, 3, 0.0892, 1e-4), family="sub"), path)
+    return path
+
+
+def test_queries_json_prints_the_tight_total_epsilon_and_the_generic_one(cli, pate_sub_file):
+    """The paper's PATE setting: 100 answers of γ_Sub cost ε ≤ 3.01 at δ_total ≈ 0.0297 (12.60 generic)."""
+    rc, out, err = cli("account", "queries", str(pate_sub_file), "--queries", "100", "--delta-total",
+                       "0.029652966623532118", "--member-randomness", "fresh", "--json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["accountant"] == "dominating-pair-pld" and doc["member_randomness"] == "fresh"
+    assert doc["lower_bound"] <= doc["epsilon_total"] <= 3.01
+    assert doc["epsilon_total_generic"] == pytest.approx(12.597, abs=2e-3)
+    rc, out, _ = cli("account", "queries", str(pate_sub_file), "--queries", "100", "--epsilon-total",
+                     str(doc["epsilon_total"]), "--member-randomness", "fresh", "--json")
+    back = json.loads(out)
+    assert rc == 0 and back["delta_total"] <= 0.029652966623532118 * (1 + 1e-6)
+
+
+def test_queries_fixed_members_name_their_bound(cli, pate_sub_file):
+    rc, out, _ = cli("account", "queries", str(pate_sub_file), "--queries", "100", "--delta-total", "1e-3",
+                     "--member-randomness", "fixed")
+    assert rc == 0 and "members-shared-composition" in out
+
+
+@pytest.mark.parametrize(("extra", "option"), [
+    ([], "member-randomness"),
+    (["--member-randomness", "fresh"], "delta-total"),
+    (["--member-randomness", "fresh", "--delta-total", "2"], "delta-total"),
+    (["--member-randomness", "fresh", "--epsilon-total", "-1"], "epsilon-total"),
+    (["--member-randomness", "fresh", "--delta-total", "0.1", "--interval", "0"], "interval"),
+    (["--member-randomness", "sometimes", "--delta-total", "0.1"], "member-randomness"),
+])
+def test_queries_bad_input_is_one_line_naming_the_option(cli, pate_sub_file, extra, option):
+    rc, out, err = cli("account", "queries", str(pate_sub_file), "--queries", "10", *extra)
+    assert rc == 2 and out == "" and option in err and len(err.strip().splitlines()) == 1

@@ -12,7 +12,9 @@ from dp_accounting.pld import pld_privacy_accountant
 
 import darrm
 from darrm.accounting import LabellingSession, PrivacyBudgetExceeded
-from darrm.accounting.session import SessionFileError
+from darrm.accounting.composition import optimal_homogeneous_epsilon
+from darrm.accounting.queries import BOUND_FIXED_SHARED, BOUND_FRESH, composed_epsilon
+from darrm.accounting.session import SESSION_INTERVAL, SessionFileError
 
 PARAMS = darrm.PrivacyParams(K=11, m=3, eps=0.1, member_delta=1e-5)  # per query (0.3, ≈3e-5)
 PURE = darrm.PrivacyParams(K=11, m=3, eps=0.1)
@@ -47,24 +49,60 @@ def brute_epsilon(eps, delta, k, delta_total):
 
 
 @pytest.mark.parametrize("batches", [[1], [3, 2], [5, 5, 10]])
-def test_epsilon_matches_an_independent_optimal_composition(table, batches):
-    s = LabellingSession(table, budget_epsilon=50.0, delta=1e-3, rng=0)
+def test_epsilon_is_the_tight_composition_and_the_generic_bound_matches_an_independent_one(table, batches):
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=50.0, delta=1e-3, rng=0)
     assert s.per_query == (pytest.approx(0.3), PARAMS.delta)
-    assert s.epsilon_spent == 0.0
+    assert s.epsilon_spent == 0.0 and s.bound == BOUND_FRESH
     for b in batches:
         assert s.label(_votes(b)).shape == (b,)
     Q = sum(batches)
-    assert s.queries == Q
-    ref = brute_epsilon(0.3, PARAMS.delta, Q, 1e-3)
-    assert s.epsilon_spent == pytest.approx(ref, abs=1e-9)
+    assert s.queries == Q and s.state()["batches"] == [[s.fingerprint, b] for b in batches]
+    generic = s.generic_epsilon_for(Q)
+    assert generic == pytest.approx(brute_epsilon(0.3, PARAMS.delta, Q, 1e-3), abs=1e-9)
+    # the session's ε is the pessimistic PLD of the table's pair: the same as the accountant's,
+    # never more than the discretisation (Q losses rounded up by ≤ SESSION_INTERVAL) above the generic one
+    ref = composed_epsilon(table, Q, delta_total=1e-3, member_randomness="fresh",
+                           value_discretization_interval=SESSION_INTERVAL)
+    assert s.epsilon_spent == pytest.approx(ref.epsilon, abs=1e-12)
+    assert ref.lower <= generic and s.epsilon_spent <= generic + Q * SESSION_INTERVAL
     assert s.get_epsilon(1e-2) < s.epsilon_spent  # a larger δ buys a smaller ε
     assert s.epsilon_spent <= darrm.accounting.kairouz_general(0.3, PARAMS.delta, Q, 1e-3)[0] + 1e-12
+
+
+def test_tight_accountant_refuses_a_batch_before_release_where_the_generic_one_would_refuse_earlier(table):
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=3.0, delta=1e-3, rng=np.random.default_rng(1))
+    r = s.remaining_queries()
+    generic_fit = max(q for q in range(1, 400) if s.generic_epsilon_for(q) <= 3.0)
+    assert r > generic_fit  # the table's own pair buys more queries than the generic bound
+    assert s.epsilon_for(r) <= 3.0 < s.epsilon_for(r + 1)
+    with pytest.raises(PrivacyBudgetExceeded, match="nothing was released"):
+        s.label(_votes(r + 1))
+    assert s.queries == 0 and s.state()["batches"] == []
+    assert s.label(_votes(r)).shape == (r,) and s.remaining_queries() == 0
+
+
+def test_fixed_members_report_the_members_post_processing_bound_for_any_count(table):
+    s = LabellingSession(table, member_randomness="fixed", budget_epsilon=5.0, delta=1e-3, rng=0)
+    assert s.bound == BOUND_FIXED_SHARED
+    member = optimal_homogeneous_epsilon(PARAMS.eps, PARAMS.member_delta, PARAMS.K, 1e-3)
+    assert s.epsilon_for(1) == s.epsilon_for(10_000) == member
+    s.label(_votes(50))
+    assert s.epsilon_spent == member and s.state()["member_randomness"] == "fixed"
+    with pytest.raises(darrm.ParameterError, match="member_randomness"):
+        s.pld()
+
+
+def test_member_randomness_is_required(table):
+    with pytest.raises(darrm.ParameterError, match="member_randomness"):
+        LabellingSession(table, budget_epsilon=1.0, delta=1e-4)
+    with pytest.raises(darrm.ParameterError, match="member_randomness"):
+        LabellingSession(table, budget_epsilon=1.0, delta=1e-4, member_randomness="sometimes")
 
 
 def test_refusal_past_the_budget_releases_nothing(table, tmp_path):
     path = tmp_path / "ledger.json"
     rng = np.random.default_rng(5)
-    s = LabellingSession(table, budget_epsilon=2.0, delta=1e-4, rng=rng, path=path)
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=2.0, delta=1e-4, rng=rng, path=path)
     r = s.remaining_queries()
     assert r > 1 and s.epsilon_for(r) <= 2.0 < s.epsilon_for(r + 1)
     before_state, before_file = rng.bit_generator.state, path.read_bytes()
@@ -80,22 +118,28 @@ def test_refusal_past_the_budget_releases_nothing(table, tmp_path):
 
 
 def test_bad_votes_are_not_charged(table):
-    s = LabellingSession(table, budget_epsilon=5.0, delta=1e-4, rng=0)
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=5.0, delta=1e-4, rng=0)
     with pytest.raises(darrm.ParameterError):
         s.label(np.full((2, 11), 2))
     assert s.queries == 0 and s.label(np.zeros((0, 11), dtype=int)).shape == (0,)
 
 
 def test_a_delta_below_the_composed_floor_refuses(table):
-    s = LabellingSession(table, budget_epsilon=100.0, delta=1e-4, rng=0)  # 1-(1-3e-5)^Q > 1e-4 for Q ≥ 4
-    assert math.isinf(s.epsilon_for(4))
+    """Each query has the table's infinite-loss mass y₀ > 0 (Δ > 0): 4 queries cannot reach
+    δ_total = 2.5·y₀ < 1 − (1 − y₀)⁴ at any ε."""
+    from darrm.accounting.queries import table_profile
+
+    y0 = table_profile(table).infinite_loss_mass
+    assert y0 > 0
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=100.0, delta=2.5 * y0, rng=0)
+    assert math.isinf(s.epsilon_for(4)) and math.isfinite(s.epsilon_for(2))
     with pytest.raises(PrivacyBudgetExceeded):
         s.label(_votes(4))
 
 
 def test_save_load_round_trip_and_refusal_of_another_table(table, tmp_path):
     path = tmp_path / "ledger.json"
-    s = LabellingSession(table, budget_epsilon=3.0, delta=1e-4, path=path, secure=True)
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=3.0, delta=1e-4, path=path, secure=True)
     s.label(_votes(2))
     state = json.loads(path.read_text())
     assert state["queries"] == 2 and state["table_fingerprint"] == s.fingerprint
@@ -110,7 +154,8 @@ def test_save_load_round_trip_and_refusal_of_another_table(table, tmp_path):
     with pytest.raises(SessionFileError, match="another"):
         LabellingSession.load(path, other)
     with pytest.raises(SessionFileError, match="exists"):
-        LabellingSession(table, budget_epsilon=3.0, delta=1e-4, path=path)  # would reset the ledger
+        # would reset the ledger
+        LabellingSession(table, member_randomness="fresh", budget_epsilon=3.0, delta=1e-4, path=path)
     edited = json.loads(path.read_text())
     edited["queries"] = 0
     path.write_text(json.dumps(edited))
@@ -121,25 +166,41 @@ def test_save_load_round_trip_and_refusal_of_another_table(table, tmp_path):
 def test_an_uncertified_table_is_refused():
     bad = darrm.GammaTable(PARAMS, np.ones(12), "custom", violation=0.0)
     with pytest.raises(darrm.CertificationError):
-        LabellingSession(bad, budget_epsilon=1.0, delta=1e-4)
+        LabellingSession(bad, member_randomness="fresh", budget_epsilon=1.0, delta=1e-4)
 
 
 def test_secure_sessions_ignore_rng(table):
     rng = np.random.default_rng(3)
     before = rng.bit_generator.state
-    s = LabellingSession(table, budget_epsilon=5.0, delta=1e-4, rng=rng, secure=True)
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=5.0, delta=1e-4, rng=rng, secure=True)
     assert s.label(_votes(3)).shape == (3,) and rng.bit_generator.state == before
 
 
-def test_dp_event_pure_dp_matches_dp_accounting(pure_table, table):
-    s = LabellingSession(pure_table, budget_epsilon=20.0, delta=1e-5, rng=0)
+def test_dp_event_composes_q_times_in_every_dp_accounting_accountant(pure_table, table):
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    s = LabellingSession(pure_table, member_randomness="fresh", budget_epsilon=20.0, delta=1e-5, rng=0)
     s.label(_votes(20))
     event = s.dp_event()
-    assert isinstance(event, dp_accounting.SelfComposedDpEvent) and event.count == 20
-    acc = pld_privacy_accountant.PLDAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
-    acc.compose(dp_accounting.ComposedDpEvent([event.event] * event.count))  # see dp_event's caveat
-    pld = acc.get_epsilon(1e-5)
-    assert s.epsilon_spent <= pld + 1e-9 and pld - s.epsilon_spent < 0.01  # PLD is a pessimistic upper bound
-    assert s.epsilon_spent == pytest.approx(brute_epsilon(0.3, 0.0, 20, 1e-5), abs=1e-9)
-    approximate = LabellingSession(table, budget_epsilon=1.0, delta=1e-4)
-    assert isinstance(approximate.dp_event(), dp_accounting.UnsupportedDpEvent)
+    reference = brute_epsilon(0.3, 0.0, 20, 1e-5)  # 20 pure 0.3-DP queries, exact (≈ 4.9, not 0.3)
+    replace_one = dp_accounting.NeighboringRelation.REPLACE_ONE
+    pld_acc = pld_privacy_accountant.PLDAccountant(neighboring_relation=replace_one)
+    rdp_acc = rdp_privacy_accountant.RdpAccountant(neighboring_relation=replace_one)
+    for acc in (pld_acc, rdp_acc):
+        assert acc.supports(event)
+        acc.compose(event)
+    assert reference <= pld_acc.get_epsilon(1e-5) < reference + 0.01  # PLD: pessimistic, tight
+    assert reference <= rdp_acc.get_epsilon(1e-5) <= 20 * 0.3  # RDP: looser, still 20 queries
+    assert s.epsilon_spent <= reference + 20 * SESSION_INTERVAL  # the tight accountant is never worse
+    approximate = LabellingSession(table, member_randomness="fresh", budget_epsilon=1.0, delta=1e-4)
+    unsupported = approximate.dp_event()
+    assert isinstance(unsupported, dp_accounting.UnsupportedDpEvent)
+    for acc in (pld_privacy_accountant.PLDAccountant(), rdp_privacy_accountant.RdpAccountant()):
+        assert not acc.supports(unsupported)
+
+
+def test_pld_export_is_the_sessions_composition(table):
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=20.0, delta=1e-4, rng=0)
+    s.label(_votes(7))
+    pld = s.pld()
+    assert pld.get_epsilon_for_delta(1e-4) == pytest.approx(s.epsilon_spent, abs=1e-12)

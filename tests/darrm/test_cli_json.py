@@ -44,6 +44,10 @@ def _commands(g, votes):
                          "--delta", "1e-5", "--json"],
         "gnmax": ["account", "gnmax", "--eps", "0.2676", "--delta", "3e-4", "--json"],
         "paper-tables": ["account", "paper-tables", "--table", "totals", "--json"],
+        "queries": ["account", "queries", str(g), "--queries", "20", "--delta-total", "1e-3",
+                    "--member-randomness", "fresh", "--json"],
+        "queries-fixed": ["account", "queries", str(g), "--queries", "20", "--epsilon-total", "1",
+                          "--member-randomness", "fixed", "--json"],
         "shuffle": ["shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6", "--classes", "3", "--json"],
         "account-votes": ["account-votes", "--K", "101", "--eps0", "1", "--Q", "3", "--target-eps", "5", "--json"],
     }

@@ -145,7 +145,7 @@ def test_one_live_labelling_session_per_ledger(tmp_path, table):
     """A ledger resumed twice would count each process's queries apart (the last writer's count
     wins): the second session, in this process or another, is refused before reading it."""
     ledger = tmp_path / "ledger.json"
-    s = LabellingSession(table, budget_epsilon=5.0, delta=1e-4, rng=0, path=ledger)
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=5.0, delta=1e-4, rng=0, path=ledger)
     s.label(np.ones((2, 5), dtype=int))
     with pytest.raises(ParameterError, match="path: .*already in use by this process"):
         LabellingSession.load(ledger, table)

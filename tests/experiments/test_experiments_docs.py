@@ -47,3 +47,8 @@ def test_every_documented_command_parses(doc):
     for argv in commands:
         args = parser.parse_args(argv)
         assert callable(args.func), argv
+
+
+def test_public_split_example_prints_its_comments():
+    (block,) = [b for b in _blocks("experiments.md", "python") if "HeldOutSet" in b]
+    _run_printing(block)

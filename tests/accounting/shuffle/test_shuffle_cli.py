@@ -36,7 +36,10 @@ def test_generic_marks_flawed_variation_ratio_invalid(capsys):
     _, out = _run(["shuffle", "--n", "2000", "--eps0", "1", "--delta", "1e-5", "--json"], capsys)
     recs = {r["method"]: r for r in json.loads(out)}
     assert recs["variation-ratio"]["valid"] is False
-    assert recs["clones"]["valid"] is True and "optimal-decomposition" not in recs
+    assert recs["clones"]["valid"] is True
+    # a method that does not apply to a generic randomizer is listed, invalid, with its reason
+    assert recs["optimal-decomposition"]["valid"] is False and recs["optimal-decomposition"]["epsilon"] is None
+    assert "not applicable" in recs["optimal-decomposition"]["note"]
 
 
 def test_table_output_and_plot(tmp_path, capsys):
