@@ -300,5 +300,5 @@ def design_for_budget(K: int, eps: float, member_delta: float, budget: TotalBudg
                              "discretization": discretization},
             "design": {"winner": winner.to_dict(), "best": {f: c.to_dict() for f, c in best.items()}}}
     table = GammaTable(params, g, "budget", cert.violation, prior.to_dict(), expected_signed_error(g, prior),
-                       solver="total-budget", status="certified", info=info)
+                       solver="total-budget", status=None, info=info)
     return BudgetDesign(table, winner, best)
