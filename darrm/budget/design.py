@@ -66,7 +66,10 @@ BISECTION_STEPS = 12
 #: are multiples of the fine interval, so every loss rounded up to the coarse grid is ≥ the same
 #: loss rounded up to the fine one; δ(ε) of a composition is non-decreasing in every loss, so a
 #: candidate feasible in the search is feasible at the certificate's interval too (which is then
-#: recomputed, and recorded).  ~10× fewer PLD points, the search's dominant cost.
+#: recomputed, and recorded).  ~10× fewer PLD points, the search's dominant cost.  The price: a
+#: family member within the coarse grid's extra slack of the budget (≤ Q·(coarse − fine interval)
+#: in ε) is not found, so "never worse than the per-query families" holds for the
+#: members the search's accountant admits.
 SEARCH_COARSENING = 10
 
 
