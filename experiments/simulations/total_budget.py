@@ -40,6 +40,9 @@ TABLE_EPSILON = 2.0
 PLOT_EPSILONS = (1.0, 2.0, 4.0)
 PLOT_QUERIES = 100
 COLUMNS = ("opt", "sub", "const", "budget")
+#: one colour and marker per column, in every panel
+STYLE = {"opt": ("o-", "tab:blue"), "sub": ("s--", "tab:orange"), "const": ("^:", "tab:green"),
+         "budget": ("D-", "tab:red")}
 
 
 def paper_delta_total(queries: int) -> float:
@@ -125,10 +128,11 @@ def plot(rows: list[Row], path: Path) -> None:
         sel = sorted((r for r in rows if r.delta_label == label and r.queries == max(
             (x.queries for x in rows if x.delta_label == label and x.queries <= PLOT_QUERIES), default=0)),
             key=lambda r: r.epsilon_total)
-        for f, style in zip(COLUMNS, ("o-", "s--", "^:", "D-"), strict=True):
+        for f in COLUMNS:
             pts = [(r.epsilon_total, r.errors[f][0]) for r in sel if r.errors[f] is not None]
             if pts:
-                ax.plot(*zip(*pts, strict=True), style, label="total-budget γ" if f == "budget" else f"γ_{f} (best m)")
+                ax.plot(*zip(*pts, strict=True), STYLE[f][0], color=STYLE[f][1], mfc="none" if f == "budget" else None,
+                        label="total-budget γ" if f == "budget" else f"γ_{f} (best m)")
         q = sel[0].queries if sel else PLOT_QUERIES
         ax.set_title(f"K={K}, Q={q}, δ_total={label}")
         ax.set_xlabel("total ε")
