@@ -102,7 +102,7 @@ def _profile_cached(fingerprint: str, table: GammaTable) -> PrivacyProfile:
 
 def table_profile(table: GammaTable) -> PrivacyProfile:
     """The table's :func:`~darrm.privacy.profile.privacy_profile`, cached by its fingerprint."""
-    from .session import table_fingerprint
+    from .table_identity import table_fingerprint
 
     v.instance("table", table, GammaTable, "a darrm.GammaTable")
     return _profile_cached(table_fingerprint(table), table)
@@ -263,7 +263,7 @@ def generic_epsilon(table: GammaTable, queries: int, delta_total: float) -> floa
     """The generic bound: ``queries`` identical (ε_q, δ_q) queries composed by Kairouz–Oh–Viswanath's
     exact homogeneous composition (the worst (ε_q, δ_q)-DP mechanism each time); inf where
     δ_total < 1 − (1 − δ_q)^Q."""
-    from .session import per_query_budget
+    from .table_identity import per_query_budget
 
     eps_q, delta_q = per_query_budget(table)
     q = v.count("queries", queries)
@@ -390,7 +390,7 @@ class QueryAccountant:
     @property
     def ledger(self) -> list[tuple[str, int]]:
         """(table fingerprint, queries) per recorded step."""
-        from .session import table_fingerprint
+        from .table_identity import table_fingerprint
 
         return [(table_fingerprint(t), n) for t, n in self._steps]
 
@@ -400,7 +400,7 @@ class QueryAccountant:
         return sum(n for _, n in self._steps)
 
     def _merged(self, extra: Sequence[tuple[GammaTable, int]] = ()) -> list[tuple[GammaTable, int]]:
-        from .session import table_fingerprint
+        from .table_identity import table_fingerprint
 
         by: dict[str, list] = {}
         for t, n in [*self._steps, *extra]:
@@ -422,7 +422,7 @@ class QueryAccountant:
         steps = self._merged(extra)
         if not steps:
             raise ParameterError("steps", "no queries recorded")
-        from .session import table_fingerprint
+        from .table_identity import table_fingerprint
 
         key = (tuple((table_fingerprint(t), n) for t, n in steps), pessimistic)
         if key not in self._cache:

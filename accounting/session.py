@@ -40,7 +40,6 @@ import numpy as np
 
 from darrm import validation as v
 from darrm.atomic import atomic_write_json
-from darrm.disjoint.params import DisjointParams
 from darrm.errors import CertificationError, DarrmError
 from darrm.locking import Claim, claim
 from darrm.mechanism import aggregate_counts, check_counts, vote_counts
@@ -50,6 +49,7 @@ from darrm.verification import certify_table
 
 from .composition import optimal_homogeneous_epsilon
 from .queries import QueryAccountant, bound_name, check_member_randomness
+from .table_identity import per_query_budget, table_fingerprint
 
 __all__ = ["FORMAT", "LabellingSession", "PrivacyBudgetExceeded", "SessionFileError", "table_fingerprint"]
 
@@ -70,24 +70,9 @@ class SessionFileError(DarrmError):
     """A session state file is unreadable, corrupt, or belongs to another γ table."""
 
 
-def table_fingerprint(table: GammaTable) -> str:
-    """sha256 of a table's parameters and exact γ values (``float.hex``): a session's table identity."""
-    body = {"params_type": type(table.params).__name__, "params": table.params.to_dict(),
-            "gamma": [float(x).hex() for x in np.asarray(table.gamma, dtype=np.float64)]}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
 def _state_checksum(state: dict) -> str:
     body = {k: val for k, val in state.items() if k != "checksum"}
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
-def per_query_budget(table: GammaTable) -> tuple[float, float]:
-    """(ε_q, δ_q) of one DaRRM release with this table: (mε, δ), or the disjoint target (ε, δ)."""
-    p = table.params
-    if isinstance(p, DisjointParams):
-        return float(p.target_eps), float(p.target_delta)
-    return float(p.m * p.eps), float(p.delta)
 
 
 class LabellingSession:

@@ -31,6 +31,10 @@ from .errors import ParameterError as ParameterError
 from .errors import SolveError as SolveError
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers
+    from .api import FAMILIES as FAMILIES
+    from .api import certify as certify
+    from .api import family_gamma as family_gamma
+    from .api import solve as solve
     from .budget.design import BudgetDesign as BudgetDesign
     from .budget.design import design_for_budget as design_for_budget
     from .budget.spec import TotalBudget as TotalBudget
@@ -55,18 +59,14 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .privacy.certify import certify_tight as certify_tight
     from .privacy.profile import PrivacyProfile as PrivacyProfile
     from .privacy.profile import privacy_profile as privacy_profile
-    from .solver.api import FAMILIES as FAMILIES
-    from .solver.api import family_gamma as family_gamma
-    from .solver.api import solve as solve
     from .solver.objective import expected_signed_error as expected_signed_error
     from .solver.options import SolveOptions as SolveOptions
-    from .solver.status import SolveReport as SolveReport
-    from .solver.status import StopReason as StopReason
+    from .status import SolveReport as SolveReport
+    from .status import StopReason as StopReason
     from .table import GammaTable as GammaTable
     from .utility import error_curve as error_curve
     from .verification import aggregate as aggregate
     from .verification import aggregate_counts as aggregate_counts
-    from .verification import certify_gamma as certify
 
 __all__ = [
     "ApproxDP",
@@ -138,20 +138,20 @@ _EXPORTS = {
     "Prior": ".prior",
     "Certificate": ".privacy.certify",
     "certify_tight": ".privacy.certify",
+    "FAMILIES": ".api",
+    "family_gamma": ".api",
+    "solve": ".api",
     "PrivacyProfile": ".privacy.profile",
     "privacy_profile": ".privacy.profile",
-    "FAMILIES": ".solver.api",
-    "family_gamma": ".solver.api",
-    "solve": ".solver.api",
     "expected_signed_error": ".solver.objective",
     "SolveOptions": ".solver.options",
-    "SolveReport": ".solver.status",
-    "StopReason": ".solver.status",
+    "SolveReport": ".status",
+    "StopReason": ".status",
     "GammaTable": ".table",
     "error_curve": ".utility",
     "aggregate": ".verification",
     "aggregate_counts": ".verification",
-    "certify": ".verification:certify_gamma",
+    "certify": ".api",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS, __all__)

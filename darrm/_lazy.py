@@ -23,7 +23,7 @@ def lazy_exports(package: str, namespace: dict[str, Any], exports: Mapping[str, 
         namespace: the package's ``globals()``; a resolved name is stored there, so the lookup
             runs once per name.
         exports: public name → ``"module"`` or ``"module:attribute"`` (attribute defaults to the
-            name), e.g. ``{"certify": ".verification:certify_gamma"}``.
+            name), e.g. ``{"FAMILIES": ".api:FAMILIES"}``.
         public: the package's ``__all__``; it must list exactly the lazily exported names plus
             those already bound in ``namespace`` (checked here, so the two cannot drift apart).
     """

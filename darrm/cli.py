@@ -33,6 +33,7 @@ from .cli_conventions import (
     single_threaded_under_limits,
 )
 from .errors import ParameterError
+from .families import REGISTRY
 from .json_vocabulary import canonical
 from .logs import get_logger
 from .paths import check_outputs
@@ -155,9 +156,9 @@ def _round_log(progress: bool | None) -> Callable[[str], None]:
 def _table_for(params: PrivacyParams | DisjointParams, family: str, prior_spec: str, progress: bool | None,
                args: argparse.Namespace | None = None, budget: TotalBudget | None = None) -> GammaTable:
     """The certified table the flags ask for (:func:`darrm.solve`)."""
+    from . import api
     from .backends.executors import make_executor
     from .prior import parse_prior
-    from .solver import api
 
     prior = parse_prior(prior_spec)
     options = _options(args) if args is not None else None
@@ -171,51 +172,35 @@ def _table_for(params: PrivacyParams | DisjointParams, family: str, prior_spec: 
 
 
 def _baselines(params: PrivacyParams, gamma_opt: np.ndarray) -> dict[str, np.ndarray]:
-    """γ_opt beside the closed-form families that apply (for display)."""
-    from .solver.api import family_gamma
+    """γ_opt beside the closed-form families that apply (:meth:`darrm.families.Family.applies_to`)."""
+    from .api import family_gamma
+    from .families import REGISTRY
 
     out = {"opt": gamma_opt}
-    if float(params.m).is_integer():
-        out["sub"] = family_gamma("sub", params)
-        if params.member_delta == 0 and params.delta == 0:
-            out["dsub"] = family_gamma("dsub", params)
-    out["const"] = family_gamma("const", params)
+    for name, fam in REGISTRY.items():
+        if fam.closed_form is not None and fam.applies_to(params):
+            out[name] = family_gamma(name, params)
     return out
 
 
-def _describe_disjoint(table: GammaTable, p: DisjointParams) -> str:
-    """:func:`_describe` for a table of disjoint members (``p`` is ``table.params``)."""
-    lines = [
-        f"DaRRM γ_{table.family} for K={p.K} {p.member.describe()} on disjoint shards",
-        f"  guarantee: ({p.target_eps:.6g}, {p.target_delta:.6g})-DP per query (certified over every "
-        f"(changed-member vertex, number of high members), both outputs, both directions; "
-        f"max violation {table.violation:.2e})",
-    ]
-    if table.prior is not None and table.objective is not None:
-        lines.append(f"  prior: {table.prior}; expected error under it: {table.objective:.6f}")
-    if table.info:
-        lines.append(f"  status: {table.status}; " + ", ".join(
-            f"{k}={table.info[k]}" for k in ("rounds", "stop", "optimality_gap", "repair_scale") if k in table.info))
-    return "\n".join(lines)
-
-
 def _describe(table: GammaTable) -> str:
-    from .disjoint.params import DisjointParams
+    """``darrm solve``'s summary of a table: its parameters, guarantee, prior and how it was made."""
+    from .api import model_of
 
     p = table.params
-    if isinstance(p, DisjointParams):
-        return _describe_disjoint(table, p)
+    eps_q, delta_q = p.query_budget
+    over = model_of(p).scope
     lines = [
-        f"DaRRM γ_{table.family}: K={p.K}, m={p.m:g}, eps={p.eps:g}, member_delta={p.member_delta:g}, "
-        f"delta={p.delta:.6g}",
-        f"  guarantee: ({p.m * p.eps:.6g}, {p.delta:.6g})-DP per query "
-        f"(certified over all corner multisets, both outputs, both directions; max violation {table.violation:.2e})",
+        f"DaRRM γ_{table.family}: {p.describe()}",
+        f"  guarantee: ({eps_q:.6g}, {delta_q:.6g})-DP per query "
+        f"(certified over {over}, both outputs, both directions; max violation {table.violation:.2e})",
     ]
     if table.prior is not None and table.objective is not None:
         lines.append(f"  prior: {table.prior}; expected error under it: {table.objective:.6f}")
     if table.info:
         keys = ("method", "rounds", "lp_rows", "multisets", "stop", "repair_scale", "optimality_gap")
-        lines.append("  " + ", ".join(f"{k}={table.info[k]}" for k in keys if k in table.info))
+        status = f"status: {table.status}; " if table.status else ""
+        lines.append("  " + status + ", ".join(f"{k}={table.info[k]}" for k in keys if k in table.info))
     return "\n".join(lines)
 
 
@@ -224,19 +209,13 @@ def table_record(table: GammaTable, gamma_file: str | Path | None = None) -> dic
 
     ``epsilon_query``/``delta_query`` is the per-query guarantee the table is certified for
     ((mε, δ) for shared data, the target for disjoint members); ``report`` is the typed
-    :class:`~darrm.solver.status.SolveReport`."""
+    :class:`~darrm.status.SolveReport`."""
     import dataclasses
 
-    from .disjoint.params import DisjointParams
-
     p = table.params
-    rec: dict[str, Any] = {"family": table.family, "K": p.K}
-    if isinstance(p, DisjointParams):
-        rec.update(members="disjoint", member_privacy=p.member.to_dict(),
-                   epsilon_query=p.target_eps, delta_query=p.target_delta)
-    else:
-        rec.update(members="shared", m=p.m, epsilon=p.eps, member_delta=p.member_delta, delta=p.delta,
-                   epsilon_query=p.m * p.eps, delta_query=p.delta)
+    eps_q, delta_q = p.query_budget
+    rec: dict[str, Any] = {"family": table.family, "K": p.K, "members": p.members, **p.record_fields(),
+                           "epsilon_query": eps_q, "delta_query": delta_q}
     report = {k: (str(v) if v is not None and k == "stop" else v) for k, v in dataclasses.asdict(table.report).items()}
     tb = table.info.get("total_budget")
     if isinstance(tb, dict):
@@ -256,11 +235,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     check_outputs({"out": args.out, "plot": args.plot})
     import numpy as np
 
+    from .api import solve
     from .gamma_file import save
     from .params import PrivacyParams
     from .prior import IIDPrior
     from .report import error_curve_text, gamma_table_text, plot_gammas
-    from .solver.api import solve
     from .utility import error_curve
 
     params = PrivacyParams(**DEMO)
@@ -363,14 +342,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     grid = _p_grid(args.p)
     import numpy as np
 
-    from .disjoint.params import DisjointParams
     from .gamma_file import load
+    from .params import PrivacyParams
     from .report import error_curve_text, gamma_table_text, plot_gammas
     from .utility import error_curve
 
     table = load(args.file)
     params = table.params
-    if isinstance(params, DisjointParams):
+    if not isinstance(params, PrivacyParams):  # the closed-form baselines exist for shared members only
         raise ParameterError("file", "evaluate compares shared-data baselines; "
                                      "not available for disjoint-member tables")
     gammas = _baselines(params, table.gamma)
@@ -505,8 +484,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "family), certify it (Lemma 3.2's exact privacy condition) and "
                                    "optionally write it as a checksummed γ file.")
     _add_param_args(p)
-    p.add_argument("--family", choices=LazyChoices("darrm.solver.api:FAMILIES"), metavar="FAMILY", default="opt",
-                   help="opt: the LP optimum γ_opt; sub: γ_Sub (Lemma 3.1); dsub: Theorem 4.1's γ; const: RR")
+    p.add_argument("--family", choices=LazyChoices("darrm.families:names"), metavar="FAMILY", default="opt",
+                   help=f"the γ family: {', '.join(REGISTRY)} (darrm.families)")
     p.add_argument("--members", choices=("shared", "disjoint"), default="shared",
                    help="shared: every member sees the record (the paper); disjoint: members on disjoint shards")
     p.add_argument("--member-privacy", default=None,

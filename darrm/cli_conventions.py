@@ -63,7 +63,8 @@ def single_threaded_under_limits(environ: dict[str, str] | None = None) -> bool:
 
 class LazyChoices:
     """``choices`` for argparse read from a module only when a value is checked or a subcommand's
-    help is shown (``module:attribute``), so building the parser imports nothing heavy.  Options
+    help is shown (``module:attribute``; an attribute that is a function is called: a registry's
+    names), so building the parser imports nothing heavy.  Options
     using it give an explicit ``metavar`` (argparse would otherwise list the choices at build time)."""
 
     def __init__(self, target: str):
@@ -73,7 +74,8 @@ class LazyChoices:
         import importlib
 
         module, _, attr = self.target.partition(":")
-        return tuple(getattr(importlib.import_module(module), attr))
+        found = getattr(importlib.import_module(module), attr)
+        return tuple(found() if callable(found) else found)
 
     def __contains__(self, value: object) -> bool:
         return value in self._values()

@@ -33,25 +33,20 @@ import os
 import numpy as np
 
 from ._version import __version__
+from .api import MEMBER_MODELS, certify, model_for_format, model_of
 from .atomic import atomic_write_bytes
-from .disjoint.members import member_from_dict
-from .disjoint.params import DisjointParams
 from .errors import CertificationError, DarrmError, GammaFileError, ParameterError
 from .gamma import validate_gamma
-from .params import PrivacyParams
 from .privacy.certify import validate_max_memory, validate_tol
-from .solver.status import GAP_BOUNDED, OPTIMAL
+from .status import GAP_BOUNDED, OPTIMAL
 from .strict_json import StrictJSONError, loads_strict, read_bounded
 from .table import GammaTable
 from .validation import flag, instance
 from .validation import path as file_path
-from .verification import certify_gamma
 
-FORMAT = "darrm-gamma/1"
-FORMAT_DISJOINT = "darrm-gamma-disjoint/1"
+FORMAT = MEMBER_MODELS["shared"].gamma_format
+FORMAT_DISJOINT = MEMBER_MODELS["disjoint"].gamma_format
 _COMMON = ("prior", "family", "gamma", "solver", "status", "objective", "violation", "version", "info")
-_KEYS = ("format", "K", "m", "eps", "Delta", "delta", *_COMMON)
-_KEYS_DISJOINT = ("format", "K", "model", "target_eps", "target_delta", *_COMMON)
 
 
 #: a table's status in a γ file: proven optimal, certified with a bounded gap, or none (a closed form)
@@ -88,14 +83,9 @@ def checksum(d: dict) -> str:
 
 
 def table_to_dict(table: GammaTable) -> dict:
-    p = table.params
-    if isinstance(p, DisjointParams):
-        head = {"format": FORMAT_DISJOINT, "K": p.K, "model": p.member.to_dict(),
-                "target_eps": p.target_eps, "target_delta": p.target_delta}
-    else:
-        head = {"format": FORMAT, "K": p.K, "m": p.m, "eps": p.eps, "Delta": p.member_delta, "delta": p.delta}
     d = {
-        **head,
+        "format": model_of(table.params).gamma_format,
+        **table.params.file_fields(),
         "prior": table.prior,
         "family": table.family,
         "gamma": [float(v) for v in table.gamma],
@@ -114,7 +104,7 @@ def save(table: GammaTable, path: str | os.PathLike, *, tol: float | None = None
     """Re-certify ``table`` and write it atomically; an uncertified table is never written."""
     instance("table", table, GammaTable, "a darrm.GammaTable")
     path = file_path("path", path)
-    cert = certify_gamma(table.gamma, table.params, tol=tol)
+    cert = certify(table.gamma, table.params, tol=tol)
     if not cert.certified:
         raise GammaFileError(f"refusing to write an uncertified table (violation {cert.violation:.3e})")
     d = table_to_dict(table)
@@ -151,9 +141,11 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
     if bad is not None:
         raise GammaFileError(f"{path}: field {bad!r} holds NaN or Infinity; a γ file has finite numbers only")
     fmt = d.get("format")
-    if fmt not in (FORMAT, FORMAT_DISJOINT):
-        raise GammaFileError(f"{path}: unsupported format {fmt!r} (expected {FORMAT!r} or {FORMAT_DISJOINT!r})")
-    missing = [k for k in (*(_KEYS if fmt == FORMAT else _KEYS_DISJOINT), "checksum") if k not in d]
+    model = model_for_format(fmt)
+    if model is None:
+        known = " or ".join(repr(m.gamma_format) for m in MEMBER_MODELS.values())
+        raise GammaFileError(f"{path}: unsupported format {fmt!r} (expected {known})")
+    missing = [k for k in ("format", *model.params_type.file_keys(), *_COMMON, "checksum") if k not in d]
     if missing:
         raise GammaFileError(f"{path}: γ file is missing keys {missing}")
     if checksum(d) != d["checksum"]:
@@ -162,11 +154,7 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         raise GammaFileError(f"{path}: invalid γ file: status must be one of {', '.join(map(repr, STATUSES))}, "
                              f"got {str(d['status'])[:60]!r}")
     try:
-        params: PrivacyParams | DisjointParams
-        if fmt == FORMAT:
-            params = PrivacyParams(K=d["K"], m=d["m"], eps=d["eps"], member_delta=d["Delta"], delta=d["delta"])
-        else:
-            params = DisjointParams(d["K"], member_from_dict(d["model"]), d["target_eps"], d["target_delta"])
+        params = model.params_type.from_file_fields(d)
         if not isinstance(d["gamma"], list) or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in d["gamma"]
         ):
@@ -192,15 +180,14 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
     if recertify:
         try:
-            cert = certify_gamma(table.gamma, params, tol=tol, max_memory=max_memory)
+            cert = certify(table.gamma, params, tol=tol, max_memory=max_memory)
         except MemoryError:
             raise GammaFileError(
                 f"{path}: certifying a table for K={params.K} needs more memory than is available"
             ) from None
         if not cert.certified:
-            guarantee = "(mε, δ)" if fmt == FORMAT else "(target_eps, target_delta)"
             raise GammaFileError(
-                f"{path}: table is NOT {guarantee}-DP for its parameters: "
+                f"{path}: table is NOT {model.guarantee}-DP for its parameters: "
                 f"certificate bound {cert.violation:.3e} > {cert.tol:g}"
             )
         table = GammaTable(**{**table.__dict__, "violation": cert.violation})

@@ -19,7 +19,7 @@ command-line boundary, in this one place:
   :attr:`darrm.accounting.Bound.kind`, and the tag name of prior and member-model records);
 * ``Q`` → ``queries`` (the paper tables' name for the number of queries).
 
-:data:`VOCABULARY` lists every key the JSON output may hold; ``tests/darrm/test_cli_json.py``
+:func:`vocabulary` lists every key the JSON output may hold; ``tests/darrm/test_cli_json.py``
 runs every ``--json`` command and checks its keys against it, so a new key is a decision
 recorded here (and in the CLI section of the README), never an accident.
 """
@@ -27,6 +27,8 @@ recorded here (and in the CLI section of the README), never an accident.
 from __future__ import annotations
 
 from typing import Any
+
+from . import families
 
 #: whole-key renames (library record key → JSON key)
 KEY_RENAMES = {"bound": "kind", "Q": "queries"}
@@ -66,10 +68,19 @@ VOCABULARY_GROUPS: dict[str, frozenset[str]] = {
         # prior records (darrm.prior …to_dict)
         "mean", "means", "a", "b", "name", "p_lower", "T",
     }),
-    # keys that are names of things: γ families (evaluate's curves) and the paper's tables
-    "names": frozenset({"opt", "sub", "dsub", "const", "custom", "teachers", "totals", "table3", "gnmax"}),
+    # keys that are names of things: the paper's tables (γ families' names: see vocabulary())
+    "names": frozenset({"teachers", "totals", "table3", "gnmax"}),
 }
-VOCABULARY: frozenset[str] = frozenset().union(*VOCABULARY_GROUPS.values())
+
+
+def vocabulary() -> frozenset[str]:
+    """Every key the JSON output may hold: :data:`VOCABULARY_GROUPS` and the names of the γ families
+    registered now (``darrm evaluate --json`` keys its curves by family; :mod:`darrm.families`)."""
+    return frozenset().union(*VOCABULARY_GROUPS.values(), families.table_names())
+
+
+#: :func:`vocabulary` when darrm was imported (the built-in families)
+VOCABULARY: frozenset[str] = vocabulary()
 
 
 def canonical_key(key: str) -> str:

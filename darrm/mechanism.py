@@ -59,7 +59,7 @@ def check_counts(counts: object, K: int) -> np.ndarray:
     return L
 
 
-def _release(L: np.ndarray, g: np.ndarray, rng: np.random.Generator | int | None, secure: bool) -> np.ndarray:
+def _draw_labels(L: np.ndarray, g: np.ndarray, rng: np.random.Generator | int | None, secure: bool) -> np.ndarray:
     """Algorithm 1 for vote counts L: the majority with probability γ(L), else a fair coin.
     ``secure``: every coin from the OS CSPRNG (:mod:`darrm.secure_random`), ``rng`` ignored."""
     K = g.shape[0] - 1
@@ -87,7 +87,7 @@ def aggregate(votes: object, gamma: np.ndarray, rng: np.random.Generator | int |
             ``secure_mode``); ``rng`` is then ignored.
     """
     g = validate_gamma(gamma)
-    return _release(vote_counts(votes, g.shape[0] - 1), g, rng, secure)
+    return _draw_labels(vote_counts(votes, g.shape[0] - 1), g, rng, secure)
 
 
 def aggregate_counts(counts: object, gamma: np.ndarray, rng: np.random.Generator | int | None = None, *,
@@ -95,4 +95,4 @@ def aggregate_counts(counts: object, gamma: np.ndarray, rng: np.random.Generator
     """:func:`aggregate` from the vote counts L ∈ [0, K] of Q queries (a 1-D array); the same
     labels as ``aggregate(votes)`` with ``counts = votes.sum(axis=1)`` and the same rng."""
     g = validate_gamma(gamma)
-    return _release(check_counts(counts, g.shape[0] - 1), g, rng, secure)
+    return _draw_labels(check_counts(counts, g.shape[0] - 1), g, rng, secure)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import ParameterError
 from .neighboring import NeighboringRelation
@@ -63,8 +63,10 @@ class PrivacyParams:
         object.__setattr__(self, "member_delta", Delta)
         object.__setattr__(self, "delta", delta)
 
+    #: the member model's name (:class:`darrm.member_params.MemberParams`)
+    members: ClassVar[str] = "shared"
     #: every member may depend on the changed record (Problem 1.1)
-    neighboring = NeighboringRelation.EVERY_MEMBER_SEES_RECORD
+    neighboring: ClassVar[NeighboringRelation] = NeighboringRelation.EVERY_MEMBER_SEES_RECORD
 
     @property
     def mid(self) -> int:
@@ -86,6 +88,38 @@ class PrivacyParams:
         """Right-hand side of Lemma 3.4 (Eq. 1): e^{mε} − 1 + 2δ."""
         return rhs(self.m * self.eps, self.delta)
 
+    @property
+    def query_budget(self) -> tuple[float, float]:
+        """(mε, δ): the guarantee of one release (Problem 1.1)."""
+        return float(self.m * self.eps), float(self.delta)
+
     def to_dict(self) -> dict:
         """A JSON-ready description (stored in γ files)."""
         return {"K": self.K, "m": self.m, "eps": self.eps, "member_delta": self.member_delta, "delta": self.delta}
+
+    def file_fields(self) -> dict[str, Any]:
+        """The γ file's fields for these parameters ("Delta" is the per-mechanism Δ, the format's name)."""
+        return {"K": self.K, "m": self.m, "eps": self.eps, "Delta": self.member_delta, "delta": self.delta}
+
+    @classmethod
+    def file_keys(cls) -> tuple[str, ...]:
+        """The keys of :meth:`file_fields`."""
+        return ("K", "m", "eps", "Delta", "delta")
+
+    @classmethod
+    def from_file_fields(cls, d: dict[str, Any]) -> "PrivacyParams":
+        """The inverse of :meth:`file_fields` (validated like any construction).
+
+        Raises:
+            ParameterError: a field is out of its domain.
+        """
+        return cls(K=d["K"], m=d["m"], eps=d["eps"], member_delta=d["Delta"], delta=d["delta"])
+
+    def record_fields(self) -> dict[str, Any]:
+        """The JSON record's parameter fields (``eps`` becomes ``epsilon`` at the command line)."""
+        return {"m": self.m, "eps": self.eps, "member_delta": self.member_delta, "delta": self.delta}
+
+    def describe(self) -> str:
+        """``K=…, m=…, eps=…, member_delta=…, delta=…``."""
+        return (f"K={self.K}, m={self.m:g}, eps={self.eps:g}, member_delta={self.member_delta:g}, "
+                f"delta={self.delta:.6g}")

@@ -1,21 +1,31 @@
 """Priors over the mechanisms' probabilities (p_1..p_K) for the γ_opt objective.
 
-The LP objective (Eq. 201) is −½ Σ_{l≥mid} E_T[α_l − α_{K−l}]·γ(l), so a prior enters
-only through the expected pmf E_T[α] of the vote count.  α_l is multilinear in
-(p_1..p_K), hence under a product prior E_T[α] is exactly the Poisson-binomial pmf at
-the means (spec §2.5 "exact closed form"): the paper's Monte-Carlo grid estimator
-(Algorithm 5, Appendix C.2.2) averages to Binomial(K, 0.745).  A prior with all p_i
-equal to one random p (perfectly correlated mechanisms) is handled by quadrature.
+The expected error of DaRRM_γ is E_T[|Pr[A = 1] − Pr[majority = 1]|] (Section 5).  For one
+vector p, Pr[majority = 1] − Pr[A = 1] = ½ Σ_{l≥mid} (α_l − α_{K−l})·(1 − γ(l)) for a symmetric γ
+(α = PB(p)), so the LP objective (Eq. 201) is linear in γ with the *margins*
 
-The linearised objective equals the expected error E_T[E(DaRRM_γ)] exactly when the
-prior is supported where p ≥ ½ coordinatewise-in-distribution, i.e. where
-α_l ≥ α_{K−l} for all l ≥ mid (e.g. the paper's [0.5, 1]^K surrogate).  Otherwise it
-is the expected *signed* error; see spec §2.5 and §9 item 7.
+    d_l = E_T[α_l − α_{K−l}]   (l = mid..K),
+
+and equals the expected error exactly when α_l ≥ α_{K−l} for every l ≥ mid under the prior (the
+paper's p ∈ [½, 1] setting, Eq. 202).  A prior enters only through :meth:`Prior.expected_margins`.
+
+* Independent p_i (:class:`IIDPrior`, :class:`IndependentPrior`, :class:`PaperMCPrior`): α_l is
+  multilinear in (p_1..p_K), so E_T[α] is exactly the Poisson-binomial pmf at the means (the
+  paper's Monte-Carlo grid estimator, Algorithm 5 of Appendix C.2.2, averages to
+  Binomial(K, 0.745)).  Its margins are used as they are; a prior whose margins are negative
+  somewhere (means below ½: the signed objective would reward noise) or identically 0 (means
+  ½: every γ has the same signed objective) is refused, naming ``prior``.
+* One common p for all members (:class:`BetaPrior`, :class:`DensityPrior`): for that p the
+  sign of α_l − α_{K−l} (l ≥ mid) is the sign of p − ½, so the expected error is the objective
+  with the *folded* margins d_l = E_T[sign(p − ½)·(α_l − α_{K−l})] ≥ 0 (equivalently, the prior
+  folded onto [½, 1] by p ↦ max(p, 1 − p)).  A prior symmetric about ½, Beta(½, ½) say, then
+  gets its true expected error instead of a signed objective that vanishes for every γ.
 """
 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -27,21 +37,61 @@ from .numerics.binomial import binomial_pmf
 from .numerics.poisson_binomial import pmf
 from .validation import count, function, half_open_unit, instance, positive, unit
 
+#: a margin below −MARGIN_TOL (or every |margin| at most MARGIN_TOL) makes an independent prior's
+#: signed objective no expected error; float64 rounding of the pmfs is ~1e-16
+MARGIN_TOL = 1e-12
 
-class Prior:
-    """Interface: ``expected_pmf(K)`` returns E_T[α] (length K+1), ``to_dict()`` describes it."""
 
-    def expected_pmf(self, K: int) -> np.ndarray:  # pragma: no cover - interface
+def margins_of(pmf_: np.ndarray) -> np.ndarray:
+    """d_l = α_l − α_{K−l} for l = mid..K of a pmf (length K+1)."""
+    a = np.asarray(pmf_, dtype=np.float64)
+    K = a.shape[0] - 1
+    mid = (K + 1) // 2
+    return a[mid:] - a[: K + 1 - mid][::-1]
+
+
+class Prior(ABC):
+    """A prior over the members' vote probabilities, for the γ_opt objective (Section 5).
+
+    A prior implements :meth:`expected_pmf` and :meth:`to_dict`; :meth:`expected_margins` (the
+    LP's margins) and :meth:`check_K` have defaults.
+    """
+
+    @abstractmethod
+    def expected_pmf(self, K: int) -> np.ndarray:
         """E_T[α]: the expected Poisson-binomial pmf of the vote count L (length K+1) under the prior."""
-        raise NotImplementedError
 
-    def to_dict(self) -> dict:  # pragma: no cover - interface
+    @abstractmethod
+    def to_dict(self) -> dict:
         """A JSON-ready description (``kind`` and parameters), stored in γ files."""
-        raise NotImplementedError
+
+    def expected_margins(self, K: int) -> np.ndarray:
+        """The LP's margins d_l (l = mid..K): the expected error of γ is ½ Σ d_l (1 − γ(l)).
+
+        Default (independent p_i): d_l = E_T[α_l − α_{K−l}] from :meth:`expected_pmf`.
+
+        Raises:
+            ParameterError: naming ``prior``, when a margin is below −:data:`MARGIN_TOL` (the
+                signed objective would reward noise) or all are within :data:`MARGIN_TOL` of 0
+                (every γ has the same objective): the objective would not be the expected error.
+        """
+        d = margins_of(self.expected_pmf(K))
+        if d.size and float(np.max(np.abs(d))) <= MARGIN_TOL:
+            raise ParameterError("prior", f"{self.to_dict()} is symmetric about ½: its signed objective is 0 for "
+                                          "every γ, so it cannot choose one; give the members' probability of "
+                                          "voting for the label they usually vote for (means above ½), or a "
+                                          "prior over one common p (beta:A,B), which is folded onto [½, 1]")
+        if d.size and float(np.min(d)) < -MARGIN_TOL:
+            raise ParameterError("prior", f"{self.to_dict()} has means below ½: its signed objective rewards noise "
+                                          "and is not the expected error; name the classes so that the members "
+                                          "vote 1 more often than not (means ≥ ½; the error is symmetric, "
+                                          "E(p) = E(1 − p))")
+        return d
 
     def check_K(self, K: int) -> None:
         """Refuse (:class:`~darrm.errors.ParameterError` naming ``prior``) a prior that cannot
         describe K members, before any work is done with it (every K by default)."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -111,6 +161,16 @@ class BetaPrior(Prior):
 
         return stats.betabinom.pmf(np.arange(K + 1), K, self.a, self.b)
 
+    def expected_margins(self, K: int) -> np.ndarray:
+        """Folded margins E_T[sign(p − ½)(α_l − α_{K−l})] (module docstring), exact: with
+        E[α_l] the beta-binomial pmf, E[α_l·1{p < ½}] = E[α_l]·I_½(a + l, b + K − l), the
+        regularised incomplete beta of the posterior Beta(a + l, b + K − l)."""
+        from scipy import special
+
+        ls = np.arange(K + 1)
+        below = special.betainc(self.a + ls, self.b + K - ls, 0.5)
+        return margins_of(self.expected_pmf(K) * (1.0 - 2.0 * below))
+
     def to_dict(self) -> dict:
         """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": "beta", "a": self.a, "b": self.b}
@@ -131,8 +191,8 @@ class DensityPrior(Prior):
         instance("prior.name", self.name, str, "a string")
         object.__setattr__(self, "tol", positive("prior.tol", self.tol))
 
-    def expected_pmf(self, K: int) -> np.ndarray:
-        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
+    def _integral(self, K: int, a: float, b: float) -> np.ndarray:
+        """∫_a^b Binomial(K, p)·π(p) dp / ∫_0^1 π (adaptive quadrature, absolute tolerance ``tol``)."""
         def f(p: float) -> np.ndarray:
             d = float(self.density(p))
             if not math.isfinite(d) or d < 0:
@@ -147,8 +207,17 @@ class DensityPrior(Prior):
         z, _ = integrate.quad(g, 0.0, 1.0, epsabs=self.tol, limit=200)
         if not (math.isfinite(z) and z > 0):
             raise ParameterError("prior.density", "must integrate to a positive finite mass on [0, 1]")
-        v, _ = integrate.quad_vec(f, 0.0, 1.0, epsabs=self.tol, limit=200)
+        v, _ = integrate.quad_vec(f, a, b, epsabs=self.tol, limit=200)
         return np.asarray(v) / z
+
+    def expected_pmf(self, K: int) -> np.ndarray:
+        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
+        return self._integral(K, 0.0, 1.0)
+
+    def expected_margins(self, K: int) -> np.ndarray:
+        """Folded margins E_T[sign(p − ½)(α_l − α_{K−l})] (module docstring): the integrals over
+        [½, 1] minus those over [0, ½]."""
+        return margins_of(self._integral(K, 0.5, 1.0) - self._integral(K, 0.0, 0.5))
 
     def to_dict(self) -> dict:
         """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""

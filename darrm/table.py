@@ -7,16 +7,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import families
 from .gamma import validate_gamma
-from .params import PrivacyParams
-from .solver.status import SolveReport
+from .member_params import MemberParams
+from .status import SolveReport
 from .validation import choice, instance, real
 
-#: what a table's ``family`` may be: the solver's families and "custom" (a hand-made table)
-FAMILY_NAMES = ("opt", "sub", "dsub", "const", "custom", "budget")
-
-if TYPE_CHECKING:  # darrm.disjoint builds on this module
+if TYPE_CHECKING:  # the member models build on this module; a table only needs their protocol
     from .disjoint.params import DisjointParams
+    from .params import PrivacyParams
 
 
 @dataclass(frozen=True, eq=False)
@@ -27,8 +26,7 @@ class GammaTable:
         params: the privacy parameters the table is certified for (``PrivacyParams``, or
             ``DisjointParams`` for members on disjoint shards).
         gamma: the full table γ(0..K) (length K+1, symmetric).
-        family: "opt", "sub", "dsub", "const", "custom" or "budget" (designed for a total budget,
-            :mod:`darrm.budget.design`).
+        family: a γ family of :mod:`darrm.families`, or "custom" (a table made by hand).
         prior: description of the prior the objective used (γ_opt), else None.
         objective: expected (signed) error under the prior, ½Σ_{l≥mid} E[α_l − α_{K−l}]·(1 − γ(l)).
         violation: the certificate's largest DP violation (≤ tol when certified).
@@ -48,11 +46,10 @@ class GammaTable:
 
     def __post_init__(self) -> None:
         """Checks every field (a table built by hand is used by :func:`darrm.aggregate` as is)."""
-        from .disjoint.params import DisjointParams  # at call time: darrm.disjoint builds on this module
-
-        instance("params", self.params, (PrivacyParams, DisjointParams), "a darrm.PrivacyParams or DisjointParams")
+        instance("params", self.params, MemberParams, "a member model's parameters (darrm.PrivacyParams, "
+                                                      "DisjointParams)")
         object.__setattr__(self, "gamma", validate_gamma(self.gamma, self.params.K))
-        choice("family", self.family, FAMILY_NAMES)
+        choice("family", self.family, families.table_names())
         object.__setattr__(self, "violation", real("violation", self.violation, allow_inf=True))
         instance("prior", self.prior, dict, "a dict (Prior.to_dict()) or None", allow_none=True)
         if self.objective is not None:

@@ -1,4 +1,5 @@
-"""Layering: experiments → accounting → darrm core, never back; no import cycles.
+"""Layering: experiments → accounting → darrm core, never back; inside the core, floors that only
+import downward; no import cycles.
 
 An AST walk over every module of the three packages, imports inside functions included
 (that is where cycles used to hide).  Implicit imports of parent packages are not edges,
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {"darrm": ROOT / "darrm", "darrm.accounting": ROOT / "accounting", "darrm.experiments": ROOT / "experiments"}
@@ -79,6 +82,79 @@ RANK = {"darrm": 0, "darrm.accounting": 1, "darrm.experiments": 2}
 def test_layers_only_import_downward():
     bad = [(m, t) for m, ts in GRAPH.items() for t in ts if RANK[_layer(t)] > RANK[_layer(m)]]
     assert not bad, f"upward imports (experiments → accounting → darrm only): {bad}"
+
+
+#: the core's floors, lowest first: a module may import its own floor and the floors below it.
+#: A module belongs to the floor of its longest matching prefix.  ``privacy.condition`` (the rigorous
+#: float64 test of Lemma 3.4) and ``privacy.corners`` (the corners of Lemma 5.1) are arithmetic on
+#: numbers, with no model type: they sit with the numerics, below the parameters that use them; the
+#: rest of ``privacy`` (certificates, sweeps) works on the model's types and sits above it.
+#: ``disjoint`` builds its O(K) constraint generation on the solver's LP tools (restricted LP,
+#: finalisation), so it sits above ``solver``; ``solver`` never names disjoint members.
+CORE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("foundation", ("darrm.errors", "darrm.validation", "darrm.logs", "darrm.atomic", "darrm.locking",
+                    "darrm.paths", "darrm._version", "darrm._lazy", "darrm.secure_random", "darrm.neighboring",
+                    "darrm.plotting", "darrm.strict_json")),
+    ("numerics", ("darrm.numerics", "darrm.backends", "darrm.privacy.condition", "darrm.privacy.corners")),
+    ("model", ("darrm.params", "darrm.gamma", "darrm.mechanism", "darrm.prior", "darrm.table", "darrm.status",
+               "darrm.member_params", "darrm.families", "darrm.utility")),
+    ("privacy", ("darrm.privacy",)),
+    ("solver", ("darrm.solver",)),
+    ("disjoint", ("darrm.disjoint",)),
+    # profile_reference: the high-precision brute force of every member model's privacy profile
+    # (an independent check for tests), so it sits where both models are known
+    ("api", ("darrm.api", "darrm.privacy.profile_reference")),
+    ("front", ("darrm.verification", "darrm.gamma_file", "darrm.report", "darrm.json_vocabulary",
+               "darrm.cli_conventions")),
+    ("entry", ("darrm.cli", "darrm")),
+)
+
+
+def _floor(mod: str) -> int:
+    """The rank of ``mod``'s floor (longest matching prefix; the facade "darrm" matches only
+    itself); KeyError for a module in no floor."""
+    best = (-1, -1)
+    for rank, (_, prefixes) in enumerate(CORE_FLOORS):
+        for pre in prefixes:
+            inside = mod == pre or (pre != "darrm" and mod.startswith(pre + "."))
+            if inside and len(pre) > best[0]:
+                best = (len(pre), rank)
+    if best[1] < 0:
+        raise KeyError(mod)
+    return best[1]
+
+
+CORE = sorted(m for m in MODULES if _layer(m) == "darrm")
+
+
+def test_every_core_module_has_a_floor():
+    missing = []
+    for m in CORE:
+        try:
+            _floor(m)
+        except KeyError:
+            missing.append(m)
+    assert not missing, f"give these modules a floor in CORE_FLOORS: {missing}"
+
+
+def test_the_core_floors_only_import_downward():
+    """api → disjoint → solver → privacy → model → numerics/backends → foundation: 0 upward imports."""
+    bad = [(m, t) for m in CORE for t in GRAPH[m] if _layer(t) == "darrm" and _floor(t) > _floor(m)]
+    assert not bad, "upward imports in the core (module → target): " + ", ".join(f"{m} → {t}" for m, t in bad)
+
+
+def test_solver_never_names_disjoint_members():
+    """The shared-members engine knows one member model; only darrm.api chooses between them."""
+    bad = [(m, t) for m in CORE if m.startswith("darrm.solver") for t in GRAPH[m] if t.startswith("darrm.disjoint")]
+    assert not bad, bad
+
+
+def test_the_floor_check_catches_an_upward_import():
+    """The checker itself: a made-up edge model → solver must be reported."""
+    assert _floor("darrm.solver.gamma_opt") > _floor("darrm.table")
+    assert _floor("darrm.privacy.condition") < _floor("darrm.params") < _floor("darrm.privacy.certify")
+    with pytest.raises(KeyError):
+        _floor("darrm.a_module_nobody_placed")
 
 
 def test_the_core_never_imports_its_own_facade():

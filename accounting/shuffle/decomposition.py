@@ -112,33 +112,37 @@ def _log_mgf(j: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
     return mx + np.log(np.exp(z - mx[:, None]).sum(axis=1))
 
 
-def expected_positive_part(
-    vals: np.ndarray, w: np.ndarray, n: int, kind: str, max_points: int = 1 << 18, step: float | None = None
-) -> float:
-    """Bound on E[(Σ_{i<=n} G_i)_+] for iid G with atoms ``vals`` (probabilities ``w``).
+def _window(vals: np.ndarray, w: np.ndarray, n: int, max_points: int) -> float:
+    """The grid step: the sum's ±12 sd window (clipped to its support) over ``max_points``/2 points."""
+    mean = float(np.dot(w, vals))
+    sd = math.sqrt(max(float(np.dot(w, (vals - mean) ** 2)), 1e-300))
+    K = 12.0
+    lo_s = max(n * float(vals.min()), n * mean - K * sd * math.sqrt(n))
+    hi_s = min(n * float(vals.max()), max(n * mean + K * sd * math.sqrt(n), 0.0) + K * sd * math.sqrt(n))
+    return max(hi_s - lo_s, 1e-300) / (max_points // 2)
 
-    ``kind="upper"`` returns a value >= the true expectation, ``"lower"`` a value
-    <= it (see the module docstring for the error terms).
-    """
+
+def _normalised(vals, w) -> tuple[np.ndarray, np.ndarray]:
     vals = np.asarray(vals, dtype=float)
     w = np.asarray(w, dtype=float)
     keep = w > 0
-    vals, w = vals[keep], w[keep] / w[keep].sum()
-    if np.all(vals <= 0):
-        return 0.0
-    if np.all(vals >= 0):
-        return n * float(np.dot(w, vals))  # no cancellation: exact for both kinds
-    mean = float(np.dot(w, vals))
-    sd = math.sqrt(max(float(np.dot(w, (vals - mean) ** 2)), 1e-300))
-    vmin, vmax = float(vals.min()), float(vals.max())
+    return vals[keep], w[keep] / w[keep].sum()
+
+
+def lattice_positive_part(j: np.ndarray, w: np.ndarray, n: int, thresholds, kind: str,
+                          max_points: int = 1 << 18) -> np.ndarray:
+    """Bounds on E[(J − T)_+] for J = Σ_{i<=n} j_i, iid integer atoms ``j`` with probabilities
+    ``w``, one per real threshold T in ``thresholds`` (``kind="upper"``: >=, ``"lower"``: <=).
+
+    The pmf of J is an FFT on a window of ±12 sd (the whole support when it fits in
+    ``max_points``).  Upper: the pmf is clipped at 0, a floating-point allowance per entry
+    (coefficient errors ~ eps log N amplified by n |F|^{n-1}) is added, and the mass above the
+    window by E[(J−T)_+ 1{J > U}] <= E[e^{2t(J−T)}] e^{−t(U−T)}/(e t) (from x_+ <= e^{tx}/(e t)
+    and 1{x > a} <= e^{t(x−a)}), minimised over t.  Lower: the same allowance and the mass
+    aliased into the window (Chernoff bounds on P(J >= L+N), P(J < L), times the largest
+    weight U − T) are subtracted."""
+    j = np.asarray(j, dtype=np.int64)
     K = 12.0
-    lo_s = max(n * vmin, n * mean - K * sd * math.sqrt(n))
-    hi_s = min(n * vmax, max(n * mean + K * sd * math.sqrt(n), 0.0) + K * sd * math.sqrt(n))
-    if step is None:
-        step = max(hi_s - lo_s, 1e-300) / (max_points // 2)
-    l = float(step)
-    j = np.ceil(vals / l) if kind == "upper" else np.floor(vals / l)
-    j = j.astype(np.int64)
     jmin, jmax = int(j.min()), int(j.max())
     if n * (jmax - jmin) + 1 <= max_points:
         L, U = n * jmin, n * jmax
@@ -149,9 +153,9 @@ def expected_positive_part(
         L = int(math.floor(max(n * jmin, n * jm - K * js * math.sqrt(n))))
         U = int(math.ceil(min(n * jmax, max(n * jm + K * js * math.sqrt(n), 0.0) + K * js * math.sqrt(n))))
         windowed = True
-    if U <= 0:
-        # the whole window is non-positive: only the Chernoff tail remains
-        L, U = min(L, -1), 0
+    Ts = np.atleast_1d(np.asarray(thresholds, dtype=float))
+    U = max(U, int(math.floor(min(float(Ts.min()), n * jmax))))
+    L = min(L, U - 1)
     N = 1 << int(math.ceil(math.log2(U - L + 1)))
     a = np.zeros(N)
     np.add.at(a, np.mod(j, N), w)
@@ -161,28 +165,105 @@ def expected_positive_part(
         logF = np.log(np.where(absF == 0, 1.0, F).astype(complex))
         Fn = np.where(absF == 0, 0.0, np.exp(n * logF))
     pmf_circ = np.fft.irfft(Fn, N)
-    # floating-point allowance per entry (coefficient errors ~ eps log N, amplified
-    # by n |F|^{n-1} in the power, then averaged by the inverse FFT)
     with np.errstate(under="ignore"):
         amp = float(np.sum(np.where(absF > 0, np.exp((n - 1) * np.log(np.maximum(absF, 1e-300))), 0.0)))
     e_fp = 16 * EPS_MACH * math.log2(N) * (1.0 + n * 2 * amp / N)
-    Jpos = np.arange(1, U + 1, dtype=np.int64)
-    pm = pmf_circ[np.mod(Jpos, N)]
-    sum_pos = float(np.dot(Jpos, np.maximum(pm, 0.0))) if kind == "upper" else float(np.dot(Jpos, pm))
-    fp = e_fp * float(U) * (U + 1) / 2
     ts = np.geomspace(1e-9, 50.0, 400) / max(1.0, js_scale(j, w))
     if kind == "upper":
-        tail = 0.0
-        if windowed and U < n * jmax:
-            # E[J 1{J > U}] <= E[e^{2tJ}] e^{-tU} / (e t)  (J_+ <= e^{tJ}/(e t))
-            tail = _exp_min(n * _log_mgf(j, w, 2 * ts) - ts * U - 1 - np.log(ts))
-        return l * (sum_pos + fp + tail)
-    alias = 0.0
-    if windowed:
-        p_hi = _exp_min(n * _log_mgf(j, w, ts) - ts * (L + N)) if L + N <= n * jmax else 0.0
-        p_lo = _exp_min(n * _log_mgf(j, w, -ts) + ts * L) if L > n * jmin else 0.0
-        alias = (min(1.0, p_hi) + min(1.0, p_lo)) * U
-    return max(0.0, l * (sum_pos - fp - alias))
+        lm2 = n * _log_mgf(j, w, 2 * ts)
+    elif windowed:
+        p_hi = min(1.0, _exp_min(n * _log_mgf(j, w, ts) - ts * (L + N))) if L + N <= n * jmax else 0.0
+        p_lo = min(1.0, _exp_min(n * _log_mgf(j, w, -ts) + ts * L)) if L > n * jmin else 0.0
+    out = np.empty(len(Ts))
+    for i, T in enumerate(Ts):
+        if T >= n * jmax:
+            out[i] = 0.0
+            continue
+        Jpos = np.arange(int(math.floor(T)) + 1, U + 1, dtype=np.int64)
+        x = Jpos - T
+        pm = pmf_circ[np.mod(Jpos, N)]
+        fp = e_fp * float(x.sum())
+        if kind == "upper":
+            tail = 0.0
+            if windowed and U < n * jmax:
+                tail = _exp_min(lm2 - ts * (U + T) - 1 - np.log(ts))
+            out[i] = float(np.dot(x, np.maximum(pm, 0.0))) + fp + tail
+        else:
+            alias = (p_hi + p_lo) * max(U - T, 0.0) if windowed else 0.0
+            out[i] = max(0.0, float(np.dot(x, pm)) - fp - alias)
+    return out
+
+
+def expected_positive_part(
+    vals: np.ndarray, w: np.ndarray, n: int, kind: str, max_points: int = 1 << 18, step: float | None = None
+) -> float:
+    """Bound on E[(Σ_{i<=n} G_i)_+] for iid G with atoms ``vals`` (probabilities ``w``), atoms
+    rounded *up* (upper) or *down* (lower) to the grid: the rounded sum dominates (is dominated
+    by) the true one pointwise, so the bias is up to n × step.
+
+    ``kind="upper"`` returns a value >= the true expectation, ``"lower"`` a value
+    <= it (:func:`lattice_positive_part` for the error terms).
+    """
+    vals, w = _normalised(vals, w)
+    if np.all(vals <= 0):
+        return 0.0
+    if np.all(vals >= 0):
+        return n * float(np.dot(w, vals))  # no cancellation: exact for both kinds
+    l = float(step) if step is not None else _window(vals, w, n, max_points)
+    j = np.ceil(vals / l) if kind == "upper" else np.floor(vals / l)
+    return l * float(lattice_positive_part(j.astype(np.int64), w, n, [0.0], kind, max_points)[0])
+
+
+def centred_positive_part(vals: np.ndarray, w: np.ndarray, n: int, kind: str, max_points: int = 1 << 18) -> float:
+    """Bound on E[(Σ_{i<=n} G_i)_+] with atoms rounded to the *nearest* grid point and the
+    rounding's mean restored: the bias n × step of :func:`expected_positive_part` becomes a
+    fluctuation of order √n × step.
+
+    Claim: write G = l·j + V with j = round(G/l), V ∈ [−l/2, l/2] a function of the atom, μ = E V,
+    r = max V − min V, and Z = ΣV − nμ.  For every s >= 0,
+
+        E[(ΣG)_+] <= E[(lJ + nμ + s)_+] + E[(Z − s)_+],
+        E[(ΣG)_+] >= E[(lJ + nμ − s)_+] − E[(−Z − s)_+],
+
+    and E[(±Z − s)_+] <= ∫_s^∞ exp(−2u²/(n r²)) du = √(π n r²/8) · erfc(s √2/(r √n)).
+
+    Proof: (a + b)_+ <= (a + c)_+ + (b − c)_+ for all reals (the positive part is subadditive),
+    with a = lJ, b = ΣV, c = nμ + s (upper) and, swapped, (a + c)_+ <= (a + b)_+ + (c − b)_+ with
+    c = nμ − s (lower); Z is a sum of n iid centred variables with range r, so Hoeffding gives
+    P(±Z >= u) <= exp(−2u²/(n r²)), and E[(X − s)_+] = ∫_s^∞ P(X > u) du.  The first terms are
+    l·E[(J − T)_+] with T = −(nμ ± s)/l (:func:`lattice_positive_part`).  The bound is the best
+    over a fixed set of s (the smallest upper, the largest lower), each valid.
+
+    Args:
+        vals: the atoms' values.
+        w: their probabilities.
+        n: the number of summands.
+        kind: ``"upper"`` or ``"lower"``.
+        max_points: the FFT size budget (the grid step is the sum's window over max_points/2).
+
+    Returns:
+        A value >= (upper) or <= (lower) E[(ΣG)_+].
+    """
+    vals, w = _normalised(vals, w)
+    if np.all(vals <= 0):
+        return 0.0
+    if np.all(vals >= 0):
+        return n * float(np.dot(w, vals))
+    l = _window(vals, w, n, max_points)
+    j = np.rint(vals / l)
+    V = vals - l * j
+    mu = float(np.dot(w, V))
+    r = float(V.max() - V.min())
+    sig = r * math.sqrt(n)
+    ss = np.array([0.0]) if r == 0 else sig * np.array([0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0])
+    tails = np.array([math.sqrt(math.pi / 8) * sig * math.erfc(x * math.sqrt(2) / sig) if sig > 0 else 0.0
+                      for x in ss])
+    sign = 1.0 if kind == "upper" else -1.0
+    T = -(n * mu + sign * ss) / l
+    core = l * lattice_positive_part(j.astype(np.int64), w, n, T, kind, max_points)
+    if kind == "upper":
+        return float(np.min(core + tails))
+    return max(0.0, float(np.max(core - tails)))
 
 
 def _exp_min(logs) -> float:
@@ -227,33 +308,61 @@ def _distinct(fin: FiniteRandomizer) -> tuple[lower_datasets.Dataset, ...]:
 FFT_MAX_N = 20_000
 
 
-def positive_part(vals: np.ndarray, w: np.ndarray, n: int, kind: str) -> tuple[float, bool]:
-    """Bound on E[(ΣG)_+]: the exact count sum (:mod:`.count_sums`) when G has at
-    most three non-zero atoms; otherwise the FFT for n <= FFT_MAX_N (its grid then
-    resolves the sum) and the count sum over atoms coarsened in the safe direction
-    above.  Returns (value, exact)."""
+#: FFT sizes tried in turn by :func:`positive_part` (more than three atoms, n <= FFT_MAX_N)
+FFT_LEVELS = (1 << 16, 1 << 18, 1 << 20)
+#: :func:`positive_part` stops refining once a finer grid improves its bound by <= FFT_RTOL relative
+FFT_RTOL = 0.01
+
+
+def positive_part(vals: np.ndarray, w: np.ndarray, n: int, kind: str, atol: float = 0.0) -> tuple[float, bool]:
+    """Bound on E[(ΣG)_+]: the exact count sum (:mod:`.count_sums`) when G has at most three
+    non-zero atoms; above n = FFT_MAX_N the count sum over atoms coarsened in the safe direction;
+    otherwise the centred-rounding FFT (:func:`centred_positive_part`) on the grids of
+    :data:`FFT_LEVELS` in turn, until a finer grid improves the bound by at most
+    :data:`FFT_RTOL` relative or the bound is below ``atol`` (upper) — every grid's bound is
+    valid, and the tightest is returned (with exact = False)."""
     exact = count_sums.coarsen(vals, w, kind)[2]
     if exact or n > FFT_MAX_N:
         return count_sums.expected_positive_part(vals, w, n, kind)
-    return expected_positive_part(vals, w, n, kind), False
+    best = math.inf if kind == "upper" else 0.0
+    for mp in FFT_LEVELS:
+        b = centred_positive_part(vals, w, n, kind, mp)
+        if kind == "upper":
+            done = b >= (1 - FFT_RTOL) * best or b <= atol
+            best = min(best, b)
+        else:
+            done = b <= (1 + FFT_RTOL) * best and (best > 0 or mp >= FFT_LEVELS[1])
+            best = max(best, b)
+        if done:
+            break
+    return best, False
 
 
-def _optimal(randomizer: Randomizer, n: int, eps: float) -> tuple[float, bool]:
+@functools.lru_cache(maxsize=16)
+def _blanket_gparvs(randomizer: Randomizer) -> tuple[Atoms, ...]:
+    """The distinct blanket GPARVs over the victim pairs (equal ones give equal δ(ε))."""
+    fin = as_finite(randomizer)
+    assert fin is not None
+    m = fin.array
+    out, seen = [], set()
+    for a, b in _pairs(randomizer, fin):
+        at = blanket_atoms(m, a, b)
+        key = tuple(np.round(np.concatenate([at.r0, at.r1, at.w]), 12))
+        if key not in seen:
+            seen.add(key)
+            out.append(at)
+    return tuple(out)
+
+
+def _optimal(randomizer: Randomizer, n: int, eps: float, atol: float = 0.0) -> tuple[float, bool]:
     fin = as_finite(randomizer)
     if fin is None:
         raise ParameterError("randomizer", "the optimal decomposition needs a specific randomizer")
     if eps >= fin.eps0:
         return 0.0, True
-    m = fin.array
     best, all_exact = 0.0, True
-    seen = set()
-    for a, b in _pairs(randomizer, fin):
-        at = blanket_atoms(m, a, b)
-        key = tuple(np.round(np.concatenate([at.r0, at.r1, at.w]), 12))
-        if key in seen:
-            continue
-        seen.add(key)
-        v, exact = positive_part(at.values(eps), at.w, n, "upper")
+    for at in _blanket_gparvs(randomizer):
+        v, exact = positive_part(at.values(eps), at.w, n, "upper", atol * n)
         all_exact &= exact
         best = max(best, v / n)
     return min(1.0, best), all_exact
@@ -265,7 +374,7 @@ def optimal_delta(randomizer: Randomizer, n: int, eps: float) -> float:
     return _optimal(randomizer, n, eps)[0]
 
 
-def lower_delta(randomizer: Randomizer, n: int, eps: float) -> float:
+def lower_delta(randomizer: Randomizer, n: int, eps: float, atol: float = 0.0) -> float:
     """Lower bound: max over datasets (x0|x*^{n-1}) vs (x1|x*^{n-1}) (and the uniform
     i.i.d. mixture) of Thm 14, exact count sums or FFT / coarsened sums rounded down."""
     fin = as_finite(randomizer)
@@ -281,9 +390,14 @@ def lower_delta(randomizer: Randomizer, n: int, eps: float) -> float:
             # pair (Wang et al. Thm 5.1) is a lower bound on it, computed without a grid
             best = max(best, krr_count_lower_delta(eps, n, randomizer.eps0, randomizer.k))
         at = mixture_atoms(m, a, b) if xs is None else dataset_atoms(m, a, b, xs)
-        best = max(best, positive_part(at.values(eps), at.w, n, "lower")[0] / n)
+        best = max(best, positive_part(at.values(eps), at.w, n, "lower", atol * n)[0] / n)
     return min(1.0, best)
 
+
+#: in an ε(δ) search the FFT grid is refined only while its bracket exceeds _ATOL × δ (absolute)
+_ATOL = 1e-3
+#: in a δ(ε) query, while it exceeds this (absolute)
+_DELTA_ATOL = 1e-15
 
 #: the methods' names in :data:`~darrm.accounting.shuffle.best.METHODS` and in every Bound
 NAME = "optimal-decomposition"
@@ -296,7 +410,7 @@ _LO_NOTE = ("Su et al. Thm 14 (GKMP20): exact divergence of the dataset (x0|x*,.
             "(N_x0, N_x1) count divergence (Wang et al. Thm 5.1)")
 
 
-def capped_optimal_delta(randomizer: Randomizer, n: int, eps: float) -> float:
+def capped_optimal_delta(randomizer: Randomizer, n: int, eps: float, atol: float = 0.0) -> float:
     """min(FFT upper bound, clone, valid variation-ratio) — all upper bounds on the
     optimal-decomposition divergence by Su et al. Thm 6 (the blanket pair is a
     post-processing of every general-clone pair), so the min is one too.  The cap
@@ -304,7 +418,7 @@ def capped_optimal_delta(randomizer: Randomizer, n: int, eps: float) -> float:
     from .clones import clone_delta
     from .variation_ratio import delta_bound as vr_delta_bound
 
-    d, exact = _optimal(randomizer, n, eps)
+    d, exact = _optimal(randomizer, n, eps, atol)
     if exact:  # already the optimal value (+ rigorous error terms)
         return d
     d = min(d, clone_delta(eps, n, randomizer.eps0))
@@ -326,12 +440,12 @@ def _bracket(f, randomizer: Randomizer, n: int, delta: float) -> float:
 
 def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
     eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
-    return Bound(NAME, "upper", True, eps, capped_optimal_delta(randomizer, n, eps), _UP_NOTE)
+    return Bound(NAME, "upper", True, eps, capped_optimal_delta(randomizer, n, eps, _DELTA_ATOL), _UP_NOTE)
 
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     delta, n = v.open_unit("delta", delta), v.count("n", n)
-    f = lambda x: capped_optimal_delta(randomizer, n, x)  # noqa: E731
+    f = lambda x: capped_optimal_delta(randomizer, n, x, _ATOL * delta)  # noqa: E731
     e = eps_for_delta(f, delta, _bracket(f, randomizer, n, delta), "upper", rtol=1e-5)
     return Bound(NAME, "upper", True, e, delta, _UP_NOTE)
 
@@ -344,11 +458,12 @@ def _lower_note(randomizer: Randomizer) -> str:
 
 def lower_delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
     eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
-    return Bound(LOWER_NAME, "lower", True, eps, lower_delta(randomizer, n, eps), _lower_note(randomizer))
+    return Bound(LOWER_NAME, "lower", True, eps, lower_delta(randomizer, n, eps, _DELTA_ATOL),
+                 _lower_note(randomizer))
 
 
 def lower_eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     delta, n = v.open_unit("delta", delta), v.count("n", n)
-    f = lambda x: lower_delta(randomizer, n, x)  # noqa: E731
+    f = lambda x: lower_delta(randomizer, n, x, _ATOL * delta)  # noqa: E731
     e = eps_for_delta(f, delta, _bracket(f, randomizer, n, delta), "lower", rtol=1e-5)
     return Bound(LOWER_NAME, "lower", True, e, delta, _lower_note(randomizer))

@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, ClassVar
 
 from ..errors import ParameterError
 from ..neighboring import NeighboringRelation
 from ..numerics.binomial import OthersPmfs, others_pmfs, others_pmfs_bytes
 from ..privacy.condition import Check, check, rhs
 from ..validation import epsilon, half_open_unit, odd_count
-from .members import MemberPrivacy
+from .members import MemberPrivacy, member_from_dict
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,15 @@ class DisjointParams:
         object.__setattr__(self, "target_eps", epsilon("target_eps", self.target_eps))
         object.__setattr__(self, "target_delta", half_open_unit("target_delta", self.target_delta))
 
+    #: the member model's name (:class:`darrm.member_params.MemberParams`)
+    members: ClassVar[str] = "disjoint"
     #: a neighbouring pair changes the shard of exactly one member
-    neighboring = NeighboringRelation.ONE_MEMBER_CHANGES
+    neighboring: ClassVar[NeighboringRelation] = NeighboringRelation.ONE_MEMBER_CHANGES
+
+    @property
+    def query_budget(self) -> tuple[float, float]:
+        """(target_eps, target_delta): the guarantee of one release."""
+        return float(self.target_eps), float(self.target_delta)
 
     @property
     def exp_eps(self) -> float:
@@ -75,3 +83,30 @@ class DisjointParams:
         """A JSON-ready description (stored in γ files)."""
         return {"members": "disjoint", "K": self.K, "member": self.member.to_dict(),
                 "target_eps": self.target_eps, "target_delta": self.target_delta}
+
+    def file_fields(self) -> dict[str, Any]:
+        """The γ file's fields for these parameters ("model": the member-privacy model)."""
+        return {"K": self.K, "model": self.member.to_dict(), "target_eps": self.target_eps,
+                "target_delta": self.target_delta}
+
+    @classmethod
+    def file_keys(cls) -> tuple[str, ...]:
+        """The keys of :meth:`file_fields`."""
+        return ("K", "model", "target_eps", "target_delta")
+
+    @classmethod
+    def from_file_fields(cls, d: dict[str, Any]) -> "DisjointParams":
+        """The inverse of :meth:`file_fields` (validated like any construction).
+
+        Raises:
+            ParameterError: a field is out of its domain or the model is unknown.
+        """
+        return cls(d["K"], member_from_dict(d["model"]), d["target_eps"], d["target_delta"])
+
+    def record_fields(self) -> dict[str, Any]:
+        """The JSON record's parameter fields: the member-privacy model."""
+        return {"member_privacy": self.member.to_dict()}
+
+    def describe(self) -> str:
+        """``K=… <member model> on disjoint shards``."""
+        return f"K={self.K} {self.member.describe()} on disjoint shards"

@@ -15,7 +15,7 @@ from ..solver.finalize import certified_gamma_opt
 from ..solver.objective import objective_coefficients
 from ..solver.options import SolveOptions
 from ..solver.restricted_lp import lagrangian_bound, make_restricted_lp
-from ..solver.status import StopReason
+from ..status import StopReason
 from ..table import GammaTable
 from .certificate import certify_disjoint, constraint_row, violations
 from .params import DisjointParams
@@ -96,14 +96,14 @@ def solve_gamma_opt_disjoint(
     an **upper bound** UB; the best such point is kept.  The ``cuts_per_round`` most
     violated indices (vertex, n_high, output, direction) not yet in the LP are added.
 
-    Stops (:class:`darrm.solver.status.StopReason`) when x violates nothing by more than
+    Stops (:class:`darrm.status.StopReason`) when x violates nothing by more than
     :data:`TOL_CP` (x is returned), when UB − LB ≤ ``gap_tol`` (the best certified point),
     when every violated index is already a row (only the LP's feasibility tolerance is
     left), or at ``max_rounds``.  The returned table is certified by
     :func:`certify_disjoint` (scaled toward 0 if needed: no uncertified table is
     returned), and its ``info["optimality_gap"]`` = its exact expected error − (A + LB) is
     computed from that final table.  Its status is "optimal" iff that gap ≤ ``gap_tol``
-    (:func:`darrm.solver.status.status_for`); otherwise a :class:`~darrm.errors.SolveError`
+    (:func:`darrm.status.status_for`); otherwise a :class:`~darrm.errors.SolveError`
     is raised unless ``accept_gap``, which returns it with ``converged=False``.
 
     Args:

@@ -15,12 +15,12 @@ Three ways to a Binomial(n, p) pmf, each where it is the right tool:
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
+from ..backends import resources
 from ..errors import ParameterError
 from .poisson_binomial import _as_probs
 
@@ -131,100 +131,6 @@ def others_pmfs_bytes(N: int) -> float:
     return OTHERS_BYTES_PER_N15 * float(N) ** 1.5
 
 
-#: a cgroup memory limit at or above this is "no limit" (cgroup v1 writes 2^63 − 4096 for none)
-UNLIMITED_BYTES = 1 << 60
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path) as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _meminfo_available(meminfo: str = "/proc/meminfo") -> int | None:
-    """MemAvailable of ``/proc/meminfo`` in bytes (the whole machine's), None if unknown."""
-    text = _read(meminfo)
-    for line in (text or "").splitlines():
-        if line.startswith("MemAvailable:"):
-            try:
-                return int(line.split()[1]) * 1024
-            except (IndexError, ValueError):
-                return None
-    return None
-
-
-def _cgroup_dirs(root: str, rel: str) -> list[str]:
-    """The cgroup folder ``rel`` under the mount ``root`` and its ancestors up to ``root`` (a limit
-    set on any of them applies); only ``root`` when ``rel`` is not visible there (a namespace)."""
-    parts = [p for p in rel.split("/") if p and p not in (".", "..")]
-    dirs = [os.path.join(root, *parts[:i]) for i in range(len(parts), 0, -1)]
-    return [d for d in dirs if os.path.isdir(d)] + [root]
-
-
-def _cgroup_available(root: str = "/sys/fs/cgroup", self_cgroup: str = "/proc/self/cgroup") -> int | None:
-    """Smallest (limit − usage) of this process's memory cgroup and its ancestors, in bytes: cgroup
-    v2 ``memory.max`` − ``memory.current``, v1 ``memory.limit_in_bytes`` − ``memory.usage_in_bytes``;
-    None when no limit is set ("max", or :data:`UNLIMITED_BYTES` and above) or nothing is readable."""
-    text = _read(self_cgroup) or ""
-    v2 = v1 = None
-    for line in text.splitlines():
-        fields = line.split(":", 2)
-        if len(fields) == 3 and fields[0] == "0" and fields[1] == "":
-            v2 = fields[2]
-        elif len(fields) == 3 and "memory" in fields[1].split(","):
-            v1 = fields[2]
-    candidates = []
-    if v2 is not None:
-        candidates += [(d, "memory.max", "memory.current") for d in _cgroup_dirs(root, v2)]
-    if v1 is not None:
-        mount = os.path.join(root, "memory")
-        candidates += [(d, "memory.limit_in_bytes", "memory.usage_in_bytes") for d in _cgroup_dirs(mount, v1)]
-    best = None
-    for d, limit_file, usage_file in candidates:
-        limit, usage = _read(os.path.join(d, limit_file)), _read(os.path.join(d, usage_file))
-        try:
-            lim, use = int((limit or "").strip()), int((usage or "").strip())
-        except ValueError:  # "max", missing, unreadable
-            continue
-        if lim >= UNLIMITED_BYTES:
-            continue
-        left = max(0, lim - use)
-        best = left if best is None else min(best, left)
-    return best
-
-
-def _address_space_available(status: str = "/proc/self/status") -> int | None:
-    """RLIMIT_AS's soft limit minus this process's address space now (VmSize), in bytes; None
-    without a finite limit (or where the ``resource`` module does not exist)."""
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - not POSIX
-        return None
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft == resource.RLIM_INFINITY or soft < 0:
-        return None
-    used = 0
-    for line in (_read(status) or "").splitlines():
-        if line.startswith("VmSize:"):
-            try:
-                used = int(line.split()[1]) * 1024
-            except (IndexError, ValueError):
-                used = 0
-    return max(0, soft - used)
-
-
-def available_memory() -> int | None:
-    """Bytes of memory this process may still use now, None if unknown: the smallest of the
-    machine's MemAvailable (``/proc/meminfo``), what its memory cgroup (and its ancestors) have
-    left below their limit, and what ``RLIMIT_AS`` (``ulimit -v``) leaves above its current address
-    space.  A container or a ulimit is the limit that kills a process first (issue 15: K = 201,
-    Δ > 0 under a 4 GB limit ran into MemoryError although the machine had memory to spare)."""
-    found = [v for v in (_meminfo_available(), _cgroup_available(), _address_space_available()) if v is not None]
-    return min(found) if found else None
-
-
 def others_pmfs(N: int, lo: float, hi: float, cutoff: float = PMF_CUTOFF) -> OthersPmfs:
     """Laws of the unchanged members' vote count for every number n ∈ {0..N} of them at ``hi``.
 
@@ -232,7 +138,7 @@ def others_pmfs(N: int, lo: float, hi: float, cutoff: float = PMF_CUTOFF) -> Oth
     serves as the other's 1 − p in the recurrence of :func:`binomial_windows`."""
     if not (0.0 <= lo <= hi <= 1.0 and abs((lo + hi) - 1.0) <= 4 * 2.0**-53):
         raise ParameterError("ends", f"must be complementary probabilities lo <= hi = 1 - lo, got ({lo!r}, {hi!r})")
-    need, have = others_pmfs_bytes(N), available_memory()
+    need, have = others_pmfs_bytes(N), resources.available_memory()
     if have is not None and need > have:
         raise ParameterError(
             "K", f"K = {N + 1} needs about {need / 2**30:.1f} GiB for the laws of the other members' counts "

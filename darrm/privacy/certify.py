@@ -31,9 +31,9 @@ from ..errors import CertificationError, ParameterError
 from ..gamma import validate_gamma
 from ..mechanism import output_weights
 from ..params import PrivacyParams
-from ..solver.rows import pmf_pairs
 from ..validation import flag, instance, positive
 from .condition import Check, repair_factor, violation
+from .corner_pmfs import pmf_pairs
 from .corners import complements, corner_count, corners, iter_count_vector_blocks, multiset_count
 from .sweep import sweep, sweep_executor
 
@@ -118,7 +118,7 @@ def certify(
 
     Before any work the sweep's peak memory is estimated (:func:`darrm.privacy.sweep.sweep_memory`,
     logged at DEBUG) and the certificate is refused when it exceeds ``max_memory`` bytes (None:
-    the memory available now, :func:`darrm.numerics.binomial.available_memory`).  Without an
+    the memory available now, :func:`darrm.backends.resources.available_memory`).  Without an
     ``executor`` as many local worker processes run as fit (:func:`darrm.privacy.sweep.default_executor`).
 
     Raises:

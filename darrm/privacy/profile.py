@@ -76,24 +76,27 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from ..backends.devices import TorchDevice
 from ..backends.executors import Executor, SerialExecutor, check_executor, one_blas_thread
-from ..disjoint.params import DisjointParams
 from ..errors import ParameterError
 from ..gamma import validate_gamma
 from ..mechanism import output_weights
+from ..member_params import MemberParams
 from ..numerics.binomial import expected_weights
 from ..params import PrivacyParams
-from ..solver.rows import pmf_pairs
 from ..table import GammaTable
 from ..validation import choice
 from .condition import _TINY, FLUSH_BELOW, UNIT_ROUNDOFF, relative_error_bound
+from .corner_pmfs import pmf_pairs
 from .corners import complements, corner_count, corners, iter_count_vector_blocks, multiset_count
 from .sweep import build_pure_tables, build_tables, pure_block, sweep_executor, sweep_R
+
+if TYPE_CHECKING:  # disjoint members build on this floor: their parameters are used through MemberParams
+    from ..disjoint.params import DisjointParams
 
 __all__ = ["Envelope", "PrivacyProfile", "privacy_profile", "upper_hull"]
 
@@ -428,15 +431,17 @@ def privacy_profile(
         params, gamma = table.params, table.gamma
     else:
         gamma = table
-    if not isinstance(params, (PrivacyParams, DisjointParams)):
+    if not isinstance(params, MemberParams):
         raise ParameterError("params", f"must be a darrm.PrivacyParams or DisjointParams, got {params!r}")
     choice("method", method, ("auto", "direct", "sweep"))
     check_executor("executor", executor)
     g = validate_gamma(gamma, params.K)
-    if isinstance(params, DisjointParams):
-        params.check_memory(max_memory)
-        env, n, dropped = _disjoint(g, params)
-        return _finish(env.x, env.y, params.K, "disjoint", n, extra_y=dropped)
+    if params.members == "disjoint":  # the O(K) reduction of darrm.disjoint, through its parameters' methods
+        dp = cast("DisjointParams", params)
+        dp.check_memory(max_memory)
+        env, n, dropped = _disjoint(g, dp)
+        return _finish(env.x, env.y, dp.K, "disjoint", n, extra_y=dropped)
+    params = cast(PrivacyParams, params)
     total = multiset_count(params.K, corner_count(params.member_delta))
     if method == "direct" or (method == "auto" and total <= DIRECT_MAX_MULTISETS and executor is None):
         env, n = _direct_shared(g, params)

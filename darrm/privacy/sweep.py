@@ -765,9 +765,9 @@ def sweep_executor(params: PrivacyParams, executor: Executor | TorchDevice | Non
 
 def memory_budget(max_memory: float | None) -> float | None:
     """``max_memory`` (bytes) if given, else the memory available now (None: unknown)."""
-    from ..numerics.binomial import available_memory
+    from ..backends import resources
 
-    avail = available_memory()
+    avail = resources.available_memory()
     if max_memory is None:
         return None if avail is None else float(avail)
     return float(max_memory)

@@ -33,13 +33,13 @@ from ..gamma import symmetric_from_upper
 from ..params import PrivacyParams
 from ..privacy.certify import repair
 from ..privacy.condition import folded_rows
+from ..privacy.corner_pmfs import factored_pmf_pairs
 from ..privacy.corners import corners, orientations
 from ..privacy.sweep import sweep, sweep_work
+from ..status import StopReason
 from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
 from .options import SolveOptions
 from .restricted_lp import lagrangian_bound, make_restricted_lp
-from .rows import factored_pmf_pairs
-from .status import StopReason
 
 
 def _unique_rows(a: np.ndarray) -> np.ndarray:
@@ -229,8 +229,12 @@ def solve_cutting_planes(
     tie_break: float = 1e-7,
     purge_after: int = 5,
     oracle: SweepOracle | None = None,
-) -> tuple[np.ndarray, str, dict]:
-    """Optimal x = γ(mid..K) by stabilised constraint generation; returns (x, status, info).
+) -> tuple[np.ndarray, StopReason, dict]:
+    """Near-optimal x = γ(mid..K) by stabilised constraint generation; returns (x, stop, info).
+
+    ``stop`` is why the loop ended (a :class:`~darrm.status.StopReason`; ``info["stop"]`` is its
+    value): the round limit included.  Whether x is proven optimal is decided later, from the
+    certified table's gap (:func:`darrm.solver.finalize.certified_gamma_opt`), never here.
 
     Each round solves the restricted LP (:mod:`darrm.solver.restricted_lp`) for x_out and a lower
     bound LB on the full LP (Lagrangian bound from its duals), then sweeps ALL multisets at
@@ -313,7 +317,7 @@ def solve_cutting_planes(
              "lp_lower_bound": lb}
         if residual is not None and residual > tol_cp:
             d["residual_violation"] = residual
-        return x, "optimal", d
+        return x, reason, d
 
     streak = 0  # screen rounds since the last exhaustive sweep
     polish = False  # sweep the exact-objective LP point once the LP point is feasible but the gap is open

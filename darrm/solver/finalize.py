@@ -11,10 +11,10 @@ from ..errors import SolveError
 from ..gamma import symmetric_from_upper
 from ..prior import Prior
 from ..privacy.certify import Certificate, certify_and_repair
+from ..status import status_for
 from ..table import GammaTable
 from .objective import expected_signed_error, objective_coefficients
 from .options import SolveOptions
-from .status import status_for
 
 #: how each LP back end is named in a table's ``solver`` field
 SOLVER_NAMES = {"highs": "HiGHS (highspy, incremental)", "cvxpy": "cvxpy+HiGHS"}

@@ -22,10 +22,12 @@ import os
 import time
 
 from ..backends.executors import ProcessExecutor, SerialExecutor
+from ..errors import CertificationError, SolveError
 from ..params import PrivacyParams
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import certify
 from ..privacy.sweep import sweep_executor, sweep_memory
+from ..status import StopReason
 from ..table import GammaTable
 from .cutting_planes import solve_cutting_planes
 from .finalize import certified_gamma_opt
@@ -33,7 +35,6 @@ from .full_lp import build_rows, choose_method
 from .objective import objective_coefficients
 from .options import SolveOptions
 from .restricted_lp import CvxpyRestrictedLP, lagrangian_bound
-from .status import StopReason
 
 
 def solve_gamma_opt(
@@ -53,7 +54,8 @@ def solve_gamma_opt(
     Args:
         options: :class:`~darrm.SolveOptions` — method ("full": all folded rows, pruned;
             "cutting-planes": constraint generation, :mod:`darrm.solver.cutting_planes`;
-            "auto": by the number of multisets), round limit, gap target, accept_gap, cuts
+            "auto": by the number of multisets, and constraint generation when the full LP
+            fails, as it can at large mε: ``info["fallback"]`` says why), round limit, gap target, accept_gap, cuts
             per round, stabilisation, LP back end.  Without ``accept_gap`` a table whose
             proven gap exceeds ``gap_tol`` is refused (SolveError).
         executor: runs the exhaustive sweeps (see :mod:`darrm.backends`).
@@ -68,35 +70,50 @@ def solve_gamma_opt(
     opts = SolveOptions() if options is None else options
     prior = IIDPrior() if prior is None else prior
     method = choose_method(params) if opts.method == "auto" else opts.method
-    if method != "full":
-        # up front: as many sweep workers as fit the memory budget (the local executor asked for,
-        # if any), or a refusal before any work
-        executor = sweep_executor(params, executor, opts.max_memory)
-        if log and isinstance(executor, (SerialExecutor, ProcessExecutor)):
-            w = getattr(executor, "workers", 1)
-            log(f"sweeps: {w} worker(s), about {sweep_memory(params, w) / 2**20:.0f} MiB peak (estimate)")
+
+    def certified(x, info: dict, t0: float, t1: float) -> GammaTable:
+        info.update(seconds_build=t1 - t0, seconds_solve=time.perf_counter() - t1)
+        return certified_gamma_opt(
+            x, params, prior,
+            lambda g: certify(g, params, tol=tol, progress=progress, executor=executor, max_memory=opts.max_memory),
+            opts, info, lp_backend=info.get("lp_backend", "cvxpy"),
+        )
+
+    fallback: str | None = None
+    if method == "full":
+        t0 = time.perf_counter()
+        c, _ = objective_coefficients(params.K, prior)
+        try:
+            rows = build_rows(params)
+            t1 = time.perf_counter()
+            full = CvxpyRestrictedLP(c, params.rhs, solver_opts)
+            full.add(rows)
+            x, y = full.solve()
+            # valid for every y ≥ 0 (pruned rows are implied by the box): a proven lower bound
+            info: dict = {"method": "full", "lp_rows": int(rows.shape[0]), "stop": StopReason.FULL_LP.value,
+                          "lp_lower_bound": lagrangian_bound(c, rows, params.rhs, y)}
+            return certified(x, info, t0, t1)
+        except (SolveError, CertificationError) as exc:
+            if opts.method != "auto":
+                raise
+            # at large mε the full LP's rows hold entries ~e^{mε}: HiGHS may call it unbounded or
+            # fail; constraint generation solves the same LP from a few well-chosen rows
+            fallback = f"full LP failed ({exc}); constraint generation instead"
+            if log:
+                log(fallback)
+    # up front: as many sweep workers as fit the memory budget (the local executor asked for,
+    # if any), or a refusal before any work
+    executor = sweep_executor(params, executor, opts.max_memory)
+    if log and isinstance(executor, (SerialExecutor, ProcessExecutor)):
+        w = getattr(executor, "workers", 1)
+        log(f"sweeps: {w} worker(s), about {sweep_memory(params, w) / 2**20:.0f} MiB peak (estimate)")
     t0 = time.perf_counter()
     c, _ = objective_coefficients(params.K, prior)
-
-    if method == "full":
-        rows = build_rows(params)
-        t1 = time.perf_counter()
-        full = CvxpyRestrictedLP(c, params.rhs, solver_opts)
-        full.add(rows)
-        x, y = full.solve()
-        # valid for every y ≥ 0 (pruned rows are implied by the box): a proven lower bound
-        info: dict = {"method": "full", "lp_rows": int(rows.shape[0]), "stop": StopReason.FULL_LP.value,
-                      "lp_lower_bound": lagrangian_bound(c, rows, params.rhs, y)}
-    else:
-        t1 = time.perf_counter()
-        x, status, info = solve_cutting_planes(
-            params, c, opts, solver_opts=solver_opts, executor=executor, checkpoint=checkpoint,
-            progress=progress, log=log,
-        )
-    t2 = time.perf_counter()
-    info.update(seconds_build=t1 - t0, seconds_solve=t2 - t1)
-    return certified_gamma_opt(
-        x, params, prior,
-        lambda g: certify(g, params, tol=tol, progress=progress, executor=executor, max_memory=opts.max_memory),
-        opts, info, lp_backend=info.get("lp_backend", "cvxpy"),
+    t1 = time.perf_counter()
+    x, _, info = solve_cutting_planes(  # the stop reason is in info["stop"]
+        params, c, opts, solver_opts=solver_opts, executor=executor, checkpoint=checkpoint,
+        progress=progress, log=log,
     )
+    if fallback is not None:
+        info["fallback"] = fallback
+    return certified(x, info, t0, t1)

@@ -74,3 +74,9 @@ class SolveOptions:
     def field_names(cls) -> tuple[str, ...]:
         """The option names, in declaration order."""
         return tuple(f.name for f in fields(cls))
+
+    def first_changed(self, names: tuple[str, ...]) -> str | None:
+        """The first of ``names`` whose value here is not the default, else None (a request
+        check names it when the chosen method would ignore it)."""
+        default = SolveOptions()
+        return next((n for n in names if getattr(self, n) != getattr(default, n)), None)

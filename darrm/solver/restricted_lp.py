@@ -157,7 +157,7 @@ class HighsRestrictedLP(RestrictedLP):
         import highspy
 
         h = self._h
-        h.run()
+        self._run(h)
         status = h.getModelStatus()
         if status != highspy.HighsModelStatus.kOptimal:
             # a warm start can stall on a degenerate basis after rows were deleted or the
@@ -166,7 +166,7 @@ class HighsRestrictedLP(RestrictedLP):
             self._new_model()
             self.add(rows)
             h = self._h
-            h.run()
+            self._run(h)
             status = h.getModelStatus()
         if status != highspy.HighsModelStatus.kOptimal and "small_matrix_value" not in self.opts:
             # seen once at K = 1001, Δ = 0 (status "Not Set" after ~70 rounds): HiGHS can fail on
@@ -177,7 +177,7 @@ class HighsRestrictedLP(RestrictedLP):
             self._new_model()
             self.add(rows)
             h = self._h
-            h.run()
+            self._run(h)
             status = h.getModelStatus()
         if status != highspy.HighsModelStatus.kOptimal:
             raise SolveError(f"LP not solved: HiGHS status {h.modelStatusToString(status)!r}")
@@ -186,6 +186,14 @@ class HighsRestrictedLP(RestrictedLP):
         # HiGHS's row dual of a ≤ row in a minimisation is ≤ 0 (∂objective/∂rhs)
         y = -np.asarray(sol.row_dual, dtype=np.float64)
         return x, y
+
+    @staticmethod
+    def _run(h) -> None:
+        """``h.run()``, any exception of the native solver a :class:`~darrm.errors.SolveError`."""
+        try:
+            h.run()
+        except (ValueError, ArithmeticError, RuntimeError) as exc:
+            raise SolveError(f"HiGHS failed: {type(exc).__name__}: {exc}") from exc
 
     def basis(self) -> tuple[np.ndarray, np.ndarray] | None:
         """(basic columns, basic rows) as boolean masks of the last solve's optimal basis,
@@ -222,8 +230,9 @@ class CvxpyRestrictedLP(RestrictedLP):
         try:
             with quiet_native_stdout():
                 prob.solve(solver=cp.HIGHS, **{**HIGHS_DEFAULTS, **self.opts})
-        except cp.error.SolverError as exc:  # pragma: no cover - depends on solver internals
-            raise SolveError(f"HiGHS failed: {exc}") from exc
+        except (cp.error.SolverError, ValueError, ArithmeticError, RuntimeError) as exc:
+            # cvxpy raises ValueError on badly scaled data (rows with entries ~e^{mε} ≥ 1e8; issue 23)
+            raise SolveError(f"HiGHS (through cvxpy) failed: {type(exc).__name__}: {exc}") from exc
         if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or x.value is None:
             raise SolveError(f"LP not solved: status {prob.status!r}")
         self.status = str(prob.status)

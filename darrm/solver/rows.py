@@ -13,79 +13,16 @@ into one row per configuration (spec §2.4):
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 
 import numpy as np
 
-from ..numerics.binomial import binomial_pmf
-from ..numerics.poisson_binomial import pmf
 from ..params import PrivacyParams
 from ..privacy.condition import folded_rows
-from ..privacy.corners import corners, expand, iter_count_vector_blocks
+from ..privacy.corner_pmfs import factored_pmf_pairs, pmf_pairs
+from ..privacy.corners import corners, iter_count_vector_blocks
 
-
-def pmf_pairs(
-    counts: np.ndarray, corner_set: np.ndarray, complement_set: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """(α, α′) of shape (N, K+1) for count vectors (N, C) over the corner set (C, 2);
-    ``complement_set`` holds (1 − p, 1 − p′) when known in closed form
-    (:func:`darrm.privacy.corners.complements`; the certificates pass it)."""
-    p = expand(counts, corner_set[:, 0])
-    pp = expand(counts, corner_set[:, 1])
-    if complement_set is None:
-        return pmf(p), pmf(pp)
-    return pmf(p, expand(counts, complement_set[:, 0])), pmf(pp, expand(counts, complement_set[:, 1]))
-
-
-@functools.lru_cache(maxsize=8192)
-def _binomial(n: int, q: float) -> np.ndarray:
-    """Bin(n, q) (:func:`darrm.numerics.binomial.binomial_pmf`), cached across calls: constraint
-    generation builds rows from the same few corner probabilities every round.  Read-only."""
-    a = binomial_pmf(n, q)
-    a.flags.writeable = False
-    return a
-
-
-@functools.lru_cache(maxsize=4096)  # ≤ 4096·(K+1) floats: 33 MB at K = 1001
-def _factor(qs: tuple[float, ...], key: tuple[int, ...]) -> np.ndarray:
-    """⊛_q Bin(n_q, q) over the corner probabilities ``qs`` with counts ``key``, cached across
-    calls (the cuts of consecutive rounds share most factors).  Read-only."""
-    a = np.ones(1)
-    for q, nq in zip(qs, key, strict=True):
-        if nq:
-            a = np.convolve(a, _binomial(nq, q))
-    a.flags.writeable = False
-    return a
-
-
-def factored_pmf_pairs(counts: np.ndarray, corner_set: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Same as :func:`pmf_pairs`, via the factorisation α = z^{#(p=1)} · ⊛_q Bin(n_q, q) over the
-    distinct corner probabilities q ∉ {0, 1} (n_q: mechanisms at a corner with probability q).
-
-    A multiset of corners has at most four such factors, so each pmf costs a few binomial
-    convolutions instead of K Poisson-binomial steps (K = 1001: 2,048 rows in 0.09 s instead of
-    8.5 s); the factors are cached (LRU) across multisets and calls.  Every term is a product
-    of non-negative numbers, as in :func:`darrm.numerics.poisson_binomial.pmf`; tests compare both.
-    """
-    counts = np.asarray(counts, dtype=np.int64)
-    K = int(counts[0].sum()) if counts.shape[0] else 0
-
-    def one(col: int) -> np.ndarray:
-        probs = corner_set[:, col]
-        qs = tuple(sorted({float(q) for q in probs if 0.0 < q < 1.0}))
-        groups = [np.flatnonzero(probs == q) for q in qs]
-        ones = np.flatnonzero(probs == 1.0)
-        out = np.zeros((counts.shape[0], K + 1))
-        keys = np.stack([counts[:, g].sum(axis=1) for g in groups], axis=1) if groups else None
-        starts = counts[:, ones].sum(axis=1)
-        for i in range(counts.shape[0]):
-            a = _factor(qs, tuple(keys[i].tolist()) if keys is not None else ())
-            s = int(starts[i])
-            out[i, s : s + a.shape[0]] = a
-        return out
-
-    return one(0), one(1)
+__all__ = ["factored_pmf_pairs", "iter_row_blocks", "pmf_pairs", "possibly_binding"]  # pmfs: privacy.corner_pmfs
 
 
 def iter_row_blocks(params: PrivacyParams, block: int = 1 << 15) -> Iterator[tuple[np.ndarray, np.ndarray]]:

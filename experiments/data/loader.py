@@ -10,6 +10,11 @@ Search order for the four standard ``*-idx?-ubyte.gz`` files of a data set ``<na
    package downloads to);
 5. Debian's ``/usr/share/datasets/fashion-mnist/`` (package ``dataset-fashion-mnist``).
 
+A folder named by ``data_dir`` or ``$DARRM_DATA`` is the *only* place searched (and where a
+download goes): when it lacks a file the run downloads into it or reports the option, never
+silently uses another copy; one that exists and is no folder is a ParameterError naming the
+option.  An unreadable candidate folder is skipped, never fatal.
+
 Nothing is looked up relative to the installed package (``site-packages``) or the current
 directory.  When none holds all four files and ``download=True``, the official files are
 fetched into ``<data_dir>/<name>/`` (atomic writes), ``data_dir`` from
@@ -49,6 +54,7 @@ __all__ = [
     "binary_task",
     "candidate_dirs",
     "download",
+    "explicit_data_dir",
     "find_dataset_dir",
     "load_dataset",
     "verify_file",
@@ -146,7 +152,10 @@ def candidate_dirs(name: str, data_dir: str | os.PathLike | None = None) -> list
     seen: set[Path] = set()
     unique = []
     for p in out:
-        key = p.resolve() if p.exists() else p
+        try:
+            key = p.resolve() if p.exists() else p
+        except OSError:  # an unreadable folder on the way
+            key = p
         if key not in seen:
             seen.add(key)
             unique.append(p)
@@ -154,13 +163,37 @@ def candidate_dirs(name: str, data_dir: str | os.PathLike | None = None) -> list
 
 
 def _has_all(d: Path) -> bool:
-    return all((d / f"{f}.gz").is_file() or (d / f).is_file() for f in FILES)
+    """``d`` is a folder holding all four files; False (not an error) where it cannot be read."""
+    try:
+        return d.is_dir() and all((d / f"{f}.gz").is_file() or (d / f).is_file() for f in FILES)
+    except OSError:  # an unreadable candidate (EACCES): skipped, never fatal
+        return False
+
+
+def explicit_data_dir(data_dir: str | os.PathLike | None = None) -> tuple[str, Path] | None:
+    """The folder the user named — ``data_dir`` (``--data-dir``), else ``$DARRM_DATA`` — with the
+    option's name, or None.  A named folder is the only place searched (and downloaded to): its
+    files missing are reported, never skipped in favour of another copy.
+
+    Raises:
+        ParameterError: (``data-dir`` or ``DARRM_DATA``) it exists and is not a folder.
+    """
+    for opt, base in (("data-dir", data_dir), ("DARRM_DATA", os.environ.get("DARRM_DATA"))):
+        if base:
+            b = Path(base)
+            if b.exists() and not b.is_dir():
+                raise ParameterError(opt, f"{base} is not a directory")
+            return opt, b
+    return None
 
 
 def find_dataset_dir(name: str, data_dir: str | os.PathLike | None = None) -> Path | None:
-    """First candidate directory that holds all four files (``.gz`` or uncompressed), or None."""
-    for d in candidate_dirs(name, data_dir):
-        if d.is_dir() and _has_all(d):
+    """First candidate directory that holds all four files (``.gz`` or uncompressed), or None.
+    With a folder named by ``data_dir`` or ``$DARRM_DATA`` only it (and its ``<name>/``) is searched."""
+    named = explicit_data_dir(data_dir)
+    cands = [named[1], named[1] / name] if named is not None else candidate_dirs(name)
+    for d in cands:
+        if _has_all(d):
             return d
     return None
 
@@ -318,10 +351,14 @@ def load_dataset(
     """Find, verify and load ``name`` (``"mnist"`` or ``"fashion-mnist"``)."""
     _check_name(name)
     d = find_dataset_dir(name, data_dir)
+    named = explicit_data_dir(data_dir)
     if d is None:
         if not allow_download:
+            if named is not None:
+                raise DatasetError(f"{named[0]}: {named[1]} does not hold the {name} files "
+                                   f"({', '.join(f + '.gz' for f in FILES)}), neither directly nor in {name}/")
             raise DatasetError(_missing_message(name, data_dir))
-        d = download(name)
+        d = download(name, named[1] / name if named is not None else None)
     arrays, infos = [], []
     for stem in FILES:
         p = d / f"{stem}.gz"

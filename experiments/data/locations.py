@@ -25,7 +25,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["APP_NAME", "PACKAGE_DIR", "cache_dir", "data_dir", "source_checkout", "user_cache_dir", "user_data_dir"]
+__all__ = ["APP_NAME", "PACKAGE_DIR", "cache_dir", "check_locations", "data_dir", "source_checkout", "user_cache_dir",
+           "user_data_dir"]
 
 APP_NAME = "darrm"
 
@@ -84,3 +85,34 @@ def data_dir(override: str | os.PathLike | None = None) -> Path:
     """The folder downloads go to (``<it>/<dataset>/``): ``override``, ``$DARRM_DATA``,
     ``<checkout>/data``, or the user data directory (:func:`platformdirs.user_data_dir`)."""
     return _first_of(override, "DARRM_DATA", ("data",), user_data_dir)
+
+
+def check_locations(out: str | os.PathLike | None, cache_override: str | os.PathLike | None,
+                    data_override: str | os.PathLike | None) -> None:
+    """The folders of an experiment run, checked before any work (one-line ParameterError naming
+    the option or variable):
+
+    * ``--out`` and the cache folder actually used — ``--cache-dir``, else ``$DARRM_CACHE``, else the
+      default — are usable output folders (:func:`darrm.paths.check_output_dirs`), and differ;
+    * ``--data-dir`` is an existing folder, ``$DARRM_DATA`` (when no ``--data-dir``) is a folder if
+      it exists;
+    * neither the cache nor ``--out`` lies inside a data folder the user named (``--data-dir`` or
+      ``$DARRM_DATA``): trained teachers never land among the data set's files.
+    """
+    from darrm.errors import ParameterError
+    from darrm.paths import check_output_dirs
+
+    env_cache = os.environ.get("DARRM_CACHE")
+    cache_name = "cache-dir" if cache_override else ("DARRM_CACHE" if env_cache else "cache-dir")
+    cache = cache_dir(cache_override)
+    check_output_dirs({"out": out, cache_name: cache}, {"data-dir": data_override})
+    env_data = os.environ.get("DARRM_DATA")
+    data_name, data = ("data-dir", data_override) if data_override else ("DARRM_DATA", env_data)
+    if not data:
+        return
+    d = Path(os.path.realpath(data))
+    if Path(data).exists() and not Path(data).is_dir():
+        raise ParameterError(data_name, f"{data} is not a directory")
+    for name, p in ((cache_name, cache), ("out", out)):
+        if p is not None and Path(os.path.realpath(p)).is_relative_to(d):
+            raise ParameterError(name, f"{p} is inside the data folder {data_name} ({data}); give a folder outside it")

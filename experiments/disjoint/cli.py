@@ -13,6 +13,7 @@ import argparse
 import json
 
 from darrm.cli_conventions import LazyChoices
+from darrm.experiments.data.locations import check_locations
 from darrm.logs import get_logger
 from darrm.paths import check_output_dirs
 from darrm.validation import count_arg
@@ -36,7 +37,7 @@ def _synthetic(args: argparse.Namespace) -> int:
 
 
 def _real(args: argparse.Namespace) -> int:
-    check_output_dirs({"out": args.out, "cache-dir": args.cache_dir}, {"data-dir": args.data_dir})
+    check_locations(args.out, args.cache_dir, args.data_dir)
     from darrm.experiments.data.loader import DATASETS
     from darrm.experiments.disjoint import real
     from darrm.experiments.disjoint.output import write_real

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from darrm.cli_conventions import LazyChoices, progress_setting, progress_shown
 from darrm.errors import require
-from darrm.paths import check_output_dirs
+from darrm.experiments.data.locations import check_locations
 
 __all__ = ["register", "run_command"]
 
@@ -31,7 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dataset", required=True, choices=DATASET_CHOICES, metavar="DATASET",
                    help="mnist or fashion-mnist (the paper's two-class tasks)")
     p.add_argument("--out", required=True, help="output folder (results.json, tables.md, plot)")
-    p.add_argument("--quick", action="store_true", help="CI preset: 1 epoch, Q=20, 2 draws, m=3")
+    p.add_argument("--quick", action="store_true",
+                   help="smoke test (CI preset): 1 epoch, Q=20, 2 draws, m=3; its tables say so and show no paper "
+                        "columns (default: off)")
     p.add_argument("--data-dir", default=None,
                    help="folder holding the IDX .gz files (default: searched, then downloaded)")
     p.add_argument("--cache-dir", default=None, help="teacher/vote cache (default: data/cache)")
@@ -82,7 +84,7 @@ def config_from_args(args: argparse.Namespace):
 
 def run_command(args: argparse.Namespace) -> int:
     # every path first, before the extra is loaded or anything is computed
-    check_output_dirs({"out": args.out, "cache-dir": args.cache_dir}, {"data-dir": args.data_dir})
+    check_locations(args.out, args.cache_dir, args.data_dir)
     for module in ("torch", "opacus"):  # one line naming the extra, before any work
         require(module, "experiments", "darrm-experiments pate")
     from darrm.backends.devices import TorchDevice
@@ -93,5 +95,10 @@ def run_command(args: argparse.Namespace) -> int:
     cfg = config_from_args(args)
     records = run_study(cfg, args.out, data_dir=args.data_dir, cache_dir=args.cache_dir, device=args.device,
                         progress=progress_shown(progress_setting(args)))
-    print(f"wrote {len(records)} records to {Path(args.out) / 'results.json'} (tables.md, accuracy_vs_m.png)")
+    if cfg.smoke_test:
+        from darrm.experiments.pate.report import SMOKE_TEST_NOTE
+
+        print(SMOKE_TEST_NOTE)
+    extra = ", students.md, student_vs_epsilon.png, split.json" if cfg.student is not None else ""
+    print(f"wrote {len(records)} records to {Path(args.out) / 'results.json'} (tables.md, accuracy_vs_m.png{extra})")
     return 0

@@ -36,7 +36,7 @@ from darrm.experiments.pate.teachers import (
     train_teacher,
 )
 
-__all__ = ["CacheError", "Ensemble", "ensemble_dir", "get_ensemble", "load_teacher"]
+__all__ = ["CacheError", "Ensemble", "ensemble_dir", "get_ensemble", "load_teacher", "load_votes"]
 
 
 class CacheError(DarrmError):
@@ -111,6 +111,29 @@ def ensemble_settings(task: BinaryTask, cfg: TeacherConfig) -> dict:
     }
 
 
+def load_votes(path: Path, n_test: int, K: int, n_classes: int) -> np.ndarray:
+    """The cached ``votes.npy``, checked to be what :func:`get_ensemble` writes: an ``(n_test, K)``
+    integer array of class labels in ``[0, n_classes)`` (loaded without pickles).
+
+    Raises:
+        CacheError: unreadable, or another shape, dtype or label range (naming the file).
+    """
+    def bad(why: str) -> CacheError:
+        return CacheError(f"{path}: not a vote cache file ({why}); delete it to recompute the votes")
+
+    try:
+        votes = load_npy(path)
+    except (OSError, ValueError, EOFError) as exc:
+        raise bad(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    if votes.shape != (n_test, K):
+        raise bad(f"shape {votes.shape}, expected {(n_test, K)}")
+    if not np.issubdtype(votes.dtype, np.integer):
+        raise bad(f"dtype {votes.dtype}, expected integer labels")
+    if votes.size and (votes.min() < 0 or votes.max() >= n_classes):
+        raise bad(f"labels outside [0, {n_classes})")
+    return votes.astype(np.int64, copy=False)
+
+
 def ensemble_dir(task: BinaryTask, cfg: TeacherConfig, cache_dir: Path) -> Path:
     kind = "private" if cfg.private else "nonprivate"
     return Path(cache_dir) / f"{task.name}-{kind}-{settings_key(ensemble_settings(task, cfg))}"
@@ -152,7 +175,7 @@ def get_ensemble(
         states.append(state)
     vpath = d / "votes.npy"
     if vpath.is_file():
-        votes = load_npy(vpath)
+        votes = load_votes(vpath, len(task.test_labels), cfg.K, cfg.n_classes)
     else:
         cols = [predict(s, task.test_images, cfg.n_classes, device)
                 for s in tqdm(states, desc=f"{task.name}: {kind} votes", disable=not progress, leave=False)]

@@ -10,7 +10,12 @@ from darrm.accounting.paper import TEACHER_EPS
 from darrm.experiments.png import pyplot, save_png
 from darrm.plotting import fit_suptitle
 
-__all__ = ["PAPER_ACCURACY", "PAPER_BUDGET", "PAPER_TEACHER_EPS", "accuracy_figure", "accuracy_plot", "markdown_report"]
+__all__ = ["PAPER_ACCURACY", "PAPER_BUDGET", "PAPER_TEACHER_EPS", "SMOKE_TEST_NOTE", "accuracy_figure", "accuracy_plot",
+           "markdown_report"]
+
+#: the first line of a ``--quick`` run's tables and of its command-line summary
+SMOKE_TEST_NOTE = ("SMOKE TEST (--quick): 1 teacher epoch, few queries and draws; it checks that every stage runs. "
+                   "Its numbers are not results and are not comparable with the paper (no paper columns).")
 
 #: Paper Tables 6 (m=1), 1 (m=3), 8 (m=5), 10 (m=7): {(dataset, m, Q): (GNMax, Sub, opt)} as (mean, std).
 _ACC_ROWS = {
@@ -58,14 +63,15 @@ def _ms(rec) -> str:
     return f"{rec['accuracy_mean']:.2f} ({rec['accuracy_std']:.2f})"
 
 
-def _accuracy_table(by: dict, ds: str, m: int, Qs: list[int]) -> list[str]:
-    """Accuracy per Q and method, ours / the paper's (mean (std) over draws)."""
-    lines = [f"### m = {m}: accuracy, mean (std) over draws — ours / paper Table {_TABLE_NO.get(m, ('–', '–'))[0]}", "",
+def _accuracy_table(by: dict, ds: str, m: int, Qs: list[int], paper_columns: bool = True) -> list[str]:
+    """Accuracy per Q and method, ours / the paper's (mean (std) over draws; ours only without paper columns)."""
+    title = f" — ours / paper Table {_TABLE_NO.get(m, ('–', '–'))[0]}" if paper_columns else ""
+    lines = [f"### m = {m}: accuracy, mean (std) over draws{title}", "",
              "| Q | GNMax (paper σ) | GNMax (tight σ) | DaRRM γ_Sub | DaRRM γ_opt "
              "| majority of private teachers (parallel) | non-private majority |",
              "|---|---|---|---|---|---|---|"]
     for Q in Qs:
-        paper = PAPER_ACCURACY.get((ds, m, Q), {})
+        paper = PAPER_ACCURACY.get((ds, m, Q), {}) if paper_columns else {}
         cells = []
         for meth in _COLUMNS:
             r = by.get((ds, meth, m, Q))
@@ -77,9 +83,10 @@ def _accuracy_table(by: dict, ds: str, m: int, Qs: list[int]) -> list[str]:
     return lines
 
 
-def _privacy_table(by: dict, ds: str, m: int, Qs: list[int]) -> list[str]:
-    """Per-query and total privacy per Q, ours / the paper's."""
-    lines = ["", f"### m = {m}: privacy — ours / paper Table {_TABLE_NO.get(m, ('–', '–'))[1]}", "",
+def _privacy_table(by: dict, ds: str, m: int, Qs: list[int], paper_columns: bool = True) -> list[str]:
+    """Per-query and total privacy per Q, ours / the paper's (the paper's column "–" without paper columns)."""
+    title = f" — ours / paper Table {_TABLE_NO.get(m, ('–', '–'))[1]}" if paper_columns else ""
+    lines = ["", f"### m = {m}: privacy{title}", "",
              "| Q | (ε_query, δ_query) | (ε_total, δ_total) Kairouz general | paper | "
              "ε_total optimal composition | GNMax tight σ: ε_total exact Gaussian | "
              "majority of private teachers: total |",
@@ -90,7 +97,7 @@ def _privacy_table(by: dict, ds: str, m: int, Qs: list[int]) -> list[str]:
         p = by.get((ds, "majority-private-parallel", m, Q))
         if not r:
             continue
-        pb = PAPER_BUDGET.get((ds, m, Q))
+        pb = PAPER_BUDGET.get((ds, m, Q)) if paper_columns else None
         lines.append(
             f"| {Q} | ({r['eps_query']:.4f}, {r['delta_query']:.4f}) | ({r['eps_total_paper']:.3f}, "
             f"{r['delta_total_paper']:.3f}) | " + (f"({pb[0]:.3f}, {pb[1]:.3f})" if pb else "–")
@@ -103,21 +110,25 @@ def _privacy_table(by: dict, ds: str, m: int, Qs: list[int]) -> list[str]:
 def markdown_report(records: list[dict], run_info: dict | None = None) -> str:
     """Tables per dataset and m: ours vs the paper (accuracy, then per-query/total privacy)."""
     lines: list[str] = []
+    smoke = bool(run_info and run_info.get("config", {}).get("smoke_test"))
+    if smoke:
+        lines += [SMOKE_TEST_NOTE, ""]
     by = {(r["dataset"], r["method"], r["m"], r["Q"]): r for r in records}
     for ds in sorted({r["dataset"] for r in records}):
         lines += [f"## {ds}", ""]
         teach = by.get((ds, "teachers-dpsgd", None, None))
         nonp = by.get((ds, "teachers-nonprivate", None, None))
         if teach:
-            lines += [f"Private teachers (DP-SGD): ε = {teach['eps']:.4f} at Δ = {teach['delta']:g} "
-                      f"(paper: {PAPER_TEACHER_EPS[ds]}); mean (std) test accuracy {_ms(teach)}."]
+            paper_eps = "" if smoke else f" (paper: {PAPER_TEACHER_EPS[ds]})"
+            lines += [f"Private teachers (DP-SGD): ε = {teach['eps']:.4f} at Δ = {teach['delta']:g}"
+                      f"{paper_eps}; mean (std) test accuracy {_ms(teach)}."]
         if nonp:
             lines += [f"Non-private teachers: mean (std) test accuracy {_ms(nonp)}."]
         lines.append("")
         ms = sorted({r["m"] for r in records if r["dataset"] == ds and r["m"] is not None})
         Qs = sorted({r["Q"] for r in records if r["dataset"] == ds and r["Q"] is not None})
         for m in ms:
-            lines += _accuracy_table(by, ds, m, Qs) + _privacy_table(by, ds, m, Qs)
+            lines += _accuracy_table(by, ds, m, Qs, not smoke) + _privacy_table(by, ds, m, Qs, not smoke)
     if run_info:
         lines += ["## Run", "", f"- device: {run_info.get('device')} ({run_info.get('device_name')}), "
                   f"torch threads {run_info.get('torch_threads')}",
@@ -127,6 +138,7 @@ def markdown_report(records: list[dict], run_info: dict | None = None) -> str:
 
 
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X")
+
 
 
 def _draws(records: list[dict]) -> str:

@@ -12,7 +12,7 @@ from darrm.experiments.data.loader import DATASETS
 from darrm.experiments.pate.student_config import StudentConfig
 from darrm.experiments.pate.teacher_config import TeacherConfig
 from darrm.experiments.releases import Method
-from darrm.validation import count, open_unit
+from darrm.validation import count, flag, open_unit
 
 __all__ = ["METHODS", "StudyConfig", "query_indices"]
 
@@ -61,6 +61,7 @@ class StudyConfig:
     seed: int = 0
     student: StudentConfig | None = None
     held_out_fraction: float = 0.5
+    smoke_test: bool = False
 
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
@@ -77,6 +78,7 @@ class StudyConfig:
         count("seed", self.seed, minimum=0)
         open_unit("delta_prime", self.delta_prime)
         open_unit("held_out_fraction", self.held_out_fraction)
+        flag("smoke_test", self.smoke_test)
         if self.student is not None and not isinstance(self.student, StudentConfig):
             raise ParameterError("student", f"must be a StudentConfig or None, got {type(self.student).__name__}")
         object.__setattr__(self, "ms", tuple(int(m) for m in self.ms))
@@ -88,7 +90,7 @@ class StudyConfig:
     @classmethod
     def quick(cls, dataset: str, **overrides) -> StudyConfig:
         """CI preset: 1 epoch, Q = 20, 2 draws, m = 3 — every stage, real data, minutes on CPU."""
-        base: dict[str, Any] = dict(ms=(3,), queries=(20,), draws=2, epochs=1)
+        base: dict[str, Any] = dict(ms=(3,), queries=(20,), draws=2, epochs=1, smoke_test=True)
         base.update(overrides)
         return cls(dataset, **base)
 
@@ -96,7 +98,8 @@ class StudyConfig:
     def with_student(cls, dataset: str, quick: bool = False, **overrides) -> StudyConfig:
         """The student study (issue 25): m = 3, Q ∈ {20, 50, 100, 200, 500}, 5 draws, a student per
         release; ``quick``: the smoke-test preset (1 teacher epoch, Q = 20, 2 draws, 50 student steps)."""
-        base: dict[str, Any] = (dict(ms=(3,), queries=(20,), draws=2, epochs=1, student=StudentConfig(steps=50))
+        base: dict[str, Any] = (dict(ms=(3,), queries=(20,), draws=2, epochs=1, student=StudentConfig(steps=50),
+                                     smoke_test=True)
                                 if quick else dict(ms=(3,), queries=(20, 50, 100, 200, 500), draws=5,
                                                    student=StudentConfig()))
         base.update(overrides)

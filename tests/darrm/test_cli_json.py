@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from darrm.cli import main
-from darrm.json_vocabulary import VOCABULARY, canonical, canonical_key, keys
+from darrm.json_vocabulary import canonical, canonical_key, keys, vocabulary
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ def test_every_json_output_uses_only_the_vocabulary(capsys, tmp_path, gfile):
     outside = {}
     for name, argv in _commands(gfile, votes).items():
         doc = _json(capsys, *argv)
-        bad = keys(doc) - VOCABULARY
+        bad = keys(doc) - vocabulary()
         if bad:
             outside[name] = sorted(bad)
         # one name per concept: never the short library spellings
@@ -70,10 +70,10 @@ def test_every_json_output_uses_only_the_vocabulary(capsys, tmp_path, gfile):
 def test_the_paper_tables_keys_are_all_in_the_vocabulary(capsys):
     for table in ("table3", "gnmax"):
         doc = _json(capsys, "account", "paper-tables", "--table", table, "--json")
-        assert set(doc) == {table} and keys(doc) <= VOCABULARY
+        assert set(doc) == {table} and keys(doc) <= vocabulary()
     pytest.importorskip("opacus")  # the teachers table has PRV and RDP columns
     doc = _json(capsys, "account", "paper-tables", "--table", "teachers", "--json")
-    assert keys(doc) <= VOCABULARY
+    assert keys(doc) <= vocabulary()
 
 
 def test_canonical_names_follow_opacus_and_dp_accounting():
@@ -115,4 +115,4 @@ def test_aggregate_json_holds_the_same_labels_as_the_plain_output(capsys, tmp_pa
 def test_demo_json(capsys):
     doc = _json(capsys, "demo", "--json")
     assert doc["K"] == 11 and doc["family"] == "opt" and set(doc["error_curves"]) >= {"p", "opt", "sub", "const"}
-    assert keys(doc) <= VOCABULARY
+    assert keys(doc) <= vocabulary()

@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 
 import darrm
-from darrm import verification
+from darrm import api
+from darrm.backends import resources
 from darrm.errors import ParameterError
 from darrm.gamma_file import table_to_dict
-from darrm.numerics import binomial
 from darrm.privacy import certify as certify_module
 
 GiB = 2**30
@@ -81,38 +81,38 @@ def _cgroup_tree(tmp_path: Path, v2: dict | None = None, v1: dict | None = None)
 def test_cgroup_v2_limit_minus_usage_smallest_over_ancestors(tmp_path):
     root, proc = _cgroup_tree(tmp_path, v2={"": ("max", 10 * GiB), "a": (8 * GiB, 5 * GiB),
                                               "a/b": ("max", 1 * GiB)})
-    assert binomial._cgroup_available(root, proc) == 3 * GiB
+    assert resources._cgroup_available(root, proc) == 3 * GiB
 
 
 def test_cgroup_v1_limit_and_unlimited_values(tmp_path):
     unlimited = 9223372036854771712  # what cgroup v1 writes for "no limit"
     root, proc = _cgroup_tree(tmp_path, v1={"": (unlimited, 7 * GiB), "svc": (4 * GiB, 3 * GiB)})
-    assert binomial._cgroup_available(root, proc) == 1 * GiB
+    assert resources._cgroup_available(root, proc) == 1 * GiB
     root, proc = _cgroup_tree(tmp_path / "u", v1={"": (unlimited, 7 * GiB)})
-    assert binomial._cgroup_available(root, proc) is None
+    assert resources._cgroup_available(root, proc) is None
 
 
 def test_cgroup_namespace_falls_back_to_the_mount_root(tmp_path):
     root, proc = _cgroup_tree(tmp_path, v2={"": (2 * GiB, GiB // 2)})
     Path(proc).write_text("0::/not/visible/here\n")
-    assert binomial._cgroup_available(root, proc) == GiB + GiB // 2
+    assert resources._cgroup_available(root, proc) == GiB + GiB // 2
 
 
 def test_no_cgroup_information_is_unknown(tmp_path):
-    assert binomial._cgroup_available(str(tmp_path / "none"), str(tmp_path / "missing")) is None
+    assert resources._cgroup_available(str(tmp_path / "none"), str(tmp_path / "missing")) is None
 
 
 def test_available_memory_is_the_smallest_limit(monkeypatch):
-    monkeypatch.setattr(binomial, "_meminfo_available", lambda: 20 * GiB)
-    monkeypatch.setattr(binomial, "_cgroup_available", lambda: 6 * GiB)
-    monkeypatch.setattr(binomial, "_address_space_available", lambda: 3 * GiB)
-    assert binomial.available_memory() == 3 * GiB
-    monkeypatch.setattr(binomial, "_address_space_available", lambda: None)
-    assert binomial.available_memory() == 6 * GiB
-    monkeypatch.setattr(binomial, "_cgroup_available", lambda: None)
-    assert binomial.available_memory() == 20 * GiB
-    monkeypatch.setattr(binomial, "_meminfo_available", lambda: None)
-    assert binomial.available_memory() is None
+    monkeypatch.setattr(resources, "_meminfo_available", lambda: 20 * GiB)
+    monkeypatch.setattr(resources, "_cgroup_available", lambda: 6 * GiB)
+    monkeypatch.setattr(resources, "_address_space_available", lambda: 3 * GiB)
+    assert resources.available_memory() == 3 * GiB
+    monkeypatch.setattr(resources, "_address_space_available", lambda: None)
+    assert resources.available_memory() == 6 * GiB
+    monkeypatch.setattr(resources, "_cgroup_available", lambda: None)
+    assert resources.available_memory() == 20 * GiB
+    monkeypatch.setattr(resources, "_meminfo_available", lambda: None)
+    assert resources.available_memory() is None
 
 
 def _child(code: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -124,7 +124,7 @@ def _child(code: str, timeout: float = 120) -> subprocess.CompletedProcess:
 #: in a child: import what the command needs, then allow only ~1.5 GiB more address space
 _LIMIT = (
     "import resource, sys\n"
-    "import darrm.cli, darrm.solver.api, darrm.gamma_file\n"
+    "import darrm.cli, darrm.api, darrm.gamma_file\n"
     "size = int(open('/proc/self/status').read().split('VmSize:')[1].split()[0]) * 1024\n"
     "limit = size + 3 * 2**29\n"
     "resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))\n"
@@ -132,7 +132,7 @@ _LIMIT = (
 
 
 def test_address_space_limit_counts(tmp_path):
-    r = _child(_LIMIT + "from darrm.numerics.binomial import available_memory\n"
+    r = _child(_LIMIT + "from darrm.backends.resources import available_memory\n"
                         "a = available_memory(); print(a)\n"
                         "assert a is not None and 0 < a <= 3 * 2**29, a\n")
     assert r.returncode == 0, r.stderr
@@ -177,7 +177,7 @@ def test_certify_within_budget_is_unchanged():
 
 
 def test_certify_with_too_little_memory_available_names_K(monkeypatch, no_sweep):
-    monkeypatch.setattr(binomial, "available_memory", lambda: GiB)
+    monkeypatch.setattr(resources, "available_memory", lambda: GiB)
     with pytest.raises(ParameterError, match=r"^K: .*GiB available"):
         certify_module.certify(np.full(BIG.K + 1, 0.5), BIG)
 
@@ -225,11 +225,11 @@ def test_verify_prints_the_estimate_with_verbose(cli, capsys, tmp_path):
     g = tmp_path / "g.json"
     assert cli("--no-progress", "solve", "--K", "5", "--out", str(g))[0] == 0
     capsys.readouterr()
-    verification._cache.clear()  # the solve's save certified this table: a cached verdict logs nothing
+    api._cache.clear()  # the solve's save certified this table: a cached verdict logs nothing
     rc, out, err = cli("-v", "verify", str(g), "--max-memory", "2G")
     assert rc == 0 and "OK" in out
     assert "about" in err and "MiB peak (estimate)" in err and "K=5" in err
-    verification._cache.clear()
+    api._cache.clear()
     rc, _, err = cli("verify", str(g))
     assert rc == 0 and "estimate" not in err  # only at -v
 

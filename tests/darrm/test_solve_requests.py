@@ -11,10 +11,12 @@ from __future__ import annotations
 import pytest
 
 import darrm
-from darrm import cli
+from darrm import api, cli
 from darrm.backends.executors import ProcessExecutor, SerialExecutor
+from darrm.disjoint import solver as disjoint_solver
 from darrm.errors import ParameterError
-from darrm.solver import api, gamma_opt
+from darrm.privacy import certify as certify_module
+from darrm.solver import gamma_opt
 
 SHARED = darrm.PrivacyParams(K=5, m=3, eps=0.1, member_delta=1e-5)  # "auto" picks the full LP here
 LARGE = darrm.PrivacyParams(K=41, m=3, eps=0.1, member_delta=1e-5)  # "auto" picks constraint generation
@@ -26,9 +28,9 @@ def no_work(monkeypatch):
     """Fail the test if any solver starts."""
     def started(*a, **k):
         raise AssertionError("the solve started before the request was checked")
-    monkeypatch.setattr(api, "solve_gamma_opt", started)
-    monkeypatch.setattr(api, "solve_gamma_opt_disjoint", started)
-    monkeypatch.setattr(api, "certify_tight", started)
+    monkeypatch.setattr(gamma_opt, "solve_gamma_opt", started)
+    monkeypatch.setattr(disjoint_solver, "solve_gamma_opt_disjoint", started)
+    monkeypatch.setattr(certify_module, "certify_tight", started)
     monkeypatch.setattr(gamma_opt, "solve_cutting_planes", started)
 
 

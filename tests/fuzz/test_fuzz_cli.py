@@ -141,10 +141,10 @@ class Refused(AssertionError):
 @pytest.fixture(scope="module")
 def no_work():
     """Replace every command's computation by a function that fails the test (module-wide)."""
+    from darrm import api  # darrm.cli imports solve when a command runs, from here
     from darrm.experiments.disjoint import real, synthetic
     from darrm.experiments.pate import run as pate_run
     from darrm.experiments.simulations import runner
-    from darrm.solver import api  # darrm.cli imports solve when a command runs, from here
 
     def started(*a, **k):
         raise Refused("the command started computing before refusing the invalid value")
@@ -286,6 +286,9 @@ OPTIONS: list[Opt] = [
                    ("--train-size", lambda: bad_text(int_in(1))),
                    ("--device",
                     lambda: st.sampled_from(["nonsense", "cuda:x", "cpu:-1", "meta:", "cuda:99", "", "--"]))]],
+    Opt("darrm-experiments", ("pate", "--dataset", "mnist", "--out", "{d}/out/pate", "--quick", "--student",
+                               "--no-progress"), "--held-out-fraction",
+        lambda: bad_text(real_in(0.0, 1.0, False, False))),
     Opt("darrm-experiments", ("simulations", "--out", "{d}/out/sim", "--quick"), "--figures",
         lambda: st.sampled_from(["1", "2,3", "", ",", "x", "fig10", "2,,x", "06", "--"])),
     Opt("darrm-experiments", ("simulations", "--out", "{d}/out/sim", "--quick"), "--out", lambda: bad_path("dir")),

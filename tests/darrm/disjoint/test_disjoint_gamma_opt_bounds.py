@@ -25,7 +25,7 @@ from darrm.privacy.condition import folded_rows
 from darrm.solver.full_lp import solve_lp
 from darrm.solver.objective import expected_signed_error, objective_coefficients
 from darrm.solver.rows import possibly_binding
-from darrm.solver.status import OPTIMAL, StopReason
+from darrm.status import OPTIMAL, StopReason
 
 
 def all_rows(params: DisjointParams) -> np.ndarray:

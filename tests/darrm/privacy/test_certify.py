@@ -14,8 +14,8 @@ from darrm.numerics.poisson_binomial import pmf
 from darrm.params import PrivacyParams
 from darrm.privacy.certify import certify, certify_tight, output_probability
 from darrm.privacy.condition import folded_rows
+from darrm.privacy.corner_pmfs import pmf_pairs
 from darrm.privacy.corners import corners, count_vectors
-from darrm.solver.rows import pmf_pairs
 
 
 def test_folded_row_identity_with_output_probabilities(rng):

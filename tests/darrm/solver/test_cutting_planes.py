@@ -92,8 +92,8 @@ def test_unconverged_generation_is_refused_or_certified_with_a_stated_gap():
 
 
 def test_factored_pmfs_equal_the_poisson_binomial_dp():
+    from darrm.privacy.corner_pmfs import factored_pmf_pairs, pmf_pairs
     from darrm.privacy.corners import corners, count_vectors
-    from darrm.solver.rows import factored_pmf_pairs, pmf_pairs
 
     for K, Delta in ((9, 1e-5), (7, 0.0), (11, 0.01), (41, 0.0)):
         cs = corners(0.3, Delta)

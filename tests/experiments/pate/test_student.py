@@ -171,6 +171,13 @@ def test_student_accuracies_are_reproduced_from_the_saved_releases(student_run, 
     assert (out / "students.md").stat().st_size > 0 and (out / "student_vs_epsilon.png").stat().st_size > 0
 
 
+def test_quick_mode_says_it_is_a_smoke_test_and_shows_no_paper_columns(student_run):
+    out, _ = student_run
+    tables = (out / "tables.md").read_text()
+    assert tables.startswith("SMOKE TEST (--quick)")
+    assert "paper Table" not in tables and "(paper:" not in tables
+
+
 def _gaussian_delta(eps: float, mu: float) -> float:
     """δ(ε) of a Gaussian mechanism with μ = sensitivity/σ (Balle & Wang 2018, Theorem 8), via scipy."""
     return float(norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * norm.cdf(-eps / mu - mu / 2))

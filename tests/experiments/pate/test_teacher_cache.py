@@ -91,3 +91,21 @@ def test_bogus_device_is_a_one_line_parameter_error(tmp_path, capsys):
     rc = cli.main(["pate", "--device", "bogus", "--dataset", "mnist", "--quick", "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert rc == 2 and "device" in err and err.count("\n") == 1 and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("planted", ["scalar 7", "wrong shape", "float labels", "label out of range"])
+def test_a_corrupt_vote_cache_is_refused_naming_the_file(tmp_path, planted):
+    """votes.npy must be the (n_test, K) integer labels get_ensemble writes: a scalar 7, another
+    shape, floats or a label ≥ n_classes is a CacheError, never garbage votes."""
+    cfg = TeacherConfig(private=False, K=3, epochs=1)
+    task = _task()
+    d = ensemble_dir(task, cfg, tmp_path / "cache")
+    good = get_ensemble(task, cfg, tmp_path / "cache", device=torch.device("cpu"), progress=False).votes
+    bad = {"scalar 7": np.array(7), "wrong shape": good[:1], "float labels": good.astype(np.float64) + 0.5,
+           "label out of range": np.where(good == good[0, 0], 11, good)}[planted]
+    np.save(d / "votes.npy", bad)
+    with pytest.raises(CacheError, match="votes.npy: not a vote cache file"):
+        get_ensemble(task, cfg, tmp_path / "cache", device=torch.device("cpu"), progress=False)
+    np.save(d / "votes.npy", good)
+    np.testing.assert_array_equal(
+        get_ensemble(task, cfg, tmp_path / "cache", device=torch.device("cpu"), progress=False).votes, good)
