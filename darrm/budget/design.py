@@ -245,7 +245,7 @@ def design_for_budget(K: int, eps: float, member_delta: float, budget: TotalBudg
     prior = IIDPrior() if prior is None else instance("prior", prior, Prior, "a darrm.Prior")
     prior.check_K(K)
     known = BASELINE_FAMILIES + TARGET_FAMILIES
-    if not families or any(f not in known for f in families):
+    if not isinstance(families, (tuple, list)) or not families or any(f not in known for f in families):
         raise ParameterError("families", f"must be a non-empty subset of {known}, got {families!r}")
     discretization = positive("discretization", discretization)
     grid_points = count("grid_points", grid_points, 2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import ParameterError
-from ..validation import choice, count, open_unit, positive
+from ..validation import choice, count, epsilon, open_unit
 
 #: how the members answer successive queries; only "fresh" has a proven composition theorem
 MEMBER_RANDOMNESS = ("fresh",)
@@ -16,7 +16,7 @@ class TotalBudget:
     """(ε_total, δ_total) for Q adaptively chosen queries of one DaRRM table.
 
     Attributes:
-        epsilon: ε_total > 0.
+        epsilon: ε_total ∈ (0, 700].
         delta: δ_total ∈ (0, 1).
         queries: Q ≥ 1.
         member_randomness: "fresh" (each member answers each query with fresh randomness, so
@@ -34,7 +34,7 @@ class TotalBudget:
     member_randomness: str = "fresh"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", positive("epsilon", self.epsilon))
+        object.__setattr__(self, "epsilon", epsilon("epsilon", self.epsilon))
         object.__setattr__(self, "delta", open_unit("delta", self.delta))
         object.__setattr__(self, "queries", count("queries", self.queries))
         if self.member_randomness not in MEMBER_RANDOMNESS:

@@ -211,8 +211,19 @@ TARGETS: list[Target] = [
             "max_memory": lambda b: b.positive()}),
     Target("save", darrm.save, lambda c: dict(table=c.table, path=c.dir / "out" / "new.json"),
            {"table": table_bad, "path": path_bad, "tol": lambda b: b.real(None, 0.0)}),
+    Target("TotalBudget", darrm.TotalBudget, lambda c: dict(epsilon=1.0, delta=1e-3, queries=2),
+           {"epsilon": lambda b: b.epsilon(), "delta": lambda b: b.open_unit(), "queries": lambda b: b.count(),
+            "member_randomness": lambda b: b.choice(("fresh",))}),
+    Target("design_for_budget", darrm.design_for_budget,
+           lambda c: dict(K=3, eps=0.3, member_delta=1e-4, budget=darrm.TotalBudget(1.0, 1e-3, 2)),
+           {"K": lambda b: b.odd(), "eps": lambda b: b.epsilon(), "member_delta": lambda b: b.half_unit(),
+            "budget": lambda b: st.sampled_from([(1.0, 1e-3, 2), 3, "budget", object()]), "prior": prior_bad,
+            "families": lambda b: st.sampled_from([(), ("nope",), ("opt", "x"), 3]),
+            "discretization": lambda b: b.positive(), "grid_points": lambda b: b.count(2)},
+           [dict(K=19)]),  # 657,800 corner multisets: refused before any work
     Target("solve", darrm.solve, lambda c: dict(params=c.params, prior=darrm.IIDPrior(), progress=False),
            {"params": params_bad, "prior": prior_bad, "family": lambda b: b.choice(darrm.FAMILIES),
+            "budget": lambda b: st.sampled_from([(1.0, 1e-3, 2), 3, "budget", object()]),
             "options": lambda b: st.sampled_from([{"method": "full"}, "full", 1, darrm.IIDPrior()]),
             "executor": lambda b: st.sampled_from(["nonsense", 3, "local:0", "local:x", object()]),
             "checkpoint": lambda b: st.sampled_from([3, 1.5, b"", ["c.npz"], object()]),
@@ -308,8 +319,8 @@ TARGETS: list[Target] = [
             "delta_total": lambda b: b.open_unit()}),
 ]
 BY_NAME = {t.name: t for t in TARGETS}
-NOT_INPUTS = {"Certificate", "SolveReport", "Bound", "Prior", "NeighboringRelation", "StopReason", "FAMILIES",
-              "__version__"}
+NOT_INPUTS = {"BudgetDesign", "Certificate", "SolveReport", "Bound", "Prior", "NeighboringRelation", "StopReason",
+              "FAMILIES", "__version__"}
 
 
 def test_every_public_callable_is_fuzzed():

@@ -178,6 +178,8 @@ def _solve(*extra):
 
 DISJOINT = ("--no-progress", "solve", "--members", "disjoint", "--K", "3", "--member-privacy", "rr:1",
             "--target-eps", "1", "--out", "{d}/out/g.json")
+BUDGET = ("--no-progress", "solve", "--K", "3", "--eps", "0.3", "--member-delta", "1e-4", "--total-eps", "1",
+          "--total-delta", "1e-3", "--queries", "2", "--out", "{d}/out/g.json")
 AGG = ("aggregate", "{d}/inputs/g.json", "--votes", "{d}/inputs/v.npy", "--out", "{d}/out/labels.txt")
 EVAL = ("evaluate", "{d}/inputs/g.json", "--plot", "{d}/out/e.png", "--json")
 PRIOR_BAD = ["iid:2", "iid:nan", "iid:-1", "iid:abc", "iid:inf", "beta:0,1", "beta:1", "beta:inf,1", "beta:1,-2",
@@ -210,6 +212,9 @@ OPTIONS: list[Opt] = [
     Opt("darrm", _solve(), "--gap-tol", lambda: bad_text(real_in(0.0, None, lo_closed=False))),
     Opt("darrm", _solve(), "--max-memory", lambda: bad_text(real_in(0.0, None, lo_closed=False))),
     Opt("darrm", _solve(), "--lp-backend", lambda: bad_choice(("highs", "cvxpy"))),
+    Opt("darrm", BUDGET, "--total-eps", lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
+    Opt("darrm", BUDGET, "--total-delta", lambda: bad_text(real_in(0.0, 1.0, lo_closed=False, hi_closed=False))),
+    Opt("darrm", BUDGET, "--queries", lambda: bad_text(int_in(1))),
     Opt("darrm", DISJOINT, "--member-privacy", lambda: st.sampled_from(MEMBER_BAD)),
     Opt("darrm", DISJOINT, "--target-eps", lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
     Opt("darrm", DISJOINT, "--target-delta", lambda: bad_text(real_in(0.0, 1.0, hi_closed=False))),
@@ -292,6 +297,8 @@ OPTIONS: list[Opt] = [
     Opt("darrm-experiments", ("simulations", "--out", "{d}/out/sim", "--quick"), "--figures",
         lambda: st.sampled_from(["1", "2,3", "", ",", "x", "fig10", "2,,x", "06", "--"])),
     Opt("darrm-experiments", ("simulations", "--out", "{d}/out/sim", "--quick"), "--out", lambda: bad_path("dir")),
+    Opt("darrm-experiments", ("simulations-total-budget", "--out", "{d}/out/tb", "--quick"), "--out",
+        lambda: bad_path("dir")),
     *[Opt("darrm-experiments", ("disjoint", "synthetic", "--out", "{d}/out/dj", "--K", "11"), o, f)
       for o, f in [("--eps", lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
                    ("--delta", lambda: bad_text(real_in(0.0, 1.0, False, False))),
