@@ -134,7 +134,7 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
     try:
         d = loads_strict(raw)
     except StrictJSONError as exc:
-        raise GammaFileError(f"{path}: not a valid γ file: {exc}") from None
+        raise GammaFileError(f"{path}: not a valid JSON γ file ({exc})") from None
     if not isinstance(d, dict):
         raise GammaFileError(f"{path}: γ file must hold a JSON object")
     bad = _non_finite(d)
