@@ -42,5 +42,9 @@ class TorchDevice:
         self.xp = torch
 
     def put(self, a: np.ndarray):
-        """``a`` as a torch tensor on the device."""
-        return self.xp.from_numpy(np.ascontiguousarray(a)).to(self.device)
+        """``a`` as a torch tensor on the device (a view of ``a`` where torch allows one: a
+        read-only array, such as a cached table, is copied, which torch needs to write safely)."""
+        arr = np.ascontiguousarray(a)
+        if not arr.flags.writeable:
+            arr = arr.copy()
+        return self.xp.from_numpy(arr).to(self.device)

@@ -115,7 +115,9 @@ def _on(like, a: np.ndarray, xp=np):
     """``a`` as an array of ``like``'s library and device (int64 indices for torch)."""
     if xp is np:
         return a
-    return xp.from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(like.device)
+    # a copy (torch.tensor), not a view (from_numpy): cached index arrays are read-only, which
+    # torch warns about for views; these arrays are small
+    return xp.tensor(np.asarray(a, dtype=np.int64), device=like.device)
 
 
 @functools.lru_cache(maxsize=4)

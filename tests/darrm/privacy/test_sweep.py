@@ -147,6 +147,25 @@ def test_solve_on_the_torch_backend_gives_the_same_table():
     assert b.objective == pytest.approx(a.objective, abs=1e-12)
 
 
+def test_the_torch_backend_raises_no_warning_about_read_only_arrays():
+    """Issue 23: cached read-only index and pmf arrays were handed to torch.from_numpy as views.
+    torch warns once per process, so a fresh one runs the sweep with warnings as errors."""
+    pytest.importorskip("torch")
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\n"
+            "from darrm import PrivacyParams, gamma_sub\n"
+            "from darrm.backends.devices import TorchDevice\n"
+            "from darrm.privacy.sweep import sweep\n"
+            "g = np.minimum(1.15 * gamma_sub(11, 3), 1.0)\n"
+            "print(sweep(g, PrivacyParams(11, 3, 0.1, 1e-5), top=5, threshold=-1.0,"
+            " executor=TorchDevice('cpu')).max_violation)\n")
+    r = subprocess.run([sys.executable, "-W", "error::UserWarning", "-c", code], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0 and "UserWarning" not in r.stderr, r.stderr[-2000:]
+
+
 def test_diverse_cuts_come_from_distinct_blocks_and_keep_the_maximum():
     P = PrivacyParams(11, 2, 0.2, 1e-3)
     g = np.ones(12)
