@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .disjoint.members import NonPrivate as NonPrivate
     from .disjoint.params import DisjointParams as DisjointParams
     from .gamma import gamma_const as gamma_const
+    from .groups.params import GroupParams as GroupParams
+    from .groups.params import MemberGroup as MemberGroup
     from .gamma import gamma_dsub as gamma_dsub
     from .gamma import gamma_sub as gamma_sub
     from .gamma_file import load as load
@@ -76,8 +78,10 @@ __all__ = [
     "FAMILIES",
     "GammaFileError",
     "GammaTable",
+    "GroupParams",
     "IIDPrior",
     "IndependentPrior",
+    "MemberGroup",
     "LocalRR",
     "MissingDependencyError",
     "NeighboringRelation",
@@ -114,6 +118,8 @@ _EXPORTS = {
     "LocalRR": ".disjoint.members",
     "NonPrivate": ".disjoint.members",
     "DisjointParams": ".disjoint.params",
+    "GroupParams": ".groups.params",
+    "MemberGroup": ".groups.params",
     "gamma_const": ".gamma",
     "gamma_dsub": ".gamma",
     "gamma_sub": ".gamma",

@@ -100,7 +100,8 @@ CORE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
                "darrm.member_params", "darrm.families", "darrm.utility")),
     ("privacy", ("darrm.privacy",)),
     ("solver", ("darrm.solver",)),
-    ("disjoint", ("darrm.disjoint",)),
+    # the other member models (disjoint shards, grouped budgets) beside each other, never importing each other
+    ("disjoint", ("darrm.disjoint", "darrm.groups")),
     # profile_reference: the high-precision brute force of every member model's privacy profile
     # (an independent check for tests), so it sits where both models are known
     ("api", ("darrm.api", "darrm.privacy.profile_reference")),

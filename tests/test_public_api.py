@@ -10,8 +10,8 @@ import darrm
 
 PUBLIC = [
     "ApproxDP", "BetaPrior", "Certificate", "CertificationError", "DarrmError", "DensityPrior",
-    "DisjointParams", "FAMILIES", "GammaFileError", "GammaTable", "IIDPrior", "IndependentPrior",
-    "LocalRR", "MissingDependencyError", "NeighboringRelation", "NonPrivate", "PaperMCPrior",
+    "DisjointParams", "FAMILIES", "GammaFileError", "GammaTable", "GroupParams", "IIDPrior", "IndependentPrior",
+    "LocalRR", "MemberGroup", "MissingDependencyError", "NeighboringRelation", "NonPrivate", "PaperMCPrior",
     "ParameterError", "Prior", "PrivacyParams", "PrivacyProfile", "SolveError", "SolveOptions", "SolveReport",
     "StopReason", "__version__", "aggregate", "aggregate_counts", "certify", "certify_tight", "error_curve",
     "expected_signed_error", "family_gamma", "gamma_const", "gamma_dsub", "gamma_sub", "load",

@@ -23,7 +23,7 @@ level: ≤ Σ_g(9K_g + K_g + 1) + 3 = 10K + G + 3 ≤ 16(K + 2) roundings since 
 :func:`darrm.privacy.condition.check` bounds the relative error of every probability.  Gradual
 underflow can add ≤ 2⁻¹⁰⁷⁴ per rounding; a probability's tree has ≤ (2G + 2)·Π_g(K_g + 2) of
 them, each carried on by factors ≤ 1, so η_G = (2G + 2)·Π_g(K_g + 2)·2⁻¹⁰⁷⁴ is added to η
-(:func:`group_check`; nothing is flushed here).  The verdict is then v̂ ≤ 0 ⇒ exact violation ≤ 0,
+(:func:`darrm.groups.params.group_check`; nothing is flushed here).  The verdict is then v̂ ≤ 0 ⇒ exact violation ≤ 0,
 with the proof of :mod:`darrm.privacy.condition`.
 """
 
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import replace
 
 import numpy as np
 
@@ -39,24 +38,13 @@ from ..errors import ParameterError
 from ..gamma import validate_gamma
 from ..mechanism import output_weights
 from ..privacy.certify import Certificate
-from ..privacy.condition import Check, violation
+from ..privacy.condition import violation
 from ..privacy.corner_pmfs import pmf_pairs
 from ..privacy.corners import complements, corners, count_vectors
 from .params import GroupParams, MemberGroup
 
-_TINY = 2.0**-1074
-
 #: bytes per configuration the certificate holds at once (four probabilities, violations, indices)
 BYTES_PER_CONFIGURATION = 64
-
-
-def group_check(params: GroupParams) -> Check:
-    """The rigorous test's constants for the target at K members, with η_G (module docstring)
-    added to the slack in the form of :func:`darrm.privacy.condition.check` (2η(1 + 2e^ε))."""
-    base = params.base_check()
-    eta_g = (2 * len(params.groups) + 2) * math.prod(g.size + 2 for g in params.groups) * _TINY
-    extra = 2.0 * eta_g * (1.0 + 2.0 * base.exp_eps)
-    return replace(base, slack=base.slack + extra, margin=base.margin + 4.0 * extra)
 
 
 def group_pmfs(group: MemberGroup) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -32,7 +32,7 @@ imply the other three (the certificate nevertheless evaluates all four, :mod:`da
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from ..errors import ParameterError
@@ -40,6 +40,7 @@ from ..neighboring import NeighboringRelation
 from ..privacy.condition import Check, check, rhs
 from ..privacy.corners import corner_count, multiset_count
 from ..validation import count, epsilon, half_open_unit
+
 
 @dataclass(frozen=True)
 class MemberGroup:
@@ -174,9 +175,7 @@ class GroupParams:
     @property
     def check(self) -> Check:
         """Constants of the rigorous float64 test (:mod:`darrm.privacy.condition`) for the target,
-        with the slack widened for the product evaluation (:func:`darrm.groups.certificate.group_check`)."""
-        from .certificate import group_check
-
+        with the slack widened for the product evaluation (:func:`group_check`)."""
         return group_check(self)
 
     @property
@@ -231,3 +230,16 @@ class GroupParams:
         """``K=… in groups size×(ε, Δ) + …, target (ε, δ)``."""
         gs = " + ".join(f"{g.size}×(eps={g.eps:g}, Delta={g.Delta:g})" for g in self.groups)
         return f"K={self.K} in groups {gs}, target eps={self.target_eps:g}, delta={self.target_delta:.6g}"
+
+
+_TINY = 2.0**-1074  # the smallest subnormal
+
+
+def group_check(params: GroupParams) -> Check:
+    """The rigorous test's constants for the target at K members (:func:`darrm.privacy.condition.check`),
+    with η_G = (2G + 2)·Π_g(K_g + 2)·2⁻¹⁰⁷⁴ (what gradual underflow can cost the product evaluation,
+    :mod:`darrm.groups.certificate`) added to η in the slack's form 2η(1 + 2e^ε) and to the repair margin."""
+    base = params.base_check()
+    eta_g = (2 * len(params.groups) + 2) * math.prod(g.size + 2 for g in params.groups) * _TINY
+    extra = 2.0 * eta_g * (1.0 + 2.0 * base.exp_eps)
+    return replace(base, slack=base.slack + extra, margin=base.margin + 4.0 * extra)

@@ -39,7 +39,7 @@ from ..solver.restricted_lp import CvxpyRestrictedLP, lagrangian_bound, make_res
 from ..solver.rows import possibly_binding
 from ..status import StopReason
 from ..table import GammaTable
-from .certificate import check_memory, certify_groups, configuration_violations, group_pmfs, iter_joint_pmfs, joint_pmf
+from .certificate import certify_groups, check_memory, configuration_violations, group_pmfs, iter_joint_pmfs, joint_pmf
 from .params import GroupParams
 
 #: Subtracted from every scaled LP cost: among (near-)optimal γ prefer the largest (as the other solvers).
