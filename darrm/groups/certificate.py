@@ -131,9 +131,6 @@ def certify_groups(gamma: np.ndarray, params: GroupParams, *, tol: float = 0.0,
     g = validate_gamma(gamma, params.K)
     total = params.configurations
     chk = params.check
-    if not np.any(g):  # a fair coin whatever the votes: exactly (0, 0)-DP, violation ½ − ½e^ε − δ
-        return Certificate(min(0.0, 0.5 - 0.5 * params.exp_eps - params.target_delta), (), 1, "D,D'", total, tol,
-                           chk.rho)
     check_memory(params, max_memory)
     pmfs = [group_pmfs(gr) for gr in params.groups]
     V = configuration_violations(g, params, pmfs)
