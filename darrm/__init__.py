@@ -40,12 +40,12 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .disjoint.members import NonPrivate as NonPrivate
     from .disjoint.params import DisjointParams as DisjointParams
     from .gamma import gamma_const as gamma_const
-    from .groups.params import GroupParams as GroupParams
-    from .groups.params import MemberGroup as MemberGroup
     from .gamma import gamma_dsub as gamma_dsub
     from .gamma import gamma_sub as gamma_sub
     from .gamma_file import load as load
     from .gamma_file import save as save
+    from .groups.params import GroupParams as GroupParams
+    from .groups.params import MemberGroup as MemberGroup
     from .params import NeighboringRelation as NeighboringRelation
     from .params import PrivacyParams as PrivacyParams
     from .prior import BetaPrior as BetaPrior

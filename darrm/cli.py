@@ -133,8 +133,8 @@ def _round_log(progress: bool | None) -> Callable[[str], None]:
     return lambda line: log.log(level, line)
 
 
-def _table_for(params: PrivacyParams | DisjointParams | GroupParams, family: str, prior_spec: str, progress: bool | None,
-               args: argparse.Namespace | None = None) -> GammaTable:
+def _table_for(params: PrivacyParams | DisjointParams | GroupParams, family: str, prior_spec: str,
+               progress: bool | None, args: argparse.Namespace | None = None) -> GammaTable:
     """The certified table the flags ask for (:func:`darrm.solve`)."""
     from . import api
     from .backends.executors import make_executor

@@ -52,7 +52,8 @@ def brute_force_violation(gamma: np.ndarray, params: GroupParams) -> mpmath.mpf:
     for conf in itertools.product(*per_member):
         a, ap = _pmf([c[0] for c in conf]), _pmf([c[1] for c in conf])
         for w in (w1, w0):
-            P, Pp = mpmath.fsum(x * y for x, y in zip(a, w)), mpmath.fsum(x * y for x, y in zip(ap, w))
+            P = mpmath.fsum(x * y for x, y in zip(a, w, strict=True))
+            Pp = mpmath.fsum(x * y for x, y in zip(ap, w, strict=True))
             best = max(best, P - e * Pp - d, Pp - e * P - d)
     return best
 
