@@ -335,7 +335,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     params = table.params
     if not isinstance(params, PrivacyParams):  # the closed-form baselines exist for shared members only
         raise ParameterError("file", "evaluate compares shared-data baselines; "
-                                     "not available for disjoint-member tables")
+                                     f"not available for {params.members}-member tables")
     gammas = _baselines(params, table.gamma)
     if table.family != "opt":
         gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}

@@ -50,6 +50,8 @@ def test_solve_verify_and_aggregate_a_grouped_table(cli, tmp_path):
     np.save(votes, np.random.default_rng(0).integers(0, 2, size=(4, 5)))
     rc, _, err = cli("aggregate", str(out), "--votes", str(votes), "--seed", "1")
     assert rc == 0, err
+    rc, _, err = cli("evaluate", str(out))  # the closed-form baselines are for shared members only
+    assert rc == 2 and err.startswith("darrm: error: file") and "groups-member" in err
 
 
 def test_a_tampered_grouped_file_fails_verification(cli, tmp_path):
