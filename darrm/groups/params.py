@@ -32,8 +32,9 @@ imply the other three (the certificate nevertheless evaluates all four, :mod:`da
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import ParameterError
 from ..neighboring import NeighboringRelation
@@ -131,6 +132,11 @@ class GroupParams:
     target_eps: float
     target_delta: float = 0.0
 
+    if TYPE_CHECKING:  # the constructor takes (size, eps[, Delta]) tuples too; the attribute holds MemberGroups
+
+        def __init__(self, groups: Sequence[MemberGroup | tuple[int, float, float] | tuple[int, float]],
+                     target_eps: float, target_delta: float = 0.0) -> None: ...
+
     def __post_init__(self) -> None:
         if not isinstance(self.groups, (tuple, list)) or len(self.groups) == 0:
             raise ParameterError("groups", f"must be a non-empty sequence of groups, got {self.groups!r}")
@@ -216,8 +222,8 @@ class GroupParams:
         """
         if not isinstance(d["groups"], list):
             raise ParameterError("groups", f"must be a list of [size, eps, Delta], got {d['groups']!r}")
-        p = cls(tuple(tuple(g) if isinstance(g, list) else g for g in d["groups"]), d["target_eps"],
-                d["target_delta"])
+        groups = tuple(_as_group(tuple(g) if isinstance(g, list) else g, i) for i, g in enumerate(d["groups"]))
+        p = cls(groups, d["target_eps"], d["target_delta"])
         if d["K"] != p.K:
             raise ParameterError("K", f"is {d['K']!r} but the groups' sizes sum to {p.K}")
         return p
