@@ -32,6 +32,7 @@ from ..gamma import symmetric_from_upper
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import repair
 from ..privacy.condition import folded_rows
+from ..solver.cuts import most_violated
 from ..solver.finalize import certified_gamma_opt
 from ..solver.objective import objective_coefficients
 from ..solver.options import DEFAULT_MAX_ROUNDS, SolveOptions
@@ -77,19 +78,6 @@ def _config_rows(params: GroupParams, pmfs: list, keys: list[tuple[int, ...]]) -
     first = np.where(refl, first[:, ::-1], first)
     second = np.where(refl, second[:, ::-1], second)
     return folded_rows(first, second, params.exp_eps)
-
-
-def _new_cuts(V: np.ndarray, seen: set, top: int) -> list[tuple[int, ...]]:
-    flat = V.ravel()
-    hot = np.flatnonzero(flat > TOL_CP)
-    out: list[tuple[int, ...]] = []
-    for i in hot[np.argsort(flat[hot])[::-1]]:
-        key = tuple(int(t) for t in np.unravel_index(int(i), V.shape))
-        if key not in seen:
-            out.append(key)
-            if len(out) >= top:
-                break
-    return out
 
 
 def choose_method(params: GroupParams, method: str) -> str:
@@ -177,7 +165,7 @@ def solve_gamma_opt_groups(
         if ub - lb <= opts.gap_tol:
             stop = StopReason.GAP
             break
-        new = _new_cuts(V, seen, int(opts.cuts_per_round))
+        new = most_violated(V, seen, int(opts.cuts_per_round), TOL_CP)
         if not new:
             stop = StopReason.LP_TOLERANCE
             break
