@@ -14,6 +14,8 @@ and Pr[A = 0] the same with w reversed (Pr[A = 0 | L = l] = w_{K−l} for a symm
 1 − Pr[A = 1]).  The sums are contracted innermost-first, group G to group 2, into a table
 T[n_2, …, n_G, s] (s = 0..K_1), and the last level is one matrix product α_1 · Tᵀ: every
 configuration's probability in Π_g N_g products of (K_1 + 1) terms, no convolution materialised.
+The first group's multisets are streamed in blocks (:data:`BLOCK_BYTES`), so the memory is T's and
+one block's, not the product's.
 
 **Rounding.**  Every number is non-negative and nothing is subtracted before the comparison, so
 Higham's bounds (§3.1, §3.5) hold in any order: a term Π_g α_g[k_g]·w carries the pmf entries'
@@ -56,9 +58,9 @@ def group_pmfs(group: MemberGroup) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return counts, a, ap
 
 
-def contract(pmfs: list[np.ndarray], w: np.ndarray) -> np.ndarray:
-    """T[n_1, …, n_G] = Σ_k Π_g pmfs_g[n_g, k_g] · w_{Σ k_g}: the output probability of every
-    configuration, contracted group by group (non-negative sums only; module docstring)."""
+def inner_table(pmfs: list[np.ndarray], w: np.ndarray) -> np.ndarray:
+    """T[n_2, …, n_G, s] = Σ_{k_2..k_G} Π_{g≥2} pmfs_g[n_g, k_g] · w_{s + Σ k_g}, s = 0..K_1: the
+    sums over every group but the first, innermost-first (non-negative sums only; module docstring)."""
     T = np.asarray(w, dtype=np.float64)
     for a in reversed(pmfs[1:]):
         Kg = a.shape[1] - 1
@@ -68,12 +70,38 @@ def contract(pmfs: list[np.ndarray], w: np.ndarray) -> np.ndarray:
         for k in range(1, Kg + 1):
             acc += a[:, k].reshape(lead) * T[None, ..., k:k + S]
         T = acc
-    # the outermost group: one matrix product (a dot product of K_1 + 1 non-negative terms each)
-    return np.tensordot(pmfs[0], T, axes=([1], [T.ndim - 1]))
+    return T
+
+
+def outer(a1: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """The outermost group's sum: one matrix product (dot products of K_1 + 1 non-negative terms)."""
+    return np.tensordot(a1, T, axes=([1], [T.ndim - 1]))
+
+
+def contract(pmfs: list[np.ndarray], w: np.ndarray) -> np.ndarray:
+    """P[n_1, …, n_G] = Σ_k Π_g pmfs_g[n_g, k_g] · w_{Σ k_g}: the output probability of every
+    configuration (:func:`inner_table`, then :func:`outer`)."""
+    return outer(pmfs[0], inner_table(pmfs, w))
+
+
+#: bytes a block of the first group's configurations may take (the four violation arrays and the
+#: two probability arrays of each output)
+BLOCK_BYTES = 128 * 2**20
+
+
+def _inner_size(params: GroupParams) -> int:
+    return math.prod(g.multisets for g in params.groups[1:])
+
+
+def block_rows(params: GroupParams) -> int:
+    """How many of the first group's multisets one block holds (:data:`BLOCK_BYTES`)."""
+    return max(1, min(params.groups[0].multisets, BLOCK_BYTES // (_inner_size(params) * BYTES_PER_CONFIGURATION)))
 
 
 def _memory(params: GroupParams) -> float:
-    return float(params.configurations) * BYTES_PER_CONFIGURATION
+    """Peak bytes: the inner tables (four, of K_1 + 1 entries per inner configuration) and one block."""
+    inner = _inner_size(params)
+    return 4.0 * inner * (params.groups[0].size + 1) * 8 + float(block_rows(params)) * inner * BYTES_PER_CONFIGURATION
 
 
 def check_memory(params: GroupParams, max_memory: float | None) -> float:
@@ -81,34 +109,47 @@ def check_memory(params: GroupParams, max_memory: float | None) -> float:
 
     Raises:
         ParameterError: naming ``max_memory`` (or ``groups`` when no budget was given and the
-            product exceeds 8 GiB).
+            inner tables exceed 8 GiB).
     """
     need = _memory(params)
     limit = max_memory if max_memory is not None else 8.0 * 2**30
     if need > limit:
         raise ParameterError("max_memory" if max_memory is not None else "groups",
-                             f"{params.configurations} group-corner configurations need about "
+                             f"the groups' {params.configurations} corner configurations need about "
                              f"{need / 2**30:.2f} GiB, more than the {limit / 2**30:.2f} GiB allowed")
     return need
 
 
-def configuration_violations(gamma: np.ndarray, params: GroupParams,
-                             pmfs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None) -> np.ndarray:
-    """v̂ of every configuration, shape (4, N_1, …, N_G): output 1 D→D′, output 1 D′→D,
-    output 0 D→D′, output 0 D′→D (rigorous bounds, :mod:`darrm.privacy.condition`)."""
+def iter_violation_blocks(gamma: np.ndarray, params: GroupParams,
+                          pmfs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
+                          rows: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+    """(start, V) over blocks of the first group's multisets: V (4, b, N_2, …, N_G) holds v̂ of
+    configurations (start..start+b−1, n_2, …, n_G) for output 1 D→D′, output 1 D′→D, output 0
+    D→D′, output 0 D′→D (rigorous bounds, :mod:`darrm.privacy.condition`)."""
     g = np.asarray(gamma, dtype=np.float64)
     chk = params.check
     if pmfs is None:
         pmfs = [group_pmfs(gr) for gr in params.groups]
+    rows = block_rows(params) if rows is None else int(rows)
     w = output_weights(g)
     a = [p[1] for p in pmfs]
     ap = [p[2] for p in pmfs]
-    V = np.empty((4,) + tuple(p.shape[0] for p in a))
-    for o, ww in enumerate((w, w[::-1].copy())):
-        P, Pp = contract(a, ww), contract(ap, ww)
-        V[2 * o] = violation(P, Pp, chk)
-        V[2 * o + 1] = violation(Pp, P, chk)
-    return V
+    tables = [(inner_table(a, ww), inner_table(ap, ww)) for ww in (w, w[::-1].copy())]
+    n1 = a[0].shape[0]
+    for start in range(0, n1, rows):
+        b = min(rows, n1 - start)
+        V = np.empty((4, b) + tables[0][0].shape[:-1])
+        for o, (T, Tp) in enumerate(tables):
+            P, Pp = outer(a[0][start:start + b], T), outer(ap[0][start:start + b], Tp)
+            V[2 * o] = violation(P, Pp, chk)
+            V[2 * o + 1] = violation(Pp, P, chk)
+        yield start, V
+
+
+def configuration_violations(gamma: np.ndarray, params: GroupParams,
+                             pmfs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None) -> np.ndarray:
+    """v̂ of every configuration at once, shape (4, N_1, …, N_G) (:func:`iter_violation_blocks` in one block)."""
+    return next(iter_violation_blocks(gamma, params, pmfs, rows=params.groups[0].multisets))[1]
 
 
 def certify_groups(gamma: np.ndarray, params: GroupParams, *, tol: float = 0.0,
@@ -133,11 +174,15 @@ def certify_groups(gamma: np.ndarray, params: GroupParams, *, tol: float = 0.0,
     chk = params.check
     check_memory(params, max_memory)
     pmfs = [group_pmfs(gr) for gr in params.groups]
-    V = configuration_violations(g, params, pmfs)
-    idx = np.unravel_index(int(np.argmax(V)), V.shape)
-    j = int(idx[0])
+    best, idx = -math.inf, (0,) * (len(pmfs) + 1)
+    for start, V in iter_violation_blocks(g, params, pmfs):
+        at = np.unravel_index(int(np.argmax(V)), V.shape)
+        if float(V[at]) > best:
+            best = float(V[at])
+            idx = (int(at[0]), int(at[1]) + start, *(int(i) for i in at[2:]))
+    j = idx[0]
     worst = tuple(int(c) for gi, p in zip(idx[1:], pmfs, strict=True) for c in p[0][gi])
-    return Certificate(float(V[idx]), worst, 1 if j < 2 else 0, "D,D'" if j % 2 == 0 else "D',D", total, tol,
+    return Certificate(best, worst, 1 if j < 2 else 0, "D,D'" if j % 2 == 0 else "D',D", total, tol,
                        chk.rho)
 
 

@@ -10,7 +10,7 @@ LP.  Two methods, with the contract of :func:`darrm.solver.gamma_opt.solve_gamma
 - "full": every row that can bind inside the box (:func:`darrm.solver.rows.possibly_binding`),
   one LP (cvxpy + HiGHS, as :mod:`darrm.solver.full_lp`); small products only.
 - constraint generation: each round solves the restricted LP, evaluates every configuration's four
-  rigorous violations v̂ (:func:`darrm.groups.certificate.configuration_violations`), keeps the
+  rigorous violations v̂ block by block (:func:`darrm.groups.certificate.iter_violation_blocks`), keeps the
   best repaired point as an upper bound, bounds the optimum from below by the Lagrangian of the
   restricted LP's duals (:func:`darrm.solver.restricted_lp.lagrangian_bound`, valid for any
   y ≥ 0 since the restricted feasible set contains the full one), and adds the rows of the most
@@ -40,7 +40,7 @@ from ..solver.restricted_lp import CvxpyRestrictedLP, lagrangian_bound, make_res
 from ..solver.rows import possibly_binding
 from ..status import StopReason
 from ..table import GammaTable
-from .certificate import certify_groups, check_memory, configuration_violations, group_pmfs, iter_joint_pmfs, joint_pmf
+from .certificate import certify_groups, check_memory, group_pmfs, iter_joint_pmfs, iter_violation_blocks, joint_pmf
 from .params import GroupParams
 
 #: Subtracted from every scaled LP cost: among (near-)optimal γ prefer the largest (as the other solvers).
@@ -78,6 +78,23 @@ def _config_rows(params: GroupParams, pmfs: list, keys: list[tuple[int, ...]]) -
     first = np.where(refl, first[:, ::-1], first)
     second = np.where(refl, second[:, ::-1], second)
     return folded_rows(first, second, params.exp_eps)
+
+
+def _separate(gamma: np.ndarray, params: GroupParams, pmfs: list, seen: set,
+              top: int) -> tuple[float, list[tuple[int, ...]]]:
+    """(largest v̂ over every configuration, output and direction; the ``top`` most violated keys
+    (output·2 + direction, n_1, …, n_G) above :data:`TOL_CP` not in ``seen``), block by block
+    (:func:`darrm.groups.certificate.iter_violation_blocks`)."""
+    v = -math.inf
+    found: list[tuple[float, tuple[int, ...]]] = []
+    for start, V in iter_violation_blocks(gamma, params, pmfs):
+        v = max(v, float(V.max()))
+        for key in most_violated(V, set(), top + len(seen), TOL_CP):
+            full = (key[0], key[1] + start, *key[2:])
+            if full not in seen:
+                found.append((float(V[key]), full))
+    found.sort(key=lambda t: -t[0])
+    return v, [k for _, k in found[:top]]
 
 
 def choose_method(params: GroupParams, method: str) -> str:
@@ -148,8 +165,7 @@ def solve_gamma_opt_groups(
     for rnd in range(1, int(max_rounds) + 1):
         x, _ = rlp.solve()
         x = np.clip(x, 0.0, 1.0)
-        V = configuration_violations(symmetric_from_upper(x, K), params, pmfs)
-        v = float(V.max())
+        v, candidates = _separate(symmetric_from_upper(x, K), params, pmfs, seen, int(opts.cuts_per_round))
         rlp.set_objective(c / scale)  # the same rows, exact objective: the tightest bound they allow
         _, y = rlp.solve()
         rlp.set_objective(c_lp)
@@ -165,7 +181,7 @@ def solve_gamma_opt_groups(
         if ub - lb <= opts.gap_tol:
             stop = StopReason.GAP
             break
-        new = most_violated(V, seen, int(opts.cuts_per_round), TOL_CP)
+        new = candidates
         if not new:
             stop = StopReason.LP_TOLERANCE
             break
