@@ -47,6 +47,8 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .gamma import gamma_sub as gamma_sub
     from .gamma_file import load as load
     from .gamma_file import save as save
+    from .groups.params import GroupParams as GroupParams
+    from .groups.params import MemberGroup as MemberGroup
     from .params import NeighboringRelation as NeighboringRelation
     from .params import PrivacyParams as PrivacyParams
     from .prior import BetaPrior as BetaPrior
@@ -80,8 +82,10 @@ __all__ = [
     "FAMILIES",
     "GammaFileError",
     "GammaTable",
+    "GroupParams",
     "IIDPrior",
     "IndependentPrior",
+    "MemberGroup",
     "LocalRR",
     "MissingDependencyError",
     "NeighboringRelation",
@@ -123,6 +127,8 @@ _EXPORTS = {
     "LocalRR": ".disjoint.members",
     "NonPrivate": ".disjoint.members",
     "DisjointParams": ".disjoint.params",
+    "GroupParams": ".groups.params",
+    "MemberGroup": ".groups.params",
     "gamma_const": ".gamma",
     "gamma_dsub": ".gamma",
     "gamma_sub": ".gamma",

@@ -30,6 +30,7 @@ from .disjoint.certificate import certify_disjoint
 from .disjoint.params import DisjointParams
 from .errors import DarrmError, ParameterError, SolveError
 from .gamma import const_assumptions, validate_gamma
+from .groups.params import GroupParams
 from .member_params import MemberParams
 from .params import PrivacyParams
 from .prior import IIDPrior, Prior
@@ -62,6 +63,12 @@ def _check_disjoint(*args: Any) -> None:
     check_disjoint(*args)
 
 
+def _check_groups(*args: Any) -> None:
+    from .groups.request import check_groups
+
+    check_groups(*args)
+
+
 def _solve_shared(params: Any, prior: Prior, family: families.Family, opts: SolveOptions, executor: Any,
                   checkpoint: Path | None, progress: bool | None, log: Callable[[str], None] | None) -> GammaTable:
     from .solver.request import solve_shared
@@ -74,6 +81,20 @@ def _solve_disjoint(params: Any, prior: Prior, family: families.Family, opts: So
     from .disjoint.solver import solve_gamma_opt_disjoint
 
     return solve_gamma_opt_disjoint(params, prior, options=opts, log=log)
+
+
+def _solve_groups(params: Any, prior: Prior, family: families.Family, opts: SolveOptions, executor: Any,
+                  checkpoint: Path | None, progress: bool | None, log: Callable[[str], None] | None) -> GammaTable:
+    from .groups.solver import solve_gamma_opt_groups
+
+    return solve_gamma_opt_groups(params, prior, options=opts, log=log)
+
+
+def _certify_groups(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
+                    max_memory: float | None) -> Certificate:
+    from .groups.certificate import certify_groups
+
+    return certify_groups(gamma, params, tol=tol, max_memory=max_memory)
 
 
 def _certify_shared(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
@@ -119,6 +140,9 @@ MEMBER_MODELS: dict[str, MemberModel] = {
     "disjoint": MemberModel("disjoint", DisjointParams, "darrm-gamma-disjoint/1", "(target_eps, target_delta)",
                             "every (changed-member vertex, number of high members)",
                             _certify_disjoint, _check_disjoint, _solve_disjoint),
+    "groups": MemberModel("groups", GroupParams, "darrm-gamma-groups/1", "(target_eps, target_delta)",
+                          "every configuration of one corner multiset per group",
+                          _certify_groups, _check_groups, _solve_groups),
 }
 
 
@@ -176,7 +200,7 @@ def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
 
 # ----------------------------------------------------------------------------- requests
 def check_request(
-    params: PrivacyParams | DisjointParams,
+    params: PrivacyParams | DisjointParams | GroupParams,
     prior: Prior | None = None,
     *,
     family: str = "opt",
@@ -232,7 +256,7 @@ def check_request(
 
 
 def solve(
-    params: PrivacyParams | DisjointParams,
+    params: PrivacyParams | DisjointParams | GroupParams,
     prior: Prior | None = None,
     *,
     family: str = "opt",
@@ -305,7 +329,7 @@ def _key(gamma: np.ndarray, params: object, tol: float) -> tuple:
     return (hashlib.sha256(np.ascontiguousarray(gamma, dtype=np.float64).tobytes()).hexdigest(), repr(params), tol)
 
 
-def certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams, *, tol: float | None = None,
+def certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams | GroupParams, *, tol: float | None = None,
             progress: bool | None = None, max_memory: float | None = None) -> Certificate:
     """The rigorous certificate of the parameters' member model, memoised by content.
 

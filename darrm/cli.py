@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
     from .budget.spec import TotalBudget
     from .disjoint.params import DisjointParams
+    from .groups.params import GroupParams
     from .params import PrivacyParams
     from .table import GammaTable
 
@@ -70,6 +71,15 @@ DISJOINT_ONLY = ("member_privacy", "target_eps", "target_delta")
 def _check_members(args: argparse.Namespace) -> None:
     """Refuse an option of the other kind of members instead of ignoring it."""
     given: tuple[str, ...]
+    if getattr(args, "groups", None) is not None:  # grouped members: shared data, per-group budgets
+        if args.members != "shared":
+            raise ParameterError("groups", f"describes members on shared data; drop --members {args.members}")
+        for dest in (*SHARED_ONLY, "member_privacy", *BUDGET_OPTIONS):
+            if getattr(args, dest) is not None:
+                raise ParameterError(dest.replace("_", "-"), "does not apply with --groups (each group gives its "
+                                                             "own count:eps:Delta; the target is --target-eps "
+                                                             "and --target-delta)")
+        return
     if args.members == "disjoint":
         given, kind, use = SHARED_ONLY, "shared", "--member-privacy, --target-eps and --target-delta"
     else:
@@ -112,7 +122,7 @@ def _budget(args: argparse.Namespace) -> TotalBudget | None:
 def _params(args: argparse.Namespace) -> PrivacyParams:
     from .params import PrivacyParams
 
-    return PrivacyParams(K=args.K, m=DEMO["m"] if args.m is None else args.m,
+    return PrivacyParams(K=DEMO["K"] if args.K is None else args.K, m=DEMO["m"] if args.m is None else args.m,
                          eps=DEMO["eps"] if args.eps is None else args.eps,
                          member_delta=DEMO["member_delta"] if args.member_delta is None else args.member_delta,
                          delta=args.delta)
@@ -153,8 +163,9 @@ def _round_log(progress: bool | None) -> Callable[[str], None]:
     return lambda line: log.log(level, line)
 
 
-def _table_for(params: PrivacyParams | DisjointParams, family: str, prior_spec: str, progress: bool | None,
-               args: argparse.Namespace | None = None, budget: TotalBudget | None = None) -> GammaTable:
+def _table_for(params: PrivacyParams | DisjointParams | GroupParams, family: str, prior_spec: str,
+               progress: bool | None, args: argparse.Namespace | None = None,
+               budget: TotalBudget | None = None) -> GammaTable:
     """The certified table the flags ask for (:func:`darrm.solve`)."""
     from . import api
     from .backends.executors import make_executor
@@ -276,7 +287,20 @@ def _disjoint_params(args: argparse.Namespace) -> DisjointParams:
     if args.member_privacy is None or args.target_eps is None:
         raise ParameterError("members", "disjoint members need --member-privacy and --target-eps")
     target_delta = 0.0 if args.target_delta is None else args.target_delta
-    return DisjointParams(args.K, parse_member(args.member_privacy), args.target_eps, target_delta)
+    return DisjointParams(DEMO["K"] if args.K is None else args.K, parse_member(args.member_privacy),
+                          args.target_eps, target_delta)
+
+
+def _group_params(args: argparse.Namespace) -> GroupParams:
+    from .groups.params import GroupParams, parse_groups
+
+    if args.target_eps is None:
+        raise ParameterError("target-eps", "grouped members need the per-query target --target-eps")
+    params = GroupParams(parse_groups(args.groups), args.target_eps,
+                         0.0 if args.target_delta is None else args.target_delta)
+    if args.K is not None and args.K != params.K:
+        raise ParameterError("K", f"is {args.K} but the --groups sizes sum to {params.K}; drop --K or fix the groups")
+    return params
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -291,7 +315,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
         budget = _budget(args)
         if budget is not None:
             args.m = 1.0  # only K, ε and Δ are used: the design records its own per-query (m*ε, δ)
-        params = _disjoint_params(args) if args.members == "disjoint" else _params(args)
+        params: PrivacyParams | DisjointParams | GroupParams
+        if args.groups is not None:
+            params = _group_params(args)
+        else:
+            params = _disjoint_params(args) if args.members == "disjoint" else _params(args)
         table = _table_for(params, args.family, args.prior, progress_setting(args), args, budget)
     if args.out:  # the file first: a reader that stops early (`| head`) must not cost the result
         save(table, args.out)
@@ -351,7 +379,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     params = table.params
     if not isinstance(params, PrivacyParams):  # the closed-form baselines exist for shared members only
         raise ParameterError("file", "evaluate compares shared-data baselines; "
-                                     "not available for disjoint-member tables")
+                                     f"not available for {params.members}-member tables")
     gammas = _baselines(params, table.gamma)
     if table.family != "opt":
         gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
@@ -441,7 +469,8 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
 def _add_param_args(p: argparse.ArgumentParser) -> None:
     # shared-only options default to None here (resolved by _params) so that one given with
     # --members disjoint is seen and refused
-    p.add_argument("--K", type=int, default=DEMO["K"], help="number of mechanisms (odd)")
+    p.add_argument("--K", type=int, default=None,
+                   help=f"number of mechanisms (odd) (default: {DEMO['K']}; with --groups, the sum of their sizes)")
     p.add_argument("--m", type=float, default=None, help=f"privacy allowance in [1, K] (default: {DEMO['m']:g})")
     p.add_argument("--eps", type=float, default=None, help=f"per-mechanism ε > 0 (default: {DEMO['eps']:g})")
     p.add_argument("--member-delta", type=float, default=None,
@@ -491,10 +520,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--member-privacy", default=None,
                    help="disjoint only: nonprivate | EPS,DELTA ((ε,Δ)-DP members) | rr:EPS0 (members behind "
                         "ε0-RR) (default: none; required with --members disjoint)")
+    p.add_argument("--groups", default=None,
+                   help="members on shared data in groups of their own budgets: COUNT:EPS:DELTA per group, "
+                        "comma-separated, e.g. 5:0.1:1e-5,6:0.3:1e-5 (K is their sum; the target is --target-eps "
+                        "and --target-delta) (default: none)")
     p.add_argument("--target-eps", type=float, default=None,
-                   help="disjoint only: per-query target ε (default: none; required with --members disjoint)")
+                   help="disjoint members and --groups: per-query target ε (default: none; required with them)")
     p.add_argument("--target-delta", type=float, default=None,
-                   help="disjoint only: per-query target δ (default: 0)")
+                   help="disjoint members and --groups: per-query target δ (default: 0)")
     p.add_argument("--prior", default="iid:0.75",
                    help="objective prior: iid:MU | means:M1,..,MK | beta:A,B | paper-mc[:P_LOWER,TAU,T,SEED]")
     p.add_argument("--out", help="γ file to write (atomically) (default: print only)")

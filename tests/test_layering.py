@@ -100,7 +100,8 @@ CORE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
                "darrm.member_params", "darrm.families", "darrm.utility")),
     ("privacy", ("darrm.privacy",)),
     ("solver", ("darrm.solver",)),
-    ("disjoint", ("darrm.disjoint",)),
+    # the other member models (disjoint shards, grouped budgets) beside each other, never importing each other
+    ("disjoint", ("darrm.disjoint", "darrm.groups")),
     # budget: γ for a total budget, designed with the solver's LPs and certified by the profile
     ("budget", ("darrm.budget",)),
     # profile_reference: the high-precision brute force of every member model's privacy profile

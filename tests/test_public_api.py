@@ -10,8 +10,8 @@ import darrm
 
 PUBLIC = [
     "ApproxDP", "BetaPrior", "BudgetDesign", "Certificate", "CertificationError", "DarrmError", "DensityPrior",
-    "DisjointParams", "FAMILIES", "GammaFileError", "GammaTable", "IIDPrior", "IndependentPrior",
-    "LocalRR", "MissingDependencyError", "NeighboringRelation", "NonPrivate", "PaperMCPrior",
+    "DisjointParams", "FAMILIES", "GammaFileError", "GammaTable", "GroupParams", "IIDPrior", "IndependentPrior",
+    "LocalRR", "MemberGroup", "MissingDependencyError", "NeighboringRelation", "NonPrivate", "PaperMCPrior",
     "ParameterError", "Prior", "PrivacyParams", "PrivacyProfile", "SolveError", "SolveOptions", "SolveReport",
     "StopReason", "TotalBudget", "__version__", "aggregate", "aggregate_counts", "certify", "certify_tight",
     "design_for_budget", "error_curve",

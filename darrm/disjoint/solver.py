@@ -11,6 +11,7 @@ import numpy as np
 from ..gamma import symmetric_from_upper
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import repair
+from ..solver.cuts import most_violated
 from ..solver.finalize import certified_gamma_opt
 from ..solver.objective import objective_coefficients
 from ..solver.options import SolveOptions
@@ -29,20 +30,6 @@ POLISH_BELOW = 1e-8
 
 #: A (vertex, n_high, output, direction) index whose violation exceeds this becomes a cut.
 TOL_CP = 1e-13
-
-
-def _new_cuts(V: np.ndarray, seen: set, top: int, threshold: float) -> list[tuple[int, ...]]:
-    """Up to ``top`` indices of V (most violated first) above ``threshold`` not in ``seen``."""
-    flat = V.ravel()
-    hot = np.flatnonzero(flat > threshold)
-    out: list[tuple[int, ...]] = []
-    for idx in hot[np.argsort(flat[hot])[::-1]]:
-        key = tuple(int(i) for i in np.unravel_index(int(idx), V.shape))
-        if key not in seen:
-            out.append(key)
-            if len(out) >= top:
-                break
-    return out
 
 
 def _polished(x: np.ndarray, rows: np.ndarray, rhs: float, c: np.ndarray,
@@ -169,7 +156,7 @@ def solve_gamma_opt_disjoint(
         if ub - lb <= gap_tol:
             stop = StopReason.GAP
             break
-        new = _new_cuts(V, seen, int(cuts_per_round), TOL_CP)
+        new = most_violated(V, seen, int(cuts_per_round), TOL_CP)
         if not new:
             stop = StopReason.LP_TOLERANCE
             break

@@ -31,6 +31,8 @@ def _commands(g, votes):
                            "--target-delta", "1e-6", "--K", "11", "--json"],
         "solve-approx-dp-members": ["solve", "--members", "disjoint", "--member-privacy", "1,1e-6", "--target-eps",
                                     "1", "--target-delta", "1e-5", "--K", "11", "--json"],
+        "solve-groups": ["solve", "--groups", "2:0.2:0,3:0.5:1e-5", "--target-eps", "0.8", "--target-delta", "1e-4",
+                         "--json"],
         "solve-sub-beta": ["solve", "--K", "5", "--family", "sub", "--prior", "beta:3,1", "--json"],
         "solve-total-budget": ["solve", "--K", "3", "--eps", "0.3", "--member-delta", "1e-4", "--total-eps", "1",
                                "--total-delta", "1e-3", "--queries", "2", "--json"],

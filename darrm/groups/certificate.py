@@ -1,0 +1,211 @@
+"""The rigorous certificate for grouped members: Lemma 3.4 over the product of the groups' corner multisets.
+
+**Claim.**  DaRRM_γ (γ symmetric) is (ε, δ)-DP for :class:`~darrm.groups.params.GroupParams` iff
+for every configuration — one corner multiset n_g per group (:mod:`darrm.groups.params` proves
+that these are the worst cases) — both outputs and both directions satisfy Lemma 3.4 (Eq. 1).
+
+**Evaluation.**  Group g's vote count L_g has the pmfs α_g = PB(p_g), α′_g = PB(p′_g) of its
+multiset (:func:`darrm.privacy.corner_pmfs.pmf_pairs`, by the non-negative recurrence with
+the corners' complements in closed form).  L = Σ_g L_g, so with w_l = Pr[A = 1 | L = l]
+
+    Pr[A = 1] = Σ_{k_1} α_1[k_1] Σ_{k_2} α_2[k_2] ⋯ Σ_{k_G} α_G[k_G] · w_{k_1 + ⋯ + k_G}
+
+and Pr[A = 0] the same with w reversed (Pr[A = 0 | L = l] = w_{K−l} for a symmetric γ, never
+1 − Pr[A = 1]).  The sums are contracted innermost-first, group G to group 2, into a table
+T[n_2, …, n_G, s] (s = 0..K_1), and the last level is one matrix product α_1 · Tᵀ: every
+configuration's probability in Π_g N_g products of (K_1 + 1) terms, no convolution materialised.
+The first group's multisets are streamed in blocks (:data:`BLOCK_BYTES`), so the memory is T's and
+one block's, not the product's.
+
+**Rounding.**  Every number is non-negative and nothing is subtracted before the comparison, so
+Higham's bounds (§3.1, §3.5) hold in any order: a term Π_g α_g[k_g]·w carries the pmf entries'
+≤ 9K_g relative roundings (2K_g recurrence steps, K_g corner factors of ≤ 7u each, as in
+:mod:`darrm.privacy.condition`), w's 3u, one product per level and a sum of ≤ K_g + 1 terms per
+level: ≤ Σ_g(9K_g + K_g + 1) + 3 = 10K + G + 3 ≤ 16(K + 2) roundings since G ≤ K, so ρ(K) of
+:func:`darrm.privacy.condition.check` bounds the relative error of every probability.  Gradual
+underflow can add ≤ 2⁻¹⁰⁷⁴ per rounding; a probability's tree has ≤ (2G + 2)·Π_g(K_g + 2) of
+them, each carried on by factors ≤ 1, so η_G = (2G + 2)·Π_g(K_g + 2)·2⁻¹⁰⁷⁴ is added to η
+(:func:`darrm.groups.params.group_check`; nothing is flushed here).  The verdict is then v̂ ≤ 0 ⇒ exact violation ≤ 0,
+with the proof of :mod:`darrm.privacy.condition`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..gamma import validate_gamma
+from ..mechanism import output_weights
+from ..privacy.certify import Certificate
+from ..privacy.condition import violation
+from ..privacy.corner_pmfs import pmf_pairs
+from ..privacy.corners import complements, corners, count_vectors
+from .params import GroupParams, MemberGroup
+
+#: bytes per configuration the certificate holds at once (four probabilities, violations, indices)
+BYTES_PER_CONFIGURATION = 64
+
+
+def group_pmfs(group: MemberGroup) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(count vectors (N_g, C_g), α_g (N_g, K_g+1), α′_g) over every corner multiset of the group,
+    with the corners' complements in closed form (:func:`darrm.privacy.corners.complements`)."""
+    cs, comp = corners(group.eps, group.Delta), complements(group.eps, group.Delta)
+    counts = count_vectors(group.size, cs.shape[0])
+    a, ap = pmf_pairs(counts, cs, comp)
+    return counts, a, ap
+
+
+def inner_table(pmfs: list[np.ndarray], w: np.ndarray) -> np.ndarray:
+    """T[n_2, …, n_G, s] = Σ_{k_2..k_G} Π_{g≥2} pmfs_g[n_g, k_g] · w_{s + Σ k_g}, s = 0..K_1: the
+    sums over every group but the first, innermost-first (non-negative sums only; module docstring)."""
+    T = np.asarray(w, dtype=np.float64)
+    for a in reversed(pmfs[1:]):
+        Kg = a.shape[1] - 1
+        S = T.shape[-1] - Kg  # trailing length after this group
+        lead = (a.shape[0],) + (1,) * T.ndim
+        acc = a[:, 0].reshape(lead) * T[None, ..., 0:S]
+        for k in range(1, Kg + 1):
+            acc += a[:, k].reshape(lead) * T[None, ..., k:k + S]
+        T = acc
+    return T
+
+
+def outer(a1: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """The outermost group's sum: one matrix product (dot products of K_1 + 1 non-negative terms)."""
+    return np.tensordot(a1, T, axes=([1], [T.ndim - 1]))
+
+
+def contract(pmfs: list[np.ndarray], w: np.ndarray) -> np.ndarray:
+    """P[n_1, …, n_G] = Σ_k Π_g pmfs_g[n_g, k_g] · w_{Σ k_g}: the output probability of every
+    configuration (:func:`inner_table`, then :func:`outer`)."""
+    return outer(pmfs[0], inner_table(pmfs, w))
+
+
+#: bytes a block of the first group's configurations may take (the four violation arrays and the
+#: two probability arrays of each output)
+BLOCK_BYTES = 128 * 2**20
+
+
+def _inner_size(params: GroupParams) -> int:
+    return math.prod(g.multisets for g in params.groups[1:])
+
+
+def block_rows(params: GroupParams) -> int:
+    """How many of the first group's multisets one block holds (:data:`BLOCK_BYTES`)."""
+    return max(1, min(params.groups[0].multisets, BLOCK_BYTES // (_inner_size(params) * BYTES_PER_CONFIGURATION)))
+
+
+def _memory(params: GroupParams) -> float:
+    """Peak bytes: the inner tables (four, of K_1 + 1 entries per inner configuration) and one block."""
+    inner = _inner_size(params)
+    return 4.0 * inner * (params.groups[0].size + 1) * 8 + float(block_rows(params)) * inner * BYTES_PER_CONFIGURATION
+
+
+def check_memory(params: GroupParams, max_memory: float | None) -> float:
+    """The certificate's estimated peak bytes, refused up front when over ``max_memory``.
+
+    Raises:
+        ParameterError: naming ``max_memory`` (or ``groups`` when no budget was given and the
+            inner tables exceed 8 GiB).
+    """
+    need = _memory(params)
+    limit = max_memory if max_memory is not None else 8.0 * 2**30
+    if need > limit:
+        raise ParameterError("max_memory" if max_memory is not None else "groups",
+                             f"the groups' {params.configurations} corner configurations need about "
+                             f"{need / 2**30:.2f} GiB, more than the {limit / 2**30:.2f} GiB allowed")
+    return need
+
+
+def iter_violation_blocks(gamma: np.ndarray, params: GroupParams,
+                          pmfs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
+                          rows: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+    """(start, V) over blocks of the first group's multisets: V (4, b, N_2, …, N_G) holds v̂ of
+    configurations (start..start+b−1, n_2, …, n_G) for output 1 D→D′, output 1 D′→D, output 0
+    D→D′, output 0 D′→D (rigorous bounds, :mod:`darrm.privacy.condition`)."""
+    g = np.asarray(gamma, dtype=np.float64)
+    chk = params.check
+    if pmfs is None:
+        pmfs = [group_pmfs(gr) for gr in params.groups]
+    rows = block_rows(params) if rows is None else int(rows)
+    w = output_weights(g)
+    a = [p[1] for p in pmfs]
+    ap = [p[2] for p in pmfs]
+    tables = [(inner_table(a, ww), inner_table(ap, ww)) for ww in (w, w[::-1].copy())]
+    n1 = a[0].shape[0]
+    for start in range(0, n1, rows):
+        b = min(rows, n1 - start)
+        V = np.empty((4, b) + tables[0][0].shape[:-1])
+        for o, (T, Tp) in enumerate(tables):
+            P, Pp = outer(a[0][start:start + b], T), outer(ap[0][start:start + b], Tp)
+            V[2 * o] = violation(P, Pp, chk)
+            V[2 * o + 1] = violation(Pp, P, chk)
+        yield start, V
+
+
+def configuration_violations(gamma: np.ndarray, params: GroupParams,
+                             pmfs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None) -> np.ndarray:
+    """v̂ of every configuration at once, shape (4, N_1, …, N_G) (:func:`iter_violation_blocks` in one block)."""
+    return next(iter_violation_blocks(gamma, params, pmfs, rows=params.groups[0].multisets))[1]
+
+
+def certify_groups(gamma: np.ndarray, params: GroupParams, *, tol: float = 0.0,
+                   max_memory: float | None = None) -> Certificate:
+    """Largest rigorous DP violation bound of DaRRM_γ over every configuration of group corner
+    multisets, both outputs and both directions (module docstring).
+
+    Args:
+        gamma: the full symmetric table γ(0..K).
+        params: the grouped members and the target.
+        tol: the threshold ≤ 0 (default 0).
+        max_memory: refuse before any work when the estimate exceeds this many bytes.
+
+    Returns:
+        The :class:`~darrm.Certificate`; ``worst_counts`` concatenates the groups' count vectors.
+
+    Raises:
+        ParameterError: a bad γ, or the product does not fit the memory budget.
+    """
+    g = validate_gamma(gamma, params.K)
+    total = params.configurations
+    chk = params.check
+    check_memory(params, max_memory)
+    pmfs = [group_pmfs(gr) for gr in params.groups]
+    best, idx = -math.inf, (0,) * (len(pmfs) + 1)
+    for start, V in iter_violation_blocks(g, params, pmfs):
+        at = np.unravel_index(int(np.argmax(V)), V.shape)
+        if float(V[at]) > best:
+            best = float(V[at])
+            idx = (int(at[0]), int(at[1]) + start, *(int(i) for i in at[2:]))
+    j = idx[0]
+    worst = tuple(int(c) for gi, p in zip(idx[1:], pmfs, strict=True) for c in p[0][gi])
+    return Certificate(best, worst, 1 if j < 2 else 0, "D,D'" if j % 2 == 0 else "D',D", total, tol,
+                       chk.rho)
+
+
+def iter_joint_pmfs(params: GroupParams, block: int = 1 << 15) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(configuration indices (B, G), α (B, K+1), α′) of the vote count L = Σ_g L_g, in blocks over
+    the product of the groups' multisets (the LP's rows: :func:`darrm.privacy.condition.folded_rows`)."""
+    pmfs = [group_pmfs(gr) for gr in params.groups]
+    sizes = [p[1].shape[0] for p in pmfs]
+    total = math.prod(sizes)
+    for start in range(0, total, block):
+        flat = np.arange(start, min(total, start + block))
+        idx = np.stack(np.unravel_index(flat, sizes), axis=1)
+        yield idx, joint_pmf([p[1] for p in pmfs], idx), joint_pmf([p[2] for p in pmfs], idx)
+
+
+def joint_pmf(pmfs: list[np.ndarray], idx: np.ndarray) -> np.ndarray:
+    """The pmf of Σ_g L_g for configurations ``idx`` (B, G): the convolution of the groups' pmfs."""
+    out = pmfs[0][idx[:, 0]]
+    for gi in range(1, len(pmfs)):
+        b = pmfs[gi][idx[:, gi]]
+        Kb = b.shape[1] - 1
+        new = np.zeros((out.shape[0], out.shape[1] + Kb))
+        for k in range(Kb + 1):
+            new[:, k:k + out.shape[1]] += b[:, k:k + 1] * out
+        out = new
+    return out

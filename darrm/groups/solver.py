@@ -1,0 +1,196 @@
+"""γ_opt(L) for grouped members: the LP over the product of the groups' corner multisets.
+
+The variables are γ(mid..K), the paper's form (γ reads the total vote count L); a configuration's
+row is Lemma 3.4's folded row (:func:`darrm.privacy.condition.folded_rows`) of the pmf of
+L = Σ_g L_g, the convolution of the groups' pmfs (:func:`darrm.groups.certificate.joint_pmf`).
+Because the configurations are closed under the joint swap and reflection
+(:mod:`darrm.groups.params`), the rows of output 1, D → D′ over every configuration are the whole
+LP.  Two methods, with the contract of :func:`darrm.solver.gamma_opt.solve_gamma_opt`:
+
+- "full": every row that can bind inside the box (:func:`darrm.solver.rows.possibly_binding`),
+  one LP (cvxpy + HiGHS, as :mod:`darrm.solver.full_lp`); small products only.
+- constraint generation: each round solves the restricted LP, evaluates every configuration's four
+  rigorous violations v̂ block by block (:func:`darrm.groups.certificate.iter_violation_blocks`), keeps the
+  best repaired point as an upper bound, bounds the optimum from below by the Lagrangian of the
+  restricted LP's duals (:func:`darrm.solver.restricted_lp.lagrangian_bound`, valid for any
+  y ≥ 0 since the restricted feasible set contains the full one), and adds the rows of the most
+  violated (configuration, output, direction) triples.
+
+The returned table is certified by :func:`darrm.groups.certificate.certify_groups` (scaled toward
+0 if needed) and labelled by its proven gap (:func:`darrm.solver.finalize.certified_gamma_opt`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ..gamma import symmetric_from_upper
+from ..prior import IIDPrior, Prior
+from ..privacy.certify import repair
+from ..privacy.condition import folded_rows
+from ..solver.cuts import most_violated
+from ..solver.finalize import certified_gamma_opt
+from ..solver.objective import objective_coefficients
+from ..solver.options import DEFAULT_MAX_ROUNDS, SolveOptions
+from ..solver.restricted_lp import CvxpyRestrictedLP, lagrangian_bound, make_restricted_lp
+from ..solver.rows import possibly_binding
+from ..status import StopReason
+from ..table import GammaTable
+from .certificate import certify_groups, check_memory, group_pmfs, iter_joint_pmfs, iter_violation_blocks, joint_pmf
+from .params import GroupParams
+
+#: Subtracted from every scaled LP cost: among (near-)optimal γ prefer the largest (as the other solvers).
+TIE_BREAK = 1e-8
+
+#: A (configuration, output, direction) whose rigorous violation bound exceeds this becomes a cut.
+TOL_CP = 1e-13
+
+#: Above this many configurations "auto" uses constraint generation instead of every row.
+FULL_LP_LIMIT = 20_000
+
+
+def group_rows(params: GroupParams, *, prune: bool = True) -> np.ndarray:
+    """Every configuration's folded row (output 1, D → D′), possibly-binding ones only when
+    ``prune``, exact duplicates removed (several multisets can give one pmf pair)."""
+    keep = []
+    e = params.exp_eps
+    for _, a, ap in iter_joint_pmfs(params):
+        rows = folded_rows(a, ap, e)
+        keep.append(rows[possibly_binding(rows, params.rhs)] if prune else rows)
+    rows = np.concatenate(keep, axis=0)
+    return np.unique(rows, axis=0) if rows.shape[0] else rows
+
+
+def _config_rows(params: GroupParams, pmfs: list, keys: list[tuple[int, ...]]) -> np.ndarray:
+    """The folded rows of (output·2 + direction, n_1, …, n_G) keys: the configuration itself, its
+    swap (D′ → D), its reflection (output 0) or both, each a configuration of the product."""
+    idx = np.array([k[1:] for k in keys], dtype=np.int64)
+    a = joint_pmf([p[1] for p in pmfs], idx)
+    ap = joint_pmf([p[2] for p in pmfs], idx)
+    j = np.array([k[0] for k in keys])
+    first = np.where((j % 2 == 0)[:, None], a, ap)
+    second = np.where((j % 2 == 0)[:, None], ap, a)
+    refl = (j >= 2)[:, None]
+    first = np.where(refl, first[:, ::-1], first)
+    second = np.where(refl, second[:, ::-1], second)
+    return folded_rows(first, second, params.exp_eps)
+
+
+def _separate(gamma: np.ndarray, params: GroupParams, pmfs: list, seen: set,
+              top: int) -> tuple[float, list[tuple[int, ...]]]:
+    """(largest v̂ over every configuration, output and direction; the ``top`` most violated keys
+    (output·2 + direction, n_1, …, n_G) above :data:`TOL_CP` not in ``seen``), block by block
+    (:func:`darrm.groups.certificate.iter_violation_blocks`)."""
+    v = -math.inf
+    found: list[tuple[float, tuple[int, ...]]] = []
+    for start, V in iter_violation_blocks(gamma, params, pmfs):
+        v = max(v, float(V.max()))
+        for key in most_violated(V, set(), top + len(seen), TOL_CP):
+            full = (key[0], key[1] + start, *key[2:])
+            if full not in seen:
+                found.append((float(V[key]), full))
+    found.sort(key=lambda t: -t[0])
+    return v, [k for _, k in found[:top]]
+
+
+def choose_method(params: GroupParams, method: str) -> str:
+    """``method``, with "auto" resolved: "full" up to :data:`FULL_LP_LIMIT` configurations."""
+    if method != "auto":
+        return method
+    return "full" if params.configurations <= FULL_LP_LIMIT else "cutting-planes"
+
+
+def solve_gamma_opt_groups(
+    params: GroupParams,
+    prior: Prior | None = None,
+    *,
+    options: SolveOptions | None = None,
+    log: Callable[[str], None] | None = None,
+) -> GammaTable:
+    """Certified γ_opt(L) for grouped members with a proven optimality gap (module docstring).
+
+    Args:
+        params: the grouped members and the per-query target.
+        prior: the objective's prior (default i.i.d. mean 0.75).
+        options: :class:`~darrm.SolveOptions`: ``method`` ("full", "cutting-planes", "auto"),
+            ``max_rounds`` (default that of shared members), ``cuts_per_round``, ``gap_tol``,
+            ``accept_gap``, ``lp_backend``, ``max_memory`` (the configurations' violations must fit).
+        log: called with one line per round.
+
+    Returns:
+        The certified :class:`~darrm.GammaTable`, status "optimal" iff its proven gap ≤ gap_tol.
+
+    Raises:
+        SolveError: the LP failed, or the gap was not proven and ``accept_gap`` is off.
+        ParameterError: the product of configurations does not fit ``max_memory``.
+    """
+    opts = SolveOptions() if options is None else options
+    check_memory(params, opts.max_memory)
+    prior = IIDPrior() if prior is None else prior
+    t0 = time.perf_counter()
+    K, rhs = params.K, params.rhs
+    c, _ = objective_coefficients(K, prior)
+    scale = float(np.max(np.abs(c))) or 1.0
+    method = choose_method(params, opts.method)
+    if log:
+        log(f"groups: {params.configurations} configurations, method {method}")
+
+    def cert(g: np.ndarray):
+        return certify_groups(g, params, max_memory=opts.max_memory)
+
+    if method == "full":
+        rows = group_rows(params)
+        lp = CvxpyRestrictedLP(c / scale, rhs)
+        lp.add(rows)
+        x, y = lp.solve()
+        lb = lagrangian_bound(c, rows, rhs, scale * y)
+        info = {"method": "groups-full-lp", "stop": StopReason.FULL_LP.value, "rounds": 1,
+                "lp_lower_bound": lb, "lp_rows": int(rows.shape[0]), "configurations": params.configurations,
+                "seconds_solve": time.perf_counter() - t0}
+        return certified_gamma_opt(np.clip(x, 0.0, 1.0), params, prior, cert, opts, info, lp_backend="cvxpy")
+
+    pmfs = [group_pmfs(gr) for gr in params.groups]
+    max_rounds = opts.max_rounds if opts.max_rounds is not None else DEFAULT_MAX_ROUNDS["shared"]
+    c_lp = c / scale - TIE_BREAK
+    rlp = make_restricted_lp(opts.lp_backend, c_lp, rhs)
+    seen: set[tuple[int, ...]] = set()
+    lb, ub = -math.inf, math.inf
+    x_best: np.ndarray | None = None
+    stop = StopReason.ROUND_LIMIT
+    rnd = 0
+    for rnd in range(1, int(max_rounds) + 1):
+        x, _ = rlp.solve()
+        x = np.clip(x, 0.0, 1.0)
+        v, candidates = _separate(symmetric_from_upper(x, K), params, pmfs, seen, int(opts.cuts_per_round))
+        rlp.set_objective(c / scale)  # the same rows, exact objective: the tightest bound they allow
+        _, y = rlp.solve()
+        rlp.set_objective(c_lp)
+        lb = max(lb, lagrangian_bound(c, rlp.rows, rhs, scale * y))
+        x_f = repair(x, params, v)[0] if v > 0.0 else x
+        if x_best is None or float(c @ x_f) < ub:
+            x_best, ub = x_f, float(c @ x_f)
+        if log:
+            log(f"round {rnd}: {rlp.rows.shape[0]} LP rows, max violation {v:.3e}, gap ≤ {ub - lb:.3e}")
+        if v <= TOL_CP:
+            x_best, ub, stop = x_f, float(c @ x_f), StopReason.NO_VIOLATION
+            break
+        if ub - lb <= opts.gap_tol:
+            stop = StopReason.GAP
+            break
+        new = candidates
+        if not new:
+            stop = StopReason.LP_TOLERANCE
+            break
+        if rnd == max_rounds:
+            break
+        seen.update(new)
+        rlp.add(_config_rows(params, pmfs, new))
+    assert x_best is not None
+    info = {"method": "groups-cutting-planes", "stop": stop.value, "rounds": rnd, "lp_lower_bound": lb,
+            "lp_rows": int(rlp.rows.shape[0]), "lp_backend": opts.lp_backend,
+            "configurations": params.configurations, "seconds_solve": time.perf_counter() - t0}
+    return certified_gamma_opt(x_best, params, prior, cert, opts, info, lp_backend=opts.lp_backend)
