@@ -56,6 +56,7 @@ from ..numerics.binomial import binomial_rows
 from ..params import PrivacyParams
 from .condition import Check, flush_tiny, pair_violation, pair_violation_extremes
 from .corners import count_vectors
+from .sweep_recipe import SweepRecipe, forget, run_blocks, warm
 
 log = get_logger("sweep")
 
@@ -633,17 +634,6 @@ def sweep_c(
     return col.result(checked)
 
 
-def _sweep_task(shared: tuple, item: int | tuple[int, frozenset[int]]) -> SweepBlockResult:
-    tables, chk, top, threshold, per_block = shared
-    R, only = item if isinstance(item, tuple) else (item, None)
-    return sweep_R(tables, R, chk, top, threshold, per_block, only=only)
-
-
-def _sweep_pure_task(shared: tuple, c: int) -> SweepBlockResult:
-    tables, chk, top, threshold, per_block = shared
-    return sweep_c(tables, c, chk, top, threshold, per_block)
-
-
 def sweep(
     gamma: np.ndarray,
     params: PrivacyParams,
@@ -666,8 +656,17 @@ def sweep(
 
     ``blocks``: visit only these blocks — (n_(hi,lo), n_(lo,hi)) pairs for Δ > 0 (oriented with
     the first ≥ the second), n_(hi,lo) values for Δ = 0 — a *screening* pass for constraint
-    generation (its maximum is over those blocks only: never a certificate)."""
+    generation (its maximum is over those blocks only: never a certificate).
+
+    ``executor`` receives a :class:`~darrm.privacy.sweep_recipe.SweepRecipe` (γ and the
+    parameters), never the tables: each worker builds them once per γ
+    (:mod:`darrm.privacy.sweep_recipe`); this process and forked local workers use the tables
+    built here.  Every block is accounted for: a block lost with a worker is run again, else
+    :class:`darrm.errors.WorkerLostError` is raised (:func:`~darrm.privacy.sweep_recipe.run_blocks`)."""
+    from ..backends.adapters import as_executor
+
     g = np.asarray(gamma, dtype=np.float64)
+    executor = as_executor(executor)
     if isinstance(executor, TorchDevice):
         return _sweep_on_device(g, params, executor, top=top, threshold=threshold, diverse=diverse)
     K = params.K
@@ -678,29 +677,40 @@ def sweep(
     total = math.comb(K + (7 if params.member_delta > 0 else 3), K)
     bar = tqdm(total=total, desc="sweep", unit="multiset", unit_scale=True, leave=False,
                disable=(not progress) if progress is not None else None)
-    results = []
-    # Δ = 0: the γ tables are two (K+1)³ products, built before BLAS is limited to one thread
-    tables: object = None if params.member_delta > 0 else build_pure_tables(g, params)
+    recipe = SweepRecipe(g, params, int(top), float(threshold), 1 if diverse else None)
+    local = isinstance(ex, (SerialExecutor, ProcessExecutor))
+    # Δ = 0: the γ tables are two (K+1)³ products, built before BLAS is limited to one thread;
+    # only for this process and forked workers (a cluster's workers build their own)
+    if local and params.member_delta == 0:
+        warm(recipe, build_pure_tables(g, params))
+    try:
+        return _run_sweep(recipe, ex, local, blocks, bar)
+    finally:
+        forget(recipe)
+
+
+def _run_sweep(recipe: SweepRecipe, ex: Executor, local: bool, blocks: Iterable | None, bar: Any) -> SweepResult:
+    """:func:`sweep`'s blocks: the order (biggest first), the screening subset, the run."""
+    params, g, top = recipe.params, recipe.gamma, recipe.top
+    K = params.K
     with bar, one_blas_thread():
         items: list
-        fn: Callable[[tuple, Any], SweepBlockResult]
         if params.member_delta > 0:
-            tables = build_tables(g, params)
-            fn, items = _sweep_task, sorted(range(K + 1), key=lambda R: -_block_cost(K, R, True))
+            if local:
+                warm(recipe, build_tables(g, params))
+            items = sorted(range(K + 1), key=lambda R: -_block_cost(K, R, True))
             if blocks is not None:
                 by_R: dict[int, set[int]] = {}
                 for c, d in blocks:
                     by_R.setdefault(K - int(c) - int(d), set()).add(int(c))
                 items = [(R, frozenset(by_R[R])) for R in items if R in by_R]
         else:
-            fn, items = _sweep_pure_task, sorted(range(K + 1), key=lambda c: -_block_cost(K, c, False))
+            items = sorted(range(K + 1), key=lambda c: -_block_cost(K, c, False))
             if blocks is not None:
                 wanted = {int(c) for c in blocks}
                 items = [c for c in items if c in wanted]
-        shared = (tables, params.check, int(top), float(threshold), 1 if diverse else None)
-        for r in ex.run(fn, shared, items):  # biggest blocks first: balanced workers
-            results.append(r)
-            bar.update(r.checked)
+        # biggest blocks first: balanced workers
+        results = run_blocks(ex, recipe, items, on_result=lambda r: bar.update(r.checked))
     return merge(results, top)
 
 
