@@ -13,7 +13,7 @@ PUBLIC = [
     "DisjointParams", "FAMILIES", "GammaFileError", "GammaTable", "IIDPrior", "IndependentPrior",
     "LocalRR", "MissingDependencyError", "NeighboringRelation", "NonPrivate", "PaperMCPrior",
     "ParameterError", "Prior", "PrivacyParams", "PrivacyProfile", "SolveError", "SolveOptions", "SolveReport",
-    "StopReason", "__version__", "aggregate", "aggregate_counts", "certify", "certify_tight", "error_curve",
+    "StopReason", "WorkerLostError", "__version__", "aggregate", "aggregate_counts", "certify", "certify_tight", "error_curve",
     "expected_signed_error", "family_gamma", "gamma_const", "gamma_dsub", "gamma_sub", "load",
     "privacy_profile", "save", "solve",
 ]
