@@ -54,6 +54,7 @@ from ..logs import get_logger
 from ..mechanism import output_weights
 from ..numerics.binomial import binomial_rows
 from ..params import PrivacyParams
+from .block_maxima import ExtremeCubes, block_maximum, blocks_to_visit
 from .condition import Check, flush_tiny, pair_violation, pair_violation_extremes
 from .corners import count_vectors
 from .sweep_recipe import SweepRecipe, forget, run_blocks, warm
@@ -338,6 +339,7 @@ def _as_numpy(a, xp=np) -> np.ndarray:
 def sweep_R(
     tables: SweepTables, R: int, chk: Check, top: int, threshold: float, per_block: int | None = None,
     xp=np, only: frozenset[int] | None = None, points: Callable[..., None] | None = None,
+    prune: bool = False,
 ) -> SweepBlockResult:
     """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi)).
 
@@ -365,7 +367,10 @@ def sweep_R(
     ``tables`` on a torch device (:mod:`darrm.backends.devices`).  ``only``: visit just the blocks
     with these n_6 (≥ n_7) — a screening pass (:func:`sweep`'s ``blocks``), not a certificate.
     ``points``: called as points(A, min_{n_2} B, max_{n_2} B, xp) for every gather instead of the
-    verdict (the privacy profile's cloud, :mod:`darrm.privacy.profile`; the arrays are reused)."""
+    verdict (the privacy profile's cloud, :mod:`darrm.privacy.profile`; the arrays are reused).
+    ``prune`` (numpy): each block's exact maximum from :func:`darrm.privacy.block_maxima.block_maximum`
+    without its tuples; only blocks that report candidates are visited (same maximum bit for bit,
+    same candidates up to ties)."""
     S, cd = R + 1, tables.K - R
     col = TopCollector(top, threshold, 8, per_block)
     like = tables.H
@@ -397,9 +402,18 @@ def sweep_R(
     # blocks with n_6 < n_7 repeat blocks with n_6 > n_7 and are skipped.
     cs = range((cd + 1) // 2, cd + 1)
     visited = 0
-    for c in (cs if only is None else sorted(set(cs) & only)):
+    wanted = list(cs if only is None else sorted(set(cs) & only))
+    for c in wanted:
+        visited += 1 if c == cd - c else 2
+    if prune and xp is np and points is None:
+        # exact block maxima without the tuples (:mod:`darrm.privacy.block_maxima`); only the
+        # blocks that must report candidates are visited below
+        cubes = ExtremeCubes(R)
+        maxima = {c: block_maximum(VR[c], VR[cd - c], R, chk, cubes) for c in wanted}
+        col.best = max([col.best, *maxima.values()])
+        wanted = sorted(blocks_to_visit(maxima, col.top, threshold, col.per_block))
+    for c in wanted:
         d = cd - c
-        visited += 1 if c == d else 2
         buf.At[cell_a] = VR[c]
         buf.Bf[cell_b] = VR[d]
         _running_reversed(buf.Bf, buf.Bmin, S, "min", xp)
@@ -644,6 +658,7 @@ def sweep(
     progress: bool | None = None,
     diverse: bool = True,
     blocks: Iterable | None = None,
+    prune: bool | None = None,
 ) -> SweepResult:
     """Largest violation of Pr[A(D)=o] ≤ e^{mε}Pr[A(D′)=o] + δ over every corner multiset,
     both outputs and both directions, as the rigorous bound v̂ of :mod:`darrm.privacy.condition`
@@ -657,6 +672,10 @@ def sweep(
     ``blocks``: visit only these blocks — (n_(hi,lo), n_(lo,hi)) pairs for Δ > 0 (oriented with
     the first ≥ the second), n_(hi,lo) values for Δ = 0 — a *screening* pass for constraint
     generation (its maximum is over those blocks only: never a certificate).
+
+    ``prune`` (Δ > 0; None: :data:`PRUNE`): take each block's exact maximum from
+    :mod:`darrm.privacy.block_maxima` and visit tuple by tuple only the blocks that report
+    candidates; the maximum is the same bit for bit, the candidates the same up to ties.
 
     ``executor`` receives a :class:`~darrm.privacy.sweep_recipe.SweepRecipe` (γ and the
     parameters), never the tables: each worker builds them once per γ
@@ -677,7 +696,8 @@ def sweep(
     total = math.comb(K + (7 if params.member_delta > 0 else 3), K)
     bar = tqdm(total=total, desc="sweep", unit="multiset", unit_scale=True, leave=False,
                disable=(not progress) if progress is not None else None)
-    recipe = SweepRecipe(g, params, int(top), float(threshold), 1 if diverse else None)
+    recipe = SweepRecipe(g, params, int(top), float(threshold), 1 if diverse else None,
+                         PRUNE if prune is None else bool(prune))
     local = isinstance(ex, (SerialExecutor, ProcessExecutor))
     # Δ = 0: the γ tables are two (K+1)³ products, built before BLAS is limited to one thread;
     # only for this process and forked workers (a cluster's workers build their own)
@@ -720,6 +740,10 @@ def _block_cost(K: int, i: int, delta_positive: bool) -> int:
     if delta_positive:
         return (K - i + 2) // 2 * math.comb(i + 4, 4)
     return (min(i, K - i) + 1) ** 2 * (K - i + 1)
+
+
+#: :func:`sweep` prunes Δ > 0 blocks by their exact maxima unless told otherwise
+PRUNE = True
 
 
 #: below this much work (in units of :func:`_block_cost`, summed) a sweep runs in this process:

@@ -61,6 +61,8 @@ class SweepRecipe:
         top: candidates to report (constraint generation), 0 for a bare maximum.
         threshold: report only multisets violating by more than this.
         per_block: at most this many candidates per (n_(hi,lo), n_(lo,hi)) block (None: no limit).
+        prune: Δ > 0: skip the tuples of blocks whose exact maximum says they report nothing
+            (:mod:`darrm.privacy.block_maxima`).
     """
 
     gamma: np.ndarray
@@ -68,6 +70,7 @@ class SweepRecipe:
     top: int = 0
     threshold: float = 0.0
     per_block: int | None = None
+    prune: bool = False
     checksum: str = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -147,7 +150,8 @@ def run_block(recipe: SweepRecipe, item: Any) -> tuple[Any, Any]:
     with one_blas_thread():
         if recipe.delta_positive:
             R, only = item if isinstance(item, tuple) else (item, None)
-            res = sweep_R(tables, R, chk, recipe.top, recipe.threshold, recipe.per_block, only=only)
+            res = sweep_R(tables, R, chk, recipe.top, recipe.threshold, recipe.per_block, only=only,
+                          prune=recipe.prune)
         else:
             res = sweep_c(tables, item, chk, recipe.top, recipe.threshold, recipe.per_block)
     return item, res
