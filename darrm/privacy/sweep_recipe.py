@@ -26,6 +26,7 @@ So a lost worker ends in a retried block or a clean error, never in a maximum ov
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -158,22 +159,18 @@ def run_block(recipe: SweepRecipe, item: Any) -> tuple[Any, Any]:
 
 
 def worker_lost_errors() -> tuple[type[BaseException], ...]:
-    """The exception types that mean "a worker died with its blocks", for the executors installed."""
+    """The exception types that mean "a worker died with its blocks", for the pool libraries
+    already imported (an executor of joblib or Dask has imported its library; a plain certificate
+    imports neither)."""
     from concurrent.futures import BrokenExecutor
 
     kinds: list[type[BaseException]] = [BrokenExecutor, EOFError, ConnectionError]
-    try:
-        from joblib.externals.loky.process_executor import TerminatedWorkerError
-
-        kinds.append(TerminatedWorkerError)
-    except ImportError:  # pragma: no cover - joblib not installed
-        pass
-    try:
-        from distributed import KilledWorker
-
-        kinds.append(KilledWorker)
-    except ImportError:  # pragma: no cover - distributed not installed
-        pass
+    loky = sys.modules.get("joblib.externals.loky.process_executor")
+    if loky is not None:
+        kinds.append(loky.TerminatedWorkerError)
+    dist = sys.modules.get("distributed")
+    if dist is not None:
+        kinds.append(dist.KilledWorker)
     return tuple(kinds)
 
 
@@ -200,7 +197,6 @@ def run_blocks(executor: Any, recipe: SweepRecipe, items: Sequence[Hashable],
     """
     pending: dict[Hashable, Any] = {it: it for it in items}
     done: dict[Hashable, Any] = {}
-    lost = worker_lost_errors()
     why = "the executor returned without them"
     for attempt in range(retries + 1):
         if attempt:
@@ -213,7 +209,9 @@ def run_blocks(executor: Any, recipe: SweepRecipe, items: Sequence[Hashable],
                     done[item] = res
                     if on_result is not None:
                         on_result(res)
-        except lost as exc:
+        except Exception as exc:  # only a lost worker is retried; anything else propagates
+            if not isinstance(exc, worker_lost_errors()):
+                raise
             why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else 'a worker died'}"
         if not pending:
             return [done[it] for it in items]
