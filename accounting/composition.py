@@ -49,7 +49,7 @@ def advanced_dwork_roth(eps: float, delta: float, k: int, delta_prime: float) ->
     """Advanced composition, Dwork & Roth 2014 Theorem 3.20.
 
     ε_total = ε·sqrt(2k·ln(1/δ′)) + k·ε·(e^ε − 1),  δ_total = kδ + δ′.
-    This is the bound the DaRRM reference code prints (spec §3.3); the paper's
+    This is the bound the DaRRM reference code prints (the paper's Table 2); the paper's
     tables use :func:`kairouz_general` instead.
     """
     eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)

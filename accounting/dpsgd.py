@@ -1,4 +1,4 @@
-"""DP-SGD accounting for the teachers (Abadi et al. 2016; DaRRM paper §6.2, spec §3.6).
+"""DP-SGD accounting for the teachers (Abadi et al. 2016; DaRRM paper Section 6.2, which does not say how it accounted).
 
 A DP-SGD run with Poisson sampling at rate q, noise multiplier σ (noise std / clip
 norm) and T steps is the T-fold composition of the Poisson-subsampled Gaussian
@@ -252,8 +252,33 @@ def noise_multiplier_for(
     return float(sigma)
 
 
+@dataclass(frozen=True)
+class TeacherTraining:
+    """DP-SGD settings of a private teacher (Opacus names).
+
+    Attributes:
+        noise_multiplier: σ, the noise standard deviation over the clipping norm.
+        max_grad_norm: C, the per-sample gradient clipping norm.
+        epochs: passes over the teacher's shard.
+        batch_size: the expected batch size (Poisson sampling at rate 1/⌈n/batch⌉).
+        delta: Δ, the δ at which a teacher's ε is reported.
+    """
+
+    noise_multiplier: float = 12.0
+    max_grad_norm: float = 1.0
+    epochs: int = 5
+    batch_size: int = 32
+    delta: float = 1e-4
+
+
+#: The paper's private teachers (Section 6.2, Appendix D.2): σ = 12, C = 1, 5 epochs, batch 32,
+#: δ = 1e-4.  The one place these constants are written: the accounting (:func:`teacher_runs`,
+#: :mod:`darrm.accounting.paper`) and the PATE experiments' defaults read them from here.
+PAPER_TEACHERS = TeacherTraining()
+
+
 def teacher_runs() -> dict[str, DPSGDRun]:
-    """The paper's private teachers: σ=12, C=1, 5 epochs, batch 32, δ=1e-4.
+    """The paper's private teachers (:data:`PAPER_TEACHERS`): σ=12, C=1, 5 epochs, batch 32, δ=1e-4.
 
     MNIST: 11,272/11 → 1,024 samples per teacher (32 batches);
     Fashion-MNIST: 1,090 samples per teacher (35 batches).  The paper says its
@@ -262,8 +287,8 @@ def teacher_runs() -> dict[str, DPSGDRun]:
     count that reproduces the paper's 0.0852 (see docs/accounting.md).
     """
     return {
-        "mnist": DPSGDRun.from_loader(12.0, 1024, 32, 5, 1e-4),
-        "fashion-mnist": DPSGDRun.from_loader(12.0, 1090, 32, 5, 1e-4),
+        name: DPSGDRun.from_loader(t.noise_multiplier, n, t.batch_size, t.epochs, t.delta)
+        for t in (PAPER_TEACHERS,) for name, n in (("mnist", 1024), ("fashion-mnist", 1090))
     }
 
 
@@ -306,4 +331,6 @@ __all__ = [
     "epsilon",
     "noise_multiplier_for",
     "teacher_runs",
+    "PAPER_TEACHERS",
+    "TeacherTraining",
 ]

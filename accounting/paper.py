@@ -1,4 +1,4 @@
-"""The privacy numbers of the DaRRM paper's experiments (Tables 2–5, 7, 9; spec §3.3–3.5).
+"""The privacy numbers of the DaRRM paper's experiments (Tables 2–5, 7, 9; Appendix D.1.1 and D.2.1).
 
 Pure functions returning frozen dataclass rows; :func:`tables` gathers them for
 ``darrm account paper-tables`` (:mod:`darrm.accounting.cli.account`).
@@ -11,7 +11,7 @@ Appendix D.2.1), so the per-query budget is never understated.
 Over Q queries (Table 2 for m = 3, Tables 5, 7, 9 for m = 1, 5, 7): Kairouz
 general composition (:func:`darrm.accounting.composition.kairouz_general`) with
 δ′ = 1e-4 — the paper's main text says "advanced composition … Table 9", but its
-numbers are general composition (spec §3.3, errata 10).  Each row also reports
+numbers are general composition (Theorem 2.3).  Each row also reports
 what the exact optimal composition gives at the same δ_total.
 """
 
@@ -26,7 +26,7 @@ from . import composition, dpsgd, gnmax
 
 #: Teacher budgets the paper reports (DP-SGD σ=12, 5 epochs, δ=Δ=1e-4).
 TEACHER_EPS: dict[str, float] = {"mnist": 0.0892, "fashion-mnist": 0.0852}
-TEACHER_DELTA = 1e-4
+TEACHER_DELTA = dpsgd.PAPER_TEACHERS.delta
 QUERIES: tuple[int, ...] = (20, 50, 100)
 DELTA_PRIME = 1e-4
 
@@ -84,7 +84,7 @@ def table3_rows(
     delta: float = 1e-5, delta_prime: float = 0.1,
 ) -> list[AllowanceRow]:
     """m = ε_opt/ε and δ of the majority of M subsampled mechanisms, and the RR
-    parameters τ = (general composition over K)/ε, λ = 1 − (1−Δ)^K(1−δ′) (spec §3.4)."""
+    parameters τ = (general composition over K)/ε, λ = 1 − (1−Δ)^K(1−δ′) (Appendix D.1.1)."""
     tau_eps, lam = composition.kairouz_general(eps, delta, k, delta_prime)
     rows = []
     for mm in subsampled:

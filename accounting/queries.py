@@ -42,7 +42,6 @@ the same rounding, without the cap, which its dense composition needs for losses
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -95,17 +94,23 @@ def check_member_randomness(value: object) -> str:
     return v.choice("member_randomness", value, MEMBER_RANDOMNESS)
 
 
-@functools.lru_cache(maxsize=32)
-def _profile_cached(fingerprint: str, table: GammaTable) -> PrivacyProfile:
-    return privacy_profile(table)
+#: profiles by table fingerprint (:func:`table_profile`), at most :data:`_PROFILE_CACHE_SIZE`
+_PROFILES: dict[str, PrivacyProfile] = {}
+_PROFILE_CACHE_SIZE = 32
 
 
 def table_profile(table: GammaTable) -> PrivacyProfile:
-    """The table's :func:`~darrm.privacy.profile.privacy_profile`, cached by its fingerprint."""
+    """The table's :func:`~darrm.privacy.profile.privacy_profile`, cached by its fingerprint (the
+    sha256 of its parameters and exact γ values: equal tables share one profile)."""
     from .table_identity import table_fingerprint
 
     v.instance("table", table, GammaTable, "a darrm.GammaTable")
-    return _profile_cached(table_fingerprint(table), table)
+    key = table_fingerprint(table)
+    if key not in _PROFILES:
+        if len(_PROFILES) >= _PROFILE_CACHE_SIZE:
+            _PROFILES.pop(next(iter(_PROFILES)))
+        _PROFILES[key] = privacy_profile(table)
+    return _PROFILES[key]
 
 
 def loss_cap_for(profile: PrivacyProfile) -> float:
@@ -315,16 +320,8 @@ def composed_epsilon(table: GammaTable | Sequence[tuple[GammaTable, int]], queri
 
     Raises:
         ParameterError: bad arguments (naming them)."""
-    mr = check_member_randomness(member_randomness)
-    steps = _steps([(table, queries)] if isinstance(table, GammaTable) else table)
     dt = v.open_unit("delta_total", delta_total)
-    v.positive("bracket", bracket)
-    if mr == "fixed":
-        return _fixed(steps, delta_total=dt)
-    h = None if value_discretization_interval is None else v.positive("value_discretization_interval",
-                                                                       value_discretization_interval)
-    hi, lo, used = _refined(steps, dt, True, h, bracket, loss_cap)
-    return QueryBound(hi, dt, BOUND_FRESH, "fresh", sum(n for _, n in steps), lo, used)
+    return _query_bound(table, queries, dt, True, member_randomness, value_discretization_interval, bracket, loss_cap)
 
 
 def composed_delta(table: GammaTable | Sequence[tuple[GammaTable, int]], queries: int | None = None, *,
@@ -332,17 +329,25 @@ def composed_delta(table: GammaTable | Sequence[tuple[GammaTable, int]], queries
                    value_discretization_interval: float | None = None, bracket: float = DEFAULT_BRACKET,
                    loss_cap: float | None = None) -> QueryBound:
     """Total δ at ``epsilon_total`` (≥ 0); otherwise as :func:`composed_epsilon`."""
+    et = v.non_negative("epsilon_total", epsilon_total)
+    return _query_bound(table, queries, et, False, member_randomness, value_discretization_interval, bracket,
+                        loss_cap)
+
+
+def _query_bound(table, queries, target: float, want_eps: bool, member_randomness: object,
+                 interval: float | None, bracket: float, loss_cap: float | None) -> QueryBound:
+    """:func:`composed_epsilon` (``want_eps``: ``target`` is δ_total) or :func:`composed_delta`."""
     mr = check_member_randomness(member_randomness)
     steps = _steps([(table, queries)] if isinstance(table, GammaTable) else table)
-    et = v.non_negative("epsilon_total", epsilon_total)
     v.positive("bracket", bracket)
     if mr == "fixed":
-        return _fixed(steps, epsilon_total=et)
-    h = None if value_discretization_interval is None else v.positive("value_discretization_interval",
-                                                                       value_discretization_interval)
-    hi, lo, used = _refined(steps, et, False, h, bracket, loss_cap)
-    return QueryBound(et, min(1.0, hi), BOUND_FRESH, "fresh", sum(n for _, n in steps), lo, used, "delta")
-
+        return _fixed(steps, **({"delta_total": target} if want_eps else {"epsilon_total": target}))
+    h = None if interval is None else v.positive("value_discretization_interval", interval)
+    hi, lo, used = _refined(steps, target, want_eps, h, bracket, loss_cap)
+    n = sum(q for _, q in steps)
+    if want_eps:
+        return QueryBound(hi, target, BOUND_FRESH, "fresh", n, lo, used)
+    return QueryBound(target, min(1.0, hi), BOUND_FRESH, "fresh", n, lo, used, "delta")
 
 
 def _fixed(steps: list[tuple[GammaTable, int]], **target: float) -> QueryBound:
@@ -383,8 +388,8 @@ class QueryAccountant:
         """Record ``n`` ≥ 1 answers of ``table`` (profiled once; its pair is cached)."""
         v.instance("table", table, GammaTable, "a darrm.GammaTable")
         n = v.count("n", n)
-        if self.member_randomness == "fixed" and self._steps:
-            _fixed([self._steps[0], (table, n)], delta_total=0.5)  # refuses other members up front
+        if self.member_randomness == "fixed":  # refuses other members, or members with no such bound, up front
+            _fixed([*self._steps[:1], (table, n)], delta_total=0.5)
         self._steps.append((table, n))
 
     @property

@@ -23,6 +23,16 @@ The budget is enforced *before* anything is released: a batch that would take ε
 (``path=`` or :meth:`LabellingSession.load`), the spent queries are written (atomically) before the
 labels are returned, so a crash never forgets a release.
 
+The state file is written by the rule of every output (:mod:`darrm.atomic`): its path is resolved
+once (a symlinked ledger updates the file it names; the link stays), a device or FIFO is refused,
+and a ``chmod 444`` ledger keeps its mode.  The claim (:mod:`darrm.locking`) is taken *before* the
+state file's existence is checked, so two sessions created on one path at the same moment cannot
+both start from zero.  Each batch is appended to the ledger's journal before the ledger is saved
+(:mod:`darrm.accounting.ledger_file`: what the checksum detects, why a lowered count cannot be
+loaded silently, and the threat model).  A batch whose journal append fails is refused and not
+charged; a batch whose ledger save fails (full disk) *is* charged — in memory and in the journal —
+and its labels are not returned: the safe direction, an unreleased batch counted as spent.
+
 The state file (JSON) holds the ledger and the table's fingerprint (sha256 of its parameters and
 exact γ values), never the random generator's state (which, with the released labels, would tell
 which labels are the true majority); a resumed session draws fresh randomness.
@@ -39,16 +49,18 @@ from pathlib import Path
 import numpy as np
 
 from darrm import validation as v
-from darrm.atomic import atomic_write_json
-from darrm.errors import CertificationError, DarrmError
+from darrm.atomic import atomic_write_json, resolve_target
+from darrm.errors import CertificationError, DarrmError, ParameterError
 from darrm.locking import Claim, claim
+from darrm.logs import get_logger
 from darrm.mechanism import aggregate_counts, check_counts, vote_counts
 from darrm.numerics.delta import composed_delta
 from darrm.table import GammaTable
 from darrm.verification import certify_table
 
 from .composition import optimal_homogeneous_epsilon
-from .queries import QueryAccountant, bound_name, check_member_randomness
+from .ledger_file import SessionFileError, append_journal, journal_path, journal_total, read_ledger
+from .queries import QueryAccountant, bound_name, check_member_randomness, fixed_members_bound
 from .table_identity import per_query_budget, table_fingerprint
 
 __all__ = ["FORMAT", "LabellingSession", "PrivacyBudgetExceeded", "SessionFileError", "table_fingerprint"]
@@ -66,8 +78,6 @@ class PrivacyBudgetExceeded(DarrmError):
     """A batch of queries would take the session past its privacy budget; nothing was released."""
 
 
-class SessionFileError(DarrmError):
-    """A session state file is unreadable, corrupt, or belongs to another γ table."""
 
 
 def _state_checksum(state: dict) -> str:
@@ -117,21 +127,25 @@ class LabellingSession:
         self.member_randomness = check_member_randomness(member_randomness)
         self.secure = v.flag("secure", secure)
         self._rng = v.generator("rng", rng)  # checked even when secure ignores it
-        self.path = None if path is None else v.path("path", path)
+        # resolved once: a symlinked ledger is claimed, checked and written as the file it names
+        self.path = None if path is None else resolve_target(os.path.realpath(v.path("path", path)), name="path")
         self.per_query = per_query_budget(table)
         self.fingerprint = table_fingerprint(table)
         self._queries = int(_queries)
         self._batches: list[list] = [list(b) for b in (_batches or ([[self.fingerprint, self._queries]]
                                                                      if self._queries else []))]
         self._accountant = QueryAccountant(self.member_randomness, value_discretization_interval=SESSION_INTERVAL)
+        if self.member_randomness == "fixed":
+            fixed_members_bound(table, delta_total=self.delta)  # members with no fixed-member bound: refused now
         self._eps_cache: dict[tuple[int, float], float] = {}
         if self.path is not None:
-            if not _resume and self.path.exists():
-                raise SessionFileError(f"{self.path}: a session state exists there; resume it with "
-                                       f"LabellingSession.load (a new session would reset its ledger)")
-            # one live session per ledger, in any process: two would each write their own count
+            # one live session per ledger, in any process: two would each write their own count.
+            # Claimed *before* the existence check: two creations at one moment cannot both pass it.
             self._claim = _claim if _claim is not None else claim("path", self.path, reentrant=False)
             try:
+                if not _resume and (os.path.lexists(self.path) or os.path.lexists(journal_path(self.path))):
+                    raise SessionFileError(f"{self.path}: a session state (or its journal) exists there; resume it "
+                                           f"with LabellingSession.load (a new session would reset its ledger)")
                 self.save(self.path)
             except BaseException:
                 self.close()
@@ -244,12 +258,14 @@ class LabellingSession:
             if math.isinf(after):
                 raise PrivacyBudgetExceeded(
                     f"delta: {self._queries + n} queries of delta_q={self.per_query[1]:.3g} compose to more than "
-                    f"delta={self.delta:g} at any epsilon ({self._queries} answered, {self.remaining_queries()} "
-                    f"more fit); nothing was released")
-            raise PrivacyBudgetExceeded(
+                    f"delta={self.delta:g} at any epsilon ({self._queries} answered; remaining_queries() says how "
+                    f"many more fit); nothing was released")
+            raise PrivacyBudgetExceeded(  # no remaining_queries() here: its search can take a minute
                 f"budget_epsilon: {n} more queries would spend eps={after:.6g} > budget {self.budget_epsilon:.6g} "
-                f"at delta={self.delta:g} ({self._queries} answered, {self.remaining_queries()} more fit); "
+                f"at delta={self.delta:g} ({self._queries} answered; remaining_queries() says how many more fit); "
                 f"nothing was released")
+        if self.path is not None:  # the journal first: its count only grows (ledger_file)
+            append_journal(self.path, self.fingerprint, n, self._queries + n)
         self._queries += n
         self._batches.append([self.fingerprint, n])
         if self.path is not None:
@@ -286,7 +302,8 @@ class LabellingSession:
              "per_query_epsilon": eps_q, "per_query_delta": delta_q, "budget_epsilon": self.budget_epsilon,
              "delta": self.delta, "queries": self._queries, "epsilon_spent": self.get_epsilon(),
              "member_randomness": self.member_randomness, "bound": self.bound,
-             "batches": [list(b) for b in self._batches], "secure": self.secure}
+             "batches": [list(b) for b in self._batches], "secure": self.secure,
+             "journal": self.path is not None}
         d["checksum"] = _state_checksum(d)
         return d
 
@@ -305,7 +322,10 @@ class LabellingSession:
         session live elsewhere is refused before its state is read, never resumed twice.
         ``member_randomness``: read from the file; give it only for a /1 file (which lacks it).
         """
-        path = v.path("path", path)
+        try:  # resolved once; a device or FIFO is refused before any lock file is made next to it
+            path = resolve_target(os.path.realpath(v.path("path", path)), name="path")
+        except ParameterError as exc:
+            raise SessionFileError(f"not a session state file: {exc}") from None
         held = claim("path", path, reentrant=False) if resume else None
         try:
             return cls._load(path, table, secure, rng, held, member_randomness)
@@ -317,12 +337,7 @@ class LabellingSession:
     @classmethod
     def _load(cls, path: Path, table: GammaTable, secure: bool | None, rng, held: Claim | None,
               member_randomness: str | None = None) -> LabellingSession:
-        try:
-            state = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise SessionFileError(f"{path}: cannot read the session state: {exc}") from None
-        if not isinstance(state, dict) or state.get("format") not in FORMATS:
-            raise SessionFileError(f"{path}: not a {FORMAT} file")
+        state = read_ledger(path, FORMATS)  # strict, bounded, typed (SessionFileError otherwise)
         if state.get("checksum") != _state_checksum(state):
             raise SessionFileError(f"{path}: checksum mismatch: the file is corrupt or was edited")
         v.instance("table", table, GammaTable, "a darrm.GammaTable")
@@ -330,8 +345,6 @@ class LabellingSession:
             raise SessionFileError(f"{path}: the session was run with another γ table "
                                    f"(fingerprint {state['table_fingerprint'][:12]}…)")
         queries = state["queries"]
-        if not isinstance(queries, int) or isinstance(queries, bool) or queries < 0:
-            raise SessionFileError(f"{path}: queries must be a non-negative integer")
         mr = state.get("member_randomness", member_randomness)
         if mr is None:
             raise SessionFileError(f"{path}: an older ledger without member_randomness; resume it with "
@@ -345,8 +358,18 @@ class LabellingSession:
                         and not isinstance(b[1], bool) and b[1] > 0 for b in batches)
                 and sum(b[1] for b in batches) == queries):
             raise SessionFileError(f"{path}: the batches do not add up to the queries")
+        if (state["params"] != json.loads(json.dumps(table.params.to_dict()))
+                or (state["per_query_epsilon"], state["per_query_delta"]) != per_query_budget(table)):
+            raise SessionFileError(f"{path}: the recorded params or per-query budget differ from the table's")
+        try:
+            mr = check_member_randomness(mr)
+            v.positive("budget_epsilon", state["budget_epsilon"])
+            v.open_unit("delta", state["delta"])
+        except DarrmError as exc:
+            raise SessionFileError(f"{path}: invalid session state: {exc}") from None
+        queries, batches = _reconcile(path, state, queries, batches, state["table_fingerprint"], held is not None)
         return cls(table, budget_epsilon=state["budget_epsilon"], delta=state["delta"], member_randomness=mr,
-                   secure=bool(state["secure"]) if secure is None else secure, rng=rng,
+                   secure=state["secure"] if secure is None else secure, rng=rng,
                    path=path if held is not None else None, _queries=queries, _resume=True, _claim=held,
                    _batches=batches)
 
@@ -356,3 +379,23 @@ class LabellingSession:
                 f"member_randomness={self.member_randomness!r}, "
                 f"queries={self._queries}, epsilon_spent={self.get_epsilon():.6g} of {self.budget_epsilon:g} "
                 f"at delta={self.delta:g}, secure={self.secure})")
+
+
+def _reconcile(path: Path, state: dict, queries: int, batches: list | None, fingerprint: str,
+               resume: bool) -> tuple[int, list | None]:
+    """The count to charge: the larger of the ledger's and its journal's (ledger_file).  A ledger
+    that names its journal refuses to load without it; a legacy ledger (no journal yet) gets one,
+    at its count, when resumed.  A difference is charged (never dropped) and logged."""
+    total = journal_total(path)
+    if total is None and state.get("journal") and queries > 0:
+        raise SessionFileError(f"{journal_path(path)}: the ledger's journal is missing; refusing to trust the "
+                               f"ledger's count alone (restore the journal)")
+    count = max(queries, total or 0)
+    if count != queries:
+        get_logger("accounting.session").warning(
+            "%s records %d queries, its journal %d: charging %d (a crash between the two writes, or an edit "
+            "of the ledger)", path, queries, total, count)
+        batches = [*(batches or ([[fingerprint, queries]] if queries else [])), [fingerprint, count - queries]]
+    if resume and (total or 0) < count:
+        append_journal(path, fingerprint, count - (total or 0), count)
+    return count, batches

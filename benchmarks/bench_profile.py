@@ -33,7 +33,8 @@ def _best(fn, repeat: int) -> tuple[float, object]:
     return best, out
 
 
-def run(K: int, families: list[str], queries: int, executor: str | None, repeat: int) -> list[dict]:
+def run_one(K: int, family: str, queries: int, executor: str | None, repeat: int) -> dict:
+    """The timings of one family's table (module docstring)."""
     import numpy as np
 
     import darrm
@@ -45,36 +46,40 @@ def run(K: int, families: list[str], queries: int, executor: str | None, repeat:
 
     params = darrm.PrivacyParams(K, 5, 0.1, 1e-5)
     ex = make_executor(executor) if executor else None
+    t0 = time.perf_counter()
+    table = darrm.solve(params, darrm.IIDPrior(0.75), family=family, progress=False)
+    solve_s = time.perf_counter() - t0
+    t_cert, cert = _best(lambda: certify(table.gamma, params, executor=ex), repeat)
+    t_prof, prof = _best(lambda: privacy_profile(table, executor=ex, method="sweep"), repeat)
+
+    def pld() -> float:
+        one = query_pld(prof, value_discretization_interval=1e-4)
+        return float(one.self_compose(queries).get_epsilon_for_delta(1e-3))
+
+    t_pld, eps = _best(pld, repeat)
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=1.0, delta=1e-3, rng=0)
+    r = s.remaining_queries()  # the session's first check (composes the counts it tries)
+    votes = np.ones((r + 5, K), dtype=int)  # a count no check has composed yet
+
+    def refused() -> bool:
+        try:
+            s.label(votes)
+        except PrivacyBudgetExceeded:
+            return True
+        return False
+
+    t_ref, ok = _best(refused, 1)
+    return {"K": K, "family": family, "solve_s": round(solve_s, 2), "certify_s": round(t_cert, 3),
+            "profile_s": round(t_prof, 3), "pld_s": round(t_pld, 3), "ratio": round((t_prof + t_pld) / t_cert, 2),
+            "refused_batch_s": round(t_ref, 4), "refused": ok, "vertices": int(prof.x.shape[0]),
+            "certified": bool(cert.certified), "delta_at_meps": float(prof.delta(0.5)), "epsilon_total": eps,
+            "queries": queries}
+
+
+def run(K: int, families: list[str], queries: int, executor: str | None, repeat: int) -> list[dict]:
     rows = []
     for fam in families:
-        t0 = time.perf_counter()
-        table = darrm.solve(params, darrm.IIDPrior(0.75), family=fam, progress=False)
-        solve_s = time.perf_counter() - t0
-        t_cert, cert = _best(lambda: certify(table.gamma, params, executor=ex), repeat)
-        t_prof, prof = _best(lambda: privacy_profile(table, executor=ex, method="sweep"), repeat)
-
-        def pld():
-            one = query_pld(prof, value_discretization_interval=1e-4)
-            return float(one.self_compose(queries).get_epsilon_for_delta(1e-3))
-
-        t_pld, eps = _best(pld, repeat)
-        s = LabellingSession(table, member_randomness="fresh", budget_epsilon=1.0, delta=1e-3, rng=0)
-        r = s.remaining_queries()  # the session's first check (composes the counts it tries)
-        votes = np.ones((r + 5, K), dtype=int)  # a count no check has composed yet
-
-        def refused():
-            try:
-                s.label(votes)
-            except PrivacyBudgetExceeded:
-                return True
-            return False
-
-        t_ref, ok = _best(refused, repeat)
-        rows.append({"K": K, "family": fam, "solve_s": round(solve_s, 2), "certify_s": round(t_cert, 3),
-                     "profile_s": round(t_prof, 3), "pld_s": round(t_pld, 3),
-                     "ratio": round((t_prof + t_pld) / t_cert, 2), "refused_batch_s": round(t_ref, 4),
-                     "refused": ok, "vertices": int(prof.x.shape[0]), "certified": bool(cert.certified),
-                     "delta_at_meps": float(prof.delta(0.5)), "epsilon_total": eps, "queries": queries})
+        rows.append(run_one(K, fam, queries, executor, repeat))
         print(json.dumps(rows[-1]), flush=True)
     return rows
 

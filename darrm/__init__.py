@@ -36,6 +36,9 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .api import certify as certify
     from .api import family_gamma as family_gamma
     from .api import solve as solve
+    from .budget.design import BudgetDesign as BudgetDesign
+    from .budget.design import design_for_budget as design_for_budget
+    from .budget.spec import TotalBudget as TotalBudget
     from .disjoint.members import ApproxDP as ApproxDP
     from .disjoint.members import LocalRR as LocalRR
     from .disjoint.members import NonPrivate as NonPrivate
@@ -69,6 +72,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
 __all__ = [
     "ApproxDP",
     "BetaPrior",
+    "BudgetDesign",
     "Certificate",
     "CertificationError",
     "DarrmError",
@@ -92,12 +96,14 @@ __all__ = [
     "SolveOptions",
     "SolveReport",
     "StopReason",
+    "TotalBudget",
     "WorkerLostError",
     "__version__",
     "aggregate",
     "aggregate_counts",
     "certify",
     "certify_tight",
+    "design_for_budget",
     "error_curve",
     "expected_signed_error",
     "family_gamma",
@@ -112,6 +118,9 @@ __all__ = [
 
 #: public name → defining module (``module:attribute`` where the names differ), imported on first use
 _EXPORTS = {
+    "BudgetDesign": ".budget.design",
+    "design_for_budget": ".budget.design",
+    "TotalBudget": ".budget.spec",
     "ApproxDP": ".disjoint.members",
     "LocalRR": ".disjoint.members",
     "NonPrivate": ".disjoint.members",

@@ -41,6 +41,7 @@ from .validation import count, flag, function, instance, path
 
 if TYPE_CHECKING:
     from .backends import Executor, TorchDevice
+    from .budget.spec import TotalBudget
 
 FAMILIES: tuple[str, ...] = families.names()
 """The γ families [solve][darrm.solve] knows, as registered when darrm was imported: "opt" (γ_opt,
@@ -184,6 +185,7 @@ def check_request(
     options: SolveOptions | None = None,
     executor: Executor | TorchDevice | None = None,
     checkpoint: str | os.PathLike[str] | None = None,
+    budget: TotalBudget | None = None,
 ) -> tuple[Prior, SolveOptions, Path | None]:
     """Check a [solve][darrm.solve] request before any work.
 
@@ -200,6 +202,8 @@ def check_request(
         options: the solve options (default ``SolveOptions()``).
         executor: where the sweeps would run.
         checkpoint: the constraint-generation checkpoint file.
+        budget: a total budget (:func:`darrm.budget.request.check_budget_request` refuses what
+            the design does not use).
 
     Returns:
         (prior, options, checkpoint) with their defaults filled in.
@@ -216,6 +220,11 @@ def check_request(
     checkpoint = None if checkpoint is None else path("checkpoint", checkpoint)
     model = model_of(params)
     prior.check_K(params.K)
+    if budget is not None:
+        from .budget.request import check_budget_request
+
+        check_budget_request(params, budget, family, opts, executor, checkpoint)
+        return prior, opts, checkpoint
     if model.name not in fam.members:
         have = [n for n, f in families.REGISTRY.items() if model.name in f.members]
         raise ParameterError("family", f"{model.name} members have only the families {', '.join(have)}; "
@@ -234,6 +243,7 @@ def solve(
     checkpoint: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
+    budget: TotalBudget | None = None,
 ) -> GammaTable:
     """A certified γ table for ``params``.
 
@@ -255,7 +265,11 @@ def solve(
         checkpoint: a file that makes the constraint-generation working set resumable
             (shared-data γ_opt by constraint generation only).
         progress: show progress bars on the long sweeps (``None``: when stderr is a terminal).
-        log: called with one line per constraint-generation round.
+        log: called with one line per constraint-generation round (per candidate with a budget).
+        budget: a [TotalBudget][darrm.TotalBudget] (ε_total, δ_total, Q): design γ for Q queries
+            instead of one (mε, δ) query ([design_for_budget][darrm.design_for_budget]); only K, ε
+            and Δ of ``params`` are used, the table records its own per-query (m*ε, δ) and
+            ``info["total_budget"]`` the budget and its composed ε.
 
     Returns:
         A [GammaTable][darrm.GammaTable] whose certificate passed (repaired by scaling if needed).
@@ -266,9 +280,13 @@ def solve(
         CertificationError: a closed form is not private for these parameters.
     """
     prior, opts, checkpoint = check_request(params, prior, family=family, options=options, executor=executor,
-                                            checkpoint=checkpoint)
+                                            checkpoint=checkpoint, budget=budget)
     progress = flag("progress", progress, allow_none=True)
     log = function("log", log, allow_none=True)
+    if budget is not None and isinstance(params, PrivacyParams):  # anything else refused by check_request
+        from .budget.design import design_for_budget
+
+        return design_for_budget(params.K, params.eps, params.member_delta, budget, prior, log=log).table
     model = model_of(params)
     try:
         return model.solve(params, prior, families.get(family), opts, executor, checkpoint, progress, log)

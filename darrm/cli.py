@@ -42,6 +42,7 @@ from .solver.options import DEFAULT_MAX_ROUNDS, SolveOptions
 if TYPE_CHECKING:
     import numpy as np
 
+    from .budget.spec import TotalBudget
     from .disjoint.params import DisjointParams
     from .params import PrivacyParams
     from .table import GammaTable
@@ -77,6 +78,35 @@ def _check_members(args: argparse.Namespace) -> None:
         if getattr(args, dest) is not None:
             raise ParameterError(dest.replace("_", "-"), f"applies to --members {kind} only; with --members "
                                                          f"{args.members} use {use}")
+
+
+#: ``solve``'s total-budget options (all three or none) and what they replace
+BUDGET_OPTIONS = ("total_eps", "total_delta", "queries")
+BUDGET_REPLACES = ("m", "delta")
+
+
+def _budget(args: argparse.Namespace) -> TotalBudget | None:
+    """The :class:`~darrm.TotalBudget` of ``--total-eps/--total-delta/--queries`` (None without them)."""
+    given = [n for n in BUDGET_OPTIONS if getattr(args, n, None) is not None]
+    if not given:
+        return None
+    from .budget.spec import TotalBudget
+
+    for n in BUDGET_OPTIONS:
+        if getattr(args, n) is None:
+            raise ParameterError(n.replace("_", "-"), "is required with --" + given[0].replace("_", "-")
+                                 + " (a total budget needs --total-eps, --total-delta and --queries)")
+    for n in BUDGET_REPLACES:
+        if getattr(args, n) is not None:
+            raise ParameterError(n, "does not apply with a total budget (--total-eps …): the budget replaces "
+                                    "the per-query (mε, δ)")
+    if args.members != "shared":
+        raise ParameterError("members", "a total budget (--total-eps …) applies to --members shared only")
+    names = {"epsilon": "total-eps", "delta": "total-delta", "queries": "queries"}
+    try:
+        return TotalBudget(args.total_eps, args.total_delta, args.queries)
+    except ParameterError as exc:
+        raise ParameterError(names.get(exc.parameter, exc.parameter), str(exc)[len(exc.parameter) + 2:]) from None
 
 
 def _params(args: argparse.Namespace) -> PrivacyParams:
@@ -124,7 +154,7 @@ def _round_log(progress: bool | None) -> Callable[[str], None]:
 
 
 def _table_for(params: PrivacyParams | DisjointParams, family: str, prior_spec: str, progress: bool | None,
-               args: argparse.Namespace | None = None) -> GammaTable:
+               args: argparse.Namespace | None = None, budget: TotalBudget | None = None) -> GammaTable:
     """The certified table the flags ask for (:func:`darrm.solve`)."""
     from . import api
     from .backends.executors import make_executor
@@ -135,9 +165,10 @@ def _table_for(params: PrivacyParams | DisjointParams, family: str, prior_spec: 
     executor = make_executor(getattr(args, "executor", None))
     checkpoint = getattr(args, "checkpoint", None)
     # every argument (and every one the solve would ignore) refused before any work
-    api.check_request(params, prior, family=family, options=options, executor=executor, checkpoint=checkpoint)
+    api.check_request(params, prior, family=family, options=options, executor=executor, checkpoint=checkpoint,
+                      budget=budget)
     return api.solve(params, prior, family=family, options=options, executor=executor, checkpoint=checkpoint,
-                     progress=progress, log=_round_log(progress))
+                     progress=progress, log=_round_log(progress), budget=budget)
 
 
 def _baselines(params: PrivacyParams, gamma_opt: np.ndarray) -> dict[str, np.ndarray]:
@@ -186,6 +217,14 @@ def table_record(table: GammaTable, gamma_file: str | Path | None = None) -> dic
     rec: dict[str, Any] = {"family": table.family, "K": p.K, "members": p.members, **p.record_fields(),
                            "epsilon_query": eps_q, "delta_query": delta_q}
     report = {k: (str(v) if v is not None and k == "stop" else v) for k, v in dataclasses.asdict(table.report).items()}
+    tb = table.info.get("total_budget")
+    if isinstance(tb, dict):
+        winner = table.info.get("design", {}).get("winner", {})
+        rec["total_budget"] = {"epsilon_total": tb.get("epsilon"), "delta_total": tb.get("delta"),
+                               "queries": tb.get("queries"), "member_randomness": tb.get("member_randomness"),
+                               "epsilon_total_composed": tb.get("composed_epsilon"),
+                               "value_discretization_interval": tb.get("discretization"),
+                               "target": winner.get("family"), "parameter": winner.get("parameter")}
     rec.update(prior=table.prior, expected_error=table.objective, certified=True, violation=table.violation,
                status=table.status, report=report, gamma=[float(g) for g in table.gamma],
                gamma_file=None if gamma_file is None else str(gamma_file))
@@ -249,8 +288,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     _check_members(args)
     with _option_names(args):
+        budget = _budget(args)
+        if budget is not None:
+            args.m = 1.0  # only K, ε and Δ are used: the design records its own per-query (m*ε, δ)
         params = _disjoint_params(args) if args.members == "disjoint" else _params(args)
-        table = _table_for(params, args.family, args.prior, progress_setting(args), args)
+        table = _table_for(params, args.family, args.prior, progress_setting(args), args, budget)
     if args.out:  # the file first: a reader that stops early (`| head`) must not cost the result
         save(table, args.out)
     if args.json:
@@ -273,7 +315,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"verified": True, **table_record(table, args.file)})
         return 0
-    print(f"{args.file}: OK (checksum and certificate re-checked)")
+    extra = " and total budget (Q-fold composition)" if "total_budget" in table.info else ""
+    print(f"{args.file}: OK (checksum and certificate{extra} re-checked)")
     print(_describe(table))
     return 0
 
@@ -486,6 +529,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-memory", type=_memory_arg, default=D.max_memory, metavar="SIZE",
                    help="memory the sweeps may use, e.g. 4G or 512M (default: what is available at the start); "
                         "as many sweep workers as fit are used, and a solve that fits in none is refused first")
+    p.add_argument("--total-eps", type=float, default=None,
+                   help="design γ for a TOTAL budget: ε_total over --queries queries, members answering each "
+                        "query with fresh randomness (with --total-delta and --queries; replaces --m and --delta; "
+                        "default: none, one query at (mε, δ))")
+    p.add_argument("--total-delta", type=float, default=None,
+                   help="the total budget's δ_total in (0, 1) (default: none; required with --total-eps)")
+    p.add_argument("--queries", type=int, default=None,
+                   help="the total budget's number of queries Q ≥ 1 (default: none; required with --total-eps)")
     json_flag(p, "the certified table's record (parameters, guarantee, γ, report)")
     p.set_defaults(func=cmd_solve)
 

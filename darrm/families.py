@@ -29,6 +29,9 @@ ClosedForm = Callable[..., "np.ndarray"]
 
 #: the ``family`` of a hand-made table (:class:`darrm.GammaTable`): no solver made it
 CUSTOM = "custom"
+#: the ``family`` of a table designed for a total budget (:mod:`darrm.budget.design`): not a γ
+#: family of Algorithm 1 with its own (mε, δ) problem, so not in :data:`REGISTRY`
+BUDGET = "budget"
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,8 @@ class Family:
         return True if self.applies is None else bool(self.applies(params))
 
     def __post_init__(self) -> None:
-        if not self.name.isidentifier() or self.name == CUSTOM:
-            raise ParameterError("name", f"a family's name must be an identifier other than {CUSTOM!r}, "
+        if not self.name.isidentifier() or self.name in (CUSTOM, BUDGET):
+            raise ParameterError("name", f"a family's name must be an identifier other than {CUSTOM!r} and {BUDGET!r}, "
                                          f"got {self.name!r}")
 
 
@@ -93,8 +96,8 @@ def names() -> tuple[str, ...]:
 
 
 def table_names() -> tuple[str, ...]:
-    """What ``GammaTable.family`` may be: every family and :data:`CUSTOM`."""
-    return (*REGISTRY, CUSTOM)
+    """What ``GammaTable.family`` may be: every family, :data:`CUSTOM` and :data:`BUDGET`."""
+    return (*REGISTRY, CUSTOM, BUDGET)
 
 
 def get(name: object) -> Family:

@@ -2,7 +2,7 @@
 
 A γ is stored as the full table of K+1 floats but is determined by its upper half
 γ(mid..K), mid = (K+1)/2, because every γ here is symmetric, γ(l) = γ(K−l)
-(design rule (b), L145–153; Lemma 3.4 needs it).
+(Section 3 restricts γ to symmetric functions; Lemma 3.4 needs it).
 
 Families:
     * :func:`gamma_const` — randomized response with the largest p_const (Lemma A.1).
@@ -80,7 +80,7 @@ def gamma_sub(K: int, m: int) -> np.ndarray:
 
     With H ~ Hypergeom(K, l, m) and h_m(l) = Pr[H ≥ (m+1)/2] (m odd) or
     Pr[H ≥ m/2+1] + ½Pr[H = m/2] (m even): γ(l) = 1 − 2h_m(l) for l ≤ (K−1)/2 and
-    γ(l) = γ(K−l) above (the printed display is only valid for l ≤ (K−1)/2; spec §1.3).
+    γ(l) = γ(K−l) above (the paper's display of Lemma 3.1 holds for l ≤ (K−1)/2 only).
     """
     K = odd_count("K", K)
     m = _integer_m(m, K)
@@ -126,7 +126,7 @@ def p_const(params: PrivacyParams, tau: float | None = None, lam: float | None =
     The true majority of the K votes is assumed (τε, λ)-DP (:func:`const_assumptions`).
     We maximise h(q, q′) = q − e^{mε}q′ + ½(e^{mε}−1)
     over the 8 corners of the (τε, λ) region rather than using the closed form, which is
-    only the maximiser when τ ≥ m; the result is clipped at 1 (spec §1.2).
+    only the maximiser when τ ≥ m; the result is clipped at 1 (Lemma A.1).
     """
     tau, lam = const_assumptions(params, tau, lam)
     e = params.exp_meps
@@ -138,6 +138,6 @@ def p_const(params: PrivacyParams, tau: float | None = None, lam: float | None =
 
 
 def gamma_const(params: PrivacyParams, tau: float | None = None, lam: float | None = None) -> np.ndarray:
-    """γ_const ≡ p_const: randomized response as a DaRRM instance (L232)."""
+    """γ_const ≡ p_const: randomized response (Algorithm 2) as a DaRRM instance (Lemma A.1)."""
     p = p_const(params, tau, lam)
     return np.full(params.K + 1, p)

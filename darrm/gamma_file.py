@@ -36,7 +36,7 @@ import numpy as np
 from ._version import __version__
 from .api import MEMBER_MODELS, certify, model_for_format, model_of
 from .atomic import atomic_write_bytes
-from .errors import DarrmError, GammaFileError, ParameterError
+from .errors import CertificationError, DarrmError, GammaFileError, ParameterError
 from .gamma import validate_gamma
 from .privacy.certify import validate_max_memory, validate_tol
 from .status import GAP_BOUNDED, OPTIMAL
@@ -194,4 +194,11 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
                 f"certificate bound {cert.violation:.3e} > {cert.tol:g}"
             )
         table = GammaTable(**{**table.__dict__, "violation": cert.violation})
+        if "total_budget" in table.info:  # a total-budget table (darrm.budget): its composition too
+            from .budget.verify import verify_total_budget
+
+            try:
+                verify_total_budget(table)
+            except CertificationError as exc:
+                raise GammaFileError(f"{path}: total budget not met: {exc}") from None
     return table

@@ -49,6 +49,8 @@ VOCABULARY_GROUPS: dict[str, frozenset[str]] = {
         "lam", "tau", "subsampled",
         # darrm account queries (darrm.accounting.queries.QueryBound)
         "member_randomness", "lower_bound", "bracket", "value_discretization_interval",
+        # a total budget (darrm solve --total-eps …)
+        "total_budget", "epsilon_total_composed", "target", "parameter",
     }),
     # what produced a number
     "provenance": frozenset({

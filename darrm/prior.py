@@ -53,9 +53,32 @@ def margins_of(pmf_: np.ndarray) -> np.ndarray:
 class Prior(ABC):
     """A prior over the members' vote probabilities, for the γ_opt objective (Section 5).
 
-    A prior implements :meth:`expected_pmf` and :meth:`to_dict`; :meth:`expected_margins` (the
-    LP's margins) and :meth:`check_K` have defaults.
+    A prior implements :meth:`expected_pmf`, :meth:`to_dict` and :meth:`example`;
+    :meth:`expected_margins` (the LP's margins), :meth:`from_spec` and :meth:`check_K` have
+    defaults.  Decorated with :func:`register_prior`, it is known by its :attr:`kind` to
+    ``--prior`` (:func:`parse_prior`), the docs and the contract test
+    (``tests/darrm/test_prior_registry.py``): one class in one file (docs/contributing.md).
     """
+
+    #: the prior's name: ``to_dict()["kind"]`` and the key of :data:`PRIORS`
+    kind: ClassVar[str] = ""
+    #: its command-line spelling (``--prior SPEC``), None when it cannot be written on a command line
+    cli: ClassVar[str | None] = None
+
+    @classmethod
+    @abstractmethod
+    def example(cls) -> "Prior":
+        """A typical instance (the contract test runs it)."""
+
+    @classmethod
+    def from_spec(cls, values: list[str]) -> "Prior":
+        """The prior ``--prior NAME:V1,V2,…`` describes (``values`` are the V's).
+
+        Raises:
+            ParameterError: naming ``prior``, when this kind cannot be given on a command line or
+                the values do not fit it.
+        """
+        raise ParameterError("prior", f"a {cls.kind} prior cannot be given on the command line")
 
     @abstractmethod
     def expected_pmf(self, K: int) -> np.ndarray:
@@ -94,10 +117,34 @@ class Prior(ABC):
         return None
 
 
+#: every prior, registered once by :func:`register_prior`: kind → class
+PRIORS: dict[str, type[Prior]] = {}
+
+
+def register_prior(cls: type[Prior]) -> type[Prior]:
+    """Class decorator: add a :class:`Prior` subclass to :data:`PRIORS` under its ``kind``.
+
+    Raises:
+        ParameterError: no ``kind``, or a kind or command-line name already registered.
+    """
+    if not cls.kind:
+        raise ParameterError("kind", f"{cls.__name__} must set the class attribute kind")
+    taken = {c.cli for c in PRIORS.values() if c.cli}
+    if cls.kind in PRIORS or (cls.cli is not None and cls.cli in taken):
+        raise ParameterError("kind", f"a prior named {cls.kind!r} (or {cls.cli!r}) is already registered")
+    PRIORS[cls.kind] = cls
+    return cls
+
+
+@register_prior
 @dataclass(frozen=True)
 class IIDPrior(Prior):
     """p_i i.i.d. with mean μ; E[α] = Binomial(K, μ).  μ = 0.75 is the paper's uniform
     prior on [0.5, 1] (Eq. 202); μ = 0.745 its τ = 50 left-endpoint grid."""
+
+    kind: ClassVar[str] = "iid"
+    cli: ClassVar[str | None] = "iid:MU"
+
 
     mean: float = 0.75
 
@@ -108,14 +155,31 @@ class IIDPrior(Prior):
         """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
         return binomial_pmf(K, self.mean)
 
+    @classmethod
+    def example(cls) -> "IIDPrior":
+        """The paper's prior: mean 0.75 (uniform on [½, 1])."""
+        return cls(0.75)
+
+    @classmethod
+    def from_spec(cls, values: list[str]) -> "IIDPrior":
+        """``iid`` (mean 0.75) or ``iid:MU`` (see :meth:`Prior.from_spec`)."""
+        if len(values) > 1:
+            raise ParameterError("prior", f"iid takes at most 1 value(s), got {len(values)}")
+        return cls(float(values[0]) if values else 0.75)
+
     def to_dict(self) -> dict:
         """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
-        return {"kind": "iid", "mean": self.mean}
+        return {"kind": self.kind, "mean": self.mean}
 
 
+@register_prior
 @dataclass(frozen=True)
 class IndependentPrior(Prior):
     """Independent p_i with per-mechanism means μ_i; E[α] = PoissonBinomial(μ_1..μ_K)."""
+
+    kind: ClassVar[str] = "independent"
+    cli: ClassVar[str | None] = "means:M1,...,MK"
+
 
     means: tuple[float, ...] = field(default_factory=tuple)
 
@@ -138,15 +202,30 @@ class IndependentPrior(Prior):
         self.check_K(K)
         return pmf(np.array(self.means))
 
+    @classmethod
+    def example(cls) -> "IndependentPrior":
+        """Seven members of rising accuracy."""
+        return cls((0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9))
+
+    @classmethod
+    def from_spec(cls, values: list[str]) -> "IndependentPrior":
+        """``means:M1,...,MK`` (see :meth:`Prior.from_spec`)."""
+        return cls(tuple(float(v) for v in values))
+
     def to_dict(self) -> dict:
         """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
-        return {"kind": "independent", "means": list(self.means)}
+        return {"kind": self.kind, "means": list(self.means)}
 
 
+@register_prior
 @dataclass(frozen=True)
 class BetaPrior(Prior):
     """Perfectly correlated mechanisms: p_1 = … = p_K = p with p ~ Beta(a, b);
     E[α] is the beta-binomial pmf (exact)."""
+
+    kind: ClassVar[str] = "beta"
+    cli: ClassVar[str | None] = "beta:A,B"
+
 
     a: float = 3.0
     b: float = 1.0
@@ -171,16 +250,33 @@ class BetaPrior(Prior):
         below = special.betainc(self.a + ls, self.b + K - ls, 0.5)
         return margins_of(self.expected_pmf(K) * (1.0 - 2.0 * below))
 
+    @classmethod
+    def example(cls) -> "BetaPrior":
+        """Beta(½, ½): symmetric about ½, folded onto [½, 1] (module docstring)."""
+        return cls(0.5, 0.5)
+
+    @classmethod
+    def from_spec(cls, values: list[str]) -> "BetaPrior":
+        """``beta:A,B`` (see :meth:`Prior.from_spec`)."""
+        if len(values) != 2:
+            raise ParameterError("prior", "beta needs two parameters: beta:a,b")
+        return cls(float(values[0]), float(values[1]))
+
     def to_dict(self) -> dict:
         """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
-        return {"kind": "beta", "a": self.a, "b": self.b}
+        return {"kind": self.kind, "a": self.a, "b": self.b}
 
 
+@register_prior
 @dataclass(frozen=True)
 class DensityPrior(Prior):
     """Perfectly correlated mechanisms with p drawn from a user density on [0, 1]
     (normalised here); E[α] = ∫ Binomial(K, p) π(p) dp by adaptive quadrature
     (scipy.integrate.quad_vec, absolute tolerance ``tol``)."""
+
+    kind: ClassVar[str] = "density"
+    cli: ClassVar[str | None] = None
+
 
     density: Callable[[float], float] = field(compare=False)
     name: str = "density"
@@ -219,11 +315,17 @@ class DensityPrior(Prior):
         [½, 1] minus those over [0, ½]."""
         return margins_of(self._integral(K, 0.5, 1.0) - self._integral(K, 0.0, 0.5))
 
+    @classmethod
+    def example(cls) -> "DensityPrior":
+        """The density 6p(1 − p) (Beta(2, 2)) on [0, 1]."""
+        return cls(lambda p: 6.0 * p * (1.0 - p), name="beta(2,2)", tol=1e-10)
+
     def to_dict(self) -> dict:
         """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
-        return {"kind": "density", "name": self.name}
+        return {"kind": self.kind, "name": self.name}
 
 
+@register_prior
 @dataclass(frozen=True)
 class PaperMCPrior(Prior):
     """The paper's Monte-Carlo grid objective (Algorithm 5, Appendix C.2.2), for reproduction.
@@ -233,6 +335,10 @@ class PaperMCPrior(Prior):
     Its expectation is Binomial(K, mean of the grid): 0.745 for p_lower = 0.5, τ = 50.
     The positive constant P·w/N of Algorithm 5 does not change the argmin and is omitted.
     """
+
+    kind: ClassVar[str] = "paper-mc"
+    cli: ClassVar[str | None] = "paper-mc[:P_LOWER,TAU,T,SEED]"
+
 
     p_lower: float = 0.5
     tau: int = 50
@@ -259,40 +365,50 @@ class PaperMCPrior(Prior):
         s = rng.choice(self.grid(), size=(self.T, K), replace=True)
         return pmf(s).mean(axis=0)
 
+    @classmethod
+    def example(cls) -> "PaperMCPrior":
+        """The paper's grid on [½, 1) with fewer draws."""
+        return cls(T=500)
+
+    @classmethod
+    def from_spec(cls, values: list[str]) -> "PaperMCPrior":
+        """``paper-mc[:P_LOWER[,TAU[,T[,SEED]]]]``: trailing values keep their defaults."""
+        keys, convs = ("p_lower", "tau", "T", "seed"), (float, int, int, int)
+        if len(values) > len(keys):
+            raise ParameterError("prior", "paper-mc takes at most 4 parameters: paper-mc:P_LOWER,TAU,T,SEED")
+        n = len(values)
+        kw: dict[str, Any] = {key: conv(v) for key, conv, v in zip(keys[:n], convs[:n], values, strict=True)}
+        return cls(**kw)
+
     def to_dict(self) -> dict:
         """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
-        return {"kind": "paper-mc", "p_lower": self.p_lower, "tau": self.tau, "T": self.T, "seed": self.seed}
+        return {"kind": self.kind, "p_lower": self.p_lower, "tau": self.tau, "T": self.T, "seed": self.seed}
 
 
 def parse_prior(spec: str) -> Prior:
-    """Parse a CLI prior: ``iid:0.75``, ``means:0.6,0.7,...``, ``beta:3,1``, ``paper-mc[:p_lower[,tau[,T[,seed]]]]``."""
+    """The prior a command line's ``--prior NAME[:V1,V2,…]`` names (:data:`PRIORS`' ``cli`` spellings).
+
+    Args:
+        spec: e.g. ``iid:0.75``, ``means:0.6,0.7,...``, ``beta:3,1``, ``paper-mc[:p_lower[,tau[,T[,seed]]]]``.
+
+    Returns:
+        The prior.
+
+    Raises:
+        ParameterError: naming ``prior``, for an unknown name or values that do not fit it.
+    """
     kind, _, rest = spec.partition(":")
     vals = [v for v in rest.split(",") if v.strip()] if rest else []
+    spellings = [c.cli for c in PRIORS.values() if c.cli]
+    by_cli = {c.cli.split(":")[0].split("[")[0]: c for c in PRIORS.values() if c.cli}
+    cls = by_cli.get(kind)
+    if cls is None:
+        raise ParameterError("prior", f"unknown prior {spec!r}; use {', '.join(spellings[:-1])} or {spellings[-1]}")
+    if len(vals) != len(rest.split(",")) and rest:
+        raise ParameterError("prior", f"empty value in {spec!r}")
     try:
-        most = {"iid": 1, "paper-mc": 4}.get(kind)
-        if most is not None and len(vals) > most:
-            raise ParameterError("prior", f"{kind} takes at most {most} value(s), got {spec!r}")
-        if len(vals) != len(rest.split(",")) and rest:
-            raise ParameterError("prior", f"empty value in {spec!r}")
-        if kind == "iid":
-            return IIDPrior(float(vals[0]) if vals else 0.75)
-        if kind == "means":
-            return IndependentPrior(tuple(float(v) for v in vals))
-        if kind == "beta":
-            if len(vals) != 2:
-                raise ParameterError("prior", "beta needs two parameters: beta:a,b")
-            return BetaPrior(float(vals[0]), float(vals[1]))
-        if kind == "paper-mc":
-            keys, convs = ("p_lower", "tau", "T", "seed"), (float, int, int, int)
-            if len(vals) > len(keys):
-                raise ParameterError("prior", "paper-mc takes at most 4 parameters: paper-mc:P_LOWER,TAU,T,SEED")
-            n = len(vals)  # the trailing parameters keep their defaults
-            kw: dict[str, Any] = {key: conv(v) for key, conv, v in zip(keys[:n], convs[:n], vals, strict=True)}
-            return PaperMCPrior(**kw)
+        return cls.from_spec(vals)
     except ValueError as exc:
         if isinstance(exc, ParameterError):
             raise
         raise ParameterError("prior", f"cannot parse {spec!r}: {exc}") from None
-    raise ParameterError(
-        "prior", f"unknown prior {spec!r}; use iid:MU, means:M1,...,MK, beta:A,B or paper-mc[:P_LOWER,TAU,T,SEED]"
-    )

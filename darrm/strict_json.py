@@ -78,7 +78,7 @@ def loads_strict(raw: bytes | str) -> object:
     except RecursionError:
         raise StrictJSONError(f"nested more than {MAX_DEPTH} levels deep") from None
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
-        raise StrictJSONError(f"not valid JSON ({exc})") from None
+        raise StrictJSONError(f"not a valid JSON document ({exc})") from None
     if not _depth_ok(obj):
         raise StrictJSONError(f"nested more than {MAX_DEPTH} levels deep")
     return obj

@@ -46,7 +46,7 @@ def error_curve(gamma: np.ndarray, p: np.ndarray) -> np.ndarray:
 
         Bin_l(p) − Bin_{K−l}(p) = C(K,l)·(pq)^{K−l}·(p^j − q^j),  j = 2l − K, q = 1−p,
 
-    so the error is exactly 0 at p = ½ (α_l = α_{K−l}, spec §6 item 12) instead of ±1e-16.
+    so the error is exactly 0 at p = ½ (α_l = α_{K−l}) instead of ±1e-16.
     """
     g = validate_gamma(gamma)
     p = float_array("p", p)

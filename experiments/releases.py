@@ -5,7 +5,7 @@ and its own randomness — never the true labels — so the released labels cann
 ground truth.  ``classes = (a, b)`` is the binary task, ``a`` the "0" label (5) and ``b`` the
 "1" label (8).  They share one signature, ``fn(votes, *, rng, classes, **arguments)``:
 
-* ``"darrm"`` :func:`darrm_release` — binary reduction of the reference code (spec §5): a
+* ``"darrm"`` :func:`darrm_release` — binary reduction of the reference code (Appendix D.2): a
   teacher's bit is 1 when it predicts anything other than ``a``; L = number of 1-bits; DaRRM
   (Algorithm 1, ``darrm.mechanism.aggregate``) releases the majority with probability γ(L),
   else a fair coin.  Each bit is post-processing of an (ε, Δ)-DP teacher, so DaRRM's

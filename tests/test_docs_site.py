@@ -52,3 +52,25 @@ def test_every_public_name_of_the_facades_is_documented(site, module, page):
     ids = set(re.findall(r'id="([^"]+)"', (site / page).read_text(encoding="utf-8")))
     missing = [name for name in module.__all__ if f"{module.__name__}.{name}" not in ids]
     assert not missing, f"{module.__name__}: no documentation for {missing}"
+
+
+def test_the_reference_shows_no_raw_sphinx_role(site):
+    """Roles in docstrings (``:func:`solve```) render as links or code (docs/hooks/sphinx_roles.py)."""
+    raw = re.compile(r":(func|class|mod|meth|attr|data|exc|obj):")
+    hits = {str(p.relative_to(site)): len(raw.findall(p.read_text(encoding="utf-8")))
+            for p in site.rglob("*.html")}
+    assert not {k: v for k, v in hits.items() if v}, hits
+    reference = (site / "api" / "darrm" / "index.html").read_text(encoding="utf-8")
+    assert 'href="#darrm.GammaTable"' in reference  # a role became a working link
+
+
+def test_the_role_converter_links_only_to_documented_objects():
+    sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+    try:
+        from sphinx_roles import convert
+    finally:
+        sys.path.pop(0)
+    out = convert("A :class:`~darrm.GammaTable` from :func:`solve`; :func:`darrm.privacy.certify.certify`; "
+                  ":mod:`darrm.families`", "darrm.api.solve")
+    assert out == ("A [`GammaTable`][darrm.GammaTable] from [`solve`][darrm.solve]; "
+                   "`darrm.privacy.certify.certify`; `darrm.families`")

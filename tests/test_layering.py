@@ -101,6 +101,8 @@ CORE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("privacy", ("darrm.privacy",)),
     ("solver", ("darrm.solver",)),
     ("disjoint", ("darrm.disjoint",)),
+    # budget: γ for a total budget, designed with the solver's LPs and certified by the profile
+    ("budget", ("darrm.budget",)),
     # profile_reference: the high-precision brute force of every member model's privacy profile
     # (an independent check for tests), so it sits where both models are known
     ("api", ("darrm.api", "darrm.privacy.profile_reference")),

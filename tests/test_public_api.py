@@ -9,11 +9,12 @@ import numpy as np
 import darrm
 
 PUBLIC = [
-    "ApproxDP", "BetaPrior", "Certificate", "CertificationError", "DarrmError", "DensityPrior",
+    "ApproxDP", "BetaPrior", "BudgetDesign", "Certificate", "CertificationError", "DarrmError", "DensityPrior",
     "DisjointParams", "FAMILIES", "GammaFileError", "GammaTable", "IIDPrior", "IndependentPrior",
     "LocalRR", "MissingDependencyError", "NeighboringRelation", "NonPrivate", "PaperMCPrior",
     "ParameterError", "Prior", "PrivacyParams", "PrivacyProfile", "SolveError", "SolveOptions", "SolveReport",
-    "StopReason", "WorkerLostError", "__version__", "aggregate", "aggregate_counts", "certify", "certify_tight", "error_curve",
+    "StopReason", "TotalBudget", "WorkerLostError", "__version__", "aggregate", "aggregate_counts", "certify",
+    "certify_tight", "design_for_budget", "error_curve",
     "expected_signed_error", "family_gamma", "gamma_const", "gamma_dsub", "gamma_sub", "load",
     "privacy_profile", "save", "solve",
 ]

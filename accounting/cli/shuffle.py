@@ -1,6 +1,8 @@
 """``darrm shuffle``: a table (or JSON) of every shuffle bound, and an ε-vs-n plot.
 
     darrm shuffle --n 1e6 --eps0 1,2,4 --delta 1e-6 [--classes 10] [--json] [--plot PNG]
+    darrm shuffle --n 1e6 --eps0 1 --delta 1e-6 --rounds 100 [--json]
+    darrm shuffle --n 1e6 --target-eps 0.5 --delta 1e-6 [--rounds 100] [--json]
 
 Without ``--classes`` the randomizer is a generic ε0-LDP one; with ``--classes k`` it is k-ary
 randomized response (k = 2: binary RR) and every bound, upper and lower, is for that
@@ -8,7 +10,12 @@ randomizer.  JSON output: the records of :func:`darrm.accounting.shuffle.best.bo
 in the CLI vocabulary (:mod:`darrm.json_vocabulary`),
 ``{"method", "kind", "valid", "epsilon", "delta", "epsilon0", "n", "note"}``, one per method and
 ε0 (``kind``: "upper" or "lower"); records with ``"valid": false`` are published results whose
-proof is known to be broken, shown for comparison only.
+proof is known to be broken (or methods that do not apply, ``"epsilon": null``), shown for
+comparison only.  ``--rounds T`` (T > 1) composes T rounds instead
+(:mod:`darrm.accounting.shuffle.composition`): one record per ε0,
+``{"epsilon0", "n", "rounds", "delta_total", "epsilon_total"}``.  ``--target-eps`` solves for the
+largest ε0 meeting it (:mod:`darrm.accounting.shuffle.calibration`):
+``{"target_epsilon", "n", "rounds", "delta_total", "epsilon0", "epsilon_total"}``.
 """
 
 from __future__ import annotations
@@ -35,9 +42,18 @@ def _parse_eps0(text: str) -> list[float]:
 def run(args: argparse.Namespace) -> int:
     check_outputs({"plot": args.plot})
     n = parse_count("n", args.n)
-    eps0s = _parse_eps0(args.eps0)
     delta = v.open_unit("delta", args.delta)
     classes = None if args.classes is None else v.count("classes", args.classes, minimum=2)
+    rounds = v.count("rounds", args.rounds)
+    if (args.eps0 is None) == (args.target_eps is None):
+        raise ParameterError("eps0", "give exactly one of --eps0 and --target-eps")
+    if args.target_eps is not None:
+        return _target(args, n, delta, classes, rounds)
+    eps0s = _parse_eps0(args.eps0)
+    if rounds > 1:
+        if args.plot:
+            raise ParameterError("plot", "--plot draws one round; leave it out with --rounds")
+        return _rounds(args, n, eps0s, delta, classes, rounds)
     from ..shuffle.best import bound_records
 
     recs = bound_records(n, eps0s, delta, classes)
@@ -55,6 +71,40 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _what(classes: int | None) -> str:
+    return "generic eps0-LDP" if classes is None else f"{classes}-ary randomized response"
+
+
+def _rounds(args, n: int, eps0s: list[float], delta: float, classes: int | None, rounds: int) -> int:
+    from ..shuffle.calibration import central_epsilon
+
+    recs = [{"eps0": e0, "n": n, "rounds": rounds, "delta_total": delta,
+             "eps_total": central_epsilon(e0, n, delta, classes, rounds)} for e0 in eps0s]
+    if args.json:
+        print_json(recs)
+    else:
+        print_table(["eps0", "eps_total"], [[r["eps0"], r["eps_total"]] for r in recs],
+                    f"{rounds} shuffled rounds composed, n={n}, delta_total={delta:g}, {_what(classes)}")
+    return 0
+
+
+def _target(args, n: int, delta: float, classes: int | None, rounds: int) -> int:
+    from ..shuffle.calibration import central_epsilon, eps0_for_target
+
+    if args.plot:
+        raise ParameterError("plot", "--plot needs --eps0, not --target-eps")
+    target = v.epsilon("target_eps", args.target_eps)
+    e0 = eps0_for_target(target, n, delta, classes, rounds)
+    rec = {"target_eps": target, "n": n, "rounds": rounds, "delta_total": delta, "eps0": e0,
+           "eps_total": central_epsilon(e0, n, delta, classes, rounds)}
+    if args.json:
+        print_json(rec)
+    else:
+        print_table(["target_eps", "eps0", "eps_total"], [[target, e0, rec["eps_total"]]],
+                    f"largest eps0 for the target, n={n}, rounds={rounds}, delta_total={delta:g}, {_what(classes)}")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``shuffle`` subcommand to the ``darrm`` CLI."""
     p = subparsers.add_parser(
@@ -62,10 +112,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Central (ε, δ) of n users' ε0-LDP reports behind a shuffler, under every published "
                     "bound (upper and lower, validity stated), optionally plotted against n (docs/shuffle.md).")
     p.add_argument("--n", required=True, help="number of users (e.g. 1e6)")
-    p.add_argument("--eps0", required=True, help="local budget(s), comma-separated (e.g. 1,2,4)")
+    p.add_argument("--eps0", default=None,
+                   help="local budget(s), comma-separated (e.g. 1,2,4); required unless --target-eps")
     p.add_argument("--delta", required=True, type=float, help="target delta of the shuffled protocol")
     p.add_argument("--classes", type=int, default=None,
                    help="k-ary randomized response over this many classes (default: generic eps0-LDP)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="compose this many shuffled rounds, delta being the total (default: 1, every bound)")
+    p.add_argument("--target-eps", type=float, default=None,
+                   help="solve for the largest eps0 whose central epsilon (over --rounds) meets this "
+                        "(default: none; replaces --eps0)")
     p.add_argument("--json", action="store_true", help="print JSON records instead of a table")
     p.add_argument("--plot", metavar="PNG", default=None, help="also plot eps vs n per method (default: no plot)")
     p.set_defaults(func=run)

@@ -150,7 +150,11 @@ def confident_gnmax_epsilon(histograms: Sequence[Sequence[int]], answered: Seque
     """ε(δ) of a Confident-GNMax run from :func:`confident_gnmax_rdp`.
 
     Args:
-        histograms, answered, threshold, sigma1, sigma2: as :func:`confident_gnmax_rdp`.
+        histograms: the teachers' vote histograms, one per query (as ``confident_gnmax_rdp``).
+        answered: whether each query passed the confidence threshold.
+        threshold: the confidence threshold T.
+        sigma1: the threshold check's noise σ1.
+        sigma2: the answer's noise σ2.
         delta: target δ in (0, 1).
         orders: RDP orders (default: 1.1 … 1e4, 400 log-spaced, plus the authors' integer orders).
 

@@ -1,5 +1,5 @@
 """Data-dependent RDP bound of GNMax (Papernot et al. 2018, Thm 6 + Prop 10;
-DaRRM paper Algorithm 6 with its typos corrected, spec §5).
+DaRRM paper Algorithm 6 with its typos corrected, Appendix D.2.1).
 
 For the vote histogram n of a data set D and a candidate answer i*, with
 q ≥ Pr[M(D) ≠ i*] bounded by q = Σ_{i≠i*} ½·erfc((n_{i*} − n_i)/(2σ)):

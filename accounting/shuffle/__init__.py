@@ -5,7 +5,9 @@ Neighbouring relation: replace-one (:data:`NEIGHBORING_RELATION`).
 """
 
 from .best import METHODS, all_bounds, best_upper_bound, bound_records, randomizer_for
-from .bound import NEIGHBORING_RELATION, Bound
+from .bound import NEIGHBORING_RELATION, Bound, NotApplicable
+from .calibration import central_epsilon, eps0_for_target
+from .composition import ShuffleRound, rounds_epsilon
 from .randomizers import (
     FiniteRandomizer,
     GenericLDP,
@@ -20,11 +22,16 @@ __all__ = [
     "Bound",
     "FiniteRandomizer",
     "GenericLDP",
+    "NotApplicable",
     "RandomizedResponse",
+    "ShuffleRound",
     "all_bounds",
     "best_upper_bound",
     "bound_records",
+    "central_epsilon",
+    "eps0_for_target",
     "joint",
     "parallel",
     "randomizer_for",
+    "rounds_epsilon",
 ]

@@ -3,7 +3,7 @@
 δ(ε) <= (1/(γ n)) E_{M~Bin(n,γ)} E[(Σ_{i<=M} L_i)_+] (BBGN19 Lemma 5.3 = Su et al.
 Lemma 3), with the privacy amplification random variable L bounded by
 concentration inequalities.  Transcribed from the authors' ``shuffleddp`` code
-(spec-shuffle-variation-ratio §3.2), a = e^ε - 1:
+(Balle et al. 2019, the privacy blanket), a = e^ε - 1:
 
 * Hoeffding: δ = (1/(γ n)) (b²/(4a)) (1 - γ(1 - e^{-2a²/b²}))^n, b = range of L;
 * Bennett: δ = (1/(γ n)) (b₊/ln(1+β_B)) [(1-γ+γe^{-α_B φ(β_B)})^n - (1-γ)^n],

@@ -5,7 +5,7 @@ R(x^1) = the mirror, R(x_i) = (e^{-ε0}/2)(Q^0 + Q^1) + (1-e^{-ε0}) LO(x_i) (KO
 Lemma), with no left-over for the victim — a valid general-clone pair (Su et al.
 Thm 1/4).  Its hockey-stick divergence is the variation-ratio core with g = 0 and
 clone probability 2r = e^{-ε0}, i.e. p = e^{ε0}, β = (e^{ε0}-1)/(e^{ε0}+1),
-q = 2e^{2ε0}/(e^{ε0}+1) (spec-shuffle-variation-ratio §3.3, matches Apple's exact
+q = 2e^{2ε0}/(e^{ε0}+1) (Feldman, McMillan, Talwar; matches Apple's exact
 sum).  Valid for every ε0-LDP randomizer, hence also for k-RR and finite ones.
 """
 

@@ -312,15 +312,20 @@ FFT_MAX_N = 20_000
 FFT_LEVELS = (1 << 16, 1 << 18, 1 << 20)
 #: :func:`positive_part` stops refining once a finer grid improves its bound by <= FFT_RTOL relative
 FFT_RTOL = 0.01
+#: ... or, in an ε(δ) search, once the bound is more than this factor away from n·δ
+FFT_BAND = 4.0
 
 
-def positive_part(vals: np.ndarray, w: np.ndarray, n: int, kind: str, atol: float = 0.0) -> tuple[float, bool]:
+def positive_part(vals: np.ndarray, w: np.ndarray, n: int, kind: str,
+                  target: float | None = None, floor: float = 0.0) -> tuple[float, bool]:
     """Bound on E[(ΣG)_+]: the exact count sum (:mod:`.count_sums`) when G has at most three
     non-zero atoms; above n = FFT_MAX_N the count sum over atoms coarsened in the safe direction;
     otherwise the centred-rounding FFT (:func:`centred_positive_part`) on the grids of
     :data:`FFT_LEVELS` in turn, until a finer grid improves the bound by at most
-    :data:`FFT_RTOL` relative or the bound is below ``atol`` (upper) — every grid's bound is
-    valid, and the tightest is returned (with exact = False)."""
+    :data:`FFT_RTOL` relative, or — in a search for ``target`` (n·δ) — the bound is more than
+    a factor :data:`FFT_BAND` away from it (refining cannot change which side it is on), or
+    an upper bound is already <= ``floor`` (a maximum over GPARVs that has reached ``floor``
+    does not need it).  Every grid's bound is valid; the tightest is returned (exact = False)."""
     exact = count_sums.coarsen(vals, w, kind)[2]
     if exact or n > FFT_MAX_N:
         return count_sums.expected_positive_part(vals, w, n, kind)
@@ -328,12 +333,13 @@ def positive_part(vals: np.ndarray, w: np.ndarray, n: int, kind: str, atol: floa
     for mp in FFT_LEVELS:
         b = centred_positive_part(vals, w, n, kind, mp)
         if kind == "upper":
-            done = b >= (1 - FFT_RTOL) * best or b <= atol
+            done = b >= (1 - FFT_RTOL) * best
             best = min(best, b)
         else:
             done = b <= (1 + FFT_RTOL) * best and (best > 0 or mp >= FFT_LEVELS[1])
             best = max(best, b)
-        if done:
+        far = target is not None and (best >= FFT_BAND * target or 0 < best * FFT_BAND <= target)
+        if done or far or (kind == "upper" and best <= floor):
             break
     return best, False
 
@@ -354,7 +360,7 @@ def _blanket_gparvs(randomizer: Randomizer) -> tuple[Atoms, ...]:
     return tuple(out)
 
 
-def _optimal(randomizer: Randomizer, n: int, eps: float, atol: float = 0.0) -> tuple[float, bool]:
+def _optimal(randomizer: Randomizer, n: int, eps: float, target: float | None = None) -> tuple[float, bool]:
     fin = as_finite(randomizer)
     if fin is None:
         raise ParameterError("randomizer", "the optimal decomposition needs a specific randomizer")
@@ -362,7 +368,7 @@ def _optimal(randomizer: Randomizer, n: int, eps: float, atol: float = 0.0) -> t
         return 0.0, True
     best, all_exact = 0.0, True
     for at in _blanket_gparvs(randomizer):
-        v, exact = positive_part(at.values(eps), at.w, n, "upper", atol * n)
+        v, exact = positive_part(at.values(eps), at.w, n, "upper", None if target is None else target * n, best * n)
         all_exact &= exact
         best = max(best, v / n)
     return min(1.0, best), all_exact
@@ -374,7 +380,7 @@ def optimal_delta(randomizer: Randomizer, n: int, eps: float) -> float:
     return _optimal(randomizer, n, eps)[0]
 
 
-def lower_delta(randomizer: Randomizer, n: int, eps: float, atol: float = 0.0) -> float:
+def lower_delta(randomizer: Randomizer, n: int, eps: float, target: float | None = None) -> float:
     """Lower bound: max over datasets (x0|x*^{n-1}) vs (x1|x*^{n-1}) (and the uniform
     i.i.d. mixture) of Thm 14, exact count sums or FFT / coarsened sums rounded down."""
     fin = as_finite(randomizer)
@@ -390,14 +396,11 @@ def lower_delta(randomizer: Randomizer, n: int, eps: float, atol: float = 0.0) -
             # pair (Wang et al. Thm 5.1) is a lower bound on it, computed without a grid
             best = max(best, krr_count_lower_delta(eps, n, randomizer.eps0, randomizer.k))
         at = mixture_atoms(m, a, b) if xs is None else dataset_atoms(m, a, b, xs)
-        best = max(best, positive_part(at.values(eps), at.w, n, "lower", atol * n)[0] / n)
+        tgt = None if target is None else target * n
+        best = max(best, positive_part(at.values(eps), at.w, n, "lower", tgt)[0] / n)
     return min(1.0, best)
 
 
-#: in an ε(δ) search the FFT grid is refined only while its bracket exceeds _ATOL × δ (absolute)
-_ATOL = 1e-3
-#: in a δ(ε) query, while it exceeds this (absolute)
-_DELTA_ATOL = 1e-15
 
 #: the methods' names in :data:`~darrm.accounting.shuffle.best.METHODS` and in every Bound
 NAME = "optimal-decomposition"
@@ -410,7 +413,7 @@ _LO_NOTE = ("Su et al. Thm 14 (GKMP20): exact divergence of the dataset (x0|x*,.
             "(N_x0, N_x1) count divergence (Wang et al. Thm 5.1)")
 
 
-def capped_optimal_delta(randomizer: Randomizer, n: int, eps: float, atol: float = 0.0) -> float:
+def capped_optimal_delta(randomizer: Randomizer, n: int, eps: float, target: float | None = None) -> float:
     """min(FFT upper bound, clone, valid variation-ratio) — all upper bounds on the
     optimal-decomposition divergence by Su et al. Thm 6 (the blanket pair is a
     post-processing of every general-clone pair), so the min is one too.  The cap
@@ -418,7 +421,7 @@ def capped_optimal_delta(randomizer: Randomizer, n: int, eps: float, atol: float
     from .clones import clone_delta
     from .variation_ratio import delta_bound as vr_delta_bound
 
-    d, exact = _optimal(randomizer, n, eps, atol)
+    d, exact = _optimal(randomizer, n, eps, target)
     if exact:  # already the optimal value (+ rigorous error terms)
         return d
     d = min(d, clone_delta(eps, n, randomizer.eps0))
@@ -440,12 +443,12 @@ def _bracket(f, randomizer: Randomizer, n: int, delta: float) -> float:
 
 def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
     eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
-    return Bound(NAME, "upper", True, eps, capped_optimal_delta(randomizer, n, eps, _DELTA_ATOL), _UP_NOTE)
+    return Bound(NAME, "upper", True, eps, capped_optimal_delta(randomizer, n, eps), _UP_NOTE)
 
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     delta, n = v.open_unit("delta", delta), v.count("n", n)
-    f = lambda x: capped_optimal_delta(randomizer, n, x, _ATOL * delta)  # noqa: E731
+    f = lambda x: capped_optimal_delta(randomizer, n, x, delta)  # noqa: E731
     e = eps_for_delta(f, delta, _bracket(f, randomizer, n, delta), "upper", rtol=1e-5)
     return Bound(NAME, "upper", True, e, delta, _UP_NOTE)
 
@@ -458,12 +461,12 @@ def _lower_note(randomizer: Randomizer) -> str:
 
 def lower_delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
     eps, n = v.epsilon("eps", eps, allow_zero=True), v.count("n", n)
-    return Bound(LOWER_NAME, "lower", True, eps, lower_delta(randomizer, n, eps, _DELTA_ATOL),
+    return Bound(LOWER_NAME, "lower", True, eps, lower_delta(randomizer, n, eps),
                  _lower_note(randomizer))
 
 
 def lower_eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     delta, n = v.open_unit("delta", delta), v.count("n", n)
-    f = lambda x: lower_delta(randomizer, n, x, _ATOL * delta)  # noqa: E731
+    f = lambda x: lower_delta(randomizer, n, x, delta)  # noqa: E731
     e = eps_for_delta(f, delta, _bracket(f, randomizer, n, delta), "lower", rtol=1e-5)
     return Bound(LOWER_NAME, "lower", True, e, delta, _lower_note(randomizer))

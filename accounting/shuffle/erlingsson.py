@@ -2,7 +2,7 @@
 
 Closed form ε = 12 ε0 √(ln(1/δ)/n) (Wang et al. eq. at 000:38), under the
 theorem's conditions as implemented in Balle's ``shuffleddp``: ε0 <= 1/2,
-n >= 1000, δ <= 0.01 and ε <= ε0 (spec-shuffle-variation-ratio §3.1).  Outside
+n >= 1000, δ <= 0.01 and ε <= ε0 (Erlingsson et al. 2019).  Outside
 them the method certifies nothing beyond the trivial ε0 (the shuffled output is a
 post-processing of the victim's ε0-LDP report), which is what we return.
 """

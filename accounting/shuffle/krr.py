@@ -1,6 +1,6 @@
 """k-RR shuffle bound of Biswas, Jung, Palamidessi (FPS 2023, arXiv 2205.08858v2).
 
-What it is (spec-shuffle-krr.md §0, §2.4, §2.8): the tight δ of *one bin's count*
+What it is (Biswas et al., Theorem 4.1 and its proof): the tight δ of *one bin's count*
 (the number of x0 reports) for *one fixed dataset* (n_x0 other users hold x0), in
 one direction.  The count is a post-processing of the shuffled output, so the
 correct ("exact") value is a **lower bound** on the histogram's privacy loss — never
@@ -12,7 +12,7 @@ it.  ``variant="paper"`` reproduces those tables and is marked invalid;
 Computed in log space: W = I + J_B with I ~ Bin(n_x0, p), J_B ~ Bin(n-1-n_x0, p̄)
 (p = e^{ε0}/(e^{ε0}+k-1), p̄ = 1/(e^{ε0}+k-1)), P0(s) = p W(s-1) + (1-p) W(s),
 P1(s) = p̄ W(s-1) + (1-p̄) W(s), privacy loss v_s = ln(κ2 + (e^{ε0}-κ2) ρ_s) with ρ
-clamped to [0, 1] (spec §2.5).
+clamped to [0, 1] (Biswas et al., Theorem 4.1 and its appendix).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def _binlog(m: int, prob: float) -> np.ndarray:
 
 
 def x0_count_loss(n: int, n_x0: int, k: int, eps0: float, variant: str):
-    """(log P0, log P1, v) of the x0-count, s = 0..n (spec §2.2-2.5)."""
+    """(log P0, log P1, v) of the x0-count, s = 0..n (Biswas et al., Section 4 and Appendix A)."""
     val.choice("variant", variant, ("exact", "paper"))
     if not 0 <= n_x0 <= n - 1:
         raise ParameterError("n_x0", f"must lie in [0, n-1] = [0, {n - 1}], got {n_x0}")
@@ -81,7 +81,7 @@ def x0_count_loss(n: int, n_x0: int, k: int, eps0: float, variant: str):
 
 
 def krr_delta(eps: float, n: int, n_x0: int, k: int, eps0: float, variant: str, direction: str = "forward") -> float:
-    """δ(ε) of the x0-count for one dataset (spec §2.5); "max" = both directions (exact only)."""
+    """δ(ε) of the x0-count for one dataset (Biswas et al., Theorem 4.1); "max" = both directions (exact only)."""
     lP0, lP1, v = x0_count_loss(n, n_x0, k, eps0, variant)
     val.choice("direction", direction, ("forward", "reverse", "max"))
     if variant == "paper" and direction != "forward":
@@ -108,7 +108,7 @@ LOWER_NAME = "krr-exact"
 PAPER_NAME = "krr-paper"
 _LOW_NOTE = ("Biswas et al. corrected ('exact') single-bin x0-count divergence, max over n_x0 in {0,1,2} "
              "and both directions: a post-processing of the shuffled histogram of one dataset, so a LOWER bound")
-_PAPER_NOTE = ("Biswas et al. Thm 4.1 as printed (algebra error, spec-shuffle-krr §2.4); single bin, fixed dataset, "
+_PAPER_NOTE = ("Biswas et al. Thm 4.1 as printed (with the algebra error of its proof); single bin, fixed dataset, "
                "one direction: not a DP guarantee; reproduces the paper's tables only")
 
 

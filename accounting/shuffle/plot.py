@@ -52,7 +52,9 @@ def eps_vs_n_figure(n: int, eps0s: list[float], delta: float, classes: int | Non
                     methods: list[str] | None = None):
     """The figure of :func:`plot_eps_vs_n`, returned open (for inspection)."""
     plt = pyplot("the shuffle plot")
-    fig, axes = plt.subplots(1, len(eps0s), figsize=(5.2 * len(eps0s), 4.6), squeeze=False, layout="constrained")
+    # one panel: wider and a 2-column legend, so the legend's long labels are not clipped
+    fig, axes = plt.subplots(1, len(eps0s), figsize=(max(6.8, 5.2 * len(eps0s)), 4.6), squeeze=False,
+                             layout="constrained")
     name = "generic ε0-LDP randomizer" if classes is None else f"{classes}-ary randomized response"
     handles: dict[str, object] = {}
     for ax, e0 in zip(axes[0], eps0s, strict=True):
@@ -78,7 +80,8 @@ def eps_vs_n_figure(n: int, eps0s: list[float], delta: float, classes: int | Non
         ax.set_ylabel(f"ε of the shuffled output at δ = {delta:g}")
         ax.set_title(f"ε0 = {e0:g}")
         ax.grid(alpha=0.3, which="both")
-    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=3, fontsize=7, frameon=False)
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=2 if len(eps0s) == 1 else 3,
+               fontsize=7, frameon=False)
     fit_suptitle(fig, f"Privacy amplification by shuffling: {name}, δ = {delta:g}, n ≤ {n:g}")
     return fig
 

@@ -4,8 +4,8 @@ Unified, Simplified, and Tightened", arXiv:2304.05007).
 Core: the dominating pair of Theorem 4.7, P = (A+Δ1, C-A+Δ2) vs Q = (A+Δ2, C-A+Δ1)
 with C ~ Bin(n-1, 2r), A|C ~ Bin(C, 1/2), (Δ1, Δ2) = (1,0) w.p. pα, (0,1) w.p. α,
 (0,0) w.p. g; α = β/(p-1), g = 1-(p+1)α, r = αp/q.  :func:`vr_delta` evaluates
-Theorem 4.1 = 4.8 in the numerically stable form of the spec
-(spec-shuffle-variation-ratio §2.1), with the sum over c truncated to a window whose
+Theorem 4.1 = 4.8 in a numerically stable form (log space,
+Wang et al. §4), with the sum over c truncated to a window whose
 dropped mass (x pα, an upper bound on each term) is added to δ.
 
 Validity (read before use).  Su et al. (§3.3) show that the post-processing step of

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol
 
-from ..errors import ParameterError, ParameterTypeError, require
+from ..errors import ParameterError, ParameterTypeError, SolveError, require
 from ..validation import count
 from .devices import TorchDevice
 
@@ -163,10 +163,23 @@ class DaskExecutor:
     def run(self, fn, shared, items):
         from distributed import as_completed as das_completed
 
-        fut_shared = self.client.scatter(shared, broadcast=True)
-        futures = self.client.map(fn, [fut_shared] * len(items), list(items), pure=False)
-        for f in das_completed(futures):
-            yield f.result()
+        try:
+            fut_shared = self.client.scatter(shared, broadcast=True)
+            futures = self.client.map(fn, [fut_shared] * len(items), list(items), pure=False)
+            for f in das_completed(futures):
+                yield f.result()
+        except (OSError, RuntimeError, TimeoutError) as exc:
+            # the cluster went away mid-run ("ConnectionPool closing.", CommClosedError, timeouts):
+            # one line naming the executor, not an internal error
+            if isinstance(exc, RuntimeError) and not _is_connection_loss(exc):
+                raise
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise SolveError(f"executor: the Dask cluster stopped answering during the run ({why})") from None
+
+
+def _is_connection_loss(exc: BaseException) -> bool:
+    """A RuntimeError of distributed's that means the connection to the cluster is gone."""
+    return "ConnectionPool" in str(exc) or "closed" in str(exc).lower() or type(exc).__name__ == "CommClosedError"
 
 
 def _probe_scheduler(address: str, timeout: float) -> None:

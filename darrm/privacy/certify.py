@@ -86,7 +86,7 @@ class Certificate:
 
 
 def output_probability(alpha: np.ndarray, gamma: np.ndarray) -> np.ndarray:
-    """Pr[DaRRM_γ = 1] for vote-count pmfs α (N, K+1) (Algorithm 1 / L519–523)."""
+    """Pr[DaRRM_γ = 1] for vote-count pmfs α (N, K+1) (Algorithm 1, as in the proof of Lemma 3.4)."""
     return alpha @ output_weights(gamma)
 
 

@@ -10,7 +10,7 @@ fixed, so its maximum over ∏F is attained with every pair at a vertex of F, an
 because the Poisson-binomial pmf is invariant under permuting the mechanisms
 (jointly in p and p′) only the multiset of vertices matters (Part II).
 
-The vertex count depends on Δ, not on δ (the paper says δ; see spec §2.2): 8 for
+The vertex count depends on Δ, not on δ (Lemma 5.1 writes δ; its proof, Appendix C.3, uses the members' Δ): 8 for
 Δ > 0, 4 for Δ = 0.  The set is closed under swap (p, p′)→(p′, p) and reflection
 (p, p′)→(1−p, 1−p′), which is why one inequality family covers both neighbouring
 directions and both outputs.
@@ -52,7 +52,7 @@ def corners(eps: float, Delta: float) -> np.ndarray:
 
 
 def corner_count(Delta: float) -> int:
-    """Vertices of F: 8 for Δ > 0, 4 for Δ = 0 (Lemma 5.1 counts Δ, not δ; spec §2.2)."""
+    """Vertices of F: 8 for Δ > 0, 4 for Δ = 0 (Lemma 5.1 counts Δ, not δ)."""
     return 8 if Delta > 0 else 4
 
 

@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -366,6 +367,7 @@ def _sweep_shared(g: np.ndarray, params: PrivacyParams, executor: Executor | Tor
                 _pure_points(env, Pt, c, executor.xp)
                 n += 4 * (K - c + 1) * (min(c, K - c) + 1)
         return env, n
+    fn: Callable[[tuple, int], tuple[np.ndarray, np.ndarray, int]]
     if params.member_delta > 0:
         shared: tuple = (build_tables(g, params), params.check)
         fn, items = _profile_block_task, list(range(K, -1, -1))

@@ -20,7 +20,7 @@ from ..disjoint.params import DisjointParams
 from ..gamma import validate_gamma
 from ..params import PrivacyParams
 
-__all__ = ["cloud_reference", "profile_reference"]
+__all__ = ["cloud_reference", "mp_corners", "profile_reference"]
 
 
 def _weights(gamma: np.ndarray) -> list:
@@ -41,7 +41,8 @@ def _pmf(ps: list) -> list:
     return a
 
 
-def _corners(eps: float, Delta: float) -> list:
+def mp_corners(eps: float, Delta: float) -> list:
+    """The (ε, Δ) region's corners (:func:`darrm.privacy.corners.corners`) in mpmath, from their closed forms."""
     e = mpmath.exp(mpmath.mpf(eps))
     D = mpmath.mpf(Delta)
     hi, lo = (e + D) / (e + 1), (1 - D) / (e + 1)
@@ -60,7 +61,7 @@ def cloud_reference(gamma: np.ndarray, params: PrivacyParams | DisjointParams, d
         if isinstance(params, DisjointParams):
             m = params.member
             if isinstance(m, ApproxDP):
-                vs, (lo, hi) = _corners(m.eps, m.delta), (mpmath.mpf(0), mpmath.mpf(1))
+                vs, (lo, hi) = mp_corners(m.eps, m.delta), (mpmath.mpf(0), mpmath.mpf(1))
             elif isinstance(m, LocalRR):
                 r = 1 / (mpmath.exp(mpmath.mpf(m.eps0)) + 1)
                 vs, (lo, hi) = [(r, r), (1 - r, 1 - r), (1 - r, r), (r, 1 - r)], (r, 1 - r)
@@ -69,7 +70,7 @@ def cloud_reference(gamma: np.ndarray, params: PrivacyParams | DisjointParams, d
             configs = [([p] + [hi] * n + [lo] * (K - 1 - n), [pp] + [hi] * n + [lo] * (K - 1 - n))
                        for (p, pp) in vs for n in range(K)]
         else:
-            cs = _corners(params.eps, params.member_delta)
+            cs = mp_corners(params.eps, params.member_delta)
             configs = []
             for combo in itertools.combinations_with_replacement(range(len(cs)), K):
                 configs.append(([cs[c][0] for c in combo], [cs[c][1] for c in combo]))

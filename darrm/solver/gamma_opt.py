@@ -11,7 +11,7 @@ that cannot bind inside the box are dropped (:func:`darrm.solver.rows.possibly_b
 The solution is then *certified* by the independent checker (:mod:`darrm.privacy.certify`).  LP
 feasibility tolerances (~1e-9) could leak privacy, so a table that the checker does not
 certify is repaired by scaling γ toward 0: f is linear in γ with f(0) = 0 < rhs, hence
-γ·rhs/max f satisfies every constraint (spec §2.6).  If even that fails, or the solver
+γ·rhs/max f satisfies every constraint (Lemma 3.4).  If even that fails, or the solver
 fails, a :class:`~darrm.errors.SolveError` / :class:`~darrm.errors.CertificationError` is
 raised: no uncertified table is ever returned.
 """

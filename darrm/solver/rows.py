@@ -6,7 +6,7 @@ For a configuration v — one corner (p_i, p′_i) per mechanism — with vote-c
     f(v; γ) = Σ_{l<mid} (e^{mε}α′_l − α_l)γ(l) + Σ_{l≥mid} (α_l − e^{mε}α′_l)γ(l) ≤ e^{mε} − 1 + 2δ.
 
 Substituting γ(K−l) = x_l for the upper-half variables x_l (l = mid..K) folds this
-into one row per configuration (spec §2.4):
+into one row per configuration (γ symmetric, Section 5):
 
     Σ_{l=mid}^{K} [(α_l − e^{mε}α′_l) + (e^{mε}α′_{K−l} − α_{K−l})]·x_l ≤ e^{mε} − 1 + 2δ.
 """

@@ -397,7 +397,7 @@ def binary_task(
 
     ``train_size=None`` keeps every training image of the two classes (MNIST 11,272;
     Fashion-MNIST 12,000).  The paper reports 10,000 Fashion-MNIST training images without
-    saying how they were chosen [spec §5, NOT GIVEN]; ``train_size=10000`` takes a seeded
+    saying how they were chosen (Appendix D.2); ``train_size=10000`` takes a seeded
     uniformly random subset (kept in original order) to mimic it.
     """
     a, b = (int(c) for c in classes)

@@ -1,4 +1,4 @@
-"""The teachers' CNN (DaRRM paper Section 6.2; architecture from the reference code, spec §5).
+"""The teachers' CNN (DaRRM paper Section 6.2; architecture from the reference code; Appendix D.2).
 
 Conv(1→16, k5, p2) → ReLU → MaxPool2 → Conv(16→32, k5, p2) → ReLU → MaxPool2 → Linear(1568, n).
 Only layers Opacus computes per-sample gradients for (Conv2d, Linear), no batch norm, so the

@@ -63,6 +63,9 @@ def build_mechanisms(cfg: StudyConfig, eps_teacher: float, progress: bool = True
             "eps_query": eps_q,
             "delta_query": delta_q,
             "gamma_sub": darrm.family_gamma("sub", params),
+            # the certified tables themselves, for the tight fresh-member accountant (not written out)
+            "table_darrm-sub": darrm.solve(params, family="sub", progress=False),
+            "table_darrm-opt": table,
             "gamma_opt": np.asarray(table.gamma, dtype=np.float64),
             "gamma_opt_violation": float(table.violation),
             "gamma_opt_info": {k: v for k, v in table.info.items()},
@@ -138,7 +141,8 @@ def build_records(cfg: StudyConfig, accs: dict, mech: Mechanisms, eps_t: float,
                 spec = METHODS[method]
                 fresh = rec["delta_total_paper"] or cfg.member_delta
                 rec.update(total_budget(spec.kind, spec.ensemble, Q, mech[m], eps_t, cfg.member_delta,
-                                        delta_fresh=fresh, sigma=rec.get("sigma")))
+                                        delta_fresh=fresh, sigma=rec.get("sigma"),
+                                        table=mech[m].get(f"table_{method}")))
                 if students is not None:
                     s = students[(method, m, Q)]
                     rec.update(student_accuracy_mean=float(np.mean(s)), student_accuracy_std=float(np.std(s, ddof=0)))
@@ -219,7 +223,8 @@ def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache
                  "np.array_split into K shards; private and non-private teachers share the split",
         "private": list(priv.teachers), "nonprivate": list(nonpriv.teachers), "run": run_info})
     atomic_write_json(out / "mechanisms.json", {str(m): {k: (v.tolist() if isinstance(v, np.ndarray) else v)
-                                                         for k, v in d.items()} for m, d in mech.items()})
+                                                         for k, v in d.items() if not k.startswith("table_")}
+                                                for m, d in mech.items()})
     atomic_write_bytes(out / "tables.md", markdown_report(records, run_info).encode())
     accuracy_plot(records, out / "accuracy_vs_m.png")
     if students is not None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from darrm.accounting.dpsgd import PAPER_TEACHERS
 from darrm.errors import ParameterError
 from darrm.experiments.data.loader import DATASETS
 from darrm.experiments.pate.student_config import StudentConfig
@@ -32,7 +33,7 @@ METHODS: dict[str, Method] = {
 class StudyConfig:
     """The study of DaRRM paper Section 6.2 / Appendix D.2 (defaults = the full study).
 
-    ``lr_*`` and ``batch_size`` are not given by the paper (spec §3.6, §5); lr = 0.05
+    ``lr_*`` and ``batch_size`` are not given by the paper (Section 6.2, Appendix D.2); lr = 0.05
     plain SGD was chosen so that a private MNIST teacher reaches about the paper's
     m = 1 accuracy (~0.7).  ``train_size=None`` uses every training image of the two
     classes (Fashion-MNIST: 12,000, where the paper says 10,000 without saying how).
@@ -48,13 +49,13 @@ class StudyConfig:
     queries: tuple[int, ...] = (20, 50, 100)
     draws: int = 10
     K: int = 11
-    epochs: int = 5
-    batch_size: int = 32
+    epochs: int = PAPER_TEACHERS.epochs
+    batch_size: int = PAPER_TEACHERS.batch_size
     lr_private: float = 0.05
     lr_nonprivate: float = 0.05
-    noise_multiplier: float = 12.0
-    max_grad_norm: float = 1.0
-    member_delta: float = 1e-4
+    noise_multiplier: float = PAPER_TEACHERS.noise_multiplier
+    max_grad_norm: float = PAPER_TEACHERS.max_grad_norm
+    member_delta: float = PAPER_TEACHERS.delta
     delta_prime: float = 1e-4
     train_size: int | None = None
     classes: tuple[int, int] = (5, 8)
@@ -123,7 +124,7 @@ class StudyConfig:
 
 
 def query_indices(seed: int, n_test: int, Q: int, draw: int) -> np.ndarray:
-    """Indices of draw ``draw`` of Q test queries, uniformly without replacement (spec §5).
+    """Indices of draw ``draw`` of Q test queries, uniformly without replacement (Appendix D.2).
 
     Depends only on (seed, Q, draw): every method and every m answers the same queries.
     """

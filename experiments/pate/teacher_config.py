@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from darrm.accounting.dpsgd import PAPER_TEACHERS
 from darrm.validation import choice, count, half_open_unit, odd_count, open_unit, positive
 
 __all__ = ["TEACHER_ACCOUNTANTS", "TeacherAccountant", "TeacherConfig"]
@@ -21,13 +22,13 @@ class TeacherConfig:
 
     private: bool
     K: int = 11
-    epochs: int = 5
-    batch_size: int = 32
+    epochs: int = PAPER_TEACHERS.epochs
+    batch_size: int = PAPER_TEACHERS.batch_size
     lr: float = 0.1
     momentum: float = 0.0
-    noise_multiplier: float = 12.0  # σ_DPSGD (paper L254)
-    max_grad_norm: float = 1.0  # C (paper L254)
-    delta: float = 1e-4  # Δ (paper L254)
+    noise_multiplier: float = PAPER_TEACHERS.noise_multiplier  # σ_DPSGD (Section 6.2)
+    max_grad_norm: float = PAPER_TEACHERS.max_grad_norm  # C (Section 6.2)
+    delta: float = PAPER_TEACHERS.delta  # Δ (Section 6.2)
     n_classes: int = 10  # reference scripts use the 10-way head with labels 5/8
     seed: int = 0
     accountant: TeacherAccountant = "prv"

@@ -1,8 +1,8 @@
 """K teachers on disjoint shards: DP-SGD (Opacus) private teachers and SGD non-private ones.
 
-DaRRM paper Section 6.2 / Appendix D.2 (spec §5): K = 11 teachers, each trained on an
+DaRRM paper Section 6.2 / Appendix D.2: K = 11 teachers, each trained on an
 equal disjoint part of the training set, private ones with DP-SGD (σ = 12, C = 1, 5 epochs).
-Batch size, sampling and accountant are not given in the paper (spec §3.6); we use
+Batch size, sampling and accountant are not given in the paper; we use
 batch 32 with Poisson sampling (Opacus ``make_private(poisson_sampling=True)``, sample
 rate q = 1/⌈n/32⌉) and report each teacher's (ε, Δ) from ``darrm.accounting.dpsgd.epsilon``
 (PRV accountant), cross-checked against Opacus's own PRV accountant.

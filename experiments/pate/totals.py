@@ -16,9 +16,10 @@ query*.  Sequential composition over Q queries (Kairouz, Oh & Viswanath 2015, Th
 the Q runs to use independent randomness; fixed trained teachers reuse their training randomness
 for every query, so the composed bound is **not** a valid guarantee for them.  It is reported
 only as ``epsilon_total_fresh_members`` (valid if each query were answered by freshly trained
-teachers), labelled with its accountant.  Until the tight accountant of a γ table's privacy
-profile (issue 22) lands, this is the generic bound: the exact optimal composition of Q
-homogeneous (mε, δ) mechanisms.
+teachers), labelled with its accountant: the tight one of the γ table's exact dominating pair
+(:func:`darrm.accounting.composed_epsilon` with ``member_randomness="fresh"``, issue 22) when the
+table is given, else the generic bound (the exact optimal composition of Q homogeneous (mε, δ)
+mechanisms, Kairouz, Oh & Viswanath 2015, Theorem 3.3).
 
 Claim 3 (GNMax on non-private teachers).  The teachers are deterministic functions of the data;
 each answer adds fresh Gaussian noise N(0, σ²) to every count of the histogram (ℓ2 sensitivity √2),
@@ -32,8 +33,9 @@ Every total is reported at ``delta_total`` = the teachers' Δ so that rows compa
 
 from __future__ import annotations
 
-from darrm.accounting import gnmax_epsilon, optimal_homogeneous_epsilon
+from darrm.accounting import composed_epsilon, gnmax_epsilon, optimal_homogeneous_epsilon
 from darrm.errors import ParameterError
+from darrm.table import GammaTable
 
 __all__ = ["ACCOUNTANTS", "total_budget"]
 
@@ -43,13 +45,15 @@ ACCOUNTANTS = {
     "gaussian-pld": "exact composition of Q Gaussian mechanisms (sensitivity sqrt(2), analytic Gaussian)",
     "none": "none: teachers trained without DP (non-private ceiling)",
     "generic-fresh": "GENERIC bound: exact optimal composition of Q (m*eps, delta) queries (Kairouz-Oh-Viswanath "
-                     "Thm 3.3); valid only with fresh member randomness per query, NOT for fixed teachers; "
-                     "tight gamma-profile accountant (issue 22) pending",
+                     "Thm 3.3); valid only with fresh member randomness per query, NOT for fixed teachers",
+    "tight-fresh": "TIGHT bound: PLD of the gamma table's exact dominating pair composed over Q queries "
+                   "(darrm.accounting.composed_epsilon, member_randomness='fresh', upper side of its "
+                   "discretisation bracket); valid only with fresh member randomness per query, NOT for fixed teachers",
 }
 
 
 def total_budget(kind: str, ensemble: str, Q: int, mech_m: dict, eps_teacher: float, member_delta: float,
-                 delta_fresh: float, sigma: float | None = None) -> dict:
+                 delta_fresh: float, sigma: float | None = None, table: GammaTable | None = None) -> dict:
     """The record fields ``epsilon_total``, ``delta_total``, ``accountant`` (and the fresh-member bound).
 
     Args:
@@ -61,6 +65,7 @@ def total_budget(kind: str, ensemble: str, Q: int, mech_m: dict, eps_teacher: fl
         member_delta: the teachers' Δ; every ``delta_total`` is this.
         delta_fresh: total δ of the generic fresh-member bound (≥ 1 − (1 − δ_query)^Q).
         sigma: GNMax noise (required for ``kind == "gnmax"``).
+        table: the certified γ table of a DaRRM row: its fresh-member bound is then the tight one.
 
     Returns:
         A dict of record fields (Claims 1–3 of this module).
@@ -72,9 +77,14 @@ def total_budget(kind: str, ensemble: str, Q: int, mech_m: dict, eps_teacher: fl
         rec: dict = {"epsilon_total": float(eps_teacher), "delta_total": float(member_delta),
                      "accountant": ACCOUNTANTS["parallel"]}
         if kind == "darrm":
-            rec.update(epsilon_total_fresh_members=float(optimal_homogeneous_epsilon(
-                mech_m["eps_query"], mech_m["delta_query"], Q, delta_fresh)),
-                delta_total_fresh_members=float(delta_fresh), accountant_fresh_members=ACCOUNTANTS["generic-fresh"])
+            if table is not None:
+                bound = composed_epsilon(table, Q, delta_total=delta_fresh, member_randomness="fresh")
+                fresh, name = bound.epsilon, ACCOUNTANTS["tight-fresh"]
+            else:
+                fresh = optimal_homogeneous_epsilon(mech_m["eps_query"], mech_m["delta_query"], Q, delta_fresh)
+                name = ACCOUNTANTS["generic-fresh"]
+            rec.update(epsilon_total_fresh_members=float(fresh), delta_total_fresh_members=float(delta_fresh),
+                       accountant_fresh_members=name)
         return rec
     if kind == "gnmax":
         if sigma is None:

@@ -79,7 +79,7 @@ def product_uniform_error_mc(
 ) -> tuple[float, float]:
     """Monte-Carlo (mean, standard error) of E_{p_i ~ U[low,high] i.i.d.}[E(DaRRM_γ)].
 
-    K probabilities per draw (the reference code's K+1 is an off-by-one, spec §4), drawn
+    K probabilities per draw (the reference code's K+1 is an off-by-one; Appendix D.1), drawn
     with ``numpy.random.default_rng(seed)`` in chunks, so the estimate depends only on
     (γ, low, high, samples, seed, chunk).
     """

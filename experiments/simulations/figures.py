@@ -1,10 +1,10 @@
-"""Per-figure configurations of the DaRRM paper's simulations (Section 6.1, Appendix D.1;
-spec-darrm §4 E1–E5).  Each builder takes ``quick`` (fewer panels and Monte-Carlo
+"""Per-figure configurations of the DaRRM paper's simulations (Section 6.1, Appendix D.1:
+Figures 2 and 6–9).  Each builder takes ``quick`` (fewer panels and Monte-Carlo
 draws, same settings otherwise) and returns a :class:`~.config.FigureConfig`.
 
 Priors: μ = 0.75 is the paper's uniform prior (integration over [0.5, 1]^K, Eq. 202);
 μ = 0.85 its T_P (integration over [0.7, 1]^K, Eq. 204) — the exact expectation of the
-paper's Monte-Carlo objective (spec §2.5).
+paper's Monte-Carlo objective (Algorithm 5, Appendix C.2.2).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Table 3 (Appendix D.1.1): the parameters of Figure 6, computed, next to the printed values.
 
 m = ε_opt/ε with ε_opt from Kairouz et al. general composition (Theorem 2.3) over the M
-subsampled mechanisms, δ = 1 − (1−Δ)^M(1−δ′); τ and λ the same over all K (spec §3.4),
+subsampled mechanisms, δ = 1 − (1−Δ)^M(1−δ′); τ and λ the same over all K (Appendix D.1.1),
 via :func:`darrm.accounting.paper.table3_rows`.  We add which Kairouz term is active and the
 resulting p_const of γ_const (Lemma A.1).
 """

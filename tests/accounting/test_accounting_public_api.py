@@ -11,7 +11,8 @@ import darrm.accounting
 EXPECTED = ['Bound', 'DPSGDRun', 'FiniteRandomizer', 'GenericLDP', 'LabellingSession', 'NeighboringRelation',
             'PrivacyBudgetExceeded', 'QueryAccountant', 'QueryBound', 'RandomizedResponse',
             'ShuffledBinaryRR', 'advanced_dwork_roth', 'all_bounds', 'best_upper_bound', 'calibrate_sigma',
-            'composed_delta', 'composed_epsilon', 'confident_gnmax_epsilon', 'data_dependent_rdp', 'dpsgd_epsilon', 'gnmax_epsilon', 'heterogeneous_pld', 'kairouz_general',
+            'composed_delta', 'composed_epsilon', 'confident_gnmax_epsilon',
+            'data_dependent_rdp', 'dpsgd_epsilon', 'gnmax_epsilon', 'heterogeneous_pld', 'kairouz_general',
             'largest_eps0', 'noise_multiplier_for', 'optimal_homogeneous_delta', 'optimal_homogeneous_epsilon',
             'paper_tables', 'parallel', 'query_pld', 'shuffled_votes_guarantee', 'simple', 'teacher_majority_budget',
             'tight_total_epsilon']

@@ -26,7 +26,7 @@ from darrm.accounting.queries import (
     query_pld,
     table_profile,
 )
-from darrm.disjoint import ApproxDP, DisjointParams
+from darrm.disjoint import ApproxDP, DisjointParams, LocalRR
 from darrm.errors import ParameterError
 from darrm.prior import IIDPrior
 from darrm.table import GammaTable
@@ -178,6 +178,9 @@ def test_fixed_members_report_only_post_processing_of_their_guarantees(small_tab
     assert b.bound == BOUND_FIXED_DISJOINT and b.epsilon == pytest.approx(0.7)
     with pytest.raises(ParameterError, match="table"):
         acc.step(dtable, 1)
+    rr_table = darrm.solve(DisjointParams(5, LocalRR(1.0), target_eps=1.0, target_delta=1e-4))
+    with pytest.raises(ParameterError, match="member_randomness"):  # reports are randomised afresh
+        QueryAccountant("fixed").step(rr_table, 1)
 
 
 def test_member_randomness_must_be_said(small_tables):

@@ -204,3 +204,23 @@ def test_pld_export_is_the_sessions_composition(table):
     s.label(_votes(7))
     pld = s.pld()
     assert pld.get_epsilon_for_delta(1e-4) == pytest.approx(s.epsilon_spent, abs=1e-12)
+
+
+def test_a_version_1_ledger_resumes_only_when_member_randomness_is_given(table, tmp_path):
+    from darrm.accounting.session import _state_checksum
+
+    path = tmp_path / "old.json"
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=3.0, delta=1e-4, path=path, rng=0)
+    s.label(_votes(2))
+    s.close()
+    state = json.loads(path.read_text())
+    for key in ("member_randomness", "batches", "bound"):
+        del state[key]
+    state["format"] = "darrm-labelling-session/1"
+    state["checksum"] = _state_checksum(state)
+    path.write_text(json.dumps(state))
+    with pytest.raises(SessionFileError, match="member_randomness"):
+        LabellingSession.load(path, table)
+    t = LabellingSession.load(path, table, member_randomness="fixed")
+    assert t.queries == 2 and t.member_randomness == "fixed" and t.state()["batches"] == [[t.fingerprint, 2]]
+    t.close()

@@ -32,6 +32,8 @@ def _commands(g, votes):
         "solve-approx-dp-members": ["solve", "--members", "disjoint", "--member-privacy", "1,1e-6", "--target-eps",
                                     "1", "--target-delta", "1e-5", "--K", "11", "--json"],
         "solve-sub-beta": ["solve", "--K", "5", "--family", "sub", "--prior", "beta:3,1", "--json"],
+        "solve-total-budget": ["solve", "--K", "3", "--eps", "0.3", "--member-delta", "1e-4", "--total-eps", "1",
+                               "--total-delta", "1e-3", "--queries", "2", "--json"],
         "verify": ["verify", str(g), "--json"],
         "evaluate": ["evaluate", str(g), "--json"],
         "aggregate": ["aggregate", str(g), "--votes", str(votes), "--seed", "1", "--json"],
@@ -47,6 +49,8 @@ def _commands(g, votes):
         "queries-fixed": ["account", "queries", str(g), "--queries", "20", "--epsilon-total", "1",
                           "--member-randomness", "fixed", "--json"],
         "shuffle": ["shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6", "--classes", "3", "--json"],
+        "shuffle-rounds": ["shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6", "--rounds", "5", "--json"],
+        "shuffle-target": ["shuffle", "--n", "1e4", "--target-eps", "1", "--delta", "1e-6", "--json"],
         "account-votes": ["account-votes", "--K", "101", "--eps0", "1", "--Q", "3", "--target-eps", "5", "--json"],
     }
 

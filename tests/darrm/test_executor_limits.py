@@ -124,3 +124,18 @@ def test_blas_is_single_threaded_under_process_or_memory_limits(limit):
     r = subprocess.run([sys.executable, "-c", _THREADS], capture_output=True, text=True, timeout=60, env=env,
                        preexec_fn=_with_limit(limit, value))
     assert r.stdout.split() == ["1", "1"], r.stderr
+
+
+class _ClusterGone:
+    def scatter(self, *a, **kw):
+        raise RuntimeError("ConnectionPool closing.")
+
+
+def test_a_dask_cluster_that_goes_away_is_one_solve_error_line():
+    pytest.importorskip("distributed")
+    from darrm.errors import SolveError
+
+    ex = DaskExecutor.__new__(DaskExecutor)
+    ex.client = _ClusterGone()
+    with pytest.raises(SolveError, match=r"^executor: the Dask cluster stopped answering .*ConnectionPool closing"):
+        list(ex.run(lambda s, x: x, None, [1, 2]))

@@ -126,7 +126,7 @@ def test_the_registry_refuses_a_second_family_of_one_name_and_unknown_names():
 
 def test_the_other_lists_of_family_names_are_derived_from_the_registry():
     assert darrm.FAMILIES == families.names()
-    assert families.table_names() == (*families.names(), "custom")
+    assert families.table_names() == (*families.names(), "custom", "budget")
     assert set(families.names()) <= vocabulary()
 
 

@@ -58,3 +58,37 @@ def test_table_output_and_plot(tmp_path, capsys):
 def test_bad_arguments_raise_parameter_error(argv, name, capsys):
     with pytest.raises(ParameterError, match=name):
         _run(["shuffle", *argv], capsys)
+
+
+def test_rounds_prints_the_composed_epsilon_total(capsys):
+    from darrm.accounting.shuffle.composition import ShuffleRound, rounds_epsilon
+    from darrm.accounting.shuffle.randomizers import GenericLDP
+
+    rc, out = _run(["shuffle", "--n", "1e4", "--eps0", "1", "--delta", "1e-6", "--rounds", "10", "--json"], capsys)
+    (rec,) = json.loads(out)
+    assert rc == 0 and rec["rounds"] == 10 and rec["delta_total"] == 1e-6 and rec["epsilon0"] == 1.0
+    assert rec["epsilon_total"] == rounds_epsilon([ShuffleRound(GenericLDP(1.0), 10_000, 10)], 1e-6)
+
+
+def test_target_eps_solves_for_the_largest_eps0(capsys):
+    from darrm.accounting.shuffle.calibration import central_epsilon
+
+    rc, out = _run(["shuffle", "--n", "1e4", "--target-eps", "0.5", "--delta", "1e-6", "--classes", "2", "--json"],
+                   capsys)
+    rec = json.loads(out)
+    e0 = rec["epsilon0"]
+    assert rc == 0 and rec["epsilon_total"] <= 0.5 == rec["target_epsilon"]
+    assert central_epsilon(e0 * 1.001, 10_000, 1e-6, 2) > 0.5  # the largest, to 0.1 %
+
+
+@pytest.mark.parametrize("argv,name", [
+    (["--n", "100", "--delta", "1e-6"], "eps0"),
+    (["--n", "100", "--eps0", "1", "--target-eps", "1", "--delta", "1e-6"], "eps0"),
+    (["--n", "100", "--eps0", "1", "--delta", "1e-6", "--rounds", "0"], "rounds"),
+    (["--n", "100", "--target-eps", "-1", "--delta", "1e-6"], "target_eps"),
+    (["--n", "100", "--eps0", "1", "--delta", "1e-6", "--rounds", "3", "--plot", "x.png"], "plot")])
+def test_bad_rounds_and_target_raise_parameter_error(argv, name, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ParameterError, match=name):
+        _run(["shuffle", *argv], capsys)
+    assert not (tmp_path / "x.png").exists()

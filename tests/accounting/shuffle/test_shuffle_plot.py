@@ -65,3 +65,15 @@ def test_envelope_ignores_missing_methods():
     data = {("a", "upper"): {100: 2.0, 1000: 1.0}, ("b", "upper"): {1000: 0.5}, ("c", "lower"): {1000: 0.1}}
     up, low = shuffle_plot.envelope(ns, data, "upper"), shuffle_plot.envelope(ns, data, "lower")
     assert list(up) == [2.0, 0.5] and math.isnan(low[0]) and low[1] == 0.1
+
+
+def test_one_eps0_panel_does_not_clip_its_legend():
+    """Issue 23: with one ε0 the 3-column legend of long labels was wider than the figure."""
+    fig = shuffle_plot.eps_vs_n_figure(2000, [1.0], 1e-4, classes=2, points=3)
+    try:
+        assert overflow_inches(fig) == 0.0
+        fig.canvas.draw()
+        box = fig.legends[0].get_window_extent()
+        assert box.x0 >= 0 and box.x1 <= fig.bbox.width
+    finally:
+        pyplot().close(fig)

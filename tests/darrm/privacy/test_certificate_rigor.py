@@ -28,6 +28,7 @@ from darrm.params import PrivacyParams
 from darrm.privacy.certify import certify, certify_tight
 from darrm.privacy.condition import relative_error_bound
 from darrm.privacy.corners import count_vectors
+from darrm.privacy.profile_reference import mp_corners
 from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.table import GammaTable
 from darrm.verification import aggregate
@@ -36,15 +37,6 @@ mpmath.mp.dps = 60
 
 
 # ----------------------------------------------------------------------------- the independent checker
-def _mp_corners(eps: float, Delta: float) -> list[tuple]:
-    e = mpmath.exp(mpmath.mpf(eps))
-    D = mpmath.mpf(Delta)
-    hi, lo = (e + D) / (e + 1), (1 - D) / (e + 1)
-    if Delta == 0:
-        return [(0, 0), (1, 1), (hi, lo), (lo, hi)]
-    return [(0, 0), (1, 1), (0, D), (D, 0), (1 - D, 1), (1, 1 - D), (hi, lo), (lo, hi)]
-
-
 def _poly_pow(p, n: int) -> list:
     out = [mpmath.mpf(1)]
     for _ in range(n):
@@ -67,7 +59,7 @@ def _conv(a: list, b: list) -> list:
 
 def exact_max_violation(gamma: np.ndarray, K: int, eps_total: float, eps: float, Delta: float, delta: float) -> float:
     """max over multisets, outputs, directions of Pr[A(D)=o] − e^{ε_tot}·Pr[A(D′)=o] − δ, 60 digits."""
-    cs = _mp_corners(eps, Delta)
+    cs = mp_corners(eps, Delta)
     mid = (K + 1) // 2
     w1 = [(mpmath.mpf(float(g)) if l >= mid else 0) + (1 - mpmath.mpf(float(g))) / 2 for l, g in enumerate(gamma)]
     E = mpmath.exp(mpmath.mpf(eps_total))

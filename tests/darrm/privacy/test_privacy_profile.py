@@ -71,6 +71,20 @@ def test_sweep_profile_is_the_same_on_worker_processes(rng):
     np.testing.assert_allclose(serial.delta(EPS_GRID), direct.delta(EPS_GRID), rtol=0, atol=1e-14)
 
 
+def test_sweep_profile_on_a_dask_cluster_is_the_serial_one(rng):
+    distributed = pytest.importorskip("distributed")
+    from darrm.backends.executors import DaskExecutor
+
+    params = PrivacyParams(7, 3, 0.3, 1e-3)
+    g = _random_gamma(7, rng)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
+        with distributed.Client(cl) as client:
+            dask = privacy_profile(g, params, method="sweep", executor=DaskExecutor(client))
+    serial = privacy_profile(g, params, method="sweep", executor=SerialExecutor())
+    np.testing.assert_array_equal(dask.x, serial.x)
+    np.testing.assert_array_equal(dask.y, serial.y)
+
+
 def test_sweep_profile_on_a_torch_device_matches(rng):
     pytest.importorskip("torch")
     from darrm.backends.devices import TorchDevice

@@ -201,8 +201,10 @@ def test_every_record_carries_a_valid_total_checked_independently(student_run):
         if r["method"].startswith("darrm"):
             fresh = r["epsilon_total_fresh_members"]
             label = r["accountant_fresh_members"]
-            assert "GENERIC" in label and "NOT for fixed teachers" in label
-            assert r["eps_query"] < fresh <= r["Q"] * r["eps_query"] + 1e-12  # between one query and basic composition
+            assert "TIGHT" in label and "NOT for fixed teachers" in label
+            assert r["delta_total_fresh_members"] == r["delta_total_paper"]
+            # the tight bound: above one query's ε (at a smaller δ), below the generic optimal composition
+            assert r["eps_query"] * 0.5 < fresh <= r["eps_total_optimal"] * (1 + 1e-6)
 
 
 def test_darrm_total_on_fixed_teachers_does_not_grow_with_Q():
@@ -211,6 +213,7 @@ def test_darrm_total_on_fixed_teachers_does_not_grow_with_Q():
     b = total_budget("darrm", "private", 500, mech, 0.09, 1e-4, 0.2)
     assert a["epsilon_total"] == b["epsilon_total"] == 0.09
     assert a["epsilon_total_fresh_members"] < b["epsilon_total_fresh_members"]
+    assert "GENERIC" in a["accountant_fresh_members"]  # no table given: the generic bound, named
     with pytest.raises(ParameterError, match="sigma"):
         total_budget("gnmax", "nonprivate", 5, mech, 0.09, 1e-4, 0.01)
 

@@ -1,0 +1,56 @@
+"""The largest local ε0 whose shuffled protocol meets a target central ε.
+
+Claim: every valid upper bound ε(ε0) of :mod:`darrm.accounting.shuffle` is non-decreasing in ε0
+(a smaller ε0 is a post-processing-closed subclass for the generic class, and each method's
+δ(ε) grows with ε0), so {ε0 : ε(ε0) <= target} is an interval (0, ε0*]; the search returns a
+point of it that is *checked* to satisfy ε(ε0) <= target (the certified side of
+:func:`darrm.numerics.inversion.inverse_monotone`), so the guarantee holds whatever the
+monotonicity.
+"""
+
+from __future__ import annotations
+
+from darrm import validation as v
+from darrm.numerics.inversion import inverse_monotone
+
+from .best import best_upper_bound, randomizer_for
+from .composition import ShuffleRound, rounds_epsilon
+
+
+def central_epsilon(eps0: float, n: int, delta: float, classes: int | None = None, rounds: int = 1) -> float:
+    """The best valid upper bound on the central ε of ``rounds`` shuffled rounds of ``n`` users
+    (generic ε0-LDP randomizer, or k-RR with ``classes``) at total ``delta``: one round by
+    :func:`best_upper_bound`, several by :func:`.composition.rounds_epsilon`."""
+    rounds = v.count("rounds", rounds)
+    r = randomizer_for(eps0, classes)
+    if rounds == 1:
+        return best_upper_bound(r, n, delta=delta).eps
+    return rounds_epsilon([ShuffleRound(r, n, rounds)], delta)
+
+
+def eps0_for_target(target_eps: float, n: int, delta: float, classes: int | None = None, rounds: int = 1,
+                    *, rtol: float = 1e-4) -> float:
+    """The largest ε0 (to relative ``rtol``) with :func:`central_epsilon` <= ``target_eps``.
+
+    Args:
+        target_eps: the central ε to meet (> 0).
+        n: the number of users.
+        delta: the (total) δ.
+        classes: None for a generic ε0-LDP randomizer, k for k-ary randomized response.
+        rounds: the number of shuffled rounds composed.
+        rtol: relative tolerance on ε0.
+
+    Returns:
+        ε0 with central_epsilon(ε0) <= target_eps (checked).
+
+    Raises:
+        ParameterError: a bad parameter, or ``target_eps`` unreachable even at ε0 = 1e-4
+            (names ``target_eps``).
+    """
+    target_eps = v.epsilon("target_eps", target_eps)
+    n = v.count("n", n)
+    delta = v.open_unit("delta", delta)
+    rounds = v.count("rounds", rounds)
+    return inverse_monotone(lambda e0: central_epsilon(e0, n, delta, classes, rounds), target_eps, 1e-4,
+                            max(1.0, 2 * target_eps), increasing=True, side="certified", geometric=True,
+                            rtol=rtol, xtol=1e-12, expand=2.0, limits=(1e-4, 30.0), name="target_eps")

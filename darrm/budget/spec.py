@@ -1,0 +1,60 @@
+"""A total privacy budget over Q queries answered by one γ table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ParameterError
+from ..validation import choice, count, open_unit, positive
+
+#: how the members answer successive queries; only "fresh" has a proven composition theorem
+MEMBER_RANDOMNESS = ("fresh",)
+
+
+@dataclass(frozen=True)
+class TotalBudget:
+    """(ε_total, δ_total) for Q adaptively chosen queries of one DaRRM table.
+
+    Attributes:
+        epsilon: ε_total > 0.
+        delta: δ_total ∈ (0, 1).
+        queries: Q ≥ 1.
+        member_randomness: "fresh" (each member answers each query with fresh randomness, so
+            the Q answers are an adaptive composition and the Q-fold composition of the query's
+            dominating pair bounds them; Zhu, Dong & Wang 2022, Theorem 10).  Fixed trained
+            members are not covered by that theorem and are refused here.
+
+    Raises:
+        ParameterError: a value out of range (named).
+    """
+
+    epsilon: float
+    delta: float
+    queries: int
+    member_randomness: str = "fresh"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", positive("epsilon", self.epsilon))
+        object.__setattr__(self, "delta", open_unit("delta", self.delta))
+        object.__setattr__(self, "queries", count("queries", self.queries))
+        if self.member_randomness not in MEMBER_RANDOMNESS:
+            raise ParameterError(
+                "member_randomness",
+                f"must be 'fresh' for a total budget (composition over queries is proven only for members "
+                f"answering each query with fresh randomness), got {self.member_randomness!r}")
+        choice("member_randomness", self.member_randomness, MEMBER_RANDOMNESS)
+
+    def to_dict(self) -> dict:
+        """JSON-ready (stored in γ files)."""
+        return {"epsilon": self.epsilon, "delta": self.delta, "queries": self.queries,
+                "member_randomness": self.member_randomness}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TotalBudget:
+        """Inverse of :meth:`to_dict`.
+
+        Raises:
+            ParameterError: missing or bad keys."""
+        if not isinstance(d, dict) or any(k not in d for k in ("epsilon", "delta", "queries")):
+            raise ParameterError("budget", f"must be a dict with epsilon, delta, queries; got {d!r}")
+        return cls(d["epsilon"], d["delta"], d["queries"], d.get("member_randomness", "fresh"))
