@@ -29,6 +29,7 @@ from .errors import GammaFileError as GammaFileError
 from .errors import MissingDependencyError as MissingDependencyError
 from .errors import ParameterError as ParameterError
 from .errors import SolveError as SolveError
+from .errors import WorkerLostError as WorkerLostError
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .api import FAMILIES as FAMILIES
@@ -100,6 +101,7 @@ __all__ = [
     "SolveReport",
     "StopReason",
     "TotalBudget",
+    "WorkerLostError",
     "__version__",
     "aggregate",
     "aggregate_counts",

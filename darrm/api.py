@@ -91,19 +91,21 @@ def _solve_groups(params: Any, prior: Prior, family: families.Family, opts: Solv
 
 
 def _certify_groups(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
-                    max_memory: float | None) -> Certificate:
+                    max_memory: float | None, executor: Any = None) -> Certificate:
+    # the groups' corner product is streamed in blocks in this process: the executor is not used
     from .groups.certificate import certify_groups
 
     return certify_groups(gamma, params, tol=tol, max_memory=max_memory)
 
 
 def _certify_shared(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
-                    max_memory: float | None) -> Certificate:
-    return certify_shared(gamma, params, tol=tol, progress=progress, max_memory=max_memory)
+                    max_memory: float | None, executor: Any = None) -> Certificate:
+    return certify_shared(gamma, params, tol=tol, progress=progress, max_memory=max_memory, executor=executor)
 
 
 def _certify_disjoint(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
-                      max_memory: float | None) -> Certificate:
+                      max_memory: float | None, executor: Any = None) -> Certificate:
+    # O(K) vertices in this process: there is nothing to distribute, so the executor is not used
     return certify_disjoint(gamma, params, tol=tol, max_memory=max_memory)
 
 
@@ -117,7 +119,8 @@ class MemberModel:
         gamma_format: the ``format`` of its γ files (:mod:`darrm.gamma_file`).
         guarantee: how its per-query guarantee is written in messages.
         scope: what its certificate ranges over (``darrm solve``'s summary).
-        certify: ``(γ, params, tol, progress, max_memory) -> Certificate``, rigorous.
+        certify: ``(γ, params, tol, progress, max_memory, executor) -> Certificate``, rigorous
+            (``executor``: where its sweeps run, None: chosen by size; a model may run in-process).
         check: ``(params, family, options, executor, checkpoint) -> None``; raises ParameterError
             for what its solver would drop silently.
         solve: ``(params, prior, family, options, executor, checkpoint, progress, log) -> GammaTable``.
@@ -128,7 +131,7 @@ class MemberModel:
     gamma_format: str
     guarantee: str
     scope: str
-    certify: Callable[[np.ndarray, Any, float, bool | None, float | None], Certificate]
+    certify: Callable[..., Certificate]
     check: Callable[..., None]
     solve: Callable[..., GammaTable]
 
@@ -330,7 +333,8 @@ def _key(gamma: np.ndarray, params: object, tol: float) -> tuple:
 
 
 def certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams | GroupParams, *, tol: float | None = None,
-            progress: bool | None = None, max_memory: float | None = None) -> Certificate:
+            progress: bool | None = None, max_memory: float | None = None,
+            executor: Executor | TorchDevice | None = None) -> Certificate:
     """The rigorous certificate of the parameters' member model, memoised by content.
 
     Shared data: Lemma 3.4 over Lemma 5.1's corner multisets (`darrm.privacy.certify.certify`);
@@ -344,6 +348,11 @@ def certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams | GroupPar
         progress: show a progress bar on long sweeps (None: when stderr is a terminal).
         max_memory: refuse before any work when the estimated memory exceeds this many bytes
             (None: the memory available).
+        executor: where the exhaustive sweep runs (shared members): an Executor
+            (``darrm.backends``: serial, local processes, joblib's active backend, Dask), any
+            ``concurrent.futures.Executor``, a TorchDevice, or None (local processes as fit).  The
+            workers receive γ and the parameters and build the tables themselves; the verdict is
+            the same on every executor.
 
     Returns:
         The [Certificate][darrm.Certificate]; ``certified`` is the verdict.
@@ -355,13 +364,14 @@ def certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams | GroupPar
     budget = validate_max_memory(max_memory)
     model = model_of(params)
     flag("progress", progress, allow_none=True)
+    check_executor("executor", executor)
     g = validate_gamma(gamma, params.K)
     key = _key(g, params, t)
     hit = _cache.get(key)
     if hit is not None:
         _cache.move_to_end(key)
         return hit
-    cert = model.certify(g, params, t, progress, budget)
+    cert = model.certify(g, params, t, progress, budget, executor)
     _cache[key] = cert
     while len(_cache) > CACHE_SIZE:
         _cache.popitem(last=False)

@@ -334,10 +334,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from .backends.executors import make_executor
     from .gamma_file import load
 
     with _option_names(args):
-        table = load(args.file, max_memory=args.max_memory)
+        executor = None if args.executor is None else make_executor(args.executor)
+        table = load(args.file, max_memory=args.max_memory, executor=executor)
     if args.json:
         print_json({"verified": True, **table_record(table, args.file)})
         return 0
@@ -534,7 +536,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", choices=("auto", "full", "cutting-planes"), default=D.method,
                    help="full LP over all corner multisets, or constraint generation (auto: by size)")
     p.add_argument("--executor", default="serial",
-                   help="where exhaustive sweeps run: serial | local[:N] (processes) | dask:ADDRESS | torch[:DEVICE] "
+                   help="where exhaustive sweeps run: serial | local[:N] (processes) | joblib[:N] | dask:ADDRESS | "
+                        "torch[:DEVICE] "
                         "(shared members only)")
     p.add_argument("--checkpoint",
                    help="constraint generation (shared members, --family opt, not the full LP): save/resume the "
@@ -574,6 +577,10 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Check a γ file's checksum and re-run the full privacy certificate "
                                    "for the parameters it records; exit 2 if either fails.")
     p.add_argument("file", help="the γ file (written by `darrm solve --out`)")
+    p.add_argument("--executor", default=None,
+                   help="where the certificate's sweep runs: serial | local[:N] (processes) | joblib[:N] (joblib's "
+                        "active backend, loky: local processes) | dask:ADDRESS | torch[:DEVICE] (default: local "
+                        "processes as fit, serial for small K)")
     p.add_argument("--max-memory", type=_memory_arg, default=None, metavar="SIZE",
                    help="memory the certificate may use, e.g. 4G or 512M (default: what is available at the start); "
                         "a file whose certificate needs more is refused before any work (-v prints the estimate)")

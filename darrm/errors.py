@@ -29,6 +29,11 @@ class SolveError(DarrmError):
     """The LP was infeasible, unbounded, or the solver failed."""
 
 
+class WorkerLostError(DarrmError):
+    """An executor lost blocks of an exhaustive sweep (a worker died) and retrying did not bring
+    them back: no verdict is given for an incomplete sweep."""
+
+
 class CertificationError(DarrmError):
     """A γ table does not satisfy the privacy constraints it claims."""
 

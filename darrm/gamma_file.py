@@ -29,6 +29,7 @@ import hashlib
 import json
 import math
 import os
+from typing import Any
 
 import numpy as np
 
@@ -112,9 +113,11 @@ def save(table: GammaTable, path: str | os.PathLike, *, tol: float | None = None
 
 
 def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool = True,
-         max_memory: float | None = None) -> GammaTable:
+         max_memory: float | None = None, executor: Any = None) -> GammaTable:
     """Read a γ file, check format, checksum and parameters, and re-run the certificate, whose
-    memory is estimated first and refused past ``max_memory`` bytes (None: the memory available).
+    memory is estimated first and refused past ``max_memory`` bytes (None: the memory available),
+    on ``executor`` (:func:`darrm.api.certify`: local processes, joblib, Dask, any
+    ``concurrent.futures.Executor``; None: chosen by size).
 
     Raises:
         GammaFileError: unreadable, corrupt, tampered with, or not certified.
@@ -180,7 +183,7 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
     if recertify:
         try:
-            cert = certify(table.gamma, params, tol=tol, max_memory=max_memory)
+            cert = certify(table.gamma, params, tol=tol, max_memory=max_memory, executor=executor)
         except MemoryError:
             raise GammaFileError(
                 f"{path}: certifying a table for K={params.K} needs more memory than is available"

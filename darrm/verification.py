@@ -7,6 +7,8 @@ The certificate itself is chosen by the table's member model in :func:`darrm.api
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import mechanism
@@ -17,38 +19,41 @@ from .table import GammaTable
 from .validation import instance
 
 
-def certify_table(table: GammaTable, *, tol: float | None = None, progress: bool | None = None) -> Certificate:
+def certify_table(table: GammaTable, *, tol: float | None = None, progress: bool | None = None,
+                  executor: Any = None) -> Certificate:
     """[darrm.certify][] of a table's γ for its own parameters.
 
     Args:
         table: the table.
         tol: a threshold ≤ 0 that may only make the verdict stricter (default 0).
         progress: show a progress bar on long sweeps (None: when stderr is a terminal).
+        executor: where the certificate's sweep runs ([darrm.certify][]; None: chosen by size).
 
     Returns:
         The table's [Certificate][darrm.Certificate].
     """
-    return certify(table.gamma, table.params, tol=tol, progress=progress)
+    return certify(table.gamma, table.params, tol=tol, progress=progress, executor=executor)
 
 
 def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int | None = None, *,
-              secure: bool = False) -> np.ndarray:
+              secure: bool = False, executor: Any = None) -> np.ndarray:
     """Private majority labels from a *certified* table (:func:`darrm.mechanism.aggregate`).
 
     ``votes`` is a (Q, K) 0/1 matrix (one query: (1, K)); counts go through :func:`aggregate_counts`.
     ``secure=True`` draws every coin from the OS CSPRNG (:mod:`darrm.secure_random`, exact
-    Bernoulli(γ(L)) draws) and ignores ``rng``.
+    Bernoulli(γ(L)) draws) and ignores ``rng``.  ``executor``: where the table's certificate runs
+    (:func:`certify_table`; the labels are drawn here).
 
     Raises:
         CertificationError: the table is not (ε, δ)-DP for its parameters.
     """
-    _check_certified(table)
+    _check_certified(table, executor)
     return mechanism.aggregate(votes, table.gamma, rng, secure=secure)
 
 
-def _check_certified(table: GammaTable) -> None:
+def _check_certified(table: GammaTable, executor: Any = None) -> None:
     instance("table", table, GammaTable, "a darrm.GammaTable (darrm.mechanism.aggregate takes a raw γ array)")
-    cert = certify_table(table)
+    cert = certify_table(table, executor=executor)
     if not cert.certified:
         raise CertificationError(
             f"refusing to label with a table that is not private for its parameters "
@@ -57,7 +62,7 @@ def _check_certified(table: GammaTable) -> None:
 
 
 def aggregate_counts(counts: object, table: GammaTable, rng: np.random.Generator | int | None = None, *,
-                     secure: bool = False) -> np.ndarray:
+                     secure: bool = False, executor: Any = None) -> np.ndarray:
     """:func:`aggregate` from Q vote counts L ∈ [0, K] (a 1-D array) instead of a vote matrix."""
-    _check_certified(table)
+    _check_certified(table, executor)
     return mechanism.aggregate_counts(counts, table.gamma, rng, secure=secure)

@@ -13,8 +13,8 @@ PUBLIC = [
     "DisjointParams", "FAMILIES", "GammaFileError", "GammaTable", "GroupParams", "IIDPrior", "IndependentPrior",
     "LocalRR", "MemberGroup", "MissingDependencyError", "NeighboringRelation", "NonPrivate", "PaperMCPrior",
     "ParameterError", "Prior", "PrivacyParams", "PrivacyProfile", "SolveError", "SolveOptions", "SolveReport",
-    "StopReason", "TotalBudget", "__version__", "aggregate", "aggregate_counts", "certify", "certify_tight",
-    "design_for_budget", "error_curve",
+    "StopReason", "TotalBudget", "WorkerLostError", "__version__", "aggregate", "aggregate_counts", "certify",
+    "certify_tight", "design_for_budget", "error_curve",
     "expected_signed_error", "family_gamma", "gamma_const", "gamma_dsub", "gamma_sub", "load",
     "privacy_profile", "save", "solve",
 ]

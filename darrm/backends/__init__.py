@@ -1,6 +1,8 @@
 """Where the exhaustive sweeps run: executors (this process, local processes, a Dask
-cluster) and array devices (numpy, torch on CPU/GPU)."""
+cluster, joblib's active backend, any ``concurrent.futures`` pool) and array devices (numpy,
+torch on CPU/GPU)."""
 
+from .adapters import FuturesExecutor, JoblibExecutor
 from .devices import TorchDevice
 from .executors import (
     DaskExecutor,
@@ -10,4 +12,5 @@ from .executors import (
     make_executor,
 )
 
-__all__ = ["DaskExecutor", "Executor", "ProcessExecutor", "SerialExecutor", "TorchDevice", "make_executor"]
+__all__ = ["DaskExecutor", "Executor", "FuturesExecutor", "JoblibExecutor", "ProcessExecutor", "SerialExecutor",
+           "TorchDevice", "make_executor"]

@@ -220,19 +220,25 @@ def _probe_scheduler(address: str, timeout: float) -> None:
 
 def check_executor(name: str, executor: object) -> None:
     """``executor`` is None, an :class:`Executor` (anything with a ``run`` method) or a
-    :class:`~darrm.backends.devices.TorchDevice`; a spec string goes through :func:`make_executor`."""
-    if executor is None or isinstance(executor, TorchDevice) or callable(getattr(executor, "run", None)):
+    :class:`~darrm.backends.devices.TorchDevice` or a ``concurrent.futures.Executor`` (run through
+    :class:`~darrm.backends.adapters.FuturesExecutor`); a spec string goes through :func:`make_executor`."""
+    from concurrent.futures import Executor as FuturesPool
+
+    if executor is None or isinstance(executor, (TorchDevice, FuturesPool)) or callable(getattr(executor, "run", None)):
         return
     hint = f" (for a spec string use darrm.backends.executors.make_executor({executor!r}))" if isinstance(
         executor, str) else ""
-    raise ParameterTypeError(name, f"must be an Executor, a TorchDevice or None, got {type(executor).__name__}{hint}")
+    raise ParameterTypeError(name, "must be an Executor, a concurrent.futures.Executor, a TorchDevice or None, "
+                                   f"got {type(executor).__name__}{hint}")
 
 
 def make_executor(spec: str | None) -> Executor | TorchDevice:
-    """CLI helper: "serial", "local[:N]" (processes), "dask:ADDRESS" or "torch[:DEVICE]"
+    """CLI helper: "serial", "local[:N]" (processes), "joblib[:N]" (joblib's active backend, loky by
+    default: :class:`~darrm.backends.adapters.JoblibExecutor`), "dask:ADDRESS" or "torch[:DEVICE]"
     (a :class:`~darrm.backends.devices.TorchDevice`: the sweep accepts either)."""
     if spec is not None and not isinstance(spec, str):  # e.g. Python 3.11's argparse: `--executor=--` → []
-        raise ParameterError("executor", f"must be serial, local[:N], dask:ADDRESS or torch[:DEVICE], got {spec!r}")
+        raise ParameterError("executor", f"must be serial, local[:N], joblib[:N], dask:ADDRESS or torch[:DEVICE], "
+                                          f"got {spec!r}")
     if spec in (None, "", "serial"):
         return SerialExecutor()
     kind, _, arg = spec.partition(":")
@@ -251,6 +257,18 @@ def make_executor(spec: str | None) -> Executor | TorchDevice:
                                              f"limit allows (RLIMIT_NPROC = {limit}, `ulimit -u`); use local:N "
                                              f"with N < {limit}")
         return ProcessExecutor(n)
+    if kind == "joblib":
+        from .adapters import JoblibExecutor
+
+        if not arg:
+            return JoblibExecutor(-1)
+        try:
+            jobs = int(arg)
+        except ValueError:
+            jobs = 0
+        if jobs < 1:
+            raise ParameterError("executor", f"joblib:N needs a number of workers N >= 1, got {arg!r}")
+        return JoblibExecutor(jobs)
     if kind == "torch":
         return TorchDevice(arg or None)
     if kind == "dask":
@@ -258,4 +276,5 @@ def make_executor(spec: str | None) -> Executor | TorchDevice:
             raise ParameterError("executor", "dask needs a scheduler address: dask:tcp://HOST:PORT")
         return DaskExecutor(arg)
     raise ParameterError("executor",
-                         f"unknown executor {spec!r}; use serial, local[:N], dask:ADDRESS or torch[:DEVICE]")
+                         f"unknown executor {spec!r}; use serial, local[:N], joblib[:N], dask:ADDRESS "
+                                      f"or torch[:DEVICE]")

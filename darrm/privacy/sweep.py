@@ -54,8 +54,10 @@ from ..logs import get_logger
 from ..mechanism import output_weights
 from ..numerics.binomial import binomial_rows
 from ..params import PrivacyParams
+from .block_maxima import ExtremeCubes, block_maximum, blocks_to_visit
 from .condition import Check, flush_tiny, pair_violation, pair_violation_extremes
 from .corners import count_vectors
+from .sweep_recipe import SweepRecipe, forget, run_blocks, warm
 
 log = get_logger("sweep")
 
@@ -339,6 +341,7 @@ def _as_numpy(a, xp=np) -> np.ndarray:
 def sweep_R(
     tables: SweepTables, R: int, chk: Check, top: int, threshold: float, per_block: int | None = None,
     xp=np, only: frozenset[int] | None = None, points: Callable[..., None] | None = None,
+    prune: bool = False,
 ) -> SweepBlockResult:
     """Δ > 0: every multiset with n_6 + n_7 = K − R (n_6, n_7: counts of (hi,lo), (lo,hi)).
 
@@ -366,7 +369,10 @@ def sweep_R(
     ``tables`` on a torch device (:mod:`darrm.backends.devices`).  ``only``: visit just the blocks
     with these n_6 (≥ n_7) — a screening pass (:func:`sweep`'s ``blocks``), not a certificate.
     ``points``: called as points(A, min_{n_2} B, max_{n_2} B, xp) for every gather instead of the
-    verdict (the privacy profile's cloud, :mod:`darrm.privacy.profile`; the arrays are reused)."""
+    verdict (the privacy profile's cloud, :mod:`darrm.privacy.profile`; the arrays are reused).
+    ``prune`` (numpy): each block's exact maximum from :func:`darrm.privacy.block_maxima.block_maximum`
+    without its tuples; only blocks that report candidates are visited (same maximum bit for bit,
+    same candidates up to ties)."""
     S, cd = R + 1, tables.K - R
     col = TopCollector(top, threshold, 8, per_block)
     like = tables.H
@@ -398,9 +404,18 @@ def sweep_R(
     # blocks with n_6 < n_7 repeat blocks with n_6 > n_7 and are skipped.
     cs = range((cd + 1) // 2, cd + 1)
     visited = 0
-    for c in (cs if only is None else sorted(set(cs) & only)):
+    wanted = list(cs if only is None else sorted(set(cs) & only))
+    for c in wanted:
+        visited += 1 if c == cd - c else 2
+    if prune and xp is np and points is None:
+        # exact block maxima without the tuples (:mod:`darrm.privacy.block_maxima`); only the
+        # blocks that must report candidates are visited below
+        cubes = ExtremeCubes(R)
+        maxima = {c: block_maximum(VR[c], VR[cd - c], R, chk, cubes) for c in wanted}
+        col.best = max([col.best, *maxima.values()])
+        wanted = sorted(blocks_to_visit(maxima, col.top, threshold, col.per_block))
+    for c in wanted:
         d = cd - c
-        visited += 1 if c == d else 2
         buf.At[cell_a] = VR[c]
         buf.Bf[cell_b] = VR[d]
         _running_reversed(buf.Bf, buf.Bmin, S, "min", xp)
@@ -635,17 +650,6 @@ def sweep_c(
     return col.result(checked)
 
 
-def _sweep_task(shared: tuple, item: int | tuple[int, frozenset[int]]) -> SweepBlockResult:
-    tables, chk, top, threshold, per_block = shared
-    R, only = item if isinstance(item, tuple) else (item, None)
-    return sweep_R(tables, R, chk, top, threshold, per_block, only=only)
-
-
-def _sweep_pure_task(shared: tuple, c: int) -> SweepBlockResult:
-    tables, chk, top, threshold, per_block = shared
-    return sweep_c(tables, c, chk, top, threshold, per_block)
-
-
 def sweep(
     gamma: np.ndarray,
     params: PrivacyParams,
@@ -656,6 +660,7 @@ def sweep(
     progress: bool | None = None,
     diverse: bool = True,
     blocks: Iterable | None = None,
+    prune: bool | None = None,
 ) -> SweepResult:
     """Largest violation of Pr[A(D)=o] ≤ e^{mε}Pr[A(D′)=o] + δ over every corner multiset,
     both outputs and both directions, as the rigorous bound v̂ of :mod:`darrm.privacy.condition`
@@ -668,8 +673,21 @@ def sweep(
 
     ``blocks``: visit only these blocks — (n_(hi,lo), n_(lo,hi)) pairs for Δ > 0 (oriented with
     the first ≥ the second), n_(hi,lo) values for Δ = 0 — a *screening* pass for constraint
-    generation (its maximum is over those blocks only: never a certificate)."""
+    generation (its maximum is over those blocks only: never a certificate).
+
+    ``prune`` (Δ > 0; None: :data:`PRUNE`): take each block's exact maximum from
+    :mod:`darrm.privacy.block_maxima` and visit tuple by tuple only the blocks that report
+    candidates; the maximum is the same bit for bit, the candidates the same up to ties.
+
+    ``executor`` receives a :class:`~darrm.privacy.sweep_recipe.SweepRecipe` (γ and the
+    parameters), never the tables: each worker builds them once per γ
+    (:mod:`darrm.privacy.sweep_recipe`); this process and forked local workers use the tables
+    built here.  Every block is accounted for: a block lost with a worker is run again, else
+    :class:`darrm.errors.WorkerLostError` is raised (:func:`~darrm.privacy.sweep_recipe.run_blocks`)."""
+    from ..backends.adapters import as_executor
+
     g = np.asarray(gamma, dtype=np.float64)
+    executor = as_executor(executor)
     if isinstance(executor, TorchDevice):
         return _sweep_on_device(g, params, executor, top=top, threshold=threshold, diverse=diverse)
     K = params.K
@@ -680,29 +698,41 @@ def sweep(
     total = math.comb(K + (7 if params.member_delta > 0 else 3), K)
     bar = tqdm(total=total, desc="sweep", unit="multiset", unit_scale=True, leave=False,
                disable=(not progress) if progress is not None else None)
-    results = []
-    # Δ = 0: the γ tables are two (K+1)³ products, built before BLAS is limited to one thread
-    tables: object = None if params.member_delta > 0 else build_pure_tables(g, params)
+    recipe = SweepRecipe(g, params, int(top), float(threshold), 1 if diverse else None,
+                         PRUNE if prune is None else bool(prune))
+    local = isinstance(ex, (SerialExecutor, ProcessExecutor))
+    # Δ = 0: the γ tables are two (K+1)³ products, built before BLAS is limited to one thread;
+    # only for this process and forked workers (a cluster's workers build their own)
+    if local and params.member_delta == 0:
+        warm(recipe, build_pure_tables(g, params))
+    try:
+        return _run_sweep(recipe, ex, local, blocks, bar)
+    finally:
+        forget(recipe)
+
+
+def _run_sweep(recipe: SweepRecipe, ex: Executor, local: bool, blocks: Iterable | None, bar: Any) -> SweepResult:
+    """:func:`sweep`'s blocks: the order (biggest first), the screening subset, the run."""
+    params, g, top = recipe.params, recipe.gamma, recipe.top
+    K = params.K
     with bar, one_blas_thread():
         items: list
-        fn: Callable[[tuple, Any], SweepBlockResult]
         if params.member_delta > 0:
-            tables = build_tables(g, params)
-            fn, items = _sweep_task, sorted(range(K + 1), key=lambda R: -_block_cost(K, R, True))
+            if local:
+                warm(recipe, build_tables(g, params))
+            items = sorted(range(K + 1), key=lambda R: -_block_cost(K, R, True))
             if blocks is not None:
                 by_R: dict[int, set[int]] = {}
                 for c, d in blocks:
                     by_R.setdefault(K - int(c) - int(d), set()).add(int(c))
                 items = [(R, frozenset(by_R[R])) for R in items if R in by_R]
         else:
-            fn, items = _sweep_pure_task, sorted(range(K + 1), key=lambda c: -_block_cost(K, c, False))
+            items = sorted(range(K + 1), key=lambda c: -_block_cost(K, c, False))
             if blocks is not None:
                 wanted = {int(c) for c in blocks}
                 items = [c for c in items if c in wanted]
-        shared = (tables, params.check, int(top), float(threshold), 1 if diverse else None)
-        for r in ex.run(fn, shared, items):  # biggest blocks first: balanced workers
-            results.append(r)
-            bar.update(r.checked)
+        # biggest blocks first: balanced workers
+        results = run_blocks(ex, recipe, items, on_result=lambda r: bar.update(r.checked))
     return merge(results, top)
 
 
@@ -712,6 +742,10 @@ def _block_cost(K: int, i: int, delta_positive: bool) -> int:
     if delta_positive:
         return (K - i + 2) // 2 * math.comb(i + 4, 4)
     return (min(i, K - i) + 1) ** 2 * (K - i + 1)
+
+
+#: :func:`sweep` prunes Δ > 0 blocks by their exact maxima unless told otherwise
+PRUNE = True
 
 
 #: below this much work (in units of :func:`_block_cost`, summed) a sweep runs in this process:

@@ -1,0 +1,100 @@
+"""Exact pruning: a block's maximum from the collapsed cubes equals the tuple-by-tuple maximum bit
+for bit, so a pruned sweep never skips a block it should report, on loose and on tight tables."""
+
+import functools
+
+import numpy as np
+import pytest
+
+import darrm
+from darrm.backends.executors import SerialExecutor
+from darrm.gamma import gamma_sub, symmetric_from_upper
+from darrm.params import PrivacyParams
+from darrm.privacy import sweep as sweep_mod
+from darrm.privacy.block_maxima import ExtremeCubes, block_maximum
+from darrm.privacy.certify import certify_tight
+from darrm.privacy.sweep import build_tables, sweep, sweep_R
+
+
+def _tables(K: int, m: int, eps: float, Delta: float, seed: int) -> list[tuple[PrivacyParams, np.ndarray]]:
+    """A random table, the all-ones table (violating), and γ_Sub at m = 1 (exactly tight: its
+    constraints hold with equality) scaled until certified."""
+    P = PrivacyParams(K, m, eps, Delta)
+    P1 = PrivacyParams(K, 1, eps, Delta)
+    rng = np.random.default_rng(seed)
+    tight, cert, _ = certify_tight(gamma_sub(K, 1), P1, executor=SerialExecutor())
+    assert cert.certified and cert.violation > -1e-9  # within 1e-9 of the threshold
+    return [(P, symmetric_from_upper(rng.uniform(size=(K + 1) // 2), K)), (P, np.ones(K + 1)), (P1, tight)]
+
+
+def _agree(a, b) -> bool:
+    """Same maximum bit for bit, same coverage, same reported violations (candidates up to ties)."""
+    return (a.max_violation == b.max_violation and a.checked == b.checked
+            and np.array_equal(np.sort(a.violations), np.sort(b.violations)))
+
+
+@pytest.mark.parametrize("K,m,Delta", [(5, 1, 1e-3), (13, 3, 1e-5), (21, 1, 0.02)])
+def test_block_maximum_equals_the_tuple_maximum_bit_for_bit(K, m, Delta):
+    for P, g in _tables(K, m, 0.3, Delta, K):
+        T = build_tables(g, P)
+        for R in range(K + 1):
+            cd = K - R
+            for c in range((cd + 1) // 2, cd + 1):
+                one = frozenset({c})  # the same rows V(·, c, d), V(·, d, c) either way
+                exact = sweep_R(T, R, P.check, 0, 0.0, 1, only=one, prune=False).max_violation
+                collapsed = sweep_R(T, R, P.check, 0, 0.0, 1, only=one, prune=True).max_violation
+                assert collapsed == exact, (R, c)
+
+
+def test_block_maximum_reads_only_cells_of_real_multisets():
+    """Reusing one R's cubes across blocks (stale cells) gives the fresh-cube value."""
+    P, g = _tables(9, 2, 0.3, 1e-3, 4)[0]
+    rng = np.random.default_rng(5)
+    for R in (0, 3, 9):
+        n = (R + 1) * (R + 2) * (R + 3) // 6
+        cubes = ExtremeCubes(R)
+        for _ in range(3):
+            A, B = rng.uniform(size=n), rng.uniform(size=n)
+            assert block_maximum(A, B, R, P.check, cubes) == block_maximum(A, B, R, P.check)
+
+
+@functools.lru_cache(maxsize=1)
+def _optimal(K: int, m: int, Delta: float) -> tuple[PrivacyParams, np.ndarray]:
+    P = PrivacyParams(K, m, 0.1, Delta)
+    return P, darrm.solve(P, darrm.IIDPrior(0.75)).gamma
+
+
+@pytest.mark.parametrize("top,threshold,diverse", [(1, -np.inf, True), (20, 0.0, True), (20, 0.0, False),
+                                                   (0, 0.0, True), (20, -1e-3, True)])
+def test_pruned_sweep_equals_the_exhaustive_sweep_on_tight_tables(top, threshold, diverse):
+    cases = _tables(17, 3, 0.3, 1e-4, 1) + [_optimal(21, 3, 1e-5)]
+    for P, g in cases:
+        full = sweep(g, P, top=top, threshold=threshold, diverse=diverse, prune=False, executor=SerialExecutor())
+        pruned = sweep(g, P, top=top, threshold=threshold, diverse=diverse, prune=True, executor=SerialExecutor())
+        assert _agree(pruned, full)
+        if top and np.isfinite(threshold):  # every violating block is still reported
+            assert pruned.candidates.shape == full.candidates.shape
+
+
+def test_pruned_certificate_at_K41_equals_the_exhaustive_one():
+    P = PrivacyParams(41, 1, 0.1, 1e-5)
+    g, cert, _ = certify_tight(gamma_sub(41, 1), P, executor=SerialExecutor())
+    assert cert.violation > -1e-9
+    full = sweep(g, P, top=1, threshold=-np.inf, prune=False, executor=SerialExecutor())
+    pruned = sweep(g, P, top=1, threshold=-np.inf, prune=True, executor=SerialExecutor())
+    assert _agree(pruned, full) and pruned.max_violation == cert.violation
+
+
+def test_a_deliberately_wrong_block_bound_is_caught(monkeypatch):
+    """The comparison has teeth: a bound scaled down (an unsound pruning rule) changes the result."""
+    P, g = _tables(13, 3, 0.3, 1e-3, 2)[1]  # all-ones: violating blocks to hide
+    full = sweep(g, P, top=20, threshold=0.0, prune=False, executor=SerialExecutor())
+    real = sweep_mod.block_maximum
+
+    def scaled_down(*args, **kw):
+        m = real(*args, **kw)
+        return m - 0.5 * abs(m) - 1e-3
+
+    monkeypatch.setattr(sweep_mod, "block_maximum", scaled_down)
+    wrong = sweep(g, P, top=20, threshold=0.0, prune=True, executor=SerialExecutor())
+    assert not _agree(wrong, full)
