@@ -214,9 +214,13 @@ class QueryBound:
 
 def _steps(steps: Sequence[tuple[GammaTable, int]]) -> list[tuple[GammaTable, int]]:
     out = []
-    if not isinstance(steps, Sequence) or not steps:
-        raise ParameterError("steps", "must be a non-empty sequence of (table, queries)")
-    for t, n in steps:
+    what = "a darrm.GammaTable or a non-empty sequence of (GammaTable, queries) pairs"
+    if not isinstance(steps, Sequence) or isinstance(steps, (str, bytes)) or not steps:
+        raise ParameterError("table", f"must be {what}, got {steps!r}")
+    for step in steps:
+        if not isinstance(step, (tuple, list)) or len(step) != 2:
+            raise ParameterError("table", f"must be {what}, got an element {step!r}")
+        t, n = step
         v.instance("table", t, GammaTable, "a darrm.GammaTable")
         out.append((t, v.count("queries", n)))
     return out
@@ -259,7 +263,7 @@ def fixed_members_bound(table: GammaTable, delta_total: float | None = None,
         dt = v.open_unit("delta_total", delta_total)
         eps = math.inf if dt < failure_delta(d, k) else optimal_homogeneous_epsilon(e, d, k, dt)
         return QueryBound(eps, dt, name, "fixed", 0, eps)
-    et = v.non_negative("epsilon_total", epsilon_total)
+    et = v.epsilon("epsilon_total", epsilon_total, allow_zero=True)
     dl = optimal_homogeneous_delta(e, d, k, et)
     return QueryBound(et, dl, name, "fixed", 0, dl, 0.0, "delta")
 
@@ -329,7 +333,7 @@ def composed_delta(table: GammaTable | Sequence[tuple[GammaTable, int]], queries
                    value_discretization_interval: float | None = None, bracket: float = DEFAULT_BRACKET,
                    loss_cap: float | None = None) -> QueryBound:
     """Total δ at ``epsilon_total`` (≥ 0); otherwise as :func:`composed_epsilon`."""
-    et = v.non_negative("epsilon_total", epsilon_total)
+    et = v.epsilon("epsilon_total", epsilon_total, allow_zero=True)
     return _query_bound(table, queries, et, False, member_randomness, value_discretization_interval, bracket,
                         loss_cap)
 
@@ -448,7 +452,7 @@ class QueryAccountant:
 
     def get_delta(self, eps: float, extra: Sequence[tuple[GammaTable, int]] = ()) -> float:
         """Total δ at ε_total = ``eps`` (0 with no queries)."""
-        et = v.non_negative("eps", eps)
+        et = v.epsilon("eps", eps, allow_zero=True)
         steps = self._merged(extra)
         if not steps:
             return 0.0

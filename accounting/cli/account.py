@@ -108,7 +108,7 @@ def _cmd_queries(args: argparse.Namespace) -> int:
     if args.delta_total is not None:
         v.open_unit("delta-total", args.delta_total)
     else:
-        v.non_negative("epsilon-total", args.epsilon_total)
+        v.epsilon("epsilon-total", args.epsilon_total, allow_zero=True)
     if args.interval is not None:
         v.positive("interval", args.interval)
     table = load(args.file)
@@ -217,7 +217,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("file", help="the γ file (written by `darrm solve --out`)")
     p.add_argument("--queries", type=count_arg, required=True, help="number Q of answered queries")
     p.add_argument("--delta-total", type=float, help="total δ in (0, 1): print epsilon_total (default: none)")
-    p.add_argument("--epsilon-total", type=float, help="total ε >= 0: print delta_total (default: none)")
+    p.add_argument("--epsilon-total", type=float, help="total ε in [0, 700]: print delta_total (default: none)")
     p.add_argument("--member-randomness", choices=("fresh", "fixed"), required=True,
                    help="fresh: members answer each query with fresh randomness (per-query composition); "
                         "fixed: the same trained members answer every query (post-processing of their "

@@ -44,7 +44,7 @@ from .data_dependent import _bounds_from_logq, _log1mexp, _log_q, _votes
 __all__ = ["ConfidentGNMaxAccount", "confident_gnmax_epsilon", "confident_gnmax_rdp", "log_pr_answered"]
 
 
-def log_pr_answered(votes: Sequence[int], threshold: float, sigma1: float) -> float:
+def log_pr_answered(votes: Sequence[int] | np.ndarray, threshold: float, sigma1: float) -> float:
     """log Pr[round(max n) + N(0, σ1²) ≥ T]: the probability that step 1 answers.
 
     Args:
@@ -82,15 +82,23 @@ def _step2_rdp(n: np.ndarray, sigma2: float, orders: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(dep), independent, np.minimum(dep, independent))
 
 
-def _orders(orders: Sequence[float]) -> np.ndarray:
+def _orders(orders: Sequence[float] | np.ndarray) -> np.ndarray:
     lam = np.asarray(orders, dtype=float)
     if lam.ndim != 1 or lam.size == 0 or not np.all(lam > 1.0) or not np.all(np.isfinite(lam)):
         raise ParameterError("orders", "must be a non-empty 1-D sequence of finite orders > 1")
     return lam
 
 
+def _histogram(i: int, h: object) -> np.ndarray:
+    try:
+        return _votes(h)  # type: ignore[arg-type]
+    except ParameterError as e:
+        raise ParameterError("histograms", f"row {i}: {str(e).removeprefix('votes: ')}") from None
+
+
 def confident_gnmax_rdp(histograms: Sequence[Sequence[int]], answered: Sequence[bool], threshold: float,
-                        sigma1: float, sigma2: float, orders: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+                        sigma1: float, sigma2: float,
+                        orders: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Total RDP of a run of Confident-GNMax queries: (data-dependent, data-independent), per order.
 
     Args:
@@ -112,9 +120,17 @@ def confident_gnmax_rdp(histograms: Sequence[Sequence[int]], answered: Sequence[
     lam = _orders(orders)
     sigma1 = v.positive("sigma1", sigma1)
     sigma2 = v.positive("sigma2", sigma2)
-    hs = [_votes(h) for h in histograms]
+    v.real("threshold", threshold)
+    if not isinstance(histograms, Sequence) or isinstance(histograms, (str, bytes)) or len(histograms) == 0:
+        raise ParameterError("histograms", f"must be a non-empty sequence of vote histograms, got {histograms!r}")
+    hs = [_histogram(i, h) for i, h in enumerate(histograms)]
+    if len({len(h) for h in hs}) != 1:
+        raise ParameterError("histograms", f"rows must have one length (the classes), got lengths "
+                                           f"{sorted({len(h) for h in hs})}")
+    if not isinstance(answered, Sequence) or isinstance(answered, (str, bytes)):
+        raise ParameterError("answered", f"must be a sequence of booleans, got {answered!r}")
     ans = [v.flag("answered", bool(a) if isinstance(a, (bool, np.bool_)) else a) for a in answered]
-    if len(hs) != len(ans) or not hs:
+    if len(hs) != len(ans):
         raise ParameterError("answered", f"need one flag per histogram, got {len(ans)} for {len(hs)}")
     dep = np.zeros_like(lam)
     ind = np.zeros_like(lam)

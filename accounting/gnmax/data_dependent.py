@@ -63,7 +63,7 @@ class DataDependentRDP:
         return min(self.gaussian_bound, self.data_dependent) if self.data_dependent is not None else self.gaussian_bound
 
 
-def _votes(votes: Sequence[int]) -> np.ndarray:
+def _votes(votes: Sequence[int] | np.ndarray) -> np.ndarray:
     if isinstance(votes, (str, bytes)) or votes is None:
         raise ParameterError("votes", f"must be a 1-D histogram of vote counts, got {votes!r}")
     arr = np.asarray(votes)

@@ -222,8 +222,10 @@ def design_for_budget(K: int, eps: float, member_delta: float, budget: TotalBudg
     """The γ of smallest expected error whose Q-fold composition meets ``budget`` (module docstring).
 
     Args:
-        K, eps, member_delta: K members (odd), each (ε, Δ)-DP; every member may see the changed
-            record (Lemma 5.1's corners).  No m: the budget replaces it.
+        K: the number of members (odd); every member may see the changed record (Lemma 5.1's
+            corners).  No m: the budget replaces it.
+        eps: each member's ε (each member is (ε, Δ)-DP).
+        member_delta: each member's Δ in [0, 1).
         budget: the total (ε, δ) over Q queries, members answering with fresh randomness.
         prior: the objective's prior (default i.i.d. mean 0.75).
         families: which families to search (baselines and targets; at least one).

@@ -91,6 +91,7 @@ from ..numerics.binomial import expected_weights
 from ..params import PrivacyParams
 from ..table import GammaTable
 from ..validation import choice
+from .certify import validate_max_memory
 from .condition import _TINY, FLUSH_BELOW, UNIT_ROUNDOFF, relative_error_bound
 from .corner_pmfs import pmf_pairs
 from .corners import complements, corner_count, corners, iter_count_vector_blocks, multiset_count
@@ -428,15 +429,21 @@ def privacy_profile(
         ParameterError: bad arguments, or the sweep does not fit the memory budget.
     """
     if isinstance(table, GammaTable):
-        if params is not None and params != table.params:
+        if params is not None and (not isinstance(params, MemberParams) or params != table.params):
             raise ParameterError("params", "differs from the table's parameters; pass one or the other")
         params, gamma = table.params, table.gamma
     else:
         gamma = table
+        if params is None:
+            raise ParameterError("table", f"must be a darrm.GammaTable, or a γ array with params, got {table!r}")
     if not isinstance(params, MemberParams):
         raise ParameterError("params", f"must be a darrm.PrivacyParams or DisjointParams, got {params!r}")
+    if params.members not in ("shared", "disjoint"):
+        raise ParameterError("params", f"the privacy profile covers members on shared data or on disjoint "
+                                       f"shards, not the {params.members!r} member model (not implemented)")
     choice("method", method, ("auto", "direct", "sweep"))
     check_executor("executor", executor)
+    max_memory = validate_max_memory(max_memory)
     g = validate_gamma(gamma, params.K)
     if params.members == "disjoint":  # the O(K) reduction of darrm.disjoint, through its parameters' methods
         dp = cast("DisjointParams", params)

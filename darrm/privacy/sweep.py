@@ -57,7 +57,7 @@ from ..params import PrivacyParams
 from .block_maxima import ExtremeCubes, block_maximum, blocks_to_visit
 from .condition import Check, flush_tiny, pair_violation, pair_violation_extremes
 from .corners import count_vectors
-from .sweep_recipe import SweepRecipe, forget, run_blocks, warm
+from .sweep_recipe import SweepRecipe, forget, run_blocks, tables_for, warm
 
 log = get_logger("sweep")
 
@@ -732,7 +732,7 @@ def _run_sweep(recipe: SweepRecipe, ex: Executor, local: bool, blocks: Iterable 
                 wanted = {int(c) for c in blocks}
                 items = [c for c in items if c in wanted]
         # biggest blocks first: balanced workers
-        results = run_blocks(ex, recipe, items, on_result=lambda r: bar.update(r.checked))
+        results = run_blocks(ex, recipe, items, run_block, on_result=lambda r: bar.update(r.checked))
     return merge(results, top)
 
 
@@ -855,3 +855,27 @@ def _sweep_on_device(
         Pt = PureTables(K, *(dev.put(a) for a in (P.Xhi, P.Xlo, P.Bhi, P.Blo)))
         results = [sweep_c(Pt, c, chk, top, threshold, per_block, xp=dev.xp) for c in range(K + 1)]
     return merge(results, top)
+
+
+def build_for(recipe: SweepRecipe) -> Any:
+    """The tables a recipe's blocks read (Δ > 0: :func:`build_tables`; Δ = 0: :func:`build_pure_tables`)."""
+    if recipe.delta_positive:
+        return build_tables(recipe.gamma, recipe.params)
+    return build_pure_tables(recipe.gamma, recipe.params)
+
+
+def run_block(recipe: SweepRecipe, item: Any) -> tuple[Any, Any]:
+    """(item, :class:`SweepBlockResult`) of one block, the function every executor runs: Δ > 0,
+    ``item`` is R (or (R, n_(hi,lo) values) for a screening pass); Δ = 0, it is n_(hi,lo) = c.  The
+    tables come from this process's cache (:func:`darrm.privacy.sweep_recipe.tables_for`).
+    Module-level, so any executor can pickle it by reference."""
+    tables = tables_for(recipe, build_for)
+    chk = recipe.params.check
+    with one_blas_thread():
+        if recipe.delta_positive:
+            R, only = item if isinstance(item, tuple) else (item, None)
+            res = sweep_R(tables, R, chk, recipe.top, recipe.threshold, recipe.per_block, only=only,
+                          prune=recipe.prune)
+        else:
+            res = sweep_c(tables, item, chk, recipe.top, recipe.threshold, recipe.per_block)
+    return item, res

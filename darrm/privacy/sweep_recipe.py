@@ -88,17 +88,10 @@ class SweepRecipe:
         return self.params.member_delta > 0
 
 
-def _build(recipe: SweepRecipe) -> Any:
-    from .sweep import build_pure_tables, build_tables
-
-    if recipe.delta_positive:
-        return build_tables(recipe.gamma, recipe.params)
-    return build_pure_tables(recipe.gamma, recipe.params)
-
-
-def tables_for(recipe: SweepRecipe) -> Any:
-    """The recipe's tables, built in this process at most once per checksum (thread-safe: the
-    threads of one Dask worker share one build)."""
+def tables_for(recipe: SweepRecipe, build: Callable[[SweepRecipe], Any]) -> Any:
+    """The recipe's tables, ``build(recipe)`` in this process at most once per checksum
+    (thread-safe: the threads of one Dask worker share one build).  The builder is the sweep's
+    (:func:`darrm.privacy.sweep.build_for`): this module only caches, so it imports no sweep code."""
     key = recipe.checksum
     with _cache_lock:
         hit = _cache.get(key)
@@ -110,7 +103,7 @@ def tables_for(recipe: SweepRecipe) -> Any:
         with _cache_lock:
             hit = _cache.get(key)
         if hit is None:
-            hit = _build(recipe)
+            hit = build(recipe)
             with _cache_lock:
                 _cache[key] = hit
                 while len(_cache) > CACHE_TABLES:
@@ -139,25 +132,6 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def run_block(recipe: SweepRecipe, item: Any) -> tuple[Any, Any]:
-    """(item, :class:`~darrm.privacy.sweep.SweepBlockResult`) of one block: Δ > 0, ``item`` is R
-    (or (R, n_(hi,lo) values) for a screening pass); Δ = 0, it is n_(hi,lo) = c.  Module-level,
-    so any executor can pickle it by reference."""
-    from ..backends.executors import one_blas_thread
-    from .sweep import sweep_c, sweep_R
-
-    tables = tables_for(recipe)
-    chk = recipe.params.check
-    with one_blas_thread():
-        if recipe.delta_positive:
-            R, only = item if isinstance(item, tuple) else (item, None)
-            res = sweep_R(tables, R, chk, recipe.top, recipe.threshold, recipe.per_block, only=only,
-                          prune=recipe.prune)
-        else:
-            res = sweep_c(tables, item, chk, recipe.top, recipe.threshold, recipe.per_block)
-    return item, res
-
-
 def worker_lost_errors() -> tuple[type[BaseException], ...]:
     """The exception types that mean "a worker died with its blocks", for the pool libraries
     already imported (an executor of joblib or Dask has imported its library; a plain certificate
@@ -175,8 +149,8 @@ def worker_lost_errors() -> tuple[type[BaseException], ...]:
 
 
 def run_blocks(executor: Any, recipe: SweepRecipe, items: Sequence[Hashable],
+               fn: Callable[[SweepRecipe, Any], tuple[Any, Any]],
                on_result: Callable[[Any], None] | None = None,
-               fn: Callable[[SweepRecipe, Any], tuple[Any, Any]] = run_block,
                retries: int = RETRIES) -> list[Any]:
     """Every block's result, exactly once, from ``executor.run(fn, recipe, items)``.
 
@@ -185,7 +159,8 @@ def run_blocks(executor: Any, recipe: SweepRecipe, items: Sequence[Hashable],
         recipe: the sweep's recipe (``shared``).
         items: the blocks (hashable, distinct).
         on_result: called with each block's result as it arrives (a progress bar).
-        fn: the block function, returning (item, result) (tests wrap it to kill workers).
+        fn: the block function, returning (item, result): :func:`darrm.privacy.sweep.run_block`
+            (tests wrap it to kill workers).
         retries: how many times the blocks of lost workers are run again.
 
     Returns:

@@ -248,7 +248,7 @@ def test_gamma_file_claiming_a_large_K_with_a_short_list(cli, tmp_path):
     from darrm.gamma_file import checksum
 
     d = {"format": "darrm-gamma/1", "K": 201, "m": 3.0, "eps": 0.1, "Delta": 1e-5, "delta": 3e-5,
-         "prior": None, "family": "opt", "gamma": [0.5] * 10, "solver": "x", "status": "ok",
+         "prior": None, "family": "opt", "gamma": [0.5] * 10, "solver": "x", "status": "optimal",
          "objective": None, "violation": 0.0, "version": "1", "info": {"pad": "x" * 2000}}
     d["checksum"] = checksum(d)
     f = tmp_path / "k.json"

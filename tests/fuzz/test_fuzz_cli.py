@@ -180,6 +180,10 @@ DISJOINT = ("--no-progress", "solve", "--members", "disjoint", "--K", "3", "--me
             "--target-eps", "1", "--out", "{d}/out/g.json")
 BUDGET = ("--no-progress", "solve", "--K", "3", "--eps", "0.3", "--member-delta", "1e-4", "--total-eps", "1",
           "--total-delta", "1e-3", "--queries", "2", "--out", "{d}/out/g.json")
+GROUPS = ("--no-progress", "solve", "--groups", "1:0.3:1e-4,2:0.5:1e-4", "--target-eps", "1", "--target-delta",
+          "1e-3", "--out", "{d}/out/g.json")
+QUERIES = ("account", "queries", "{d}/inputs/g.json", "--queries", "3", "--delta-total", "1e-3",
+           "--member-randomness", "fresh")
 AGG = ("aggregate", "{d}/inputs/g.json", "--votes", "{d}/inputs/v.npy", "--out", "{d}/out/labels.txt")
 EVAL = ("evaluate", "{d}/inputs/g.json", "--plot", "{d}/out/e.png", "--json")
 PRIOR_BAD = ["iid:2", "iid:nan", "iid:-1", "iid:abc", "iid:inf", "beta:0,1", "beta:1", "beta:inf,1", "beta:1,-2",
@@ -215,6 +219,9 @@ OPTIONS: list[Opt] = [
     Opt("darrm", BUDGET, "--total-eps", lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
     Opt("darrm", BUDGET, "--total-delta", lambda: bad_text(real_in(0.0, 1.0, lo_closed=False, hi_closed=False))),
     Opt("darrm", BUDGET, "--queries", lambda: bad_text(int_in(1))),
+    Opt("darrm", GROUPS, "--groups", lambda: st.sampled_from(
+        ["", "--", "1", "1:0.3", "1:0.3:1e-4:5", "0:0.3:1e-4", "-1:0.3:1e-4", "x:0.3:1e-4", "1:0:1e-4",
+         "1:nan:1e-4", "1:0.3:1", "1:0.3:-1e-4", "2:0.3:1e-4", "1:0.3:1e-4,", ",", "1.5:0.3:1e-4"])),
     Opt("darrm", DISJOINT, "--member-privacy", lambda: st.sampled_from(MEMBER_BAD)),
     Opt("darrm", DISJOINT, "--target-eps", lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
     Opt("darrm", DISJOINT, "--target-delta", lambda: bad_text(real_in(0.0, 1.0, hi_closed=False))),
@@ -222,6 +229,15 @@ OPTIONS: list[Opt] = [
     # darrm verify (FILE fuzzed by the γ-file property below)
     Opt("darrm", ("verify", "{d}/inputs/g.json", "--max-memory", "4G"), "--max-memory",
         lambda: bad_text(real_in(0.0, None, lo_closed=False))),
+    Opt("darrm", ("verify", "{d}/inputs/g.json", "--executor", "serial"), "--executor",
+        lambda: st.sampled_from(EXEC_BAD)),
+    # darrm account queries (FILE fuzzed by the γ-file property below)
+    Opt("darrm", QUERIES, "--queries", lambda: bad_text(int_in(1, parse=_count))),
+    Opt("darrm", QUERIES, "--delta-total", lambda: bad_text(real_in(0.0, 1.0, False, False))),
+    Opt("darrm", QUERIES, "--member-randomness", lambda: bad_choice(("fresh", "fixed"))),
+    Opt("darrm", QUERIES, "--interval", lambda: bad_text(real_in(0.0, None, lo_closed=False))),
+    Opt("darrm", ("account", "queries", "{d}/inputs/g.json", "--queries", "3", "--epsilon-total", "1",
+                  "--member-randomness", "fresh"), "--epsilon-total", lambda: bad_text(real_in(0.0, 700.0))),
     # darrm demo
     Opt("darrm", ("--no-progress", "demo", "--out", "{d}/out/g.json"), "--out", lambda: bad_path("file")),
     Opt("darrm", ("--no-progress", "demo", "--plot", "{d}/out/p.png"), "--plot", lambda: bad_path("file")),
@@ -268,7 +284,10 @@ OPTIONS: list[Opt] = [
                    ("--eps0", lambda: st.one_of(bad_text(eps_list), st.sampled_from(["1,0", "1,nan", ",", "1,,x"]))),
                    ("--delta", lambda: bad_text(real_in(0.0, 1.0, False, False))),
                    ("--classes", lambda: bad_text(int_in(2))),
+                   ("--rounds", lambda: bad_text(int_in(1, parse=_count))),
                    ("--plot", lambda: bad_path("file"))]],
+    Opt("darrm", ("shuffle", "--n", "1000", "--target-eps", "1", "--delta", "1e-6"), "--target-eps",
+        lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
     # darrm account-votes
     *[Opt("darrm", ("account-votes", "--K", "11", "--eps0", "1", "--Q", "2", "--target-eps", "2"), o, f)
       for o, f in [("--K", lambda: bad_text(int_in(1, parse=_count))),

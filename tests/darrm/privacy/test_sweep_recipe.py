@@ -14,10 +14,11 @@ from darrm.backends.executors import ProcessExecutor, SerialExecutor, make_execu
 from darrm.errors import ParameterError, WorkerLostError
 from darrm.gamma import symmetric_from_upper
 from darrm.params import PrivacyParams
+from darrm.privacy import sweep as sweep_module
 from darrm.privacy import sweep_recipe
 from darrm.privacy.certify import certify
-from darrm.privacy.sweep import sweep
-from darrm.privacy.sweep_recipe import SweepRecipe, run_block, run_blocks
+from darrm.privacy.sweep import run_block, sweep
+from darrm.privacy.sweep_recipe import SweepRecipe, run_blocks
 
 DP = PrivacyParams(13, 2, 0.3, 1e-3)
 PURE = PrivacyParams(21, 3, 0.2)
@@ -51,8 +52,8 @@ def test_recipe_is_a_few_kilobytes_and_keyed_by_content():
 
 def test_worker_builds_the_tables_once_per_table(monkeypatch):
     calls = []
-    real = sweep_recipe._build
-    monkeypatch.setattr(sweep_recipe, "_build", lambda r: calls.append(r.checksum) or real(r))
+    real = sweep_module.build_for
+    monkeypatch.setattr(sweep_module, "build_for", lambda r: calls.append(r.checksum) or real(r))
     sweep_recipe.clear_cache()
     r = SweepRecipe(_table(DP, 1), DP)
     for R in range(DP.K + 1):
@@ -158,10 +159,10 @@ class _Dropping:
 def test_an_executor_that_drops_a_block_gives_no_verdict():
     r = SweepRecipe(_table(DP, 8), DP)
     with pytest.raises(WorkerLostError, match="returned without them"):
-        run_blocks(_Dropping(4), r, list(range(DP.K + 1)))
+        run_blocks(_Dropping(4), r, list(range(DP.K + 1)), run_block)
     # each block counted once even when an executor returns one twice (a retried straggler)
     twice = type("Twice", (), {"run": lambda self, fn, s, items: [fn(s, it) for it in list(items) * 2]})()
-    assert len(run_blocks(twice, r, list(range(DP.K + 1)))) == DP.K + 1
+    assert len(run_blocks(twice, r, list(range(DP.K + 1)), run_block)) == DP.K + 1
 
 
 def test_make_executor_parses_joblib_specs():
