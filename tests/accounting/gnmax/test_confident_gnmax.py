@@ -110,7 +110,9 @@ def test_log_pr_answered_rounds_the_top_count_like_the_authors():
 
 @pytest.mark.parametrize("kw,name", [({"sigma1": 0.0}, "sigma1"), ({"sigma2": -1.0}, "sigma2"),
                                      ({"orders": [1.0]}, "orders"), ({"answered": [True, False]}, "answered"),
-                                     ({"histograms": [[3]]}, "votes")])
+                                     ({"histograms": [[3]]}, "histograms"),
+                                     ({"histograms": [[3, 1], [1, 2, 3]]}, "histograms"),
+                                     ({"histograms": []}, "histograms")])
 def test_bad_input_names_the_parameter(kw, name):
     args = dict(histograms=[[3, 1]], answered=[True], threshold=2.0, sigma1=1.0, sigma2=1.0, orders=ORDERS)
     args.update(kw)
