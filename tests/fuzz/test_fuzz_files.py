@@ -310,3 +310,28 @@ def test_fuzz_ledger_values(table, tally, key, value, duplicate):
         s.close()
         # accepted only if the value is valid for its key and changed nothing that matters
         assert not duplicate and key in ("journal", "secure") and isinstance(value, bool), (key, value)
+
+
+#: values a hand edit may leave in any field: wrong types, out-of-range and non-finite numbers
+ODD_VALUES = ["no", "", None, [], {}, True, False, -1, 0, 1e308, -1e-300, 2**62, 0.5, [[1]], {"a": 1}]
+
+
+@FUZZ
+@given(kind=st.sampled_from(GAMMA_KINDS), where=st.integers(0, 10**6), value=st.sampled_from(ODD_VALUES))
+def test_fuzz_gamma_file_wrong_values(gamma_files, tally, kind, where, value):
+    """Any field of any γ file kind, at any depth, set to an odd value with a recomputed checksum: one
+    line and exit 2, or exit 0 where the file stays valid (never an internal error).  Accepted edits
+    are metadata (``info``, ``objective``, ``prior``, ``version``: not re-derived on load) or
+    parameters whose certificate still holds (a member Δ lowered to 0)."""
+    tally("files: γ file with a wrong value (valid checksum)")
+    d = gamma_files[kind]
+    paths = _paths(d, lambda x: not isinstance(x, (dict, list)) or not x)
+    path = paths[where % len(paths)]
+    e = _set(d, path, value)
+    e["checksum"] = checksum(e)
+    rc, err = _verify_text(json.dumps(e))
+    assert rc in (0, 2), (kind, path, value, err)
+    if rc == 2:
+        assert len(err.splitlines()) == 1, err
+    else:  # accepted: metadata, or parameters the certificate re-checked; never the format, K or status
+        assert path[0] not in ("format", "K", "status"), (kind, path, value)
