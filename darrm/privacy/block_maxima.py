@@ -1,6 +1,6 @@
 """Exact maximum of a whole Δ > 0 sweep block without visiting its tuples, so blocks can be skipped.
 
-In the block (n_(hi,lo), n_(lo,hi)) = (c, d) of :func:`darrm.privacy.sweep.sweep_R` (R = K − c − d)
+In the block (n_(hi,lo), n_(lo,hi)) = (c, d) of :func:`darrm.privacy.approx_blocks.sweep_R` (R = K − c − d)
 the two output probabilities are values of two tables over triples (:mod:`darrm.privacy.sweep`):
 
     Pr[A(D)=1]  = A(s, a, b)    at (s, a, b)    = (n_1 + n_5, n_3, n_4),
@@ -45,7 +45,7 @@ from .condition import Check
 @functools.lru_cache(maxsize=8)
 def collapse_cells(R: int) -> tuple[np.ndarray, np.ndarray]:
     """For the triples in the order of the sweep's tables (σ ascending, then s, then a;
-    :func:`darrm.privacy.sweep._triple_cells`), S = R + 1, in the cube laid out [a′, s′, k′]
+    :func:`darrm.privacy.approx_blocks._triple_cells`), S = R + 1, in the cube laid out [a′, s′, k′]
     (flat (a′·S + s′)·S + k′: both extreme passes then run over contiguous planes or rows):
 
     - ``read``: the cell (j, ℓ, k) = (R − σ, b, s + b) that the triple, as an A-triple (s, a, b), reads;
@@ -99,7 +99,7 @@ class ExtremeCubes:
 
 def block_maximum(A: np.ndarray, B: np.ndarray, R: int, chk: Check, cubes: ExtremeCubes | None = None) -> float:
     """The largest v̂ over every multiset of one Δ > 0 block (module docstring), from the block's
-    A and B values (the rows V(·, c, d) and V(·, d, c) of :func:`darrm.privacy.sweep.sweep_R`), with
+    A and B values (the rows V(·, c, d) and V(·, d, c) of :func:`darrm.privacy.approx_blocks.sweep_R`), with
     the operations of the sweep's own evaluation, in the same order.  ``cubes``: work arrays of
     this R to reuse (:class:`ExtremeCubes`)."""
     read, _ = collapse_cells(R)

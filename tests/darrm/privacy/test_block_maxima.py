@@ -10,7 +10,7 @@ import darrm
 from darrm.backends.executors import SerialExecutor
 from darrm.gamma import gamma_sub, symmetric_from_upper
 from darrm.params import PrivacyParams
-from darrm.privacy import sweep as sweep_mod
+from darrm.privacy import approx_blocks as blocks_mod
 from darrm.privacy.block_maxima import ExtremeCubes, block_maximum
 from darrm.privacy.certify import certify_tight
 from darrm.privacy.sweep import build_tables, sweep, sweep_R
@@ -89,12 +89,12 @@ def test_a_deliberately_wrong_block_bound_is_caught(monkeypatch):
     """The comparison has teeth: a bound scaled down (an unsound pruning rule) changes the result."""
     P, g = _tables(13, 3, 0.3, 1e-3, 2)[1]  # all-ones: violating blocks to hide
     full = sweep(g, P, top=20, threshold=0.0, prune=False, executor=SerialExecutor())
-    real = sweep_mod.block_maximum
+    real = blocks_mod.block_maximum
 
     def scaled_down(*args, **kw):
         m = real(*args, **kw)
         return m - 0.5 * abs(m) - 1e-3
 
-    monkeypatch.setattr(sweep_mod, "block_maximum", scaled_down)
+    monkeypatch.setattr(blocks_mod, "block_maximum", scaled_down)
     wrong = sweep(g, P, top=20, threshold=0.0, prune=True, executor=SerialExecutor())
     assert not _agree(wrong, full)
