@@ -332,7 +332,24 @@ def composed_delta(table: GammaTable | Sequence[tuple[GammaTable, int]], queries
                    epsilon_total: float, member_randomness: str,
                    value_discretization_interval: float | None = None, bracket: float = DEFAULT_BRACKET,
                    loss_cap: float | None = None) -> QueryBound:
-    """Total δ at ``epsilon_total`` (≥ 0); otherwise as :func:`composed_epsilon`."""
+    """Total δ at ``epsilon_total`` (≥ 0); otherwise as :func:`composed_epsilon`.
+
+    Args:
+        table: one certified γ table, or (table, count) pairs for heterogeneous queries.
+        queries: the number Q of queries (with one table).
+        epsilon_total: the total ε (≥ 0).
+        member_randomness: "fresh" or "fixed" (as :func:`composed_epsilon`).
+        value_discretization_interval: the PLD's loss grid (None: refined to ``bracket``).
+        bracket: the relative width of the optimistic/pessimistic bracket.
+        loss_cap: the PLD's largest finite loss (None: the table's own).
+
+    Returns:
+        The total δ with its accountant's name and bracket.
+
+    Raises:
+        ParameterError: a parameter is invalid (named).
+        CertificationError: a table is not certified.
+    """
     et = v.epsilon("epsilon_total", epsilon_total, allow_zero=True)
     return _query_bound(table, queries, et, False, member_randomness, value_discretization_interval, bracket,
                         loss_cap)

@@ -257,6 +257,19 @@ def certify_tight(gamma: np.ndarray, params: PrivacyParams, *, progress: bool | 
     scaled toward 0 by 1 − O(ρ) until it is certified (``scale`` < 1 says so).  A table that
     violates by more is returned unchanged with its failing certificate (scale 1).
     ``max_memory``: the memory budget of every certificate (:func:`certify`).
+
+    Args:
+        gamma: the closed-form table, K + 1 values in [0, 1].
+        params: the members' (ε, Δ), K, m and δ.
+        progress: show progress bars (None: on a terminal).
+        executor: where the certificates run (None: chosen by size).
+        max_memory: the memory budget of each certificate in bytes (None: the memory available).
+
+    Returns:
+        (γ, its certificate, the scale applied: 1 if unchanged).
+
+    Raises:
+        ParameterError: a parameter is invalid, or a certificate would not fit ``max_memory``.
     """
     instance("params", params, PrivacyParams, "a darrm.PrivacyParams")
     flag("progress", progress, allow_none=True)
