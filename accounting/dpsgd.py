@@ -60,7 +60,14 @@ DEFAULT_RDP_ORDERS: tuple[float, ...] = (
 
 @dataclass(frozen=True)
 class DPSGDRun:
-    """Parameters of one DP-SGD training run (validated at construction)."""
+    """Parameters of one DP-SGD training run (validated at construction).
+
+    Attributes:
+        noise_multiplier: σ, the noise std over the clipping norm (> 0).
+        sample_rate: q, the Poisson sampling rate, in (0, 1].
+        steps: T, the number of steps.
+        delta: the δ of the guarantee, in (0, 1).
+    """
 
     noise_multiplier: float
     sample_rate: float

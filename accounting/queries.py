@@ -175,7 +175,8 @@ class QueryBound:
     """A total (ε, δ) of a sequence of DaRRM queries, and which theorem gives it.
 
     Attributes:
-        epsilon, delta: the total guarantee (ε may be inf: no finite ε at that δ).
+        epsilon: the total ε (inf: no finite ε at that δ).
+        delta: the total δ.
         bound: the bound's name (:data:`BOUND_FRESH`, :data:`BOUND_GENERIC`, ``members-…``).
         member_randomness: "fresh" or "fixed".
         queries: the number of queries composed.
@@ -183,6 +184,7 @@ class QueryBound:
             (the exact composed value of the pairs lies in [lower, epsilon] or [lower, delta]);
             else equal to the bound.
         interval: the PLD's discretisation interval (0 where none is used).
+        solved_for: "epsilon" (ε for a given total δ) or "delta" (δ for a given total ε).
     """
 
     epsilon: float
@@ -390,6 +392,12 @@ class QueryAccountant:
 
     Composed PLDs are cached per ledger, and the steps of one table are merged, so a check after
     each batch costs one self-composition per table.
+
+    Args:
+        member_randomness: "fresh" (the table's own pair, composed by PLD) or "fixed" (post-processing
+            of the members' own guarantees).
+        value_discretization_interval: the PLD's loss grid (> 0).
+        loss_cap: the PLD's largest finite loss (None: the table's own).
     """
 
     member_randomness: str

@@ -62,14 +62,16 @@ def validate_tol(tol: float | None) -> float:
 class Certificate:
     """Result of :func:`certify`.
 
-    violation: max over multisets, outputs and directions of the rigorous bound v̂ on
-        Pr[A(D)=o] − e^{mε}Pr[A(D′)=o] − δ (:mod:`darrm.privacy.condition`): v̂ ≤ 0 proves the exact
-        violation ≤ 0; when positive, the exact violation is ≤ v̂/(1−ρ).
-    worst_counts: the corner multiset (count per corner) attaining it.
-    worst_output, worst_direction: o ∈ {0, 1} and "D,D'" or "D',D".
-    checked: number of multisets examined.
-    tol: the threshold (0, or stricter when negative).
-    rho: the relative forward-error bound ρ(K) the verdict accounts for.
+    Attributes:
+        violation: max over multisets, outputs and directions of the rigorous bound v̂ on
+            Pr[A(D)=o] − e^{mε}Pr[A(D′)=o] − δ (:mod:`darrm.privacy.condition`): v̂ ≤ 0 proves the exact
+            violation ≤ 0; when positive, the exact violation is ≤ v̂/(1−ρ).
+        worst_counts: the corner multiset (count per corner) attaining it.
+        worst_output: the output o ∈ {0, 1} attaining it.
+        worst_direction: "D,D'" or "D',D", the direction attaining it.
+        checked: number of multisets examined.
+        tol: the threshold (0, or stricter when negative).
+        rho: the relative forward-error bound ρ(K) the verdict accounts for.
     """
 
     violation: float

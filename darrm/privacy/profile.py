@@ -193,12 +193,14 @@ class PrivacyProfile:
     """The privacy profile δ(ε′) of one DaRRM_γ query and its dominating pair (module docstring).
 
     Attributes:
-        x, y: the envelope's vertices, rounded outward (x ascending from 0 to 1, y from the
-            infinite-loss mass y[0] to 1): δ(ε′) = max_j (y_j − e^{ε′}·x_j).
+        x: the envelope's vertices' first coordinates, rounded outward, ascending from 0 to 1.
+        y: their second coordinates, from the infinite-loss mass y[0] to 1:
+            δ(ε′) = max_j (y_j − e^{ε′}·x_j).
         K: the number of members.
         model: "shared" (every member sees the differing record; Lemma 5.1's corners) or
             "disjoint" (one member's shard changes; :mod:`darrm.disjoint`).
-        rho, eta: the relative and absolute error bounds the outward rounding used.
+        rho: the relative error bound the outward rounding used.
+        eta: the absolute error bound the outward rounding used.
         points: how many cloud points were examined (both outputs and directions).
     """
 
