@@ -80,8 +80,10 @@ def test_commands_are_spelled_through_the_virtual_environment():
 def test_no_documented_command_writes_into_a_tracked_folder():
     """``--out`` goes to a folder of its own (runs/, out/) or a file in the working folder, never
     into the folders the repository tracks (experiments/, docs/, darrm/ …)."""
-    tracked = {p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(".")}
-    tracked -= {"runs", "out", "site", "build", "dist"}
+    ignored = {line.strip().strip("/") for line in (ROOT / ".gitignore").read_text().splitlines()
+               if line.strip().endswith("/") and "*" not in line}
+    tracked = {p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(".")} - ignored
+    assert {"runs", "out", "example-output"} <= ignored and {"darrm", "experiments", "docs"} <= tracked
     for path, body, _reason, line in SHELL_BLOCKS:
         for target in re.findall(r"--(?:out|plot|checkpoint)\s+(\S+)", body):
             top = Path(target).parts[0]
