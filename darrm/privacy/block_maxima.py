@@ -52,13 +52,11 @@ def collapse_cells(R: int) -> tuple[np.ndarray, np.ndarray]:
     - ``write``: the cell (a′, s′, s′ + b′) of the triple as a B-triple (s′, a′, b′).
 
     Read-only, cached (depends on R only)."""
+    from .sweep import _triple_cells  # the tables' own order (sweep imports this module)
+
     S = R + 1
-    cells = []
-    for sigma in range(R + 1):
-        s = np.repeat(np.arange(sigma + 1), np.arange(sigma + 1, 0, -1))
-        a = np.concatenate([np.arange(sigma - x + 1) for x in range(sigma + 1)])
-        cells.append(np.stack([s, a, sigma - s - a]))
-    s, a, b = np.concatenate(cells, axis=1).astype(np.int64)
+    t = _triple_cells(R)
+    s, a, b = t // (S * S), (t // S) % S, t % S
     read = ((R - s - a - b) * S + b) * S + (s + b)
     write = (a * S + s) * S + (s + b)
     for x in (read, write):
