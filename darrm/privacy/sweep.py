@@ -191,16 +191,20 @@ def build_tables(gamma: np.ndarray, params: PrivacyParams) -> SweepTables:
     return SweepTables(K=K, U=tuple(U), H=H, lut=hlut)
 
 
+@functools.lru_cache(maxsize=4)
 def _triple_cells(R: int) -> np.ndarray:
     """Flat cell (s·S + a)·S + b (S = R + 1) of every triple with s + a + b ≤ R, in the order of
-    the U tables (σ = s + a + b ascending, then s, then a)."""
+    the U tables (σ = s + a + b ascending, then s, then a).  Read-only, cached (depends on R only;
+    a sweep asks for each R up to three times in a row)."""
     S = R + 1
     out = []
     for sigma in range(R + 1):
         s = np.repeat(np.arange(sigma + 1), np.arange(sigma + 1, 0, -1))
         a = np.concatenate([np.arange(sigma - x + 1) for x in range(sigma + 1)])
         out.append((s * S + a) * S + (sigma - s - a))
-    return np.concatenate(out).astype(np.int64)
+    cells = np.concatenate(out).astype(np.int64)
+    cells.flags.writeable = False
+    return cells
 
 
 @functools.lru_cache(maxsize=8)
