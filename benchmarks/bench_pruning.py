@@ -2,6 +2,7 @@
 
 Run:  nice .venv/bin/python benchmarks/bench_pruning.py [--opt-K 41 61 81 101] [--sub-K 121 151 201]
           [--full-max-K 121] [--solve-baseline-K 61] [--dask-K 201] [--json FILE] [--plot FILE]
+      (one child alone: --child KIND K [--no-serial]; a plot of saved rows: --rows FILE… --plot FILE)
 
 Settings as in the issue: m = 5, ε = 0.1, Δ = 1e-5 (δ = 1 − (1 − Δ)^m), prior i.i.d. μ = 0.75.
 "Today's path" is the same code with ``prune=False`` (the exhaustive sweep: every block visited
@@ -229,7 +230,12 @@ def main() -> None:
     ap.add_argument("--no-serial", action="store_true", help="dask child: the serial sweep ran in another child")
     ap.add_argument("--json")
     ap.add_argument("--plot")
+    ap.add_argument("--rows", nargs="*", help="plot these saved rows (JSON lists or single rows) and run nothing")
     args = ap.parse_args()
+    if args.rows:
+        saved = [json.loads(Path(f).read_text()) for f in args.rows]
+        plot([r for x in saved for r in (x if isinstance(x, list) else [x])], args.plot)
+        return
     if args.child:
         print(json.dumps(child(args.child[0], int(args.child[1]), args.full_max_K, not args.no_serial)), flush=True)
         return
