@@ -131,55 +131,36 @@ def configuration_violations(gamma: np.ndarray, params: GroupParams,
 
 
 def certify_groups(gamma: np.ndarray, params: GroupParams, *, tol: float = 0.0,
-                   max_memory: float | None = None) -> Certificate:
+                   max_memory: float | None = None, exhaustive: bool = False) -> Certificate:
     """Largest rigorous DP violation bound of DaRRM_γ over every configuration of group corner
-    multisets, both outputs and both directions, by the factorised sweep
-    (:func:`darrm.groups.sweep.sweep_groups`: running extremes group by group over tuples, the same
-    largest v̂ as :func:`certify_groups_exhaustive` up to rounding, at any size that fits memory).
+    multisets, both outputs and both directions.
+
+    By default by the factorised sweep (:func:`darrm.groups.sweep.sweep_groups`: running minima
+    group by group over tuples, output 1, D → D′, the other three families being its images under
+    the joint swap and reflection), at any size that fits memory; with ``exhaustive`` by visiting
+    every configuration's four probabilities (module docstring): the reference the sweep is tested
+    against, small products only.  Both give the same largest v̂ up to rounding (2ρ(1 + e^ε)).
 
     Args:
         gamma: the full symmetric table γ(0..K).
         params: the grouped members and the target.
         tol: the threshold ≤ 0 (default 0).
         max_memory: refuse before any work when the estimate exceeds this many bytes.
-
-    Returns:
-        The :class:`~darrm.Certificate`; ``worst_counts`` concatenates the groups' count vectors
-        (output 1; output 0 is its joint reflection).
-
-    Raises:
-        ParameterError: a bad γ, or the sweep does not fit the memory budget.
-    """
-    g = validate_gamma(gamma, params.K)
-    check_memory(params, max_memory)
-    res = sweep_groups(g, params)
-    j, counts = res.worst
-    return Certificate(res.max_violation, counts, 1, "D,D'" if j == 0 else "D',D", res.checked, tol,
-                       params.check.rho)
-
-
-def certify_groups_exhaustive(gamma: np.ndarray, params: GroupParams, *, tol: float = 0.0,
-                              max_memory: float | None = None) -> Certificate:
-    """Largest rigorous DP violation bound of DaRRM_γ over every configuration of group corner
-    multisets, both outputs and both directions, visiting each configuration (module docstring):
-    the reference :func:`certify_groups` is tested against; small products only.
-
-    Args:
-        gamma: the full symmetric table γ(0..K).
-        params: the grouped members and the target.
-        tol: the threshold ≤ 0 (default 0).
-        max_memory: refuse before any work when the estimate exceeds this many bytes.
+        exhaustive: visit every configuration instead of sweeping tuples.
 
     Returns:
         The :class:`~darrm.Certificate`; ``worst_counts`` concatenates the groups' count vectors.
 
     Raises:
-        ParameterError: a bad γ, or the product does not fit the memory budget.
+        ParameterError: a bad γ, or the evaluation does not fit the memory budget.
     """
     g = validate_gamma(gamma, params.K)
-    total = params.configurations
     chk = params.check
-    check_memory(params, max_memory, exhaustive=True)
+    check_memory(params, max_memory, exhaustive=exhaustive)
+    if not exhaustive:
+        res = sweep_groups(g, params)
+        return Certificate(res.max_violation, res.worst[1], 1, "D,D'", res.checked, tol, chk.rho)
+    total = params.configurations
     pmfs = [group_pmfs(gr) for gr in params.groups]
     best, idx = -math.inf, (0,) * (len(pmfs) + 1)
     for start, V in iter_violation_blocks(g, params, pmfs):

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 #: :class:`SolveOptions` fields the grouped solver ignores (plain Kelley cuts, no screening)
 GROUPS_IGNORED = ("stabilize", "screen")
 
-_WHY = "the grouped certificate runs in this process (one contraction per round): no sweep to distribute and " \
-       "nothing to checkpoint yet"
+_WHY = "the grouped certificate runs in this process (one factorised sweep per round): it is not distributed and " \
+       "has nothing to checkpoint yet"
 
 
 def check_groups(params: GroupParams, family: Family, opts: SolveOptions,

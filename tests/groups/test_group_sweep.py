@@ -23,7 +23,7 @@ import pytest
 
 import darrm.groups.sweep as gs
 from darrm.gamma import symmetric_from_upper
-from darrm.groups.certificate import certify_groups, certify_groups_exhaustive, group_pmfs, joint_pmf
+from darrm.groups.certificate import certify_groups, group_pmfs, joint_pmf
 from darrm.groups.contraction import inner_table, outer
 from darrm.groups.params import GroupParams
 from darrm.mechanism import output_weights
@@ -126,7 +126,7 @@ def test_the_sweep_equals_the_exhaustive_certificate_to_the_rounding_bound(param
     chk = params.check
     tol = 2.0 * chk.rho * (1.0 + chk.exp_eps)
     for gamma in _gammas(params.K):
-        new, old = certify_groups(gamma, params), certify_groups_exhaustive(gamma, params)
+        new, old = certify_groups(gamma, params), certify_groups(gamma, params, exhaustive=True)
         assert abs(new.violation - old.violation) <= tol
         assert new.checked == old.checked == params.configurations
 
