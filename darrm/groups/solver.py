@@ -11,7 +11,10 @@ LP.  Two methods, with the contract of :func:`darrm.solver.gamma_opt.solve_gamma
   one LP (cvxpy + HiGHS, as :mod:`darrm.solver.full_lp`); small products only.
 - constraint generation: each round solves the restricted LP, finds the largest rigorous violation
   v̂ over every configuration and the most violated ones by the factorised sweep
-  (:func:`darrm.groups.sweep.sweep_groups`: running extremes group by group), keeps the
+  (:func:`darrm.groups.sweep.sweep_groups`: running minima group by group) at the separation point
+  of :class:`darrm.solver.cutting_planes.Stabilizer` (in-out separation, Ben-Ameur & Neto 2007: a
+  configuration violated between a feasible point and the LP point is violated at the LP point, so
+  every cut cuts it off; "auto" separates at the LP point until its violation first rises), keeps the
   best repaired point as an upper bound, bounds the optimum from below by the Lagrangian of the
   restricted LP's duals (:func:`darrm.solver.restricted_lp.lagrangian_bound`, valid for any
   y ≥ 0 since the restricted feasible set contains the full one), and adds the rows of the most
@@ -35,6 +38,7 @@ from ..privacy.certify import repair
 from ..privacy.condition import folded_rows
 from ..privacy.corner_pmfs import pmf_pairs
 from ..privacy.corners import complements, corners
+from ..solver.cutting_planes import Stabilizer
 from ..solver.finalize import certified_gamma_opt
 from ..solver.objective import objective_coefficients
 from ..solver.options import DEFAULT_MAX_ROUNDS, SolveOptions
@@ -157,11 +161,13 @@ def solve_gamma_opt_groups(
     seen: set[tuple[int, tuple[int, ...]]] = set()
     lb, ub = -math.inf, math.inf
     x_best: np.ndarray | None = None
+    stab = Stabilizer(opts.stabilize)
     stop = StopReason.ROUND_LIMIT
     rnd = 0
     for rnd in range(1, int(max_rounds) + 1):
-        x, _ = rlp.solve()
-        x = np.clip(x, 0.0, 1.0)
+        x_out, _ = rlp.solve()
+        x_out = np.clip(x_out, 0.0, 1.0)
+        x, at_out = stab.separation_point(x_best, x_out)
         v, candidates = _separate(symmetric_from_upper(x, K), params, seen, int(opts.cuts_per_round))
         rlp.set_objective(c / scale)  # the same rows, exact objective: the tightest bound they allow
         _, y = rlp.solve()
@@ -171,21 +177,28 @@ def solve_gamma_opt_groups(
         if x_best is None or float(c @ x_f) < ub:
             x_best, ub = x_f, float(c @ x_f)
         if log:
-            log(f"round {rnd}: {rlp.rows.shape[0]} LP rows, max violation {v:.3e}, gap ≤ {ub - lb:.3e}")
-        if v <= TOL_CP:
+            log(f"round {rnd}: {rlp.rows.shape[0]} LP rows, λ={1.0 if at_out else stab.lam:.2f}, "
+                f"max violation {v:.3e}, gap ≤ {ub - lb:.3e}")
+        if at_out and v <= TOL_CP:
             x_best, ub, stop = x_f, float(c @ x_f), StopReason.NO_VIOLATION
             break
         if ub - lb <= opts.gap_tol:
             stop = StopReason.GAP
             break
-        new = candidates
-        if not new:
-            stop = StopReason.LP_TOLERANCE
-            break
         if rnd == max_rounds:
             break
-        seen.update(new)
-        rlp.add(_config_rows(params, new))
+        if not at_out and v <= TOL_CP:
+            stab.look_at_lp_point()  # the separation point is feasible (now x_best): next, the LP point
+            continue
+        stab.after_violation(v, at_out)
+        if not candidates:
+            if not at_out:
+                stab.look_at_lp_point()  # nothing new between x_best and the LP point
+                continue
+            stop = StopReason.LP_TOLERANCE
+            break
+        seen.update(candidates)
+        rlp.add(_config_rows(params, candidates))
     assert x_best is not None
     info = {"method": "groups-cutting-planes", "stop": stop.value, "rounds": rnd, "lp_lower_bound": lb,
             "lp_rows": int(rlp.rows.shape[0]), "lp_backend": opts.lp_backend,

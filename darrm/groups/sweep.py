@@ -60,7 +60,8 @@ group one level of the contraction (≤ K_g + 1), w's 3u: ≤ Σ_g(13K_g + 4) + 
 16(K + 2) since G ≤ K, so ρ(K) of :func:`darrm.privacy.condition.check` bounds every probability's
 relative error (in any summation order, BLAS included).  Nothing is flushed; gradual underflow
 adds ≤ 2⁻¹⁰⁷⁴ per product, carried on with weights whose sums are ≤ 1: ≤ 8 Σ_g (K_g + 1)² for the
-β rows and ≤ (K + 1)(K + G) for the contraction, ≤ 32(K + 2)²·2⁻¹⁰⁷⁴ in all, which
+β rows and ≤ (K + 1)(K + G) for the contraction; with Σ_g (K_g + 1) = K + G ≤ 2K that is
+≤ 34K² + 2K ≤ 40(K + 2)² products, so ≤ 40(K + 2)²·2⁻¹⁰⁷⁴ in all, which
 :func:`darrm.groups.params.group_check` adds to η.  The verdict v̂ ≤ 0 ⇒ exact violation ≤ 0
 then follows as in :mod:`darrm.privacy.condition`.  Against the exhaustive certificate, which
 rounds differently, the largest v̂ agrees to 2ρ(1 + e^ε) (tests).
@@ -315,8 +316,8 @@ def _box(lay: GroupTuples, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     R, k = lay.size - c - d, s + b
     sp = np.arange(b, k + 1)
     ap = np.arange(0, R - s - a - b + 1)
-    S, A = np.meshgrid(sp, ap, indexing="ij")
-    S, A = S.ravel(), A.ravel()
+    grid_s, grid_a = np.meshgrid(sp, ap, indexing="ij")
+    S, A = grid_s.ravel(), grid_a.ravel()
     # the cell (k, a′, s′) of block (d, c) is the read cell of (k, R − σ, b) moved to (a′, s′)
     base = int(lay.read[p]) - (R - s - a - b) * (k + 1) - b
     return base + A * (k + 1) + S, S, A
