@@ -1,7 +1,7 @@
 """The factorised grouped certificate: running extremes group by group, over tuples instead of multisets.
 
 Today's exhaustive certificate (:mod:`darrm.groups.certificate`) visits every configuration, one
-corner multiset per group: Π_g C(K_g + 7, 7) of them, 3.9·10¹⁰ for two groups of 16 and 15.
+corner multiset per group: Π_g C(K_g + 7, 7) of them, 4.2·10¹⁰ for two groups of 16 and 15.
 This module finds the same largest rigorous bound v̂ (up to rounding, see *Rounding*) while
 visiting Π_g C(K_g + 5, 5) tuple combinations (3.2·10⁸ there).
 
