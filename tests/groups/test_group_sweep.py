@@ -223,3 +223,18 @@ def test_the_layout_covers_every_tuple_once_and_boxes_stay_in_their_block_pair()
         np.testing.assert_array_equal(read[:, 3:], lay.tuples[:, [4, 3]])
         # the read cell is (s′, a′, b′) = (b, R − σ, s): s′ + b′ = s + b
         np.testing.assert_array_equal(read[:, 0] + read[:, 2], lay.tuples[:, 0] + lay.tuples[:, 2])
+
+
+def test_a_memory_budget_below_the_sweeps_estimate_is_refused_up_front():
+    """The sweep's memory (β rows, one inner table, chunk arrays) is estimated and refused before any
+    work when over ``max_memory``, naming it; the exhaustive evaluation has its own, larger estimate."""
+    import darrm
+
+    params = PARAMS[0]
+    gamma = _gammas(params.K)[0]
+    need = gs.sweep_memory(params)
+    with pytest.raises(darrm.ParameterError, match="max_memory"):
+        certify_groups(gamma, params, max_memory=need / 2)
+    assert certify_groups(gamma, params, max_memory=need).violation == gs.sweep_groups(gamma, params).max_violation
+    big = GroupParams(((16, 0.1, 1e-5), (15, 0.3, 1e-5)), 0.5, 1e-4)
+    assert gs.sweep_memory(big) < 2**30  # K = 31: fits, though the product has 4.2·10¹⁰ configurations
