@@ -246,6 +246,17 @@ class GroupSweepResult:
     checked: int
 
 
+def inner_first(T: np.ndarray) -> np.ndarray:
+    """The inner table (:func:`darrm.groups.contraction.inner_table`) with its s axis first, contiguous."""
+    return np.ascontiguousarray(np.moveaxis(T, -1, 0))
+
+
+def table(beta_first: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """V[n_1, n_2, …] = Σ_s beta_first[n_1, s]·inner[s, n_2, …]: the outermost group's sum as one
+    plain matrix product (dot products of K_1 + 1 non-negative terms; :func:`inner_first`'s layout)."""
+    return (beta_first @ inner.reshape(inner.shape[0], -1)).reshape((beta_first.shape[0],) + inner.shape[1:])
+
+
 def _positions(flat: int, shape: tuple[int, ...], runs: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
     """The groups' layout positions of a flat index into a chunk array over the layout ranges ``runs``."""
     return tuple(int(i) + r[0] for i, r in zip(np.unravel_index(flat, shape), runs, strict=True))
@@ -280,10 +291,11 @@ def sweep_groups(gamma: np.ndarray, params: GroupParams, *, top: int = 0, thresh
     best, best_at = -math.inf, (0,) * len(lays)
     found: list[tuple[float, tuple[int, ...]]] = []
     for rest in itertools.product(*segs[1:]):
-        inner = inner_table([lays[0].beta] + [lay.beta[a:b] for lay, (a, b) in zip(lays[1:], rest, strict=True)], w)
+        inner = inner_first(inner_table([lays[0].beta] + [lay.beta[a:b] for lay, (a, b) in
+                                         zip(lays[1:], rest, strict=True)], w))
         for first in segs[0]:
             runs = (first,) + rest
-            V = outer(lays[0].beta[first[0]:first[1]], inner)
+            V = table(lays[0].beta[first[0]:first[1]], inner)
             v = violation(V, collapse(V, lays, runs, np.minimum), chk)
             at = int(np.argmax(v))
             m = float(v.flat[at])

@@ -24,7 +24,7 @@ import pytest
 import darrm.groups.sweep as gs
 from darrm.gamma import symmetric_from_upper
 from darrm.groups.certificate import certify_groups, group_pmfs, joint_pmf
-from darrm.groups.contraction import inner_table, outer
+from darrm.groups.contraction import inner_table
 from darrm.groups.params import GroupParams
 from darrm.mechanism import output_weights
 from darrm.privacy.condition import violation
@@ -74,7 +74,7 @@ def _indices(params: GroupParams) -> tuple[list, list[np.ndarray], list[np.ndarr
 
 def _table(gamma: np.ndarray, lays: list) -> np.ndarray:
     """V over every tuple combination in one chunk, as the sweep computes it."""
-    return outer(lays[0].beta, inner_table([lay.beta for lay in lays], output_weights(gamma)))
+    return gs.table(lays[0].beta, gs.inner_first(inner_table([lay.beta for lay in lays], output_weights(gamma))))
 
 
 def extremes_from_every_configuration(gamma: np.ndarray, params: GroupParams) -> tuple[np.ndarray, np.ndarray]:
