@@ -40,6 +40,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -380,7 +381,10 @@ def optimal_delta(randomizer: Randomizer, n: int, eps: float) -> float:
     return _optimal(randomizer, n, eps)[0]
 
 
-def _lower_candidates(randomizer: Randomizer, n: int) -> list:
+LowerCandidate = Callable[[float, "float | None"], float]
+
+
+def _lower_candidates(randomizer: Randomizer, n: int) -> list[LowerCandidate]:
     """The lower bound's candidates: one function ``f(eps, target) -> δ`` per dataset pair
     (x0|x*^{n-1}) vs (x1|x*^{n-1}) (Thm 14; the uniform i.i.d. mixture for x* = None), plus the
     (N_x0, N_x1) count divergence for k-RR with x* outside {x0, x1}; each is a lower bound on
@@ -390,14 +394,16 @@ def _lower_candidates(randomizer: Randomizer, n: int) -> list:
         randomizer = RandomizedResponse(randomizer.eps0, 2)
         fin = randomizer.to_finite()
     m = fin.array
-    out = []
+    out: list[LowerCandidate] = []
     for a, b, xs in _lower_datasets(randomizer, fin):
         if isinstance(randomizer, RandomizedResponse) and xs == 2:
             # k-RR, filler outside {x0, x1}: a 4-atom GPARV (k >= 4) that the FFT / coarsened sums
             # resolve poorly on their grid; the (N_x0, N_x1) count divergence of the same dataset
             # pair (Wang et al. Thm 5.1) is a lower bound on it, computed without a grid
-            e0, k = randomizer.eps0, randomizer.k
-            out.append(lambda eps, target, e0=e0, k=k: krr_count_lower_delta(eps, n, e0, k))
+            def count(eps: float, target: float | None, e0: float = randomizer.eps0, k: int = randomizer.k) -> float:
+                return krr_count_lower_delta(eps, n, e0, k)
+
+            out.append(count)
         at = mixture_atoms(m, a, b) if xs is None else dataset_atoms(m, a, b, xs)
 
         def f(eps: float, target: float | None, at: Atoms = at) -> float:
