@@ -113,7 +113,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "bound (upper and lower, validity stated), optionally plotted against n (docs/shuffle.md).")
     p.add_argument("--n", required=True, help="number of users (e.g. 1e6)")
     p.add_argument("--eps0", default=None,
-                   help="local budget(s), comma-separated (e.g. 1,2,4); required unless --target-eps")
+                   help="local budget(s), comma-separated (e.g. 1,2,4) (default: none; required unless --target-eps)")
     p.add_argument("--delta", required=True, type=float, help="target delta of the shuffled protocol")
     p.add_argument("--classes", type=int, default=None,
                    help="k-ary randomized response over this many classes (default: generic eps0-LDP)")
