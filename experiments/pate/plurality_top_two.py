@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -248,7 +249,7 @@ def solve_top_two(K: int, C: int, eps: float, delta: float, p_correct: float = 0
         SolveError: HiGHS did not solve the LP, or the table could not be certified.
     """
     from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
+    from scipy.sparse import coo_array
 
     K, C = count("K", K), count("C", C, minimum=2)
     eps, delta = non_negative("eps", eps), open_unit("delta", delta)
@@ -293,10 +294,11 @@ def solve_top_two(K: int, C: int, eps: float, delta: float, p_correct: float = 0
             n_rows += len(pairs.tie)
     if len(pairs.swap):
         add(pairs.swap, pairs.swap, True)
-    A = coo_matrix((np.concatenate(vals), (np.concatenate(rows_i), np.concatenate(cols))),
+    A = coo_array((np.concatenate(vals), (np.concatenate(rows_i), np.concatenate(cols))),
                    shape=(n_rows, len(st))).tocsr()  # duplicates (i == j) are summed
     w = prior_weights(K, C, p_correct)
-    res = linprog(-w, A_ub=A, b_ub=np.concatenate(rhs), bounds=(0.0, 1.0), method="highs")
+    # scipy accepts a sparse A_ub (HiGHS reads it as is); its stubs only list dense arrays
+    res = linprog(-w, A_ub=cast(Any, A), b_ub=np.concatenate(rhs), bounds=(0.0, 1.0), method="highs")
     if res.status != 0 or res.x is None:
         raise SolveError(f"top-two plurality LP for K={K}, C={C}, eps={eps}, delta={delta}: {res.message}")
     gamma = np.clip(res.x, 0.0, 1.0)
