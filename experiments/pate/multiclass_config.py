@@ -50,7 +50,7 @@ class MulticlassConfig:
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
             raise ParameterError("dataset", f"must be one of {DATASETS}, got {self.dataset!r}")
-        count("teachers", self.teachers, minimum=2)
+        count("teachers", self.teachers, minimum=2, maximum=60_000)  # at most one image per teacher
         if not self.queries or not self.total_eps:
             raise ParameterError("queries" if not self.queries else "total_eps", "must not be empty")
         object.__setattr__(self, "queries", tuple(count("queries", q) for q in self.queries))
