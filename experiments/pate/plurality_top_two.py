@@ -242,7 +242,9 @@ def solve_top_two(K: int, C: int, eps: float, delta: float, p_correct: float = 0
         p_correct: the prior's per-teacher accuracy.
 
     Returns:
-        The :class:`TopTwoTable`, certified by :func:`max_divergence` (module docstring).
+        The :class:`TopTwoTable`, certified by :func:`max_divergence` (module docstring); its ``info``
+        records the LP size, the scale λ applied for the certificate and the proven gap
+        ``gap_to_lp_optimum`` (LP optimum − certified objective, under the prior).
 
     Raises:
         ParameterError: bad K, C, ε, δ or prior.
@@ -310,8 +312,10 @@ def solve_top_two(K: int, C: int, eps: float, delta: float, p_correct: float = 0
         worst = max_divergence(gamma, K, C, eps, pairs)
     if worst + ROUNDING_MARGIN > delta:
         raise SolveError(f"top-two plurality γ for K={K}, C={C} not certified: divergence {worst} > delta {delta}")
+    # proven gap to the LP optimum: the certified table is the LP solution times `scale`, so its
+    # objective is scale·(LP objective); the LP optimum bounds every table the reduction admits
     info = {"states": len(st), "rows": int(n_rows), "scale": scale, "p_correct": p_correct,
-            "lp_objective": float(-res.fun)}
+            "lp_objective": float(-res.fun), "gap_to_lp_optimum": float(w @ (res.x - gamma))}
     return TopTwoTable(K, C, eps, delta, gamma, worst, float(1.0 / C + w @ gamma), info)
 
 

@@ -109,3 +109,10 @@ def test_release_follows_gamma():
         assert np.mean(labels[:, q] == top) == pytest.approx(g[q] + (1 - g[q]) / C, abs=0.03)
     with pytest.raises(ParameterError, match="votes"):
         release_plurality(np.zeros((2, 5), dtype=int), table, rng)
+
+
+def test_the_recorded_gap_bounds_the_distance_to_the_lp_optimum():
+    table = solve_top_two(8, 4, 0.1, 1e-3)
+    w = prior_weights(8, 4, 0.9)
+    assert table.info["gap_to_lp_optimum"] >= 0
+    assert w @ table.gamma + table.info["gap_to_lp_optimum"] == pytest.approx(table.info["lp_objective"], abs=1e-9)
