@@ -18,19 +18,8 @@ from .block_maxima import ExtremeCubes, block_maximum, blocks_to_visit
 from .condition import Check, pair_violation_extremes
 from .corners import count_vectors
 from .sweep_results import SweepBlockResult, TopCollector, _as_numpy, _top, _worst
-from .sweep_tables import SweepTables, _on
+from .sweep_tables import SweepTables, _on, _triple_cells
 
-
-def _triple_cells(R: int) -> np.ndarray:
-    """Flat cell (s·S + a)·S + b (S = R + 1) of every triple with s + a + b ≤ R, in the order of
-    the U tables (σ = s + a + b ascending, then s, then a)."""
-    S = R + 1
-    out = []
-    for sigma in range(R + 1):
-        s = np.repeat(np.arange(sigma + 1), np.arange(sigma + 1, 0, -1))
-        a = np.concatenate([np.arange(sigma - x + 1) for x in range(sigma + 1)])
-        out.append((s * S + a) * S + (sigma - s - a))
-    return np.concatenate(out).astype(np.int64)
 
 @functools.lru_cache(maxsize=8)
 def _tetrahedron(R: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -141,3 +141,19 @@ def build_pure_tables(gamma: np.ndarray, params: PrivacyParams) -> PureTables:
         Xhi[c0:c1, :T] = Bhi[c0:c1, :c1] @ hank[:c1, :T]
         Xlo[c0:c1, :T] = Blo[c0:c1, :c1] @ hank[:c1, :T]
     return PureTables(K, flush_tiny(Xhi), flush_tiny(Xlo), Bhi, Blo)
+
+
+@functools.lru_cache(maxsize=4)
+def _triple_cells(R: int) -> np.ndarray:
+    """Flat cell (s·S + a)·S + b (S = R + 1) of every triple with s + a + b ≤ R, in the order of
+    the U tables (σ = s + a + b ascending, then s, then a).  Read-only, cached (depends on R only;
+    a sweep asks for each R up to three times in a row)."""
+    S = R + 1
+    out = []
+    for sigma in range(R + 1):
+        s = np.repeat(np.arange(sigma + 1), np.arange(sigma + 1, 0, -1))
+        a = np.concatenate([np.arange(sigma - x + 1) for x in range(sigma + 1)])
+        out.append((s * S + a) * S + (sigma - s - a))
+    cells = np.concatenate(out).astype(np.int64)
+    cells.flags.writeable = False
+    return cells
