@@ -69,6 +69,14 @@ def test_the_documents_have_shell_blocks_and_every_skip_gives_its_reason():
     assert sum(reason is None for *_, reason, _line in SHELL_BLOCKS) >= 2  # most are skipped: see why
 
 
+def test_no_command_hides_in_a_fence_without_a_language():
+    """A fence with no language is not run: commands must sit in a ```bash block."""
+    command = re.compile(r"^\s*(\.venv/bin/)?(darrm|darrm-experiments|python3?|pip)\s", re.M)
+    for path in DOCUMENTS:
+        for lang, body, _reason, line in blocks(path):
+            assert lang or not command.search(body), f"{path.name}:{line}: label the block ```bash"
+
+
 def test_commands_are_spelled_through_the_virtual_environment():
     """One spelling: ``.venv/bin/darrm``, never a bare ``darrm``/``pip``/``mkdocs`` that depends on
     an activated environment."""
