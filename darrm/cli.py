@@ -409,13 +409,16 @@ def read_votes(path: str, counts: bool = False) -> np.ndarray:
     """
     import numpy as np
 
+    from .strict_json import StrictJSONError, open_regular
+
     p = Path(path)
-    try:
-        if p.suffix == ".npy":
-            arr = np.load(p, allow_pickle=False)
-        else:
-            text = p.read_text()
-    except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:
+    try:  # a regular file only: a FIFO would block, /dev/zero feed the reader without end
+        with open_regular(p) as fh:
+            if p.suffix == ".npy":
+                arr = np.load(fh, allow_pickle=False)
+            else:
+                text = fh.read().decode()
+    except (OSError, StrictJSONError, ValueError, EOFError, UnicodeDecodeError) as exc:
         raise ParameterError("votes", f"cannot read {path}: {exc}") from None
     if p.suffix != ".npy":
         try:

@@ -24,8 +24,9 @@ from __future__ import annotations
 import json
 import os
 import stat
+from typing import BinaryIO
 
-__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "StrictJSONError", "loads_strict", "read_bounded"]
+__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "StrictJSONError", "loads_strict", "open_regular", "read_bounded"]
 
 #: longest integer literal accepted (digits, sign excluded): far below 10³⁰⁸ and Python's 4,300
 MAX_INT_DIGITS = 30
@@ -84,18 +85,46 @@ def loads_strict(raw: bytes | str) -> object:
     return obj
 
 
+def open_regular(path: str | os.PathLike) -> BinaryIO:
+    """Open the regular file at ``path`` for reading (symlinks followed), refusing anything else.
+
+    Opened ``O_NONBLOCK``, so a FIFO without a writer is refused at once instead of blocking the
+    reader forever, and checked with ``fstat`` on the very descriptor read afterwards (no race
+    between the check and the read): a device such as ``/dev/zero``, which would feed a reader
+    without end, a FIFO, a socket or a folder is refused.
+
+    Raises:
+        StrictJSONError: ``path`` is no regular file.
+        OSError: it cannot be opened.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:  # a socket cannot be opened at all (ENXIO): say what it is
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)
+        except OSError:
+            regular = True
+        if not regular:
+            raise StrictJSONError("not a regular file (a device, FIFO, socket or folder)") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StrictJSONError("not a regular file (a device, FIFO, socket or folder)")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_bounded(path: str | os.PathLike, limit: int) -> bytes:
     """The bytes of the regular file at ``path`` (symlinks followed), at most ``limit`` of them.
 
     Raises:
         StrictJSONError: ``path`` is no regular file (a device such as ``/dev/zero``, a FIFO, a
-            folder), or it holds more than ``limit`` bytes.
+            folder; :func:`open_regular`), or it holds more than ``limit`` bytes.
         OSError: it cannot be opened or read.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise StrictJSONError("not a regular file (a device, FIFO or folder)")
+    with open_regular(path) as fh:
         data = fh.read(limit + 1)
     if len(data) > limit:
         raise StrictJSONError(f"larger than the {limit} bytes such a file can need")

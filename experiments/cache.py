@@ -18,6 +18,7 @@ import numpy as np
 
 from darrm.atomic import atomic_write_bytes
 from darrm.experiments.data.locations import cache_dir
+from darrm.strict_json import open_regular
 
 __all__ = ["default_cache_dir", "load_npy", "save_npy", "settings_key"]
 
@@ -42,4 +43,12 @@ def save_npy(path: Path, arr: np.ndarray) -> None:
 
 
 def load_npy(path: Path) -> np.ndarray:
-    return np.load(Path(path), allow_pickle=False)
+    """The array in the cache file ``path``: a regular file only (a FIFO planted in the cache would
+    block the run, a device feed it without end).
+
+    Raises:
+        darrm.strict_json.StrictJSONError: ``path`` is no regular file.
+        OSError, ValueError: it cannot be read as an ``.npy`` array.
+    """
+    with open_regular(path) as fh:
+        return np.load(fh, allow_pickle=False)

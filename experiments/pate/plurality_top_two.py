@@ -315,7 +315,7 @@ def solve_top_two(K: int, C: int, eps: float, delta: float, p_correct: float = 0
     # proven gap to the LP optimum: the certified table is the LP solution times `scale`, so its
     # objective is scale·(LP objective); the LP optimum bounds every table the reduction admits
     info = {"states": len(st), "rows": int(n_rows), "scale": scale, "p_correct": p_correct,
-            "lp_objective": float(-res.fun), "gap_to_lp_optimum": float(w @ (res.x - gamma))}
+            "lp_objective": -float(cast(float, res.fun)), "gap_to_lp_optimum": float(w @ (res.x - gamma))}
     return TopTwoTable(K, C, eps, delta, gamma, worst, float(1.0 / C + w @ gamma), info)
 
 

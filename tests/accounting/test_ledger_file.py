@@ -133,6 +133,7 @@ MALFORMED = {
     "queries = 10**12": lambda s: s.update(queries=10**12, batches=[[s["table_fingerprint"], 10**12]]),
     "secure is 'no'": lambda s: s.update(secure="no"),
     "deep nesting": lambda s: s.update(params={"x": _deep(500)}),
+    "5000-deep nesting": lambda s: s.update(params="DEEP"),  # spliced in as text below (json.dumps cannot)
     "huge integer": lambda s: s.update(budget_epsilon=10**400),
 }
 
@@ -143,6 +144,8 @@ def test_malformed_ledgers_are_one_session_file_error(tmp_path, table, case):
     with _session(table, path):
         pass
     _rewrite(path, MALFORMED[case])
+    if case == "5000-deep nesting":
+        path.write_text(path.read_text().replace('"DEEP"', "[" * 5000 + "0" + "]" * 5000))
     with pytest.raises(SessionFileError) as info:
         LabellingSession.load(path, table)
     assert "\n" not in str(info.value)

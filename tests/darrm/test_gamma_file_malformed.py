@@ -43,6 +43,9 @@ CASES = {
     "a gamma entry of 5000 digits": (lambda d: {**d, "gamma": [10**4999] + d["gamma"][1:]}, None, "digits"),
     "free-form status": (lambda d: {**d, "status": "optimal-ish, trust me"}, None, "status must be one of"),
     "info nested 500 deep": (lambda d: {**d, "info": _deep(500)}, None, "nested more than"),
+    # too deep for json.dumps to write: spliced in as text (the parser must refuse it before the checksum)
+    "info nested 5000 deep": (lambda d: {**d, "info": "DEEP"}, ('"DEEP"', '{"x": ' * 5000 + "{}" + "}" * 5000),
+                              "nested more than"),
     # the checksum matches the dict json.loads builds (the last "K" wins); a reader seeing the first K=7 differs
     "duplicate key": (lambda d: d, ('"K": 5', '"K": 7, "K": 5'), "duplicate key 'K'"),
 }

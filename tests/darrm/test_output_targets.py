@@ -161,7 +161,8 @@ def test_cli_refuses_a_non_regular_out_with_one_line_and_writes_nothing(cli, tmp
 
 
 def test_every_writer_refuses_a_fifo(tmp_path, table):
-    """γ files, checkpoints and plots go through the same rule (ledgers: tests/accounting/test_ledger_file.py)."""
+    """γ files, checkpoints, plots, experiment figures and caches go through the same rule (labels: the
+    CLI test above; ledgers: tests/accounting/test_ledger_file.py)."""
     from darrm.report import plot_gammas
     from darrm.solver.checkpoint import save_checkpoint
 
@@ -172,6 +173,13 @@ def test_every_writer_refuses_a_fifo(tmp_path, table):
         save_checkpoint(fifo, "fingerprint", np.zeros((1, 2), dtype=np.int64))
     with pytest.raises(ParameterError, match="FIFO"):
         plot_gammas({"const": np.asarray(table.gamma)}, str(fifo))
+    from darrm.experiments.cache import save_npy
+    from darrm.experiments.png import pyplot, save_png
+
+    with pytest.raises(ParameterError, match="FIFO"):  # experiment results and caches
+        save_npy(fifo, np.zeros(3))
+    with pytest.raises(ParameterError, match="FIFO"):
+        save_png(pyplot("figures").figure(), fifo, dpi=20)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 

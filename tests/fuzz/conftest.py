@@ -4,7 +4,9 @@ Every fuzz property draws inputs that are invalid for one parameter (NaN, ±inf,
 zero, 1e300, bools, strings, wrong shapes, …) and asserts the error contract: a one-line
 :class:`darrm.errors.DarrmError` (API) or a one-line message with exit code 2 (command lines),
 nothing written, inputs unchanged.  The tally of inputs tried is printed at the end of the run
-(``fuzz: N inputs tried``) so a release note can quote it.
+(``fuzz: N inputs tried``), with the split into bad inputs, fault runs and concurrency runs and the
+number of failed fuzz tests (``fuzz probes: …``), so a release note can quote it
+(tests/fuzz/README.md).
 """
 
 from __future__ import annotations
@@ -48,6 +50,12 @@ def time_limit(seconds: int = CALL_LIMIT_S):
         signal.signal(signal.SIGALRM, old)
 
 
+#: what a property's examples are: bad inputs, injected faults (failing system calls, SIGKILLs),
+#: or runs of racing processes
+KINDS = ("input", "fault", "concurrency")
+_KIND: dict[str, str] = {}
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if not _TALLY:
         return
@@ -55,13 +63,20 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     tr.section("fuzz inputs tried (issue 15)")
     for name in sorted(_TALLY):
         tr.write_line(f"{_TALLY[name]:6d}  {name}")
+    by_kind = {k: sum(n for name, n in _TALLY.items() if _KIND[name] == k) for k in KINDS}
+    failed = sum(1 for r in tr.stats.get("failed", []) if "/fuzz/" in str(getattr(r, "nodeid", "")).replace("\\", "/"))
     tr.write_line(f"fuzz: {sum(_TALLY.values())} inputs tried over {len(_TALLY)} properties")
+    tr.write_line(f"fuzz probes: {by_kind['input']} bad inputs, {by_kind['fault']} fault runs, "
+                  f"{by_kind['concurrency']} concurrency runs; {failed} failed fuzz tests")
 
 
 @pytest.fixture(scope="session")
 def tally():
-    """``tally(name)`` counts one input tried by the property ``name``."""
-    def count(name: str) -> None:
+    """``tally(name, kind="input")`` counts one example of the property ``name``: a bad input, a
+    fault run or a concurrency run (:data:`KINDS`)."""
+    def count(name: str, kind: str = "input") -> None:
+        assert kind in KINDS, kind
+        _KIND[name] = kind
         _TALLY[name] += 1
     return count
 

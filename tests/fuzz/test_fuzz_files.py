@@ -1,11 +1,15 @@
-"""Fuzz the files darrm writes and reads (issue 24): special files and symlink chains as outputs,
-huge integers and duplicate keys in γ files and ledgers.
+"""Fuzz the files darrm writes and reads (issue 24): special files and symlink chains as outputs
+and as inputs, huge integers and duplicate keys in γ files of every kind and in ledgers.
 
 * an output that is (or whose symlink chain ends in) a FIFO, socket, device or folder is refused by
   ``darrm aggregate --out`` with exit 2 and one line, and left as it was; a chain ending in a regular
   file (or nowhere) is followed and every link stays a link;
-* a γ file whose value is replaced by a huge integer, or which repeats a key, is refused by
-  ``darrm verify`` with exit 2 and one line, though its checksum matches;
+* an input (γ file, votes, counts, ledger) that is, or whose symlink chain ends in, a FIFO, socket,
+  device or folder is refused at once (no blocking on a FIFO, no endless read of ``/dev/zero``)
+  with exit 2 and one line (a ``SessionFileError`` for a ledger);
+* a γ file of any kind (shared members, disjoint members, grouped members, a total-budget design)
+  whose value at any depth is replaced by a huge integer, or whose object at any depth repeats a
+  key, is refused by ``darrm verify`` with exit 2 and one line, though its checksum matches;
 * a ledger with a huge integer, a duplicate key or a value of the wrong type is one
   ``SessionFileError`` line.
 """
@@ -28,7 +32,7 @@ from hypothesis import strategies as st
 import darrm
 from darrm.accounting import LabellingSession
 from darrm.accounting.session import SessionFileError, _state_checksum
-from darrm.gamma_file import checksum
+from darrm.gamma_file import checksum, table_to_dict
 
 from .test_fuzz_cli import run
 
@@ -102,43 +106,174 @@ def _huge(draw_digits: int) -> int:
     return 10 ** (draw_digits - 1) + 7
 
 
+def _reader_argv(reader: str, files: Path, path: Path) -> list[str]:
+    g = str(files / "g.json")
+    return {"verify": ["verify", str(path)],
+            "votes-npy": ["aggregate", g, "--votes", str(path)],
+            "votes-csv": ["aggregate", g, "--votes", str(path)],
+            "counts": ["aggregate", g, "--votes", str(path), "--counts"],
+            "account": ["account", "queries", str(path), "--queries", "2", "--delta-total", "1e-3",
+                        "--member-randomness", "fresh"]}[reader]
+
+
+READERS = ["verify", "votes-npy", "votes-csv", "counts", "account", "ledger"]
+SUFFIX = {"votes-npy": ".npy", "votes-csv": ".csv", "counts": ".csv", "ledger": ".json"}
+
+
 @FUZZ
-@given(key=st.sampled_from(["K", "m", "eps", "Delta", "delta", "objective", "violation"]),
-       digits=st.integers(31, 6000), negative=st.booleans())
-def test_fuzz_gamma_file_huge_integers(files, tally, key, digits, negative):
+@given(reader=st.sampled_from(READERS), kind=st.sampled_from(["fifo", "socket", "device", "folder"]),
+       depth=st.integers(0, 3), relative=st.booleans())
+def test_fuzz_input_special_files(files, table, bad, tally, reader, kind, depth, relative):
+    tally("files: an input is a special file or a symlink chain to one")
+    keep: list = []
+    with tempfile.TemporaryDirectory(prefix="darrm-fuzz-in-") as tmp:
+        d = Path(tmp)
+        end = d / f"end{SUFFIX.get(reader, '.json')}"
+        if kind == "device":  # /dev/zero: a reader that does not check would never stop
+            end.symlink_to("/dev/zero")
+        else:
+            _make(kind, end, keep)
+        path = end
+        for i in range(depth):
+            link = d / f"link{i}{SUFFIX.get(reader, '.json')}"
+            link.symlink_to(path.name if relative else path)
+            path = link
+        try:
+            with bad.time_limit():  # a FIFO read without O_NONBLOCK would block here
+                if reader == "ledger":
+                    with pytest.raises(SessionFileError) as info:
+                        LabellingSession.load(path, table)
+                    rc, err = 2, str(info.value) + "\n"
+                else:
+                    rc, _, err = run(darrm.cli.main, _reader_argv(reader, files, path))
+        finally:
+            for sock in keep:
+                sock.close()
+        assert rc == 2 and len(err.splitlines()) == 1, (rc, err)
+        assert "regular file" in err, err
+        assert sorted(p.name for p in d.iterdir() if p.name.endswith(".lock")) == [], "a lock was left"
+
+
+GAMMA_KINDS = ["shared", "disjoint", "groups", "budget"]
+
+
+@pytest.fixture(scope="module")
+def gamma_files(table) -> dict[str, dict]:
+    """One valid γ file (as parsed JSON) of every kind darrm writes."""
+    tables = {
+        "shared": table,
+        "disjoint": darrm.solve(darrm.DisjointParams(5, darrm.LocalRR(1.0), 1.0)),
+        "groups": darrm.solve(darrm.GroupParams(((2, 0.2, 1e-4), (1, 0.6, 1e-4)), 0.9, 1e-3)),
+        "budget": darrm.solve(darrm.PrivacyParams(K=3, m=1, eps=0.3, member_delta=1e-4),
+                              budget=darrm.TotalBudget(1.0, 1e-3, 2)),
+    }
+    out = {}
+    for kind, t in tables.items():
+        d = table_to_dict(t)
+        assert d["format"] == {"shared": "darrm-gamma/1", "disjoint": "darrm-gamma-disjoint/1",
+                               "groups": "darrm-gamma-groups/1", "budget": "darrm-gamma/1"}[kind]
+        out[kind] = json.loads(json.dumps(d))
+    assert "total_budget" in out["budget"]["info"] and out["groups"]["groups"]
+    return out
+
+
+def _paths(obj: object, want, path: tuple = ()) -> list[tuple]:
+    """Paths (tuples of keys and indices) to every node of ``obj`` for which ``want(node)``."""
+    found = [path] if want(obj) else []
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
+    for k, v in items:
+        if k != "checksum":
+            found += _paths(v, want, path + (k,))
+    return found
+
+
+def _get(obj, path: tuple):
+    for k in path:
+        obj = obj[k]
+    return obj
+
+
+def _set(obj, path: tuple, value) -> object:
+    """A copy of ``obj`` with the node at ``path`` replaced by ``value``."""
+    if not path:
+        return value
+    c = dict(obj) if isinstance(obj, dict) else list(obj)
+    c[path[0]] = _set(obj[path[0]], path[1:], value)
+    return c
+
+
+def _dumps_with_duplicate(obj, where: tuple, key: str, value, first: bool, here: tuple = ()) -> str:
+    """JSON text of ``obj`` whose object at ``where`` holds ``key`` twice: ``value`` before (``first``)
+    or after its own value."""
+    if isinstance(obj, dict):
+        pairs = [f"{json.dumps(k)}: {_dumps_with_duplicate(v, where, key, value, first, here + (k,))}"
+                 for k, v in obj.items()]
+        if here == where:
+            extra = f"{json.dumps(key)}: {json.dumps(value)}"
+            pairs = [extra] + pairs if first else pairs + [extra]
+        return "{" + ", ".join(pairs) + "}"
+    if isinstance(obj, list):
+        return "[" + ", ".join(_dumps_with_duplicate(v, where, key, value, first, here + (i,))
+                               for i, v in enumerate(obj)) + "]"
+    return json.dumps(obj)
+
+
+def _verify_text(text: str) -> tuple[int, str]:
+    with tempfile.TemporaryDirectory(prefix="darrm-fuzz-g-") as tmp:
+        p = Path(tmp) / "g.json"
+        p.write_text(text)
+        rc, _, err = run(darrm.cli.main, ["verify", str(p)])
+    return rc, err
+
+
+def _numeric(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+@FUZZ
+@given(kind=st.sampled_from(GAMMA_KINDS), where=st.integers(0, 10**6), digits=st.integers(31, 6000),
+       negative=st.booleans())
+def test_fuzz_gamma_file_huge_integers(gamma_files, tally, kind, where, digits, negative):
+    """Any number of any γ file kind, at any depth (γ entries, groups, the budget's queries …)."""
     tally("files: γ file with a huge integer")
-    d = json.loads((files / "g.json").read_text())
+    d = gamma_files[kind]
+    paths = _paths(d, _numeric)
+    path = paths[where % len(paths)]
     old = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
     if old is not None:
         sys.set_int_max_str_digits(0)  # to write the file only
     try:
-        d[key] = -_huge(digits) if negative else _huge(digits)
-        d["checksum"] = checksum(d)
-        text = json.dumps(d)
+        e = _set(d, path, -_huge(digits) if negative else _huge(digits))
+        e["checksum"] = checksum(e)
+        text = json.dumps(e)
     finally:
         if old is not None:
             sys.set_int_max_str_digits(old)
-    with tempfile.TemporaryDirectory(prefix="darrm-fuzz-g-") as tmp:
-        p = Path(tmp) / "g.json"
-        p.write_text(text)
-        rc, _, err = run(darrm.cli.main, ["verify", str(p)])
-    assert rc == 2 and len(err.splitlines()) == 1 and "digits" in err, err
+    rc, err = _verify_text(text)
+    assert rc == 2 and len(err.splitlines()) == 1 and "digits" in err, (kind, path, err)
 
 
 @FUZZ
-@given(key=st.sampled_from(["format", "K", "m", "eps", "Delta", "delta", "gamma", "status", "checksum", "info"]),
-       value=st.sampled_from(['"x"', "0", "null", "[]", "{}", "3.5", "true"]), first=st.booleans())
-def test_fuzz_gamma_file_duplicate_keys(files, tally, key, value, first):
+@given(kind=st.sampled_from(GAMMA_KINDS), where=st.integers(0, 10**6), pick=st.integers(0, 10**6),
+       value=st.sampled_from(['"x"', 0, None, [], {}, 3.5, True]), first=st.booleans())
+def test_fuzz_gamma_file_duplicate_keys(gamma_files, tally, kind, where, pick, value, first):
+    """A repeated key in any object of any γ file kind (the top level, info, the total budget …); the
+    checksum matches what json.loads would read (the last value)."""
     tally("files: γ file with a duplicate key")
-    text = (files / "g.json").read_text()
-    body = text.lstrip()[1:]
-    injected = f'"{key}": {value}, '
-    text = "{" + (injected + body if first else body.rstrip().rstrip("}") + f', "{key}": {value}' + "}")
-    with tempfile.TemporaryDirectory(prefix="darrm-fuzz-g-") as tmp:
-        p = Path(tmp) / "g.json"
-        p.write_text(text)
-        rc, _, err = run(darrm.cli.main, ["verify", str(p)])
-    assert rc == 2 and len(err.splitlines()) == 1 and "duplicate key" in err, err
+    d = gamma_files[kind]
+    objects = [p for p in _paths(d, lambda x: isinstance(x, dict) and bool(x))]
+    at = objects[where % len(objects)]
+    keys = [k for k in _get(d, at) if at or k != "checksum"]
+    key = keys[pick % len(keys)]
+    effective = d if first else _set(d, at + (key,), value)  # what json.loads would keep
+    effective = dict(effective)
+    effective["checksum"] = checksum(effective)
+    if first:
+        text = _dumps_with_duplicate(effective, at, key, value, True)
+    else:
+        text = _dumps_with_duplicate(_set(effective, at + (key,), _get(d, at + (key,))), at, key, value, False)
+    rc, err = _verify_text(text)
+    assert rc == 2 and len(err.splitlines()) == 1 and "duplicate key" in err, (kind, at, key, err)
 
 
 LEDGER_KEYS = ["format", "table_fingerprint", "params", "per_query_epsilon", "per_query_delta", "budget_epsilon",
@@ -175,3 +310,28 @@ def test_fuzz_ledger_values(table, tally, key, value, duplicate):
         s.close()
         # accepted only if the value is valid for its key and changed nothing that matters
         assert not duplicate and key in ("journal", "secure") and isinstance(value, bool), (key, value)
+
+
+#: values a hand edit may leave in any field: wrong types, out-of-range and non-finite numbers
+ODD_VALUES = ["no", "", None, [], {}, True, False, -1, 0, 1e308, -1e-300, 2**62, 0.5, [[1]], {"a": 1}]
+
+
+@FUZZ
+@given(kind=st.sampled_from(GAMMA_KINDS), where=st.integers(0, 10**6), value=st.sampled_from(ODD_VALUES))
+def test_fuzz_gamma_file_wrong_values(gamma_files, tally, kind, where, value):
+    """Any field of any γ file kind, at any depth, set to an odd value with a recomputed checksum: one
+    line and exit 2, or exit 0 where the file stays valid (never an internal error).  Accepted edits
+    are metadata (``info``, ``objective``, ``prior``, ``version``: not re-derived on load) or
+    parameters whose certificate still holds (a member Δ lowered to 0)."""
+    tally("files: γ file with a wrong value (valid checksum)")
+    d = gamma_files[kind]
+    paths = _paths(d, lambda x: not isinstance(x, (dict, list)) or not x)
+    path = paths[where % len(paths)]
+    e = _set(d, path, value)
+    e["checksum"] = checksum(e)
+    rc, err = _verify_text(json.dumps(e))
+    assert rc in (0, 2), (kind, path, value, err)
+    if rc == 2:
+        assert len(err.splitlines()) == 1, err
+    else:  # accepted: metadata, or parameters the certificate re-checked; never the format, K or status
+        assert path[0] not in ("format", "K", "status"), (kind, path, value)
