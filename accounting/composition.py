@@ -40,7 +40,19 @@ Budget = tuple[float, float]
 
 
 def simple(eps: float, delta: float, k: int) -> Budget:
-    """Simple composition (DaRRM Theorem 2.2): k-fold composition is (kε, min(1, kδ))-DP."""
+    """Simple composition (DaRRM Theorem 2.2): k-fold composition is (kε, min(1, kδ))-DP.
+
+    Args:
+        eps: each mechanism's ε (> 0).
+        delta: each mechanism's δ, in [0, 1].
+        k: the number of mechanisms composed.
+
+    Returns:
+        The total (kε, min(1, kδ)).
+
+    Raises:
+        ParameterError: a parameter is out of range (named).
+    """
     eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     return k * eps, min(1.0, k * delta)
 
@@ -51,6 +63,18 @@ def advanced_dwork_roth(eps: float, delta: float, k: int, delta_prime: float) ->
     ε_total = ε·sqrt(2k·ln(1/δ′)) + k·ε·(e^ε − 1),  δ_total = kδ + δ′.
     This is the bound the DaRRM reference code prints (the paper's Table 2); the paper's
     tables use :func:`kairouz_general` instead.
+
+    Args:
+        eps: each mechanism's ε (> 0).
+        delta: each mechanism's δ, in [0, 1).
+        k: the number of mechanisms composed.
+        delta_prime: the slack δ′ of the theorem, in (0, 1).
+
+    Returns:
+        The total (ε_total, δ_total).
+
+    Raises:
+        ParameterError: a parameter is out of range (named).
     """
     eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_prime = v.open_unit("delta_prime", delta_prime)
@@ -81,6 +105,18 @@ def kairouz_general(eps: float, delta: float, k: int, delta_prime: float) -> Bud
     (ε, δ)-DP mechanisms is (ε_total, 1 − (1−δ)^k·(1−δ′))-DP with ε_total the
     minimum of :func:`kairouz_terms`.  (The theorem allows δ′ = 1, which is
     vacuous; it is refused here.)
+
+    Args:
+        eps: each mechanism's ε (> 0).
+        delta: each mechanism's δ, in [0, 1).
+        k: the number of mechanisms composed.
+        delta_prime: the slack δ′ of the theorem, in (0, 1).
+
+    Returns:
+        The total (ε_total, 1 − (1−δ)^k·(1−δ′)).
+
+    Raises:
+        ParameterError: a parameter is out of range (named).
     """
     terms = kairouz_terms(eps, delta, k, delta_prime)
     return min(terms), composed_delta(float(delta), k, float(delta_prime))
@@ -116,6 +152,18 @@ def optimal_homogeneous_delta(eps: float, delta: float, k: int, eps_total: float
     δ_total = 1 − (1−δ)^k·(1 − δ_pure(ε_total)) with δ_pure from the k-fold
     composition of ε-randomised response.  Valid for every real ε_total ≥ 0
     (Theorem 3.3 states it on the grid ε_total = (k−2i)ε).
+
+    Args:
+        eps: each mechanism's ε (≥ 0).
+        delta: each mechanism's δ, in [0, 1).
+        k: the number of mechanisms composed.
+        eps_total: the total ε at which δ_total is wanted (≥ 0).
+
+    Returns:
+        The smallest δ_total.
+
+    Raises:
+        ParameterError: a parameter is out of range (named).
     """
     eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     eps_total = v.non_negative("eps_total", eps_total)
@@ -141,6 +189,18 @@ def optimal_homogeneous_epsilon(eps: float, delta: float, k: int, delta_total: f
     Brent's method then a checked step); the returned ε_total is rounded *up* so that
     ``optimal_homogeneous_delta(..., result) <= delta_total`` holds in float64.  Raises
     ``ParameterError('delta_total')`` when δ_total < 1 − (1−δ)^k, where no finite ε_total exists.
+
+    Args:
+        eps: each mechanism's ε (≥ 0).
+        delta: each mechanism's δ, in [0, 1).
+        k: the number of mechanisms composed.
+        delta_total: the total δ, in (0, 1).
+
+    Returns:
+        The smallest ε_total, rounded up.
+
+    Raises:
+        ParameterError: a parameter is out of range, or no finite ε_total meets ``delta_total``.
     """
     eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_total = v.open_unit("delta_total", delta_total)
@@ -178,6 +238,17 @@ def heterogeneous_pld(
     convolved.  The result is a valid upper bound; for equal budgets it exceeds
     the exact :func:`optimal_homogeneous_epsilon` by at most about
     k·``discretization``.
+
+    Args:
+        budgets: the (ε_i, δ_i) of each mechanism.
+        delta_total: the total δ, in (0, 1).
+        discretization: the PLD's loss grid (> 0).
+
+    Returns:
+        ε_total, a valid upper bound.
+
+    Raises:
+        ParameterError: ``budgets`` is empty, or a budget or parameter is out of range (named).
     """
     from dp_accounting.pld import privacy_loss_distribution as pld
     from dp_accounting.pld.common import DifferentialPrivacyParameters
@@ -225,6 +296,15 @@ def parallel(budgets: Sequence[Budget]) -> Budget:
     Caveat: under replace-one adjacency a value-dependent partition (e.g. by
     hashing the record) can move the record to another shard and change two
     members; then use sequential composition of those two instead.
+
+    Args:
+        budgets: the (ε_i, δ_i) of each member, each with respect to its own shard.
+
+    Returns:
+        (max ε_i, max δ_i).
+
+    Raises:
+        ParameterError: ``budgets`` is empty or holds an invalid budget.
     """
     pairs = budget_list("budgets", budgets)
     return max(e for e, _ in pairs), max(d for _, d in pairs)

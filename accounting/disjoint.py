@@ -27,7 +27,18 @@ Budget = tuple[float, float]
 
 def teacher_majority_budget(teacher_budgets: Sequence[Budget], queries: int) -> Budget:
     """(ε, δ) of ``queries`` un-noised majorities (or any function) of teachers on disjoint
-    shards: parallel composition of the teachers, independent of ``queries``."""
+    shards: parallel composition of the teachers, independent of ``queries``.
+
+    Args:
+        teacher_budgets: each teacher's (ε_i, δ_i) with respect to its own shard.
+        queries: the number of queries answered (does not change the result).
+
+    Returns:
+        (max ε_i, max δ_i).
+
+    Raises:
+        ParameterError: ``teacher_budgets`` is empty or invalid, or ``queries`` is not a count.
+    """
     v.count("queries", queries)
     return composition.parallel(composition.budget_list("teacher_budgets", teacher_budgets))
 

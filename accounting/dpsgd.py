@@ -60,7 +60,14 @@ DEFAULT_RDP_ORDERS: tuple[float, ...] = (
 
 @dataclass(frozen=True)
 class DPSGDRun:
-    """Parameters of one DP-SGD training run (validated at construction)."""
+    """Parameters of one DP-SGD training run (validated at construction).
+
+    Attributes:
+        noise_multiplier: σ, the noise std over the clipping norm (> 0).
+        sample_rate: q, the Poisson sampling rate, in (0, 1].
+        steps: T, the number of steps.
+        delta: the δ of the guarantee, in (0, 1).
+    """
 
     noise_multiplier: float
     sample_rate: float
@@ -144,6 +151,22 @@ def epsilon(
     ``eps_error`` applies to ``"prv"`` (Opacus default 0.01, which the paper used),
     ``orders`` to ``"rdp"`` (default :data:`DEFAULT_RDP_ORDERS`), ``discretization``
     to ``"pld"``.  Raises ``ParameterError`` naming any invalid argument.
+
+    Args:
+        noise_multiplier: σ, the noise std over the clipping norm (> 0).
+        sample_rate: q, the Poisson sampling rate, in (0, 1].
+        steps: T, the number of steps.
+        delta: the target δ, in (0, 1).
+        accountant: "prv", "rdp" or "pld".
+        eps_error: the PRV accountant's ε error.
+        orders: the RDP orders.
+        discretization: the PLD's loss grid.
+
+    Returns:
+        ε, an upper bound for the chosen accountant.
+
+    Raises:
+        ParameterError: an argument is invalid (named).
     """
     run = DPSGDRun(noise_multiplier, sample_rate, steps, delta)
     acc = v.choice("accountant", accountant, ACCOUNTANTS)
@@ -222,6 +245,21 @@ def noise_multiplier_for(
     ``orders`` are passed to the accountant as for :func:`epsilon`), ``"pld"`` by
     ``dp_accounting.mechanism_calibration`` (Brent's method; the returned σ is checked to satisfy
     the target).  Both return the certified side: ε(σ) ≤ target_eps.
+
+    Args:
+        target_eps: the target ε (> 0).
+        sample_rate: q, the Poisson sampling rate, in (0, 1].
+        steps: T, the number of steps.
+        delta: the target δ, in (0, 1).
+        accountant: "prv", "rdp" or "pld".
+        tol: the tolerance in ε (> 0).
+        **options: ``eps_error`` (PRV), ``orders`` (RDP) or ``discretization`` (PLD).
+
+    Returns:
+        σ with ε(σ) ≤ target_eps.
+
+    Raises:
+        ParameterError: an argument is invalid (named), or no σ meets the target.
     """
     target = v.epsilon("target_eps", target_eps)
     tol = v.positive("tol", tol)

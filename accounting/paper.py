@@ -155,7 +155,18 @@ def _names(name: str, values: object, options: tuple[str, ...] | None) -> tuple:
 
 def tables(which: tuple[str, ...] = TABLES, ms: tuple[int, ...] = (3,)) -> dict[str, list[dict]]:
     """The requested tables (names in :data:`TABLES`) as lists of records, for allowances ``ms``
-    (integers in [1, :data:`TEACHERS`])."""
+    (integers in [1, :data:`TEACHERS`]).
+
+    Args:
+        which: the tables' names (from :data:`TABLES`).
+        ms: the allowances m, integers in [1, :data:`TEACHERS`].
+
+    Returns:
+        Each requested table's name with its records.
+
+    Raises:
+        ParameterError: an unknown table name or an m out of range.
+    """
     which = _names("which", which, TABLES)
     ms = tuple(v.count("ms", m, 1, TEACHERS) for m in _names("ms", ms, None))
     out: dict[str, list[dict]] = {}

@@ -175,7 +175,8 @@ class QueryBound:
     """A total (ε, δ) of a sequence of DaRRM queries, and which theorem gives it.
 
     Attributes:
-        epsilon, delta: the total guarantee (ε may be inf: no finite ε at that δ).
+        epsilon: the total ε (inf: no finite ε at that δ).
+        delta: the total δ.
         bound: the bound's name (:data:`BOUND_FRESH`, :data:`BOUND_GENERIC`, ``members-…``).
         member_randomness: "fresh" or "fixed".
         queries: the number of queries composed.
@@ -183,6 +184,7 @@ class QueryBound:
             (the exact composed value of the pairs lies in [lower, epsilon] or [lower, delta]);
             else equal to the bound.
         interval: the PLD's discretisation interval (0 where none is used).
+        solved_for: "epsilon" (ε for a given total δ) or "delta" (δ for a given total ε).
     """
 
     epsilon: float
@@ -332,7 +334,24 @@ def composed_delta(table: GammaTable | Sequence[tuple[GammaTable, int]], queries
                    epsilon_total: float, member_randomness: str,
                    value_discretization_interval: float | None = None, bracket: float = DEFAULT_BRACKET,
                    loss_cap: float | None = None) -> QueryBound:
-    """Total δ at ``epsilon_total`` (≥ 0); otherwise as :func:`composed_epsilon`."""
+    """Total δ at ``epsilon_total`` (≥ 0); otherwise as :func:`composed_epsilon`.
+
+    Args:
+        table: one certified γ table, or (table, count) pairs for heterogeneous queries.
+        queries: the number Q of queries (with one table).
+        epsilon_total: the total ε (≥ 0).
+        member_randomness: "fresh" or "fixed" (as :func:`composed_epsilon`).
+        value_discretization_interval: the PLD's loss grid (None: refined to ``bracket``).
+        bracket: the relative width of the optimistic/pessimistic bracket.
+        loss_cap: the PLD's largest finite loss (None: the table's own).
+
+    Returns:
+        The total δ with its accountant's name and bracket.
+
+    Raises:
+        ParameterError: a parameter is invalid (named).
+        CertificationError: a table is not certified.
+    """
     et = v.epsilon("epsilon_total", epsilon_total, allow_zero=True)
     return _query_bound(table, queries, et, False, member_randomness, value_discretization_interval, bracket,
                         loss_cap)
@@ -373,6 +392,12 @@ class QueryAccountant:
 
     Composed PLDs are cached per ledger, and the steps of one table are merged, so a check after
     each batch costs one self-composition per table.
+
+    Args:
+        member_randomness: "fresh" (the table's own pair, composed by PLD) or "fixed" (post-processing
+            of the members' own guarantees).
+        value_discretization_interval: the PLD's loss grid (> 0).
+        loss_cap: the PLD's largest finite loss (None: the table's own).
     """
 
     member_randomness: str

@@ -1,6 +1,7 @@
 """Benchmark: γ_opt(L) for grouped members (darrm.groups) against every member at the worst budget.
 
-Run:  .venv/bin/python benchmarks/bench_groups.py
+Run:  .venv/bin/python benchmarks/bench_groups.py            (the small settings)
+      .venv/bin/python benchmarks/bench_groups.py --large    (issue 26's targets: G = 2 at K = 31, G = 3 at K = 21)
 
 Each setting runs in a fresh subprocess, so its peak RSS is its own. For each setting it reports
 the grouped solve (constraint generation + certificate over the product of the groups' corner
@@ -25,6 +26,12 @@ SETTINGS = [
     ([(7, 0.1, 0.0), (6, 0.3, 0.0)], 0.5, 0.0),
 ]
 
+#: issue 26's benchmark targets (Δ > 0): products of 3.9·10¹⁰ and 4.0·10¹⁰ configurations
+LARGE = [
+    ([(16, 0.1, 1e-5), (15, 0.3, 1e-5)], 0.5, 1e-4),
+    ([(7, 0.1, 1e-5), (7, 0.2, 1e-5), (7, 0.3, 1e-5)], 0.5, 1e-4),
+]
+
 
 def one(groups, target_eps: float, target_delta: float) -> dict:
     import darrm
@@ -33,7 +40,8 @@ def one(groups, target_eps: float, target_delta: float) -> dict:
     prior = darrm.IIDPrior(0.75)
     params = darrm.GroupParams(tuple(tuple(g) for g in groups), target_eps, target_delta)
     t0 = time.perf_counter()
-    table = darrm.solve(params, prior)
+    table = darrm.solve(params, prior, log=lambda line: print(f"{time.perf_counter() - t0:8.1f} s  {line}",
+                                                              file=sys.stderr, flush=True))
     t1 = time.perf_counter()
     certify_groups(table.gamma, params)
     t2 = time.perf_counter()
@@ -48,6 +56,7 @@ def one(groups, target_eps: float, target_delta: float) -> dict:
             "status": table.status, "gap": table.info["optimality_gap"], "rounds": table.info["rounds"],
             "method": table.info["method"], "seconds_solve": round(t1 - t0, 2), "seconds_certify": round(t2 - t1, 2),
             "seconds_worst_solve": round(t3 - t2, 2),
+            "cpu_seconds": round(time.process_time(), 1),
             "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
 
 
@@ -56,8 +65,8 @@ def main() -> None:
         groups, eps, delta = json.loads(sys.argv[2])
         print(json.dumps(one(groups, eps, delta)), flush=True)
         return
-    for s in SETTINGS:
-        r = subprocess.run([sys.executable, __file__, "--one", json.dumps(s)], capture_output=True, text=True,
+    for s in LARGE if "--large" in sys.argv[1:] else SETTINGS:
+        r = subprocess.run([sys.executable, __file__, "--one", json.dumps(s)], stdout=subprocess.PIPE, text=True,
                            check=True)
         print(r.stdout.strip().splitlines()[-1], flush=True)
 

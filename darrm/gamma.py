@@ -81,6 +81,16 @@ def gamma_sub(K: int, m: int) -> np.ndarray:
     With H ~ Hypergeom(K, l, m) and h_m(l) = Pr[H ≥ (m+1)/2] (m odd) or
     Pr[H ≥ m/2+1] + ½Pr[H = m/2] (m even): γ(l) = 1 − 2h_m(l) for l ≤ (K−1)/2 and
     γ(l) = γ(K−l) above (the paper's display of Lemma 3.1 holds for l ≤ (K−1)/2 only).
+
+    Args:
+        K: the number of members (odd).
+        m: the subsample size, an integer in [1, K].
+
+    Returns:
+        γ_Sub(l) for l = 0..K, symmetric, in [0, 1].
+
+    Raises:
+        ParameterError: ``K`` is not an odd count or ``m`` not an integer in [1, K].
     """
     K = odd_count("K", K)
     m = _integer_m(m, K)
@@ -98,7 +108,18 @@ def gamma_sub(K: int, m: int) -> np.ndarray:
 
 def gamma_dsub(K: int, m: int) -> np.ndarray:
     """γ of Theorem 4.1 (pure DP, i.i.d. mechanisms): γ ≡ 1 if m ≥ (K+1)/2, else γ_Sub with
-    subsample size 2m−1 ("double subsampling"), which is mε-DP."""
+    subsample size 2m−1 ("double subsampling"), which is mε-DP.
+
+    Args:
+        K: the number of members (odd).
+        m: the privacy allowance, an integer in [1, K].
+
+    Returns:
+        γ_DSub(l) for l = 0..K, symmetric, in [0, 1].
+
+    Raises:
+        ParameterError: ``K`` is not an odd count or ``m`` not an integer in [1, K].
+    """
     K = odd_count("K", K)
     m = _integer_m(m, K)
     if m >= (K + 1) // 2:
@@ -138,6 +159,18 @@ def p_const(params: PrivacyParams, tau: float | None = None, lam: float | None =
 
 
 def gamma_const(params: PrivacyParams, tau: float | None = None, lam: float | None = None) -> np.ndarray:
-    """γ_const ≡ p_const: randomized response (Algorithm 2) as a DaRRM instance (Lemma A.1)."""
+    """γ_const ≡ p_const: randomized response (Algorithm 2) as a DaRRM instance (Lemma A.1).
+
+    Args:
+        params: the members' (ε, Δ), K, m and the target δ.
+        tau: the true majority is assumed (τε, λ)-DP (default τ = K, the K-fold composition).
+        lam: the λ of that assumption (default 1 − (1 − Δ)^K).
+
+    Returns:
+        The constant table p_const for l = 0..K.
+
+    Raises:
+        ParameterError: ``params`` is no PrivacyParams, τ ≤ 0 or τε > 700, or λ ∉ [0, 1).
+    """
     p = p_const(params, tau, lam)
     return np.full(params.K + 1, p)

@@ -102,7 +102,17 @@ def table_to_dict(table: GammaTable) -> dict:
 
 
 def save(table: GammaTable, path: str | os.PathLike, *, tol: float | None = None) -> None:
-    """Re-certify ``table`` and write it atomically; an uncertified table is never written."""
+    """Re-certify ``table`` and write it atomically; an uncertified table is never written.
+
+    Args:
+        table: the γ table.
+        path: the γ file to write (JSON, with a checksum).
+        tol: the certificate's tolerance (None: the default).
+
+    Raises:
+        GammaFileError: the table is not certified (nothing is written).
+        ParameterError: ``table`` is no GammaTable, ``path`` no file path, or ``tol`` invalid.
+    """
     instance("table", table, GammaTable, "a darrm.GammaTable")
     path = file_path("path", path)
     cert = certify(table.gamma, table.params, tol=tol)
@@ -118,6 +128,16 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
     memory is estimated first and refused past ``max_memory`` bytes (None: the memory available),
     on ``executor`` (:func:`darrm.api.certify`: local processes, joblib, Dask, any
     ``concurrent.futures.Executor``; None: chosen by size).
+
+    Args:
+        path: the γ file.
+        tol: the certificate's tolerance (None: the default).
+        recertify: run the certificate again (False: trust the file's checksum and record).
+        max_memory: the certificate's memory budget in bytes (None: the memory available).
+        executor: where the certificate runs (None: chosen by size).
+
+    Returns:
+        The table, with the parameters of its member model.
 
     Raises:
         GammaFileError: unreadable, corrupt, tampered with, or not certified.

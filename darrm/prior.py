@@ -140,7 +140,11 @@ def register_prior(cls: type[Prior]) -> type[Prior]:
 @dataclass(frozen=True)
 class IIDPrior(Prior):
     """p_i i.i.d. with mean μ; E[α] = Binomial(K, μ).  μ = 0.75 is the paper's uniform
-    prior on [0.5, 1] (Eq. 202); μ = 0.745 its τ = 50 left-endpoint grid."""
+    prior on [0.5, 1] (Eq. 202); μ = 0.745 its τ = 50 left-endpoint grid.
+
+    Attributes:
+        mean: μ, the common mean of the p_i, in [0, 1].
+    """
 
     kind: ClassVar[str] = "iid"
     cli: ClassVar[str | None] = "iid:MU"
@@ -175,7 +179,11 @@ class IIDPrior(Prior):
 @register_prior
 @dataclass(frozen=True)
 class IndependentPrior(Prior):
-    """Independent p_i with per-mechanism means μ_i; E[α] = PoissonBinomial(μ_1..μ_K)."""
+    """Independent p_i with per-mechanism means μ_i; E[α] = PoissonBinomial(μ_1..μ_K).
+
+    Attributes:
+        means: μ_1..μ_K, one per mechanism.
+    """
 
     kind: ClassVar[str] = "independent"
     cli: ClassVar[str | None] = "means:M1,...,MK"
@@ -221,7 +229,12 @@ class IndependentPrior(Prior):
 @dataclass(frozen=True)
 class BetaPrior(Prior):
     """Perfectly correlated mechanisms: p_1 = … = p_K = p with p ~ Beta(a, b);
-    E[α] is the beta-binomial pmf (exact)."""
+    E[α] is the beta-binomial pmf (exact).
+
+    Attributes:
+        a: the Beta distribution's first shape (> 0).
+        b: its second shape (> 0).
+    """
 
     kind: ClassVar[str] = "beta"
     cli: ClassVar[str | None] = "beta:A,B"
@@ -272,7 +285,13 @@ class BetaPrior(Prior):
 class DensityPrior(Prior):
     """Perfectly correlated mechanisms with p drawn from a user density on [0, 1]
     (normalised here); E[α] = ∫ Binomial(K, p) π(p) dp by adaptive quadrature
-    (scipy.integrate.quad_vec, absolute tolerance ``tol``)."""
+    (scipy.integrate.quad_vec, absolute tolerance ``tol``).
+
+    Attributes:
+        density: π(p), a non-negative function on [0, 1] (normalised here).
+        name: the name recorded with the table.
+        tol: the quadrature's absolute tolerance (> 0).
+    """
 
     kind: ClassVar[str] = "density"
     cli: ClassVar[str | None] = None
@@ -334,6 +353,12 @@ class PaperMCPrior(Prior):
     [p_lower, 1) (as the reference code does) and averages the Poisson-binomial pmfs.
     Its expectation is Binomial(K, mean of the grid): 0.745 for p_lower = 0.5, τ = 50.
     The positive constant P·w/N of Algorithm 5 does not change the argmin and is omitted.
+
+    Attributes:
+        p_lower: the left end of the grid, in [0, 1).
+        tau: the number τ of grid points.
+        T: the number of Monte-Carlo draws.
+        seed: the draws' seed.
     """
 
     kind: ClassVar[str] = "paper-mc"

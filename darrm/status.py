@@ -47,13 +47,16 @@ def status_for(gap: float, gap_tol: float) -> str:
 class SolveReport:
     """How a table was obtained, typed (``GammaTable.report``; γ files keep it as ``info``).
 
-    method: "full", "cutting-planes", "disjoint-cutting-planes" or "closed-form".
-    stop: why the solve stopped (None for closed forms).
-    converged: the proven gap of the returned (final, repaired) table meets ``gap_tol``.
-    optimality_gap, lp_lower_bound, gap_tol: the proof of (near-)optimality (γ_opt only).
-    rounds: constraint-generation rounds (1 for the full LP, 0 for closed forms).
-    repair_scale: the factor γ was scaled by to pass the certificate (1.0: not scaled).
-    seconds: wall time of the solve and its certificate.
+    Attributes:
+        method: "full", "cutting-planes", "disjoint-cutting-planes" or "closed-form".
+        stop: why the solve stopped (None for closed forms).
+        converged: the proven gap of the returned (final, repaired) table meets ``gap_tol``.
+        optimality_gap: the proven gap of the returned table to the optimum (γ_opt only).
+        lp_lower_bound: the LP's lower bound on the optimal expected error (γ_opt only).
+        gap_tol: the gap the solve was asked to prove (γ_opt only).
+        rounds: constraint-generation rounds (1 for the full LP, 0 for closed forms).
+        repair_scale: the factor γ was scaled by to pass the certificate (1.0: not scaled).
+        seconds: wall time of the solve and its certificate.
     """
 
     method: str

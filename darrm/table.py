@@ -30,7 +30,8 @@ class GammaTable:
         prior: description of the prior the objective used (γ_opt), else None.
         objective: expected (signed) error under the prior, ½Σ_{l≥mid} E[α_l − α_{K−l}]·(1 − γ(l)).
         violation: the certificate's largest DP violation (≤ tol when certified).
-        solver, status: how it was obtained (γ_opt).
+        solver: the LP solver that produced it (γ_opt).
+        status: the solve's verdict (γ_opt), e.g. "optimal".
         info: extra facts (rows in the LP, repair factor, timings).
     """
 

@@ -47,6 +47,16 @@ def error_curve(gamma: np.ndarray, p: np.ndarray) -> np.ndarray:
         Bin_l(p) − Bin_{K−l}(p) = C(K,l)·(pq)^{K−l}·(p^j − q^j),  j = 2l − K, q = 1−p,
 
     so the error is exactly 0 at p = ½ (α_l = α_{K−l}) instead of ±1e-16.
+
+    Args:
+        gamma: the table, K + 1 values in [0, 1].
+        p: the probabilities at which to evaluate, in [0, 1] (any shape).
+
+    Returns:
+        Pr[DaRRM_γ ≠ the true majority] at each p (the shape of ``p``).
+
+    Raises:
+        ParameterError: ``gamma`` is not a valid table or ``p`` not in [0, 1].
     """
     g = validate_gamma(gamma)
     p = float_array("p", p)

@@ -44,8 +44,19 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
     Bernoulli(γ(L)) draws) and ignores ``rng``.  ``executor``: where the table's certificate runs
     (:func:`certify_table`; the labels are drawn here).
 
+    Args:
+        votes: a (Q, K) 0/1 matrix, one row per query.
+        table: a γ table; its certificate is run again before any label is drawn.
+        rng: a numpy Generator or a seed for the coins (None: fresh entropy).
+        secure: draw the coins from the OS CSPRNG instead of ``rng``.
+        executor: where the certificate runs (None: chosen by size).
+
+    Returns:
+        The Q released labels (0/1 integers).
+
     Raises:
         CertificationError: the table is not (ε, δ)-DP for its parameters.
+        ParameterError: ``table`` is no GammaTable, or ``votes`` is not a (Q, K) 0/1 matrix.
     """
     _check_certified(table, executor)
     return mechanism.aggregate(votes, table.gamma, rng, secure=secure)
@@ -63,6 +74,21 @@ def _check_certified(table: GammaTable, executor: Any = None) -> None:
 
 def aggregate_counts(counts: object, table: GammaTable, rng: np.random.Generator | int | None = None, *,
                      secure: bool = False, executor: Any = None) -> np.ndarray:
-    """:func:`aggregate` from Q vote counts L ∈ [0, K] (a 1-D array) instead of a vote matrix."""
+    """:func:`aggregate` from Q vote counts L ∈ [0, K] (a 1-D array) instead of a vote matrix.
+
+    Args:
+        counts: Q vote counts, integers in [0, K].
+        table: a γ table; its certificate is run again before any label is drawn.
+        rng: a numpy Generator or a seed for the coins (None: fresh entropy).
+        secure: draw the coins from the OS CSPRNG instead of ``rng``.
+        executor: where the certificate runs (None: chosen by size).
+
+    Returns:
+        The Q released labels (0/1 integers).
+
+    Raises:
+        CertificationError: the table is not (ε, δ)-DP for its parameters.
+        ParameterError: ``table`` is no GammaTable, or ``counts`` is not a 1-D array of counts in [0, K].
+    """
     _check_certified(table, executor)
     return mechanism.aggregate_counts(counts, table.gamma, rng, secure=secure)

@@ -21,7 +21,7 @@ import darrm
 import darrm.accounting
 
 ROOT = Path(__file__).resolve().parents[1]
-GUIDES = ("solving", "disjoint", "groups", "accounting", "shuffle", "experiments", "simulations")
+GUIDES = ("examples", "solving", "disjoint", "groups", "accounting", "shuffle", "experiments", "simulations")
 
 
 @pytest.fixture(scope="module")

@@ -183,6 +183,17 @@ def calibrate_sigma(eps: float, delta: float, method: Method = "paper-rdp") -> f
     ``"paper-rdp"`` ≥ ``"rdp"`` ≥ ``"pld"`` always (each certifies the same
     mechanism with a tighter analysis).  Raises ``ParameterError`` for eps ≤ 0,
     delta ∉ (0, 1) or an unknown method.
+
+    Args:
+        eps: the target ε of one query (> 0).
+        delta: the target δ, in (0, 1).
+        method: "paper-rdp", "rdp" or "pld".
+
+    Returns:
+        The smallest σ, on the certified side.
+
+    Raises:
+        ParameterError: a parameter is out of range or ``method`` unknown.
     """
     eps = v.epsilon("eps", eps)
     delta = v.open_unit("delta", delta)
@@ -203,6 +214,18 @@ def epsilon(sigma: float, delta: float, queries: int = 1, method: Method = "pld"
     the classical conversion in closed form ε = Q/σ² + 2·sqrt(Q·log(1/δ))/σ at
     λ* = 1 + σ·sqrt(log(1/δ)/Q); ``"pld"``: Q Gaussian queries with sensitivity √2 are one
     Gaussian with sensitivity √(2Q) (Balle & Wang exact curve, ``dp_accounting.gaussian_mechanism``).
+
+    Args:
+        sigma: the Gaussian noise std (> 0).
+        delta: the total δ, in (0, 1).
+        queries: the number Q of answers.
+        method: "paper-rdp", "rdp" or "pld".
+
+    Returns:
+        The total ε.
+
+    Raises:
+        ParameterError: a parameter is out of range or ``method`` unknown.
     """
     sigma = v.positive("sigma", sigma)
     delta = v.open_unit("delta", delta)

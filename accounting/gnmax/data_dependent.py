@@ -130,7 +130,19 @@ def _best_bounds(n: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndarray:
 
 
 def data_dependent_rdp(votes: Sequence[int], sigma: float, order: float) -> DataDependentRDP:
-    """Algorithm 6 of the DaRRM paper (corrected) at RDP order λ for one histogram."""
+    """Algorithm 6 of the DaRRM paper (corrected) at RDP order λ for one histogram.
+
+    Args:
+        votes: the teachers' vote histogram over the classes.
+        sigma: the Gaussian noise std (> 0).
+        order: the RDP order λ (> 1).
+
+    Returns:
+        The data-dependent RDP bound at λ and how it was obtained.
+
+    Raises:
+        ParameterError: ``votes`` is not a histogram of non-negative counts, or σ, λ are out of range.
+    """
     n = _votes(votes)
     gauss = gaussian_rdp(order, sigma)
     best = float(_best_bounds(n, float(sigma), np.array([float(order)]))[0])

@@ -1,12 +1,22 @@
 """darrm.accounting.shuffle: privacy amplification by shuffling, every published bound in one API.
 
 Start with :func:`best_upper_bound` and :func:`all_bounds`; see ``docs/shuffle.md``.
+Common randomizers (:func:`rappor`, :func:`oue`, :func:`hadamard_response`, :func:`asymmetric_rr`)
+and :func:`poisson_subsampled` build :class:`FiniteRandomizer` values.
 Neighbouring relation: replace-one (:data:`NEIGHBORING_RELATION`).
 """
 
 from .best import METHODS, all_bounds, best_upper_bound, bound_records, randomizer_for
 from .bound import NEIGHBORING_RELATION, Bound, NotApplicable
 from .calibration import central_epsilon, eps0_for_target
+from .common_randomizers import (
+    asymmetric_rr,
+    hadamard_response,
+    oue,
+    poisson_subsampled,
+    rappor,
+    unary_encoding,
+)
 from .composition import ShuffleRound, rounds_epsilon
 from .randomizers import (
     FiniteRandomizer,
@@ -26,12 +36,18 @@ __all__ = [
     "RandomizedResponse",
     "ShuffleRound",
     "all_bounds",
+    "asymmetric_rr",
     "best_upper_bound",
     "bound_records",
     "central_epsilon",
     "eps0_for_target",
+    "hadamard_response",
     "joint",
+    "oue",
     "parallel",
+    "poisson_subsampled",
     "randomizer_for",
+    "rappor",
     "rounds_epsilon",
+    "unary_encoding",
 ]

@@ -21,13 +21,18 @@ from .randomizers import FiniteRandomizer, GenericLDP, RandomizedResponse, Rando
 class Method(NamedTuple):
     """One row of :data:`METHODS`: the method's ``name`` (its module's ``NAME``), whether it
     gives an ``upper`` or a ``lower`` bound, its ε(δ) and δ(ε) functions, and
-    ``not_for(randomizer)``: why it does not apply to that randomizer, or None."""
+    ``not_for(randomizer)``: why it does not apply to that randomizer, or None.  ``randomizers``
+    and ``notes`` are its row of the docs' table of methods (docs/shuffle.md, written from
+    :data:`METHODS` by ``docs/hooks/shuffle_methods_table.py``): which randomizers it covers, its
+    source, its assumptions and whether its proof holds."""
 
     name: str
     kind: Kind
     eps_bound: Callable[..., Bound]
     delta_bound: Callable[..., Bound]
     not_for: Callable[[Randomizer], str | None]
+    randomizers: str = ""
+    notes: str = ""
 
 
 def _any(_: Randomizer) -> str | None:
@@ -46,23 +51,72 @@ def _rr_or_generic(r: Randomizer) -> str | None:
     return "applies to k-ary randomized response (or binary RR for a generic eps0-LDP randomizer) only"
 
 
+_BLANKET_NOTES = ("BBGN19 privacy blanket, transcribed from `shuffleddp` (its δ ≥ 1e-11 floor is not "
+                  "applied); valid")
+
+
 def _blanket(which: str) -> Method:
     return Method(blanket.NAMES[which], "upper",
                   lambda r, n, d: blanket.eps_bound(r, n, d, which),
-                  lambda r, n, e: blanket.delta_bound(r, n, e, which), _any)
+                  lambda r, n, e: blanket.delta_bound(r, n, e, which), _any,
+                  "any ε0-LDP (generic constants) or k-RR (k-RR constants)", _BLANKET_NOTES)
 
 
-#: every method: name (carried by its module), kind, ε(δ), δ(ε), applicability
+#: every method: name (carried by its module), kind, ε(δ), δ(ε), applicability, its docs row
 METHODS: list[Method] = [
-    Method(erlingsson.NAME, "upper", erlingsson.eps_bound, erlingsson.delta_bound, _any),
+    Method(erlingsson.NAME, "upper", erlingsson.eps_bound, erlingsson.delta_bound, _any, "any ε0-LDP",
+           "EFMRTT19: ε = 12ε0√(ln(1/δ)/n) only if ε0 ≤ 1/2, n ≥ 1000, δ ≤ 0.01; else the trivial ε0; valid"),
     _blanket("hoeffding"),
     _blanket("bennett"),
-    Method(clones.NAME, "upper", clones.eps_bound, clones.delta_bound, _any),
-    Method(variation_ratio.NAME, "upper", variation_ratio.eps_bound, variation_ratio.delta_bound, _any),
-    Method(decomposition.NAME, "upper", decomposition.eps_bound, decomposition.delta_bound, _specific),
-    Method(decomposition.LOWER_NAME, "lower", decomposition.lower_eps_bound, decomposition.lower_delta_bound, _any),
-    Method(krr.LOWER_NAME, "lower", krr.lower_eps_bound, krr.lower_delta_bound, _rr_or_generic),
+    Method(clones.NAME, "upper", clones.eps_bound, clones.delta_bound, _any, "any ε0-LDP",
+           "FMT21 clone pair, exact evaluation (C ~ Bin(n−1, e^{−ε0})); valid"),
+    Method(variation_ratio.NAME, "upper", variation_ratio.eps_bound, variation_ratio.delta_bound, _any,
+           "generic ε0-LDP; k-RR and finite (specific)",
+           "generic: p = q = e^{ε0} is the FMT23a stronger clone, whose post-processing is flawed (Su et al. "
+           "§3.3; FMT23b restrict it to a sub-class): **not valid**, reproduces Wang et al. Table 5 only.  "
+           "k-RR and finite: the g = 0 decomposition with the randomizer's own clone probability (a "
+           "general-clone pair, Su et al. Thm 4): valid.  A per-pair refinement that keeps the victim's "
+           "left-over as its own symbol (`variation_ratio.SEPARATE_LEFTOVER_PAIRS = True`) is an unreviewed "
+           "derivation, checked only numerically at small n, so it is off by default"),
+    Method(decomposition.NAME, "upper", decomposition.eps_bound, decomposition.delta_bound, _specific,
+           "specific (matrix)",
+           "Su et al. Thm 6/13: blanket (= optimal general-clone) decomposition, δ = (1/n)E[(ΣG)_+].  "
+           "**Exact at every n** when the GPARV has ≤ 3 non-zero atoms (k-RR, binary RR, any randomizer "
+           "with ratios in {e^{−ε0}, 1, e^{ε0}} and input symmetry…): multinomial count sums, see Numerics.  "
+           "Otherwise min(FFT with rounded-up GPARV for n ≤ 20000, count sum with atoms rounded up to 3 "
+           "groups, clone, valid variation-ratio); valid"),
+    Method(decomposition.LOWER_NAME, "lower", decomposition.lower_eps_bound, decomposition.lower_delta_bound,
+           _any, "specific (generic: binary RR)",
+           "Su et al. Thm 14: exact divergence of (x0, x*, …, x*) vs (x1, x*, …, x*), and of the uniform "
+           "i.i.d. mixture of the others' inputs (GKMP20; a mixture of dataset pairs, ≤ the worst pair by "
+           "joint convexity).  Exact count sums for ≤ 3 atoms (k-RR: x* ∈ {x0, x1} and the mixture), else "
+           "FFT rounded down for n ≤ 20000 or, above, count sum with atoms rounded down.  Name kept for "
+           "the CLI; non-degenerate at n = 1e6 and beyond; valid"),
+    Method(krr.LOWER_NAME, "lower", krr.lower_eps_bound, krr.lower_delta_bound, _rr_or_generic,
+           "k-RR (generic: binary RR), n ≤ 20000 (else not applicable)",
+           "Biswas et al. corrected: divergence of the x0-bin count for n_x0 ∈ {0,1,2} (post-processing of "
+           "one dataset's output); valid"),
 ]
+
+
+def register(method: Method) -> Method:
+    """Add a shuffle bound to :data:`METHODS`: :func:`all_bounds`, :func:`best_upper_bound`,
+    ``darrm shuffle`` (table, ``--json``, ``--plot``) and the docs' table of methods read it.
+
+    Args:
+        method: the new row; its ``name`` must be new.
+
+    Returns:
+        ``method``, so a module can keep it.
+
+    Raises:
+        ParameterError: ``name`` is already registered, or ``kind`` is not "upper"/"lower".
+    """
+    if any(m.name == method.name for m in METHODS):
+        raise ParameterError("name", f"a shuffle bound named {method.name!r} is already registered")
+    v.choice("kind", method.kind, ("upper", "lower"))
+    METHODS.append(method)
+    return method
 
 
 def _paper_only(randomizer: Randomizer, n: int, delta: float) -> list[Bound]:

@@ -38,6 +38,14 @@ class Bound:
     ``eps``/``delta``: the (ε, δ) pair the method certifies (upper) or exhibits
     (lower).  ``valid`` is False when the method's proof is known to be broken or
     its result is not a guarantee of the requested kind; ``note`` says why.
+
+    Attributes:
+        method: the method's name (:data:`~darrm.accounting.shuffle.best.METHODS`).
+        kind: "upper" or "lower".
+        valid: whether the result is a guarantee of its kind.
+        eps: the ε (∞ when the method does not apply).
+        delta: the δ.
+        note: how it was obtained, or why it is not valid.
     """
 
     method: str

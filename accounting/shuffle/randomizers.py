@@ -26,7 +26,11 @@ from darrm.errors import ParameterError
 
 @dataclass(frozen=True)
 class GenericLDP:
-    """An arbitrary ε0-LDP local randomizer (only ε0 is known)."""
+    """An arbitrary ε0-LDP local randomizer (only ε0 is known).
+
+    Attributes:
+        eps0: the local ε0 (> 0).
+    """
 
     eps0: float
 
@@ -41,7 +45,12 @@ class GenericLDP:
 
 @dataclass(frozen=True)
 class RandomizedResponse:
-    """k-ary randomized response with local budget ε0 (k = 2: binary RR)."""
+    """k-ary randomized response with local budget ε0 (k = 2: binary RR).
+
+    Attributes:
+        eps0: the local ε0 (> 0).
+        k: the number of values (≥ 2).
+    """
 
     eps0: float
     k: int = 2
@@ -80,6 +89,9 @@ class FiniteRandomizer:
     Rows must be probability vectors (tolerance 1e-9, then renormalised) and, for
     pure LDP, all entries in a column must be either all zero or all positive.
     ``eps0`` is computed as the largest log-ratio within a column.
+
+    Attributes:
+        matrix: the probability matrix, one row per input.
     """
 
     matrix: tuple[tuple[float, ...], ...]

@@ -57,7 +57,12 @@ NEIGHBORING_RELATION = NeighboringRelation.REPLACE_ONE
 
 @dataclass(frozen=True)
 class ShuffledBinaryRR:
-    """K members, ε0-randomised response, shuffled: the aggregator sees only the count L."""
+    """K members, ε0-randomised response, shuffled: the aggregator sees only the count L.
+
+    Attributes:
+        K: the number of members (voters).
+        eps0: each vote's randomised-response ε0 (> 0).
+    """
 
     K: int
     eps0: float

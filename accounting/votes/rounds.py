@@ -64,7 +64,20 @@ def compose_queries(eps: float, delta: float, queries: int, delta_prime: float) 
 
 def tight_total_epsilon(K: int, eps0: float, queries: int, delta_total: float) -> float:
     """ε of Q (adaptive) rounds of shuffled binary ε0-RR votes at total δ: exact per-query ε for
-    Q = 1, else the composed dominating PLD (:func:`darrm.accounting.votes.pld.rounds_epsilon`)."""
+    Q = 1, else the composed dominating PLD (:func:`darrm.accounting.votes.pld.rounds_epsilon`).
+
+    Args:
+        K: the number of members (voters).
+        eps0: each vote's randomized-response ε0 (> 0).
+        queries: the number Q of rounds.
+        delta_total: the total δ, in (0, 1).
+
+    Returns:
+        The total ε.
+
+    Raises:
+        ParameterError: a parameter is out of range (named).
+    """
     queries = v.count("queries", queries)
     delta_total = v.open_unit("delta_total", delta_total)
     if queries == 1:
@@ -76,7 +89,21 @@ def shuffled_votes_guarantee(
     K: int, eps0: float, delta: float, queries: int = 1, delta_prime: float | None = None
 ) -> VotesGuarantee:
     """Per-query exact (ε, δ) of the shuffled count and its Q-fold total at
-    δ_total = 1 − (1−δ)^Q(1−δ′) (δ′ defaults to δ): tight (PLD) and generic (per-query) composition."""
+    δ_total = 1 − (1−δ)^Q(1−δ′) (δ′ defaults to δ): tight (PLD) and generic (per-query) composition.
+
+    Args:
+        K: the number of members (voters).
+        eps0: each vote's randomized-response ε0 (> 0).
+        delta: the per-query δ, in (0, 1).
+        queries: the number Q of rounds.
+        delta_prime: the composition's slack δ′ (None: ``delta``).
+
+    Returns:
+        The per-query (ε, δ) and the Q-fold totals (tight and generic).
+
+    Raises:
+        ParameterError: a parameter is out of range (named).
+    """
     m = ShuffledBinaryRR(K, eps0)
     delta = v.open_unit("delta", delta)
     queries = v.count("queries", queries)
@@ -104,6 +131,21 @@ def largest_eps0(
     :func:`darrm.numerics.inversion.inverse_monotone` applies (bracket grown or shrunk by
     factors of 2 from min(target_eps, eps0_max) within [1e-9, eps0_max], then bisection); the
     returned ε0 is checked to satisfy the target.
+
+    Args:
+        K: the number of members (voters).
+        target_eps: the target total ε (> 0).
+        target_delta: the target total δ, in (0, 1).
+        queries: the number Q of rounds.
+        classes: the number of classes (2: binary votes).
+        eps0_max: the largest ε0 searched.
+        rel_tol: the relative tolerance of the search.
+
+    Returns:
+        The largest ε0 (rounded down) meeting the target.
+
+    Raises:
+        ParameterError: a parameter is out of range (named).
     """
     target_eps = v.epsilon("target_eps", target_eps)
     target_delta = v.open_unit("target_delta", target_delta)

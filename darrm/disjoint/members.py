@@ -66,7 +66,12 @@ class NonPrivate(MemberPrivacy):
 
 @dataclass(frozen=True)
 class ApproxDP(MemberPrivacy):
-    """Members that are (ε, Δ)-DP with respect to their own shard."""
+    """Members that are (ε, Δ)-DP with respect to their own shard.
+
+    Attributes:
+        eps: each member's ε (> 0) with respect to its own shard.
+        delta: each member's Δ, in [0, 1) (0: pure DP).
+    """
 
     eps: float
     delta: float = 0.0
@@ -98,7 +103,11 @@ class ApproxDP(MemberPrivacy):
 
 @dataclass(frozen=True)
 class LocalRR(MemberPrivacy):
-    """Members that report their (arbitrary) bit through ε0-randomised response."""
+    """Members that report their (arbitrary) bit through ε0-randomised response.
+
+    Attributes:
+        eps0: the randomised response's ε0 (> 0).
+    """
 
     eps0: float
 

@@ -17,7 +17,14 @@ from .members import MemberPrivacy, member_from_dict
 
 @dataclass(frozen=True)
 class DisjointParams:
-    """K members on disjoint shards, each described by ``member``; target per-query (ε, δ)."""
+    """K members on disjoint shards, each described by ``member``; target per-query (ε, δ).
+
+    Attributes:
+        K: the number of members (odd).
+        member: the members' privacy (:class:`ApproxDP`, :class:`LocalRR` or :class:`NonPrivate`).
+        target_eps: the target per-query ε (> 0).
+        target_delta: the target per-query δ, in [0, 1).
+    """
 
     K: int
     member: MemberPrivacy

@@ -43,7 +43,9 @@ from ..privacy.certify import Certificate
 from ..privacy.condition import violation
 from ..privacy.corner_pmfs import pmf_pairs
 from ..privacy.corners import complements, corners, count_vectors
+from .contraction import inner_table, outer
 from .params import GroupParams, MemberGroup
+from .sweep import sweep_groups, sweep_memory
 
 #: bytes per configuration the certificate holds at once (four probabilities, violations, indices)
 BYTES_PER_CONFIGURATION = 64
@@ -56,32 +58,6 @@ def group_pmfs(group: MemberGroup) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     counts = count_vectors(group.size, cs.shape[0])
     a, ap = pmf_pairs(counts, cs, comp)
     return counts, a, ap
-
-
-def inner_table(pmfs: list[np.ndarray], w: np.ndarray) -> np.ndarray:
-    """T[n_2, …, n_G, s] = Σ_{k_2..k_G} Π_{g≥2} pmfs_g[n_g, k_g] · w_{s + Σ k_g}, s = 0..K_1: the
-    sums over every group but the first, innermost-first (non-negative sums only; module docstring)."""
-    T = np.asarray(w, dtype=np.float64)
-    for a in reversed(pmfs[1:]):
-        Kg = a.shape[1] - 1
-        S = T.shape[-1] - Kg  # trailing length after this group
-        lead = (a.shape[0],) + (1,) * T.ndim
-        acc = a[:, 0].reshape(lead) * T[None, ..., 0:S]
-        for k in range(1, Kg + 1):
-            acc += a[:, k].reshape(lead) * T[None, ..., k:k + S]
-        T = acc
-    return T
-
-
-def outer(a1: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """The outermost group's sum: one matrix product (dot products of K_1 + 1 non-negative terms)."""
-    return np.tensordot(a1, T, axes=([1], [T.ndim - 1]))
-
-
-def contract(pmfs: list[np.ndarray], w: np.ndarray) -> np.ndarray:
-    """P[n_1, …, n_G] = Σ_k Π_g pmfs_g[n_g, k_g] · w_{Σ k_g}: the output probability of every
-    configuration (:func:`inner_table`, then :func:`outer`)."""
-    return outer(pmfs[0], inner_table(pmfs, w))
 
 
 #: bytes a block of the first group's configurations may take (the four violation arrays and the
@@ -104,19 +80,21 @@ def _memory(params: GroupParams) -> float:
     return 4.0 * inner * (params.groups[0].size + 1) * 8 + float(block_rows(params)) * inner * BYTES_PER_CONFIGURATION
 
 
-def check_memory(params: GroupParams, max_memory: float | None) -> float:
-    """The certificate's estimated peak bytes, refused up front when over ``max_memory``.
+def check_memory(params: GroupParams, max_memory: float | None, *, exhaustive: bool = False) -> float:
+    """The certificate's estimated peak bytes (the factorised sweep's,
+    :func:`darrm.groups.sweep.sweep_memory`, or with ``exhaustive`` this module's product
+    evaluation's), refused up front when over ``max_memory``.
 
     Raises:
         ParameterError: naming ``max_memory`` (or ``groups`` when no budget was given and the
-            inner tables exceed 8 GiB).
+            estimate exceeds 8 GiB).
     """
-    need = _memory(params)
+    need = _memory(params) if exhaustive else sweep_memory(params)
     limit = max_memory if max_memory is not None else 8.0 * 2**30
     if need > limit:
         raise ParameterError("max_memory" if max_memory is not None else "groups",
-                             f"the groups' {params.configurations} corner configurations need about "
-                             f"{need / 2**30:.2f} GiB, more than the {limit / 2**30:.2f} GiB allowed")
+                             f"the certificate of the groups' {params.configurations} corner configurations needs "
+                             f"about {need / 2**30:.2f} GiB, more than the {limit / 2**30:.2f} GiB allowed")
     return need
 
 
@@ -153,26 +131,36 @@ def configuration_violations(gamma: np.ndarray, params: GroupParams,
 
 
 def certify_groups(gamma: np.ndarray, params: GroupParams, *, tol: float = 0.0,
-                   max_memory: float | None = None) -> Certificate:
+                   max_memory: float | None = None, exhaustive: bool = False) -> Certificate:
     """Largest rigorous DP violation bound of DaRRM_γ over every configuration of group corner
-    multisets, both outputs and both directions (module docstring).
+    multisets, both outputs and both directions.
+
+    By default by the factorised sweep (:func:`darrm.groups.sweep.sweep_groups`: running minima
+    group by group over tuples, output 1, D → D′, the other three families being its images under
+    the joint swap and reflection), at any size that fits memory; with ``exhaustive`` by visiting
+    every configuration's four probabilities (module docstring): the reference the sweep is tested
+    against, small products only.  Both give the same largest v̂ up to rounding (2ρ(1 + e^ε)).
 
     Args:
         gamma: the full symmetric table γ(0..K).
         params: the grouped members and the target.
         tol: the threshold ≤ 0 (default 0).
         max_memory: refuse before any work when the estimate exceeds this many bytes.
+        exhaustive: visit every configuration instead of sweeping tuples.
 
     Returns:
         The :class:`~darrm.Certificate`; ``worst_counts`` concatenates the groups' count vectors.
 
     Raises:
-        ParameterError: a bad γ, or the product does not fit the memory budget.
+        ParameterError: a bad γ, or the evaluation does not fit the memory budget.
     """
     g = validate_gamma(gamma, params.K)
-    total = params.configurations
     chk = params.check
-    check_memory(params, max_memory)
+    check_memory(params, max_memory, exhaustive=exhaustive)
+    if not exhaustive:
+        res = sweep_groups(g, params)
+        return Certificate(res.max_violation, res.worst[1], 1, "D,D'", res.checked, tol, chk.rho)
+    total = params.configurations
     pmfs = [group_pmfs(gr) for gr in params.groups]
     best, idx = -math.inf, (0,) * (len(pmfs) + 1)
     for start, V in iter_violation_blocks(g, params, pmfs):

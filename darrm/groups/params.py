@@ -243,9 +243,12 @@ _TINY = 2.0**-1074  # the smallest subnormal
 
 def group_check(params: GroupParams) -> Check:
     """The rigorous test's constants for the target at K members (:func:`darrm.privacy.condition.check`),
-    with η_G = (2G + 2)·Π_g(K_g + 2)·2⁻¹⁰⁷⁴ (what gradual underflow can cost the product evaluation,
-    :mod:`darrm.groups.certificate`) added to η in the slack's form 2η(1 + 2e^ε) and to the repair margin."""
+    with η_G = [(2G + 2)·Π_g(K_g + 2) + 40(K + 2)²]·2⁻¹⁰⁷⁴ (what gradual underflow can cost the
+    exhaustive product evaluation, :mod:`darrm.groups.certificate`, plus what it can cost the
+    factorised sweep, :mod:`darrm.groups.sweep`) added to η in the slack's form 2η(1 + 2e^ε) and to
+    the repair margin."""
     base = params.base_check()
-    eta_g = (2 * len(params.groups) + 2) * math.prod(g.size + 2 for g in params.groups) * _TINY
+    eta_g = ((2 * len(params.groups) + 2) * math.prod(g.size + 2 for g in params.groups)
+             + 40 * (params.K + 2) ** 2) * _TINY
     extra = 2.0 * eta_g * (1.0 + 2.0 * base.exp_eps)
     return replace(base, slack=base.slack + extra, margin=base.margin + 4.0 * extra)

@@ -14,11 +14,11 @@ from .params import GroupParams
 if TYPE_CHECKING:
     from ..backends import Executor, TorchDevice
 
-#: :class:`SolveOptions` fields the grouped solver ignores (plain Kelley cuts, no screening)
-GROUPS_IGNORED = ("stabilize", "screen")
+#: :class:`SolveOptions` fields the grouped solver ignores (no screening)
+GROUPS_IGNORED = ("screen",)
 
-_WHY = "the grouped certificate runs in this process (one contraction per round): no sweep to distribute and " \
-       "nothing to checkpoint yet"
+_WHY = "the grouped certificate runs in this process (one factorised sweep per round): it is not distributed and " \
+       "has nothing to checkpoint yet"
 
 
 def check_groups(params: GroupParams, family: Family, opts: SolveOptions,

@@ -7,10 +7,14 @@ Because the configurations are closed under the joint swap and reflection
 (:mod:`darrm.groups.params`), the rows of output 1, D → D′ over every configuration are the whole
 LP.  Two methods, with the contract of :func:`darrm.solver.gamma_opt.solve_gamma_opt`:
 
-- "full": every row that can bind inside the box (:func:`darrm.solver.rows.possibly_binding`),
+- "full": every configuration's row that can bind inside the box (:func:`darrm.solver.rows.possibly_binding`),
   one LP (cvxpy + HiGHS, as :mod:`darrm.solver.full_lp`); small products only.
-- constraint generation: each round solves the restricted LP, evaluates every configuration's four
-  rigorous violations v̂ block by block (:func:`darrm.groups.certificate.iter_violation_blocks`), keeps the
+- constraint generation: each round solves the restricted LP, finds the largest rigorous violation
+  v̂ over every configuration and the most violated ones by the factorised sweep
+  (:func:`darrm.groups.sweep.sweep_groups`: running minima group by group) at the separation point
+  of :class:`darrm.solver.cutting_planes.Stabilizer` (in-out separation, Ben-Ameur & Neto 2007: a
+  configuration violated between a feasible point and the LP point is violated at the LP point, so
+  every cut cuts it off; "auto" separates at the LP point until its violation first rises), keeps the
   best repaired point as an upper bound, bounds the optimum from below by the Lagrangian of the
   restricted LP's duals (:func:`darrm.solver.restricted_lp.lagrangian_bound`, valid for any
   y ≥ 0 since the restricted feasible set contains the full one), and adds the rows of the most
@@ -32,7 +36,9 @@ from ..gamma import symmetric_from_upper
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import repair
 from ..privacy.condition import folded_rows
-from ..solver.cuts import most_violated
+from ..privacy.corner_pmfs import pmf_pairs
+from ..privacy.corners import complements, corners
+from ..solver.cutting_planes import Stabilizer
 from ..solver.finalize import certified_gamma_opt
 from ..solver.objective import objective_coefficients
 from ..solver.options import DEFAULT_MAX_ROUNDS, SolveOptions
@@ -40,8 +46,9 @@ from ..solver.restricted_lp import CvxpyRestrictedLP, lagrangian_bound, make_res
 from ..solver.rows import possibly_binding
 from ..status import StopReason
 from ..table import GammaTable
-from .certificate import certify_groups, check_memory, group_pmfs, iter_joint_pmfs, iter_violation_blocks, joint_pmf
+from .certificate import certify_groups, check_memory, iter_joint_pmfs, joint_pmf
 from .params import GroupParams
+from .sweep import sweep_groups
 
 #: Subtracted from every scaled LP cost: among (near-)optimal γ prefer the largest (as the other solvers).
 TIE_BREAK = 1e-8
@@ -65,36 +72,31 @@ def group_rows(params: GroupParams, *, prune: bool = True) -> np.ndarray:
     return np.unique(rows, axis=0) if rows.shape[0] else rows
 
 
-def _config_rows(params: GroupParams, pmfs: list, keys: list[tuple[int, ...]]) -> np.ndarray:
-    """The folded rows of (output·2 + direction, n_1, …, n_G) keys: the configuration itself, its
-    swap (D′ → D), its reflection (output 0) or both, each a configuration of the product."""
-    idx = np.array([k[1:] for k in keys], dtype=np.int64)
-    a = joint_pmf([p[1] for p in pmfs], idx)
-    ap = joint_pmf([p[2] for p in pmfs], idx)
-    j = np.array([k[0] for k in keys])
-    first = np.where((j % 2 == 0)[:, None], a, ap)
-    second = np.where((j % 2 == 0)[:, None], ap, a)
-    refl = (j >= 2)[:, None]
-    first = np.where(refl, first[:, ::-1], first)
-    second = np.where(refl, second[:, ::-1], second)
-    return folded_rows(first, second, params.exp_eps)
+def _config_rows(params: GroupParams, keys: list[tuple[int, tuple[int, ...]]]) -> np.ndarray:
+    """The folded rows of (direction, concatenated count vectors) keys
+    (:func:`darrm.groups.sweep.sweep_groups`' candidates): the configuration itself for direction
+    0 (D → D′) and its swap for 1 (D′ → D), each a configuration of the product."""
+    sizes = [g.corners for g in params.groups]
+    split = np.cumsum([0] + sizes)
+    a_parts, ap_parts = [], []
+    for gi, gr in enumerate(params.groups):
+        counts = np.array([k[1][split[gi]:split[gi + 1]] for k in keys], dtype=np.int64)
+        a, ap = pmf_pairs(counts, corners(gr.eps, gr.Delta), complements(gr.eps, gr.Delta))
+        a_parts.append(a)
+        ap_parts.append(ap)
+    idx = np.tile(np.arange(len(keys))[:, None], (1, len(params.groups)))
+    a, ap = joint_pmf(a_parts, idx), joint_pmf(ap_parts, idx)
+    swap = np.array([k[0] == 1 for k in keys])[:, None]
+    return folded_rows(np.where(swap, ap, a), np.where(swap, a, ap), params.exp_eps)
 
 
-def _separate(gamma: np.ndarray, params: GroupParams, pmfs: list, seen: set,
-              top: int) -> tuple[float, list[tuple[int, ...]]]:
+def _separate(gamma: np.ndarray, params: GroupParams, seen: set,
+              top: int) -> tuple[float, list[tuple[int, tuple[int, ...]]]]:
     """(largest v̂ over every configuration, output and direction; the ``top`` most violated keys
-    (output·2 + direction, n_1, …, n_G) above :data:`TOL_CP` not in ``seen``), block by block
-    (:func:`darrm.groups.certificate.iter_violation_blocks`)."""
-    v = -math.inf
-    found: list[tuple[float, tuple[int, ...]]] = []
-    for start, V in iter_violation_blocks(gamma, params, pmfs):
-        v = max(v, float(V.max()))
-        for key in most_violated(V, set(), top + len(seen), TOL_CP):
-            full = (key[0], key[1] + start, *key[2:])
-            if full not in seen:
-                found.append((float(V[key]), full))
-    found.sort(key=lambda t: -t[0])
-    return v, [k for _, k in found[:top]]
+    (direction, counts) above :data:`TOL_CP` not in ``seen``), by the factorised sweep
+    (:func:`darrm.groups.sweep.sweep_groups`)."""
+    res = sweep_groups(gamma, params, top=top, threshold=TOL_CP, exclude=seen)
+    return res.max_violation, [(j, counts) for _, j, counts in res.candidates]
 
 
 def choose_method(params: GroupParams, method: str) -> str:
@@ -153,19 +155,20 @@ def solve_gamma_opt_groups(
                 "seconds_solve": time.perf_counter() - t0}
         return certified_gamma_opt(np.clip(x, 0.0, 1.0), params, prior, cert, opts, info, lp_backend="cvxpy")
 
-    pmfs = [group_pmfs(gr) for gr in params.groups]
     max_rounds = opts.max_rounds if opts.max_rounds is not None else DEFAULT_MAX_ROUNDS["shared"]
     c_lp = c / scale - TIE_BREAK
     rlp = make_restricted_lp(opts.lp_backend, c_lp, rhs)
-    seen: set[tuple[int, ...]] = set()
+    seen: set[tuple[int, tuple[int, ...]]] = set()
     lb, ub = -math.inf, math.inf
     x_best: np.ndarray | None = None
+    stab = Stabilizer(opts.stabilize)
     stop = StopReason.ROUND_LIMIT
     rnd = 0
     for rnd in range(1, int(max_rounds) + 1):
-        x, _ = rlp.solve()
-        x = np.clip(x, 0.0, 1.0)
-        v, candidates = _separate(symmetric_from_upper(x, K), params, pmfs, seen, int(opts.cuts_per_round))
+        x_out, _ = rlp.solve()
+        x_out = np.clip(x_out, 0.0, 1.0)
+        x, at_out = stab.separation_point(x_best, x_out)
+        v, candidates = _separate(symmetric_from_upper(x, K), params, seen, int(opts.cuts_per_round))
         rlp.set_objective(c / scale)  # the same rows, exact objective: the tightest bound they allow
         _, y = rlp.solve()
         rlp.set_objective(c_lp)
@@ -174,21 +177,28 @@ def solve_gamma_opt_groups(
         if x_best is None or float(c @ x_f) < ub:
             x_best, ub = x_f, float(c @ x_f)
         if log:
-            log(f"round {rnd}: {rlp.rows.shape[0]} LP rows, max violation {v:.3e}, gap ≤ {ub - lb:.3e}")
-        if v <= TOL_CP:
+            log(f"round {rnd}: {rlp.rows.shape[0]} LP rows, λ={1.0 if at_out else stab.lam:.2f}, "
+                f"max violation {v:.3e}, gap ≤ {ub - lb:.3e}")
+        if at_out and v <= TOL_CP:
             x_best, ub, stop = x_f, float(c @ x_f), StopReason.NO_VIOLATION
             break
         if ub - lb <= opts.gap_tol:
             stop = StopReason.GAP
             break
-        new = candidates
-        if not new:
-            stop = StopReason.LP_TOLERANCE
-            break
         if rnd == max_rounds:
             break
-        seen.update(new)
-        rlp.add(_config_rows(params, pmfs, new))
+        if not at_out and v <= TOL_CP:
+            stab.look_at_lp_point()  # the separation point is feasible (now x_best): next, the LP point
+            continue
+        stab.after_violation(v, at_out)
+        if not candidates:
+            if not at_out:
+                stab.look_at_lp_point()  # nothing new between x_best and the LP point
+                continue
+            stop = StopReason.LP_TOLERANCE
+            break
+        seen.update(candidates)
+        rlp.add(_config_rows(params, candidates))
     assert x_best is not None
     info = {"method": "groups-cutting-planes", "stop": stop.value, "rounds": rnd, "lp_lower_bound": lb,
             "lp_rows": int(rlp.rows.shape[0]), "lp_backend": opts.lp_backend,

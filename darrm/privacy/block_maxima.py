@@ -1,6 +1,6 @@
 """Exact maximum of a whole Δ > 0 sweep block without visiting its tuples, so blocks can be skipped.
 
-In the block (n_(hi,lo), n_(lo,hi)) = (c, d) of :func:`darrm.privacy.sweep.sweep_R` (R = K − c − d)
+In the block (n_(hi,lo), n_(lo,hi)) = (c, d) of :func:`darrm.privacy.approx_blocks.sweep_R` (R = K − c − d)
 the two output probabilities are values of two tables over triples (:mod:`darrm.privacy.sweep`):
 
     Pr[A(D)=1]  = A(s, a, b)    at (s, a, b)    = (n_1 + n_5, n_3, n_4),
@@ -40,25 +40,23 @@ import functools
 import numpy as np
 
 from .condition import Check
+from .sweep_tables import _triple_cells
 
 
 @functools.lru_cache(maxsize=8)
 def collapse_cells(R: int) -> tuple[np.ndarray, np.ndarray]:
     """For the triples in the order of the sweep's tables (σ ascending, then s, then a;
-    :func:`darrm.privacy.sweep._triple_cells`), S = R + 1, in the cube laid out [a′, s′, k′]
+    :func:`darrm.privacy.sweep_tables._triple_cells`), S = R + 1, in the cube laid out [a′, s′, k′]
     (flat (a′·S + s′)·S + k′: both extreme passes then run over contiguous planes or rows):
 
     - ``read``: the cell (j, ℓ, k) = (R − σ, b, s + b) that the triple, as an A-triple (s, a, b), reads;
     - ``write``: the cell (a′, s′, s′ + b′) of the triple as a B-triple (s′, a′, b′).
 
     Read-only, cached (depends on R only)."""
+
     S = R + 1
-    cells = []
-    for sigma in range(R + 1):
-        s = np.repeat(np.arange(sigma + 1), np.arange(sigma + 1, 0, -1))
-        a = np.concatenate([np.arange(sigma - x + 1) for x in range(sigma + 1)])
-        cells.append(np.stack([s, a, sigma - s - a]))
-    s, a, b = np.concatenate(cells, axis=1).astype(np.int64)
+    t = _triple_cells(R)
+    s, a, b = t // (S * S), (t // S) % S, t % S
     read = ((R - s - a - b) * S + b) * S + (s + b)
     write = (a * S + s) * S + (s + b)
     for x in (read, write):
@@ -69,10 +67,12 @@ def collapse_cells(R: int) -> tuple[np.ndarray, np.ndarray]:
 class ExtremeCubes:
     """Work cubes of one R, reused by every block of that R (:func:`block_maximum`).
 
-    Cells no multiset writes (s′ > k′ or a′ + k′ > R) are set to ±inf once.  Cells with s′ > k′
-    stay ±inf for good (every pass combines them only with each other); cells with a′ + k′ > R
-    may take stale values from the a′ pass, but no pass over a cell that is read combines them:
-    the s′ pass runs at fixed (a′, k′), the a′ pass reads a″ ≤ a′ only."""
+    The valid cells (s′ ≤ k′, a′ + k′ ≤ R) are exactly the cells some triple writes, so every block
+    overwrites all of them.  The others are set to ±inf once and never change: the passes touch
+    only (a′ ≤ R − s′, k′ ≥ s′) in the s′ pass and (s′, k′ ≤ R − a′) in the a′ pass, and an invalid
+    cell there combines only with invalid cells (the s′ pass at fixed (a′, k′), the a′ pass at
+    k′ ≤ R − a′, where every cell of the plane a′ − 1 is valid or has s′ > k′).  The passes thus
+    cover about a third of the cube (Σ (R − x)² ≈ R³/3 cells each) instead of all of it."""
 
     def __init__(self, R: int):
         S = R + 1
@@ -82,24 +82,26 @@ class ExtremeCubes:
 
     def fill(self, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(Bmin, Bmax) of the module docstring, flat, from one block's B values (tables' triple order)."""
-        S = self.R + 1
-        _, write = collapse_cells(self.R)
+        R = self.R
+        _, write = collapse_cells(R)
         lo, hi = self.lo, self.hi
         flo, fhi = lo.reshape(-1), hi.reshape(-1)
         flo[write] = B
         fhi[write] = B
-        for s in range(S - 2, -1, -1):  # suffix extremes along s′ (ℓ ≤ s′)
-            np.minimum(lo[:, s + 1], lo[:, s], out=lo[:, s])
-            np.maximum(hi[:, s + 1], hi[:, s], out=hi[:, s])
-        for a in range(1, S):  # prefix extremes along a′ (a′ ≤ j)
-            np.minimum(lo[a - 1], lo[a], out=lo[a])
-            np.maximum(hi[a - 1], hi[a], out=hi[a])
+        for s in range(R - 1, -1, -1):  # suffix extremes along s′ (ℓ ≤ s′ ≤ k′)
+            n = R - s + 1
+            np.minimum(lo[:n, s + 1, s:], lo[:n, s, s:], out=lo[:n, s, s:])
+            np.maximum(hi[:n, s + 1, s:], hi[:n, s, s:], out=hi[:n, s, s:])
+        for a in range(1, R + 1):  # prefix extremes along a′ (a′ ≤ j)
+            n = R - a + 1
+            np.minimum(lo[a - 1, :n, :n], lo[a, :n, :n], out=lo[a, :n, :n])
+            np.maximum(hi[a - 1, :n, :n], hi[a, :n, :n], out=hi[a, :n, :n])
         return flo, fhi
 
 
 def block_maximum(A: np.ndarray, B: np.ndarray, R: int, chk: Check, cubes: ExtremeCubes | None = None) -> float:
     """The largest v̂ over every multiset of one Δ > 0 block (module docstring), from the block's
-    A and B values (the rows V(·, c, d) and V(·, d, c) of :func:`darrm.privacy.sweep.sweep_R`), with
+    A and B values (the rows V(·, c, d) and V(·, d, c) of :func:`darrm.privacy.approx_blocks.sweep_R`), with
     the operations of the sweep's own evaluation, in the same order.  ``cubes``: work arrays of
     this R to reuse (:class:`ExtremeCubes`)."""
     read, _ = collapse_cells(R)

@@ -62,14 +62,16 @@ def validate_tol(tol: float | None) -> float:
 class Certificate:
     """Result of :func:`certify`.
 
-    violation: max over multisets, outputs and directions of the rigorous bound v̂ on
-        Pr[A(D)=o] − e^{mε}Pr[A(D′)=o] − δ (:mod:`darrm.privacy.condition`): v̂ ≤ 0 proves the exact
-        violation ≤ 0; when positive, the exact violation is ≤ v̂/(1−ρ).
-    worst_counts: the corner multiset (count per corner) attaining it.
-    worst_output, worst_direction: o ∈ {0, 1} and "D,D'" or "D',D".
-    checked: number of multisets examined.
-    tol: the threshold (0, or stricter when negative).
-    rho: the relative forward-error bound ρ(K) the verdict accounts for.
+    Attributes:
+        violation: max over multisets, outputs and directions of the rigorous bound v̂ on
+            Pr[A(D)=o] − e^{mε}Pr[A(D′)=o] − δ (:mod:`darrm.privacy.condition`): v̂ ≤ 0 proves the exact
+            violation ≤ 0; when positive, the exact violation is ≤ v̂/(1−ρ).
+        worst_counts: the corner multiset (count per corner) attaining it.
+        worst_output: the output o ∈ {0, 1} attaining it.
+        worst_direction: "D,D'" or "D',D", the direction attaining it.
+        checked: number of multisets examined.
+        tol: the threshold (0, or stricter when negative).
+        rho: the relative forward-error bound ρ(K) the verdict accounts for.
     """
 
     violation: float
@@ -257,6 +259,19 @@ def certify_tight(gamma: np.ndarray, params: PrivacyParams, *, progress: bool | 
     scaled toward 0 by 1 − O(ρ) until it is certified (``scale`` < 1 says so).  A table that
     violates by more is returned unchanged with its failing certificate (scale 1).
     ``max_memory``: the memory budget of every certificate (:func:`certify`).
+
+    Args:
+        gamma: the closed-form table, K + 1 values in [0, 1].
+        params: the members' (ε, Δ), K, m and δ.
+        progress: show progress bars (None: on a terminal).
+        executor: where the certificates run (None: chosen by size).
+        max_memory: the memory budget of each certificate in bytes (None: the memory available).
+
+    Returns:
+        (γ, its certificate, the scale applied: 1 if unchanged).
+
+    Raises:
+        ParameterError: a parameter is invalid, or a certificate would not fit ``max_memory``.
     """
     instance("params", params, PrivacyParams, "a darrm.PrivacyParams")
     flag("progress", progress, allow_none=True)

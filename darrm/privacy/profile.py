@@ -67,7 +67,7 @@ contributes two points.  Output 0 is output 1 at the reflected multiset, which t
 and the skipped swapped blocks contribute the swapped points.  Each worker keeps an
 :class:`Envelope`: a gather's points are filtered against the current envelope (``np.interp``)
 and the few survivors merged; the workers' envelopes are merged at the end.  Δ = 0 uses the
-pure-DP blocks (:func:`darrm.privacy.sweep.pure_block`).  Every executor of the sweep works
+pure-DP blocks (:func:`darrm.privacy.pure_blocks.pure_block`).  Every executor of the sweep works
 (serial, processes, Dask, a torch device).
 """
 
@@ -91,11 +91,14 @@ from ..numerics.binomial import expected_weights
 from ..params import PrivacyParams
 from ..table import GammaTable
 from ..validation import choice
+from .approx_blocks import sweep_R
 from .certify import validate_max_memory
 from .condition import _TINY, FLUSH_BELOW, UNIT_ROUNDOFF, relative_error_bound
 from .corner_pmfs import pmf_pairs
 from .corners import complements, corner_count, corners, iter_count_vector_blocks, multiset_count
-from .sweep import build_pure_tables, build_tables, pure_block, sweep_executor, sweep_R
+from .pure_blocks import pure_block
+from .sweep import sweep_executor
+from .sweep_tables import PureTables, SweepTables, build_pure_tables, build_tables
 
 if TYPE_CHECKING:  # disjoint members build on this floor: their parameters are used through MemberParams
     from ..disjoint.params import DisjointParams
@@ -190,12 +193,14 @@ class PrivacyProfile:
     """The privacy profile δ(ε′) of one DaRRM_γ query and its dominating pair (module docstring).
 
     Attributes:
-        x, y: the envelope's vertices, rounded outward (x ascending from 0 to 1, y from the
-            infinite-loss mass y[0] to 1): δ(ε′) = max_j (y_j − e^{ε′}·x_j).
+        x: the envelope's vertices' first coordinates, rounded outward, ascending from 0 to 1.
+        y: their second coordinates, from the infinite-loss mass y[0] to 1:
+            δ(ε′) = max_j (y_j − e^{ε′}·x_j).
         K: the number of members.
         model: "shared" (every member sees the differing record; Lemma 5.1's corners) or
             "disjoint" (one member's shard changes; :mod:`darrm.disjoint`).
-        rho, eta: the relative and absolute error bounds the outward rounding used.
+        rho: the relative error bound the outward rounding used.
+        eta: the absolute error bound the outward rounding used.
         points: how many cloud points were examined (both outputs and directions).
     """
 
@@ -333,7 +338,7 @@ def _profile_pure_task(shared: tuple, c: int) -> tuple[np.ndarray, np.ndarray, i
 
 
 def _pure_points(env: Envelope, tables: Any, c: int, xp: Any = np) -> None:
-    """Δ = 0 block n_(hi,lo) = c (:func:`darrm.privacy.sweep.pure_block`): every valid (s, d)."""
+    """Δ = 0 block n_(hi,lo) = c (:func:`darrm.privacy.pure_blocks.pure_block`): every valid (s, d)."""
     K = tables.K
     n, D = K - c + 1, min(c, K - c) + 1
     pa, pb = pure_block(tables, c, xp)
@@ -348,8 +353,6 @@ def _sweep_shared(g: np.ndarray, params: PrivacyParams, executor: Executor | Tor
     env, n = Envelope(), 0
     if isinstance(executor, TorchDevice):
         if params.member_delta > 0:
-            from .sweep import SweepTables
-
             T = build_tables(g, params)
             Tt = SweepTables(K, tuple(executor.put(u) for u in T.U), executor.put(np.array(T.H)), T.lut)
 
@@ -360,8 +363,6 @@ def _sweep_shared(g: np.ndarray, params: PrivacyParams, executor: Executor | Tor
             for R in range(K, -1, -1):
                 n += 2 * sweep_R(Tt, R, params.check, 0, -np.inf, None, xp=executor.xp, points=points).checked
         else:
-            from .sweep import PureTables
-
             P = build_pure_tables(g, params)
             Pt = PureTables(K, *(executor.put(a) for a in (P.Xhi, P.Xlo, P.Bhi, P.Blo)))
             for c in range(K + 1):

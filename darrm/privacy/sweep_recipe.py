@@ -1,7 +1,7 @@
 """What an executor ships to run one block of an exhaustive sweep: a *recipe*, never the tables.
 
-A sweep's blocks share read-only tables (:class:`darrm.privacy.sweep.SweepTables`: C(K+4, 4)
-floats, 545 MiB at K = 201; :class:`darrm.privacy.sweep.PureTables` for Δ = 0).  Sending them to
+A sweep's blocks share read-only tables (:class:`darrm.privacy.sweep_tables.SweepTables`: C(K+4, 4)
+floats, 545 MiB at K = 201; :class:`darrm.privacy.sweep_tables.PureTables` for Δ = 0).  Sending them to
 every task of a cluster costs more than the blocks themselves, so a task carries only a
 :class:`SweepRecipe` — γ (K + 1 floats), the parameters and the reporting options, a few kB —
 and each worker builds the tables once and keeps them in a small per-process cache keyed by the
@@ -11,7 +11,7 @@ so it builds nothing.
 
 Claim: a block computed from a recipe is bit for bit the block computed from the parent's tables.
 Proof: the tables are a deterministic function of (γ, K, ε, Δ) computed by the same code
-(:func:`darrm.privacy.sweep.build_tables`, :func:`darrm.privacy.sweep.build_pure_tables`) under
+(:func:`darrm.privacy.sweep_tables.build_tables`, :func:`darrm.privacy.sweep_tables.build_pure_tables`) under
 the same one-thread BLAS (:func:`darrm.backends.executors.one_blas_thread`), and the checksum
 identifies those inputs exactly (γ by its bytes, the floats by ``repr``, which round-trips).
 

@@ -18,21 +18,22 @@ DEFAULT_MAX_ROUNDS = {"shared": 500, "disjoint": 3000}
 class SolveOptions:
     """How γ_opt is solved (every field has its one default here).
 
-    method: "auto" (by problem size), "full" (every LP row) or "cutting-planes" (shared data).
-    max_rounds: constraint-generation round limit; None picks :data:`DEFAULT_MAX_ROUNDS`.
-    gap_tol: stop once the certified table is proven within this of the optimum (expected
-        error units); a table is labelled optimal only if its final gap meets it.
-    accept_gap: at the round limit, return the certified table with its proven gap instead
-        of raising :class:`~darrm.errors.SolveError`.
-    cuts_per_round: most-violated multisets added per round.
-    stabilize: in-out separation λ in (0, 1], or "auto" (plain cuts until the violation rises).
-    lp_backend: "highs" (incremental highspy model) or "cvxpy" (rebuilt every round).
-    screen: between exhaustive sweeps, look for cuts first in the blocks of the corner space
-        where the last ones were found (:class:`darrm.solver.cutting_planes.SweepOracle`); the
-        exhaustive sweep still runs whenever the screen finds nothing, and alone proves bounds.
-    max_memory: bytes the sweeps may use (None: the memory available when the solve starts); the
-        default executor runs as many workers as fit (:func:`darrm.privacy.sweep.sweep_memory`),
-        and a solve that does not fit even serially is refused before any work.
+    Attributes:
+        method: "auto" (by problem size), "full" (every LP row) or "cutting-planes" (shared data).
+        max_rounds: constraint-generation round limit; None picks :data:`DEFAULT_MAX_ROUNDS`.
+        gap_tol: stop once the certified table is proven within this of the optimum (expected
+            error units); a table is labelled optimal only if its final gap meets it.
+        accept_gap: at the round limit, return the certified table with its proven gap instead
+            of raising :class:`~darrm.errors.SolveError`.
+        cuts_per_round: most-violated multisets added per round.
+        stabilize: in-out separation λ in (0, 1], or "auto" (plain cuts until the violation rises).
+        lp_backend: "highs" (incremental highspy model) or "cvxpy" (rebuilt every round).
+        screen: between exhaustive sweeps, look for cuts first in the blocks of the corner space
+            where the last ones were found (:class:`darrm.solver.cutting_planes.SweepOracle`); the
+            exhaustive sweep still runs whenever the screen finds nothing, and alone proves bounds.
+        max_memory: bytes the sweeps may use (None: the memory available when the solve starts); the
+            default executor runs as many workers as fit (:func:`darrm.privacy.sweep.sweep_memory`),
+            and a solve that does not fit even serially is refused before any work.
     """
 
     method: str = "auto"

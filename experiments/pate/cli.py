@@ -25,6 +25,19 @@ def _ints(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from exc
 
 
+def _floats(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from exc
+
+
+def _class_count(text: str) -> int:
+    if text not in ("2", "10"):
+        raise argparse.ArgumentTypeError(f"must be 2 (the paper's 5-vs-8 task) or 10, got {text!r}")
+    return int(text)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("pate", help="private knowledge transfer: GNMax vs DaRRM on MNIST / Fashion-MNIST",
                               description=__doc__.split("\n\n")[1].replace("\n", " "))
@@ -57,7 +70,43 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "pseudo-labels on the rest of the pool)")
     p.add_argument("--held-out-fraction", type=float, default=0.5,
                    help="with --student: share of the public set held out as the student's test set (default: 0.5)")
+    p.add_argument("--classes", type=_class_count, default=2,
+                   help="2: the paper's 5-vs-8 study; 10: PATE 2018's ten-class setting (K non-private teachers, "
+                        "GNMax, Confident-GNMax and the DaRRM plurality aggregator calibrated to equal total "
+                        "budgets, a student per release; results.json, multiclass.md, "
+                        "multiclass_student_vs_epsilon.png) (default: 2)")
+    p.add_argument("--teachers", type=int, default=None,
+                   help="with --classes 10: number of teachers on disjoint shards (default: 250; --quick: 25)")
+    p.add_argument("--total-eps", type=_floats, default=None,
+                   help="with --classes 10: comma-separated total ε budgets (default: 0.5,1,2; --quick: 2)")
+    p.add_argument("--total-delta", type=float, default=None,
+                   help="with --classes 10: the total δ of every budget (default: 1e-5)")
     p.set_defaults(func=run_command)
+
+
+_TEN_CLASS_ONLY = ("teachers", "total_eps", "total_delta")
+_TWO_CLASS_ONLY = ("ms", "epochs", "device")
+
+
+def multiclass_config_from_args(args: argparse.Namespace):
+    """The :class:`~darrm.experiments.pate.multiclass_config.MulticlassConfig` of ``--classes 10``."""
+    from dataclasses import replace
+
+    from darrm.errors import ParameterError
+    from darrm.experiments.pate.multiclass_config import MulticlassConfig
+
+    for name in _TWO_CLASS_ONLY:
+        if getattr(args, name) is not None:
+            raise ParameterError(name, f"--{name} applies to --classes 2 only")
+    over: dict = {"seed": args.seed, "held_out_fraction": args.held_out_fraction}
+    for flag, key in (("teachers", "teachers"), ("queries", "queries"), ("draws", "draws"),
+                      ("total_eps", "total_eps"), ("total_delta", "total_delta"), ("train_size", "train_size")):
+        if getattr(args, flag) is not None:
+            over[key] = getattr(args, flag)
+    cfg = MulticlassConfig.quick(args.dataset, **over) if args.quick else MulticlassConfig(args.dataset, **over)
+    if args.no_self_training:
+        cfg = replace(cfg, student=replace(cfg.student, self_training=False))
+    return cfg
 
 
 def config_from_args(args: argparse.Namespace):
@@ -87,6 +136,12 @@ def run_command(args: argparse.Namespace) -> int:
     check_locations(args.out, args.cache_dir, args.data_dir)
     for module in ("torch", "opacus"):  # one line naming the extra, before any work
         require(module, "experiments", "darrm-experiments pate")
+    if args.classes == 10:
+        return _run_multiclass(args)
+    from darrm.errors import ParameterError
+    for name in _TEN_CLASS_ONLY:
+        if getattr(args, name) is not None:
+            raise ParameterError(name, f"--{name.replace('_', '-')} applies to --classes 10 only")
     from darrm.backends.devices import TorchDevice
     from darrm.experiments.pate.run import run_study
 
@@ -101,4 +156,18 @@ def run_command(args: argparse.Namespace) -> int:
         print(SMOKE_TEST_NOTE)
     extra = ", students.md, student_vs_epsilon.png, split.json" if cfg.student is not None else ""
     print(f"wrote {len(records)} records to {Path(args.out) / 'results.json'} (tables.md, accuracy_vs_m.png{extra})")
+    return 0
+
+
+def _run_multiclass(args: argparse.Namespace) -> int:
+    from darrm.experiments.pate.multiclass_report import MULTICLASS_SMOKE_NOTE
+    from darrm.experiments.pate.multiclass_run import run_multiclass
+
+    cfg = multiclass_config_from_args(args)
+    records = run_multiclass(cfg, args.out, data_dir=args.data_dir, cache_dir=args.cache_dir,
+                             progress=progress_shown(progress_setting(args)))
+    if cfg.smoke_test:
+        print(MULTICLASS_SMOKE_NOTE)
+    print(f"wrote {len(records)} records to {Path(args.out) / 'results.json'} (multiclass.md, "
+          "multiclass_student_vs_epsilon.png, multiclass_run.json)")
     return 0

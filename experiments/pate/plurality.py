@@ -23,7 +23,9 @@ Pr[M(n) ∈ S] − e^ε Pr[M(n′) ∈ S], attained at S = {c : Pr[M(n) = c] > e
 positive parts sum; DP is this bound for every neighbouring pair (Dwork & Roth 2014, Definition 2.4).
 
 Scope of this module.  Rows are enumerated over **every histogram** (C(K + C − 1, C − 1) of them), not
-reduced to the O(K²) move types of the (t, s) pairs; so it is for small K and C only.  The solution is
+reduced to the O(K²) move types of the (t, s) pairs (that reduction, for K = 250, is
+:mod:`.plurality_top_two`, whose tests use this module as the brute force); so it is for small K
+and C only.  The solution is
 certified by :func:`max_hockey_stick`, which recomputes every output distribution from scratch and
 takes the exact divergence over every move in 40-digit arithmetic, and then scaled into feasibility:
 the divergence is convex in γ and 0 at γ ≡ 0, so HS(λγ) ≤ λ·HS(γ) for λ ∈ [0, 1] and

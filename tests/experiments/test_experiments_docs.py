@@ -41,7 +41,7 @@ def test_data_example_prints_the_task_sizes(shared_datasets):
 @pytest.mark.parametrize("doc", ["experiments.md", "simulations.md", "disjoint.md"])
 def test_every_documented_command_parses(doc):
     lines = [ln.split("#")[0].strip() for b in _blocks(doc, "bash") for ln in b.splitlines()]
-    commands = [shlex.split(ln)[1:] for ln in lines if ln.startswith("darrm-experiments ")]
+    commands = [shlex.split(ln)[1:] for ln in lines if ln.startswith(".venv/bin/darrm-experiments ")]
     assert commands
     parser = build_parser()
     for argv in commands:

@@ -143,6 +143,7 @@ def no_work():
     """Replace every command's computation by a function that fails the test (module-wide)."""
     from darrm import api  # darrm.cli imports solve when a command runs, from here
     from darrm.experiments.disjoint import real, synthetic
+    from darrm.experiments.pate import multiclass_run
     from darrm.experiments.pate import run as pate_run
     from darrm.experiments.simulations import runner
 
@@ -152,6 +153,7 @@ def no_work():
     mp = pytest.MonkeyPatch()
     mp.setattr(api, "solve", started)
     mp.setattr(pate_run, "load_dataset", started)
+    mp.setattr(multiclass_run, "load_dataset", started)
     mp.setattr(runner, "compute_figure", started)
     mp.setattr(synthetic, "evaluate", started)
     mp.setattr(real, "load_votes", started)
@@ -310,6 +312,12 @@ OPTIONS: list[Opt] = [
                    ("--train-size", lambda: bad_text(int_in(1))),
                    ("--device",
                     lambda: st.sampled_from(["nonsense", "cuda:x", "cpu:-1", "meta:", "cuda:99", "", "--"]))]],
+    *[Opt("darrm-experiments", ("pate", "--dataset", "mnist", "--out", "{d}/out/pate", "--quick", "--classes", "10",
+                                "--no-progress"), o, f)
+      for o, f in [("--classes", lambda: st.sampled_from(["0", "1", "3", "11", "x", "", "2.0", " 10", "--"])),
+                   ("--teachers", lambda: bad_text(int_in(2, 60_000))),
+                   ("--total-eps", lambda: bad_text(eps_list)),
+                   ("--total-delta", lambda: bad_text(real_in(0.0, 1.0, False, False)))]],
     Opt("darrm-experiments", ("pate", "--dataset", "mnist", "--out", "{d}/out/pate", "--quick", "--student",
                                "--no-progress"), "--held-out-fraction",
         lambda: bad_text(real_in(0.0, 1.0, False, False))),

@@ -128,22 +128,22 @@ def test_worst_counts_name_one_multiset_per_group():
 
 
 def test_blocks_of_the_first_group_give_the_one_block_answer(monkeypatch):
-    """Streaming the first group's multisets in blocks changes nothing: the same violations, the same
-    worst value, and the same certified γ_opt."""
+    """The exhaustive certificate streams the first group's multisets in blocks, which changes nothing:
+    the same violations, the same worst value, and the same certified γ_opt."""
     import darrm
     import darrm.groups.certificate as gc
 
     params = GroupParams(((3, 0.2, 1e-4), (2, 0.6, 1e-4)), 0.9, 1e-3)
     gamma = _gammas(params.K)[1]
     whole = gc.configuration_violations(gamma, params)
-    ref = certify_groups(gamma, params)
+    ref = gc.certify_groups(gamma, params, exhaustive=True)
     table = darrm.solve(params, darrm.IIDPrior(0.75), options=darrm.SolveOptions(method="cutting-planes"))
     monkeypatch.setattr(gc, "BLOCK_BYTES", 7 * 36 * gc.BYTES_PER_CONFIGURATION)  # 7 rows of 120 per block
     assert gc.block_rows(params) == 7
     blocks = list(gc.iter_violation_blocks(gamma, params))
     assert len(blocks) == 18
     assert np.array_equal(np.concatenate([V for _, V in blocks], axis=1), whole)
-    got = certify_groups(gamma, params)
+    got = gc.certify_groups(gamma, params, exhaustive=True)
     # the same worst value (ties between symmetric configurations may be named in another order)
     assert got.violation == ref.violation == float(whole.max()) and got.checked == ref.checked
     darrm.api._cache.clear()

@@ -69,7 +69,7 @@ def test_requests_the_grouped_solver_would_ignore_are_refused(tmp_path):
     params = GroupParams(((2, 0.2, 0.0), (3, 0.6, 0.0)), 0.8, 0.0)
     with pytest.raises(darrm.ParameterError, match="checkpoint"):
         darrm.solve(params, checkpoint=tmp_path / "c")
-    with pytest.raises(darrm.ParameterError, match="stabilize"):
-        darrm.solve(params, options=SolveOptions(stabilize=0.5))
+    with pytest.raises(darrm.ParameterError, match="screen"):
+        darrm.solve(params, options=SolveOptions(screen=False))
     with pytest.raises(darrm.ParameterError, match="family"):
         darrm.solve(params, family="sub")

@@ -62,6 +62,7 @@ def test_reduced_sweep_equals_brute_force_bit_for_bit(K, Delta, rng):
     multisets, and each reported candidate is a real multiset with that exact value."""
     import math
 
+    from darrm.privacy import approx_blocks as blocks
     from darrm.privacy import sweep as sw
     from darrm.privacy.condition import pair_violation
     from darrm.privacy.corners import count_vectors
@@ -74,7 +75,7 @@ def test_reduced_sweep_equals_brute_force_bit_for_bit(K, Delta, rng):
     for R in range(K + 1):
         cd = K - R
         UR = np.concatenate([u[:, : cd + 1] for u in T.U[: R + 1]])
-        cells = sw._triple_cells(R)
+        cells = blocks._triple_cells(R)
         S = R + 1
         c_all = np.arange(cd + 1)
         VR = T.H[T.lut[c_all, cd - c_all]][:, : cd + 1] @ UR.T  # the product sweep_R forms
@@ -180,12 +181,13 @@ def test_pure_chained_products_equal_the_plain_products_where_read(rng, monkeypa
     """Δ = 0: the chained triangular products of pure_block equal the plain products
     Σ_j Bin(d, lo)_j·X_hi[c, s+j] and Σ_i Bin(d, hi)_i·X_lo[c, s+i] on every entry the sweep
     reads (s ≤ K − c − d), for several link lengths (1: the pure recurrence; ≥ K: one link)."""
-    import darrm.privacy.sweep as sw
+    import darrm.privacy.pure_blocks as sw
+    from darrm.privacy.sweep_tables import build_pure_tables
 
     K = 41
     P = PrivacyParams(K, 3, 0.2, 0.0)
     g = symmetric_from_upper(rng.uniform(size=(K + 1) // 2), K)
-    t = sw.build_pure_tables(g, P)
+    t = build_pure_tables(g, P)
     for links in (1, 2, 5, 16, 64):
         monkeypatch.setattr(sw, "PURE_CHAIN", links)
         for c in range(K + 1):
@@ -211,15 +213,16 @@ def test_pure_dp_diverse_cuts_come_from_distinct_blocks():
 def test_chunked_sweep_gives_the_unchunked_answer(rng, monkeypatch):
     """Gathering the n_4-slices separately or merged changes neither the maximum nor the
     per-block candidates."""
+    import darrm.privacy.approx_blocks as blocks
     import darrm.privacy.sweep as sw
 
     P = PrivacyParams(13, 2, 0.2, 1e-3)
     g = symmetric_from_upper(rng.uniform(size=7), 13)
     whole = sw.sweep(g, P, top=40, threshold=-1.0)
-    monkeypatch.setattr(sw, "MIN_GATHER", 50)
-    assert len(sw._gather_groups(13, *sw._tetrahedron(13)[1:])) < 14  # really merged
-    monkeypatch.setattr(sw, "MIN_GATHER", 1)
-    assert len(sw._gather_groups(13, *sw._tetrahedron(13)[1:])) == 14  # one gather per n_4
+    monkeypatch.setattr(blocks, "MIN_GATHER", 50)
+    assert len(blocks._gather_groups(13, *blocks._tetrahedron(13)[1:])) < 14  # really merged
+    monkeypatch.setattr(blocks, "MIN_GATHER", 1)
+    assert len(blocks._gather_groups(13, *blocks._tetrahedron(13)[1:])) == 14  # one gather per n_4
     chunked = sw.sweep(g, P, top=40, threshold=-1.0)
     assert chunked.max_violation == whole.max_violation and chunked.checked == whole.checked
     np.testing.assert_array_equal(np.sort(chunked.violations), np.sort(whole.violations))
@@ -227,12 +230,13 @@ def test_chunked_sweep_gives_the_unchunked_answer(rng, monkeypatch):
 
 def test_torch_backend_streams_the_same_chunks(rng, monkeypatch):
     pytest.importorskip("torch")
+    import darrm.privacy.approx_blocks as blocks
     import darrm.privacy.sweep as sw
     from darrm.backends.devices import TorchDevice
 
     P = PrivacyParams(11, 2, 0.2, 1e-3)
     g = symmetric_from_upper(rng.uniform(size=6), 11)
-    monkeypatch.setattr(sw, "MIN_GATHER", 40)
+    monkeypatch.setattr(blocks, "MIN_GATHER", 40)
     a = sw.sweep(g, P, top=30, threshold=-1.0)
     b = sw.sweep(g, P, top=30, threshold=-1.0, executor=TorchDevice("cpu"))
     assert abs(a.max_violation - b.max_violation) <= 1e-12 and a.checked == b.checked

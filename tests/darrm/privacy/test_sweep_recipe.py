@@ -81,31 +81,69 @@ def test_a_concurrent_futures_pool_gives_the_serial_certificate():
     assert on_pool == serial == via_adapter
 
 
-def test_dask_local_cluster_gives_the_serial_certificate_and_load(tmp_path):
+@pytest.fixture(scope="module")
+def dask_client():
+    """A local Dask cluster on 127.0.0.1: two worker processes (with nannies, which restart a
+    killed worker), so the workers build the tables from the recipe (no cache shared with this
+    process).  The client is the default one, so joblib's ``dask`` backend uses it too."""
     distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cl, distributed.Client(cl) as client:
+        yield client
+
+
+def _tight_table() -> tuple[PrivacyParams, np.ndarray]:
+    """γ_Sub at m = 1 scaled until certified: its largest violation within 1e-9 of 0."""
+    from darrm.gamma import gamma_sub
+    from darrm.privacy.certify import certify_tight
+
+    P = PrivacyParams(21, 1, 0.3, 1e-4)
+    g, cert, _ = certify_tight(gamma_sub(P.K, 1), P, executor=SerialExecutor())
+    assert cert.certified and cert.violation > -1e-9
+    return P, g
+
+
+def test_dask_local_cluster_gives_the_exhaustive_verdict_and_load(dask_client, tmp_path):
     from darrm import api, gamma_file
     from darrm.backends.executors import DaskExecutor
     from darrm.gamma import gamma_sub
     from darrm.privacy.certify import certify_tight
     from darrm.table import GammaTable
 
+    client = dask_client
     g = _table(DP, 5)
     serial = certify(g, DP, executor=SerialExecutor())
-    # worker processes: they build the tables from the recipe (no cache shared with this process)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cl, distributed.Client(cl) as client:
-        assert certify(g, DP, executor=DaskExecutor(client)) == serial
-        assert certify(g, DP, executor=client.get_executor()) == serial
-        # a certified table saved, then loaded with its certificate re-run on the cluster
-        h, cert, _ = certify_tight(gamma_sub(DP.K, DP.m), DP)
-        assert cert.certified
-        table = GammaTable(params=DP, gamma=h, family="sub", violation=cert.violation, prior=None,
-                           objective=None, solver="closed form", status=None, info={})
-        path = tmp_path / "g.json"
-        gamma_file.save(table, path)
-        api._cache.clear()
-        loaded = gamma_file.load(path, executor=DaskExecutor(client))
+    assert certify(g, DP, executor=DaskExecutor(client)) == serial
+    assert certify(g, DP, executor=client.get_executor()) == serial
+    # a tight table: the cluster's (pruned) sweep against the exhaustive serial one, bit for bit
+    P, t = _tight_table()
+    exhaustive = sweep(t, P, top=5, threshold=-1e-3, prune=False, executor=SerialExecutor())
+    _same(sweep(t, P, top=5, threshold=-1e-3, executor=DaskExecutor(client)), exhaustive)
+    # a certified table saved, then loaded with its certificate re-run on the cluster
+    h, cert, _ = certify_tight(gamma_sub(DP.K, DP.m), DP)
+    assert cert.certified
+    table = GammaTable(params=DP, gamma=h, family="sub", violation=cert.violation, prior=None,
+                       objective=None, solver="closed form", status=None, info={})
+    path = tmp_path / "g.json"
+    gamma_file.save(table, path)
+    api._cache.clear()
+    loaded = gamma_file.load(path, executor=DaskExecutor(client))
     assert loaded.violation == cert.violation
+
+
+@pytest.mark.parametrize("P", [DP, PURE], ids=["delta", "pure"])
+def test_joblib_dask_backend_gives_the_exhaustive_sweep_bit_for_bit(dask_client, P, monkeypatch):
+    import joblib
+
+    g = _table(P, 9)
+    exhaustive = sweep(g, P, top=5, threshold=-1.0, prune=False, executor=SerialExecutor())
+    here = []  # tables built in this process: none, if the blocks really ran on the cluster
+    real = sweep_module.build_for
+    monkeypatch.setattr(sweep_module, "build_for", lambda r: here.append(r) or real(r))
+    sweep_recipe.clear_cache()
+    with joblib.parallel_config(backend="dask"):
+        _same(sweep(g, P, top=5, threshold=-1.0, executor=JoblibExecutor()), exhaustive)
+    assert here == []
 
 
 def _kill_then(fn, marker: str, victim, always: bool, shared, item):
@@ -134,6 +172,18 @@ def test_a_worker_killed_mid_sweep_is_retried_with_the_same_verdict(inner, tmp_p
     serial = sweep(g, DP, top=3, threshold=-1.0, executor=SerialExecutor())
     marker = tmp_path / "killed"
     res = sweep(g, DP, top=3, threshold=-1.0, executor=_Killing(inner(), marker, victim=DP.K))
+    assert marker.exists()  # a worker really died
+    _same(res, serial)
+
+
+def test_a_dask_worker_killed_mid_sweep_leaves_the_verdict_unchanged(dask_client, tmp_path):
+    """Dask reschedules the lost task on a surviving worker (and the nanny restarts the dead one)."""
+    from darrm.backends.executors import DaskExecutor
+
+    g = _table(DP, 10)
+    serial = sweep(g, DP, top=3, threshold=-1.0, prune=False, executor=SerialExecutor())
+    marker = tmp_path / "killed"
+    res = sweep(g, DP, top=3, threshold=-1.0, executor=_Killing(DaskExecutor(dask_client), marker, victim=DP.K))
     assert marker.exists()  # a worker really died
     _same(res, serial)
 

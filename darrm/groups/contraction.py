@@ -1,0 +1,36 @@
+"""The contraction of the groups' pmfs with the output weights: Σ_k Π_g pmfs_g[k_g] · w_{Σ k_g}.
+
+Shared by the exhaustive certificate (:mod:`darrm.groups.certificate`, over corner multisets) and
+the factorised sweep (:mod:`darrm.groups.sweep`, over tuples).  Every number is non-negative and
+nothing is subtracted, so Higham's bounds hold in any order (the rounding analyses of both modules).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def inner_table(pmfs: list[np.ndarray], w: np.ndarray) -> np.ndarray:
+    """T[n_2, …, n_G, s] = Σ_{k_2..k_G} Π_{g≥2} pmfs_g[n_g, k_g] · w_{s + Σ k_g}, s = 0..K_1: the
+    sums over every group but the first, innermost-first (non-negative sums only; module docstring)."""
+    T = np.asarray(w, dtype=np.float64)
+    for a in reversed(pmfs[1:]):
+        Kg = a.shape[1] - 1
+        S = T.shape[-1] - Kg  # trailing length after this group
+        lead = (a.shape[0],) + (1,) * T.ndim
+        acc = a[:, 0].reshape(lead) * T[None, ..., 0:S]
+        for k in range(1, Kg + 1):
+            acc += a[:, k].reshape(lead) * T[None, ..., k:k + S]
+        T = acc
+    return T
+
+
+def outer(a1: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """The outermost group's sum: one matrix product (dot products of K_1 + 1 non-negative terms)."""
+    return np.tensordot(a1, T, axes=([1], [T.ndim - 1]))
+
+
+def contract(pmfs: list[np.ndarray], w: np.ndarray) -> np.ndarray:
+    """P[n_1, …, n_G] = Σ_k Π_g pmfs_g[n_g, k_g] · w_{Σ k_g}: the output probability of every
+    configuration (:func:`inner_table`, then :func:`outer`)."""
+    return outer(pmfs[0], inner_table(pmfs, w))

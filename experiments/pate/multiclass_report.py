@@ -1,0 +1,107 @@
+"""The ten-class study's markdown table and its plot of student accuracy against total ε."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from darrm.experiments.png import pyplot, save_png
+from darrm.plotting import fit_suptitle
+
+__all__ = ["MULTICLASS_SMOKE_NOTE", "PUBLISHED_ANCHORS", "multiclass_figure", "multiclass_plot", "multiclass_table"]
+
+#: the first line of a ten-class ``--quick`` run's table and of its command-line summary
+MULTICLASS_SMOKE_NOTE = ("SMOKE TEST (--quick): 25 teachers on 5000 images, Q = 20, 2 draws, short training; it "
+                         "checks that every stage runs.  Its numbers are not results (no published columns).")
+
+_ORDER = ("gnmax", "confident-gnmax", "darrm-plurality", "plurality-nonprivate")
+_MARKERS = ("o", "s", "^", "D")
+
+#: Published 10-class MNIST students at δ = 1e-5 (second-hand, via Ghazi et al. 2021, Table 4):
+#: (aggregator, ε, student accuracy).  Their teachers are CNNs; ours are MLPs (multiclass_teachers).
+PUBLISHED_ANCHORS = (("PATE-G", 2.04, 0.980), ("Confident-GNMax", 1.97, 0.985), ("non-private", None, 0.992))
+
+
+def _f(x: float | None, spec: str = ".3f") -> str:
+    return "–" if x is None else format(x, spec)
+
+
+def multiclass_table(records: list[dict], run: dict) -> str:
+    """Markdown: one row per (Q, ε_total), label and student accuracy per method (mean (std) over draws)."""
+    smoke = any(r.get("smoke_test") for r in records)
+    lines: list[str] = []
+    if smoke:
+        lines += [MULTICLASS_SMOKE_NOTE, ""]
+    ds = records[0]["dataset"] if records else "?"
+    K = records[0]["teachers"] if records else "?"
+    teach = run.get("teacher_accuracy_on_pool", [])
+    lines += [f"### {ds}, 10 classes, K = {K} non-private teachers: students at equal total (ε, δ)", "",
+              f"Teachers: mean accuracy on the query pool {sum(teach) / max(len(teach), 1):.3f}; their noiseless "
+              f"plurality {run.get('plurality_accuracy_on_pool', float('nan')):.3f}.  Cells: label accuracy / student "
+              "accuracy on the held-out half, mean (std) over draws; Confident-GNMax: over answered queries "
+              "(answered count in brackets).", "",
+              "| Q | ε_total | " + " | ".join(_ORDER) + " |", "|---|---|" + "---|" * len(_ORDER)]
+    by = {(r["method"], r["epsilon_total"], r["Q"]): r for r in records}
+    for Q in sorted({r["Q"] for r in records}):
+        for e in sorted({r["epsilon_total"] for r in records if r["epsilon_total"] is not None}):
+            cells = []
+            for m in _ORDER:
+                r = by.get((m, None if m == "plurality-nonprivate" else e, Q))
+                if r is None:
+                    cells.append("–")
+                    continue
+                ans = f" [{r['answered_mean']:.0f}]" if m == "confident-gnmax" else ""
+                cells.append(f"{_f(r['accuracy_mean'], '.3f')} / {_f(r['student_accuracy_mean'], '.3f')} "
+                             f"({_f(r['student_accuracy_std'], '.3f')}){ans}")
+            lines.append(f"| {Q} | {e:g} | " + " | ".join(cells) + " |")
+    lines += ["", f"δ_total = {next((r['delta_total'] for r in records if r['delta_total']), '–')} for every private "
+              "row.  Accountants:", ""]
+    lines += [f"- {m}: {next(r['accountant'] for r in records if r['method'] == m)}" for m in _ORDER
+              if any(r["method"] == m for r in records)]
+    if not smoke:
+        anchors = "; ".join(f"{n} {a:.3f}" + (f" at ε = {e}" if e is not None else "") for n, e, a in PUBLISHED_ANCHORS)
+        lines += ["", f"Published anchors (10-class MNIST, δ = 1e-5, CNN teachers; Ghazi et al. 2021, Table 4): "
+                      f"{anchors}."]
+    lines += ["", f"Wall time: {run.get('seconds_total', 0):.0f} s in all, teachers "
+              f"{run.get('teachers', {}).get('seconds_training', 0):.0f} s "
+              f"({run.get('teachers', {}).get('teachers_from_cache', 0)} from the cache), students "
+              f"{run.get('seconds_students', 0):.0f} s; CPU ({run.get('cpu', '?')}).", ""]
+    return "\n".join(lines)
+
+
+def multiclass_figure(records: list[dict]):
+    """Student accuracy against total ε, one panel per Q, a line per method; the ceiling dashed."""
+    plt = pyplot("the ten-class student plot")
+    Qs = sorted({r["Q"] for r in records})
+    fig, axes = plt.subplots(1, max(len(Qs), 1), figsize=(4.2 * max(len(Qs), 1), 4.0), squeeze=False,
+                             layout="constrained", sharey=True)
+    for ax, Q in zip(axes[0], Qs, strict=True):
+        for i, m in enumerate(_ORDER):
+            rs = sorted((r for r in records if r["method"] == m and r["Q"] == Q
+                         and r["student_accuracy_mean"] is not None and r["epsilon_total"] is not None),
+                        key=lambda r: r["epsilon_total"])
+            if rs:
+                ax.errorbar([r["epsilon_total"] for r in rs], [r["student_accuracy_mean"] for r in rs],
+                            yerr=[r["student_accuracy_std"] for r in rs], marker=_MARKERS[i], ms=5, capsize=3,
+                            lw=1.0, label=m)
+        ceiling = [r for r in records if r["method"] == "plurality-nonprivate" and r["Q"] == Q]
+        if ceiling and ceiling[0]["student_accuracy_mean"] is not None:
+            ax.axhline(ceiling[0]["student_accuracy_mean"], ls="--", color="gray", lw=1.0,
+                       label="plurality-nonprivate (no DP)")
+        ax.set_xscale("log")
+        ax.set_xlabel("total ε (δ_total = 1e-5)")
+        ax.set_title(f"Q = {Q}")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("student accuracy (held-out half)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=7, frameon=False)
+    ds = records[0]["dataset"] if records else "?"
+    fit_suptitle(fig, f"{ds}, 10 classes: student accuracy vs total ε at equal (ε, δ) (mean ± s.d. over draws)",
+                 fontsize=10)
+    return fig
+
+
+def multiclass_plot(records: list[dict], path: Path) -> None:
+    """Write :func:`multiclass_figure` as a PNG."""
+    fig = multiclass_figure(records)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    save_png(fig, path, dpi=120)

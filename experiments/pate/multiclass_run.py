@@ -1,0 +1,206 @@
+"""Ten-class PATE end to end at equal TOTAL budgets: teachers → four aggregators → students.
+
+Stages: load + verify data → split the public (test) set into a query pool and a guarded held-out
+half (:func:`~.public_split.split_public`) → K non-private teachers on disjoint shards vote on the
+pool (:func:`~.multiclass_teachers.multiclass_votes`, cached) → for every (ε_total, Q): GNMax and
+Confident-GNMax calibrated to (ε_total, δ_total) exactly, the DaRRM plurality aggregator at the
+per-query budget that composes to it (:mod:`~.multiclass_aggregators`) and the non-private
+plurality → the same query indices for every method (:func:`~.study.query_indices`) → a student per
+release trained on the pool and scored once on the held-out half.
+
+Outputs in ``out``: ``results.json`` (one record per (method, ε_total, Q)), ``multiclass.md`` and
+``multiclass_student_vs_epsilon.png``.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from darrm.accounting import confident_gnmax_epsilon
+from darrm.atomic import atomic_write_bytes, atomic_write_json
+from darrm.experiments.cache import default_cache_dir
+from darrm.experiments.data.loader import load_dataset
+from darrm.experiments.pate.multiclass_aggregators import (
+    CONFIDENT_RATIO,
+    CONFIDENT_THRESHOLD_FRACTION,
+    confident_release,
+    confident_sigmas,
+    confident_total_epsilon,
+    gnmax_release,
+    gnmax_sigma,
+    histograms_of,
+    plurality_budget,
+)
+from darrm.experiments.pate.multiclass_config import MulticlassConfig
+from darrm.experiments.pate.multiclass_report import multiclass_plot, multiclass_table
+from darrm.experiments.pate.multiclass_teachers import multiclass_votes
+from darrm.experiments.pate.plurality_top_two import release_plurality, solve_top_two
+from darrm.experiments.pate.public_split import HeldOutSet, split_public
+from darrm.experiments.pate.student import train_student
+from darrm.experiments.pate.student_study import student_seed
+from darrm.experiments.pate.study import query_indices
+from darrm.paths import check_output_dir
+
+__all__ = ["MULTICLASS_METHODS", "run_multiclass"]
+
+#: methods in table order, with their mechanism stream ids
+MULTICLASS_METHODS = {"gnmax": 21, "confident-gnmax": 22, "darrm-plurality": 23, "plurality-nonprivate": 24}
+C = 10
+
+ACCOUNTANTS = {
+    "gnmax": "exact: Q Gaussian mechanisms of sensitivity sqrt(2) = one Gaussian of sensitivity sqrt(2Q) (PLD)",
+    "confident-gnmax": "exact, data-independent: post-processing of Q x (threshold Gaussian sigma1, sensitivity 1 "
+                       "+ GNMax sigma2), one Gaussian (PLD); the data-dependent epsilon is analysis only",
+    "darrm-plurality": "GENERIC: optimal homogeneous composition of Q (eps_q, delta_q)-DP queries "
+                       "(Kairouz-Oh-Viswanath Thm 3.3), delta_q = delta_total/(2Q); valid (fresh coins per query)",
+    "plurality-nonprivate": "none: the noiseless plurality of the teachers (ceiling, no DP)",
+}
+
+
+def _mechanisms(cfg: MulticlassConfig, progress: bool) -> dict[tuple[str, float, int], dict]:
+    """Calibrated parameters per (method, ε_total, Q), each with the seconds its calibration took."""
+    K = cfg.teachers
+    out: dict[tuple[str, float, int], dict] = {}
+    cells = [(e, Q) for e in cfg.total_eps for Q in cfg.queries]
+    for e, Q in tqdm(cells, desc="calibrate + DaRRM LPs", disable=not progress, leave=False):
+        t0 = time.perf_counter()
+        s = gnmax_sigma(e, cfg.total_delta, Q)
+        out[("gnmax", e, Q)] = {"sigma": s, "seconds_calibration": time.perf_counter() - t0}
+        t0 = time.perf_counter()
+        s1, s2 = confident_sigmas(e, cfg.total_delta, Q)
+        out[("confident-gnmax", e, Q)] = {"sigma1": s1, "sigma2": s2, "threshold": CONFIDENT_THRESHOLD_FRACTION * K,
+                                          "sigma_ratio": CONFIDENT_RATIO,
+                                          "epsilon_total_check": confident_total_epsilon(s1, s2, cfg.total_delta, Q),
+                                          "seconds_calibration": time.perf_counter() - t0}
+        t0 = time.perf_counter()
+        pq = plurality_budget(e, cfg.total_delta, Q)
+        table = solve_top_two(K, C, pq.eps_query, pq.delta_query, cfg.prior_accuracy)
+        out[("darrm-plurality", e, Q)] = {"eps_query": pq.eps_query, "delta_query": pq.delta_query,
+                                          "epsilon_total_check": pq.eps_total, "table": table,
+                                          "certified_divergence": table.max_divergence,
+                                          "prior_agreement": table.expected_agreement, "lp": table.info,
+                                          "seconds_calibration": time.perf_counter() - t0}
+    return out
+
+
+def _release(method: str, hist: np.ndarray, votes: np.ndarray, mech: dict | None,
+             rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(answered flags, labels; −1 where unanswered) of one method on one query set."""
+    if method == "plurality-nonprivate":
+        return np.ones(len(hist), dtype=bool), hist.argmax(axis=1)
+    assert mech is not None
+    if method == "gnmax":
+        return np.ones(len(hist), dtype=bool), gnmax_release(hist, mech["sigma"], rng)
+    if method == "confident-gnmax":
+        return confident_release(hist, mech["threshold"], mech["sigma1"], mech["sigma2"], rng)
+    return np.ones(len(hist), dtype=bool), release_plurality(votes, mech["table"], rng)
+
+
+def _cells(cfg: MulticlassConfig) -> list[tuple[str, float | None, int]]:
+    cells: list[tuple[str, float | None, int]] = []
+    for Q in cfg.queries:
+        for e in cfg.total_eps:
+            cells += [(m, e, Q) for m in MULTICLASS_METHODS if m != "plurality-nonprivate"]
+        cells.append(("plurality-nonprivate", None, Q))
+    return cells
+
+
+def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = None, cache_dir: Path | None = None,
+                   progress: bool = True) -> list[dict]:
+    """Run the ten-class study for ``cfg``, write its outputs into ``out`` and return the records."""
+    t_start = time.perf_counter()
+    out = check_output_dir("out", out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    ds = load_dataset(cfg.dataset, data_dir)
+    train_x, train_y = ds.train_images, ds.train_labels
+    if cfg.train_size is not None:
+        keep = np.sort(np.random.default_rng([cfg.seed, 19]).permutation(len(train_y))[:cfg.train_size])
+        train_x, train_y = train_x[keep], train_y[keep]
+    split = split_public(len(ds.test_labels), cfg.seed, cfg.held_out_fraction)
+    pool_x, pool_y = ds.test_images[split.pool], ds.test_labels[split.pool].astype(np.int64)
+    held = HeldOutSet(ds.test_images[split.held_out], ds.test_labels[split.held_out])
+    votes, teacher_run = multiclass_votes(cfg.dataset, train_x, train_y, pool_x, cfg.teachers, cfg.teacher, cfg.seed,
+                                          cache_dir, progress)
+    hist = histograms_of(votes, C)
+    mech = _mechanisms(cfg, progress)
+    classes = tuple(range(C))
+    acc: dict[tuple[str, float | None, int], dict[str, list]] = {}
+    cells = _cells(cfg)
+    t_students = 0.0
+    everything = np.arange(len(pool_x))
+    for method, e, Q in tqdm(cells, desc="releases + students", disable=not progress, leave=False):
+        m = mech.get((method, e, Q)) if e is not None else None
+        cell = acc.setdefault((method, e, Q), {"label": [], "student": [], "answered": [], "seconds": [],
+                                               "eps_dd": []})
+        for r in range(cfg.draws):
+            idx = query_indices(cfg.seed, len(pool_x), Q, r)
+            rng = np.random.default_rng([cfg.seed, MULTICLASS_METHODS[method], Q, r, int(round((e or 0) * 1e6))])
+            t0 = time.perf_counter()
+            answered, labels = _release(method, hist[idx], votes[idx], m, rng)
+            cell["seconds"].append(time.perf_counter() - t0)
+            n_ans = int(answered.sum())
+            cell["answered"].append(n_ans)
+            cell["label"].append(float(np.mean(labels[answered] == pool_y[idx][answered])) if n_ans else np.nan)
+            if method == "confident-gnmax" and m is not None:
+                account = confident_gnmax_epsilon([h.tolist() for h in hist[idx]], answered.tolist(), m["threshold"],
+                                                  m["sigma1"], m["sigma2"], cfg.total_delta)
+                cell["eps_dd"].append(account.epsilon_data_dependent)
+            t1 = time.perf_counter()
+            if n_ans:
+                q = idx[answered]
+                rest = np.setdiff1d(everything, q, assume_unique=True)
+                student = train_student(pool_x[q], labels[answered], pool_x[rest], classes, cfg.student,
+                                        student_seed(cfg.seed, Q, r))
+                cell["student"].append(held.accuracy(student.predict))
+            else:
+                cell["student"].append(np.nan)  # nothing answered: no student
+            t_students += time.perf_counter() - t1
+    records = _records(cfg, acc, mech)
+    run = {"config": cfg.as_dict(), "device": "cpu", "cpu": platform.processor() or platform.machine(),
+           "teachers": teacher_run, "seconds_students": t_students, "seconds_total": time.perf_counter() - t_start,
+           "teacher_accuracy_on_pool": [float(np.mean(votes[:, i] == pool_y)) for i in range(votes.shape[1])],
+           "plurality_accuracy_on_pool": float(np.mean(hist.argmax(axis=1) == pool_y)),
+           "split": {"pool": int(len(split.pool)), "held_out": int(len(split.held_out))}}
+    atomic_write_json(out / "results.json", records)
+    atomic_write_json(out / "multiclass_run.json", run)
+    atomic_write_bytes(out / "multiclass.md", multiclass_table(records, run).encode())
+    multiclass_plot(records, out / "multiclass_student_vs_epsilon.png")
+    return records
+
+
+def _stats(values: list) -> tuple[float | None, float | None]:
+    a = np.asarray(values, dtype=np.float64)
+    a = a[np.isfinite(a)]
+    return (float(a.mean()), float(a.std(ddof=0))) if a.size else (None, None)
+
+
+def _records(cfg: MulticlassConfig, acc: dict, mech: dict) -> list[dict]:
+    records = []
+    for (method, e, Q), cell in acc.items():
+        lab, stu = _stats(cell["label"]), _stats(cell["student"])
+        rec: dict[str, Any] = {
+            "dataset": cfg.dataset, "classes": C, "teachers": cfg.teachers, "method": method, "Q": Q,
+            "epsilon_total": e, "delta_total": None if e is None else cfg.total_delta,
+            "accountant": ACCOUNTANTS[method],
+            "accuracy_mean": lab[0], "accuracy_std": lab[1],
+            "student_accuracy_mean": stu[0], "student_accuracy_std": stu[1],
+            "answered_mean": float(np.mean(cell["answered"])), "draws": cfg.draws,
+            "seconds_release_mean": float(np.mean(cell["seconds"])),
+            "smoke_test": cfg.smoke_test,
+        }
+        if e is not None:
+            params = {k: v for k, v in mech[(method, e, Q)].items() if k != "table"}
+            rec.update(params)
+        if cell["eps_dd"]:
+            rec["epsilon_data_dependent_mean"] = float(np.mean(cell["eps_dd"]))
+            rec["epsilon_data_dependent_note"] = ("analysis only: a function of the private histograms; publishing it "
+                                                  "needs the smooth-sensitivity release (not implemented)")
+        records.append(rec)
+    return records

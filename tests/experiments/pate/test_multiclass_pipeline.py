@@ -1,0 +1,134 @@
+"""``darrm-experiments pate --classes 10``: teachers and students see only the query pool, every
+student is scored once after training, every record carries its total (ε, δ) and student accuracy,
+the quick mode says it is a smoke test, and bad options are refused in one line.
+
+Runs on real MNIST at toy size (5 teachers on 500 images, Q = 6, 2 draws, ε_total = 2) with spies
+on the functions that see data.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from darrm.experiments import cli
+from darrm.experiments.data.loader import load_dataset
+from darrm.experiments.pate import multiclass_run as run_mod
+from darrm.experiments.pate.multiclass_aggregators import gnmax_sigma
+from darrm.experiments.pate.public_split import HeldOutSet, split_public
+
+TINY = ["--teachers", "5", "--train-size", "500", "--queries", "6", "--draws", "2", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def run10(tmp_path_factory, shared_datasets):
+    root = tmp_path_factory.mktemp("ten")
+    events: list[tuple] = []
+    mp = pytest.MonkeyPatch()
+    real_votes, real_train, real_accuracy = run_mod.multiclass_votes, run_mod.train_student, HeldOutSet.accuracy
+
+    def votes(name, tx, ty, pool, *args, **kw):
+        events.append(("teachers", pool.copy()))
+        return real_votes(name, tx, ty, pool, *args, **kw)
+
+    def train(images, labels, unlabelled, classes, cfg, seed):
+        events.append(("train", images.copy(), unlabelled.copy()))
+        return real_train(images, labels, unlabelled, classes, cfg, seed)
+
+    def accuracy(self, predict):
+        events.append(("evaluate",))
+        return real_accuracy(self, predict)
+
+    mp.setattr(run_mod, "multiclass_votes", votes)
+    mp.setattr(run_mod, "train_student", train)
+    mp.setattr(HeldOutSet, "accuracy", accuracy)
+    argv = ["pate", "--dataset", "mnist", "--classes", "10", "--quick", "--out", str(root / "out"),
+            "--cache-dir", str(root / "cache"), "--data-dir", str(shared_datasets / "mnist"), *TINY]
+    try:
+        assert cli.main(argv) == 0
+    finally:
+        mp.undo()
+    return root / "out", events, load_dataset("mnist", shared_datasets / "mnist")
+
+
+def _rows(images: np.ndarray) -> set[bytes]:
+    return {r.tobytes() for r in images}
+
+
+def test_teachers_and_students_see_the_pool_only_and_students_are_scored_after_training(run10):
+    out, events, ds = run10
+    split = split_public(len(ds.test_labels), 0, 0.5)
+    pool, held = _rows(ds.test_images[split.pool]), _rows(ds.test_images[split.held_out])
+    assert events[0][0] == "teachers" and _rows(events[0][1]) == pool
+    trains = [e for e in events if e[0] == "train"]
+    assert trains
+    for _, images, unlabelled in trains:
+        seen = _rows(images) | _rows(unlabelled)
+        assert seen <= pool and not seen & held
+    kinds = [e[0] for e in events[1:]]
+    assert kinds == ["train", "evaluate"] * (len(kinds) // 2)  # each score follows its own training
+
+
+def test_a_leaking_pipeline_fails(run10, monkeypatch, tmp_path, shared_datasets):
+    """The same run with a student that reads the held-out labels raises instead of reporting."""
+    from darrm.experiments.pate.public_split import HeldOutAccessError
+
+    def leak(images, labels, unlabelled, classes, cfg, seed):
+        raise AssertionError("unreachable")
+
+    real_init = HeldOutSet.__init__
+
+    def init(self, images, labels):
+        real_init(self, images, labels)
+        self.labels  # noqa: B018 - a pipeline that peeks
+
+    monkeypatch.setattr(HeldOutSet, "__init__", init)
+    with pytest.raises(HeldOutAccessError):
+        run_mod.run_multiclass(run_mod.MulticlassConfig.quick("mnist", teachers=5, train_size=500, queries=(6,),
+                                                              draws=1),
+                               tmp_path / "o", data_dir=str(shared_datasets / "mnist"), cache_dir=tmp_path / "c",
+                               progress=False)
+
+
+def test_every_record_has_its_total_and_student_accuracy(run10):
+    out, _, _ = run10
+    records = json.loads((out / "results.json").read_text())
+    methods = {r["method"] for r in records}
+    assert methods == {"gnmax", "confident-gnmax", "darrm-plurality", "plurality-nonprivate"}
+    for r in records:
+        assert {"student_accuracy_mean", "student_accuracy_std", "epsilon_total", "delta_total",
+                "accountant"} <= set(r)
+        if r["method"] == "plurality-nonprivate":
+            assert r["epsilon_total"] is None
+        else:
+            assert r["epsilon_total"] == 2.0 and r["delta_total"] == 1e-5
+    g = next(r for r in records if r["method"] == "gnmax")
+    assert g["sigma"] == pytest.approx(gnmax_sigma(2.0, 1e-5, 6))
+    d = next(r for r in records if r["method"] == "darrm-plurality")
+    assert d["certified_divergence"] <= d["delta_query"] and d["epsilon_total_check"] <= 2.0
+
+
+def test_quick_mode_says_it_is_a_smoke_test(run10):
+    out, _, _ = run10
+    text = (out / "multiclass.md").read_text()
+    assert text.startswith("SMOKE TEST") and "Published anchors" not in text
+    assert (out / "multiclass_student_vs_epsilon.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize(("extra", "option"), [(["--classes", "3"], "--classes"),
+                                               (["--classes", "10", "--ms", "3"], "ms"),
+                                               (["--total-eps", "1"], "total-eps"),
+                                               (["--classes", "10", "--total-eps", "-1"], "total_eps"),
+                                               (["--classes", "10", "--teachers", "1"], "teachers")])
+def test_cli_refuses_bad_ten_class_options_with_one_line(tmp_path, capsys, extra, option):
+    argv = ["pate", "--dataset", "mnist", "--out", str(tmp_path / "o"), "--cache-dir", str(tmp_path / "c"), *extra]
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:  # argparse's own refusals
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and option in err
+    assert not (tmp_path / "o" / "results.json").exists()

@@ -1,0 +1,74 @@
+"""Every public callable of the two facades, ``darrm`` and ``darrm.accounting``, has a Google-style
+docstring that the API reference (mkdocstrings, ``docstring_style: google``) renders as sections:
+
+* a function: ``Args:`` naming every parameter it takes, ``Returns:`` unless it returns None,
+  and ``Raises:``;
+* a class: ``Args:`` or ``Attributes:`` naming every constructor parameter (enums and exceptions
+  are documented by their members and their message).
+
+The sections are parsed with griffe, the parser the docs build uses, so a section it would not
+recognise (a wrong indent, a missing colon) fails here too.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+
+import pytest
+from griffe import Docstring, DocstringSectionKind
+
+import darrm
+import darrm.accounting
+
+FACADES = {"darrm": darrm, "darrm.accounting": darrm.accounting}
+CASES = [(modname, name) for modname, mod in FACADES.items() for name in mod.__all__
+         if callable(getattr(mod, name)) and not name.startswith("_")]
+
+
+def _sections(obj) -> dict[DocstringSectionKind, list]:
+    doc = Docstring(inspect.getdoc(obj) or "", parser="google")
+    return {s.kind: s.value for s in doc.parse(warnings=False)}
+
+
+def _documented_names(section) -> set[str]:
+    return {item.name.lstrip("*") for item in section}
+
+
+def _parameters(obj) -> list[str]:
+    sig = inspect.signature(obj)
+    return [p.name for p in sig.parameters.values() if p.name not in ("self", "cls") and not p.name.startswith("_")
+            and p.kind is not p.VAR_POSITIONAL]
+
+
+@pytest.mark.parametrize("modname,name", CASES, ids=[f"{m}.{n}" for m, n in CASES])
+def test_public_callable_has_google_sections_naming_every_parameter(modname, name):
+    obj = getattr(FACADES[modname], name)
+    if inspect.isclass(obj) and issubclass(obj, (enum.Enum, BaseException)):
+        pytest.skip("enums and exceptions are documented by their members and messages")
+    sections = _sections(obj)
+    params = _parameters(obj)
+    if inspect.isclass(obj):
+        kinds = [k for k in (DocstringSectionKind.parameters, DocstringSectionKind.attributes) if k in sections]
+        if params:
+            assert kinds, f"{name}: no Args:/Attributes: section"
+            documented = set().union(*(_documented_names(sections[k]) for k in kinds))
+            assert set(params) <= documented, f"{name}: undocumented {sorted(set(params) - documented)}"
+        return
+    if params:
+        assert DocstringSectionKind.parameters in sections, f"{name}: no Args: section"
+        documented = _documented_names(sections[DocstringSectionKind.parameters])
+        assert set(params) <= documented, f"{name}: undocumented {sorted(set(params) - documented)}"
+    ret = inspect.signature(obj).return_annotation
+    if ret not in (None, "None", inspect.Signature.empty):
+        assert DocstringSectionKind.returns in sections, f"{name}: no Returns: section"
+    assert DocstringSectionKind.raises in sections, f"{name}: no Raises: section"
+
+
+def test_the_check_catches_a_prose_only_docstring():
+    def prose(x: int) -> int:
+        """Doubles ``x``."""
+        return 2 * x
+
+    assert _sections(prose) == {DocstringSectionKind.text: "Doubles ``x``."}
+    assert _parameters(prose) == ["x"]
