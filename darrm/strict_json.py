@@ -93,6 +93,12 @@ def open_regular(path: str | os.PathLike) -> BinaryIO:
     between the check and the read): a device such as ``/dev/zero``, which would feed a reader
     without end, a FIFO, a socket or a folder is refused.
 
+    Args:
+        path: the file to read; symlinks are followed.
+
+    Returns:
+        The open binary file (the caller closes it, e.g. in a ``with`` block).
+
     Raises:
         StrictJSONError: ``path`` is no regular file.
         OSError: it cannot be opened.
