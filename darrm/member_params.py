@@ -10,6 +10,7 @@ entry there (docs/contributing.md).
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from .neighboring import NeighboringRelation
@@ -64,3 +65,22 @@ class MemberParams(Protocol):
     def describe(self) -> str:
         """One line naming the model and its parameters (``darrm solve``'s header)."""
         ...
+
+
+class TargetQueryBudget:
+    """For member models whose per-query guarantee is a target (ε, δ) of their own fields
+    ``target_eps``/``target_delta`` (:class:`~darrm.DisjointParams`, :class:`~darrm.GroupParams`),
+    not derived from the members' budgets: the :class:`MemberParams` budget properties, once."""
+
+    target_eps: float
+    target_delta: float
+
+    @property
+    def query_budget(self) -> tuple[float, float]:
+        """(target_eps, target_delta): the guarantee of one release."""
+        return float(self.target_eps), float(self.target_delta)
+
+    @property
+    def exp_eps(self) -> float:
+        """e^{target_eps}."""
+        return math.exp(self.target_eps)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
 from ..errors import ParameterError
+from ..member_params import TargetQueryBudget
 from ..neighboring import NeighboringRelation
 from ..numerics.binomial import OthersPmfs, others_pmfs, others_pmfs_bytes
 from ..privacy.condition import Check, check, rhs
@@ -16,7 +16,7 @@ from .members import MemberPrivacy, member_from_dict
 
 
 @dataclass(frozen=True)
-class DisjointParams:
+class DisjointParams(TargetQueryBudget):
     """K members on disjoint shards, each described by ``member``; target per-query (ε, δ).
 
     Attributes:
@@ -43,16 +43,6 @@ class DisjointParams:
     members: ClassVar[str] = "disjoint"
     #: a neighbouring pair changes the shard of exactly one member
     neighboring: ClassVar[NeighboringRelation] = NeighboringRelation.ONE_MEMBER_CHANGES
-
-    @property
-    def query_budget(self) -> tuple[float, float]:
-        """(target_eps, target_delta): the guarantee of one release."""
-        return float(self.target_eps), float(self.target_delta)
-
-    @property
-    def exp_eps(self) -> float:
-        """e^{target_eps}."""
-        return math.exp(self.target_eps)
 
     @property
     def check(self) -> Check:

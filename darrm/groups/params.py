@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import ParameterError
+from ..member_params import TargetQueryBudget
 from ..neighboring import NeighboringRelation
 from ..privacy.condition import Check, check, rhs
 from ..privacy.corners import corner_count, multiset_count
@@ -114,7 +115,7 @@ def _as_group(g: object, i: int) -> MemberGroup:
 
 
 @dataclass(frozen=True)
-class GroupParams:
+class GroupParams(TargetQueryBudget):
     """Members on shared data in groups of different budgets; a per-query target (ε, δ).
 
     Attributes:
@@ -167,16 +168,6 @@ class GroupParams:
     def mid(self) -> int:
         """(K+1)/2: the smallest vote count whose majority is 1."""
         return (self.K + 1) // 2
-
-    @property
-    def query_budget(self) -> tuple[float, float]:
-        """(target_eps, target_delta): the guarantee of one release."""
-        return float(self.target_eps), float(self.target_delta)
-
-    @property
-    def exp_eps(self) -> float:
-        """e^{target_eps}."""
-        return math.exp(self.target_eps)
 
     @property
     def check(self) -> Check:
