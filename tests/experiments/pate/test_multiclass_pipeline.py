@@ -23,27 +23,18 @@ TINY = ["--teachers", "5", "--train-size", "500", "--queries", "6", "--draws", "
 
 
 @pytest.fixture(scope="module")
-def run10(tmp_path_factory, shared_datasets):
+def run10(tmp_path_factory, shared_datasets, spy_students):
     root = tmp_path_factory.mktemp("ten")
     events: list[tuple] = []
     mp = pytest.MonkeyPatch()
-    real_votes, real_train, real_accuracy = run_mod.multiclass_votes, run_mod.train_student, HeldOutSet.accuracy
+    real_votes = run_mod.multiclass_votes
 
     def votes(name, tx, ty, pool, *args, **kw):
         events.append(("teachers", pool.copy()))
         return real_votes(name, tx, ty, pool, *args, **kw)
 
-    def train(images, labels, unlabelled, classes, cfg, seed):
-        events.append(("train", images.copy(), unlabelled.copy()))
-        return real_train(images, labels, unlabelled, classes, cfg, seed)
-
-    def accuracy(self, predict):
-        events.append(("evaluate",))
-        return real_accuracy(self, predict)
-
     mp.setattr(run_mod, "multiclass_votes", votes)
-    mp.setattr(run_mod, "train_student", train)
-    mp.setattr(HeldOutSet, "accuracy", accuracy)
+    spy_students(mp, run_mod, events)
     argv = ["pate", "--dataset", "mnist", "--classes", "10", "--quick", "--out", str(root / "out"),
             "--cache-dir", str(root / "cache"), "--data-dir", str(shared_datasets / "mnist"), *TINY]
     try:

@@ -92,27 +92,18 @@ def test_student_refuses_labels_outside_its_classes():
 
 
 @pytest.fixture(scope="module")
-def student_run(tmp_path_factory, shared_datasets):
+def student_run(tmp_path_factory, shared_datasets, spy_students):
     root = tmp_path_factory.mktemp("student")
     events: list[tuple] = []
     mp = pytest.MonkeyPatch()
-    real_released, real_train, real_accuracy = run_mod.released_labels, student_study.train_student, HeldOutSet.accuracy
+    real_released = run_mod.released_labels
 
     def released(cfg, vp, vn, mech):
         events.append(("release", vp.shape[0], vn.shape[0]))
         return real_released(cfg, vp, vn, mech)
 
-    def train(images, labels, unlabelled, classes, cfg, seed):
-        events.append(("train", images.copy(), unlabelled.copy()))
-        return real_train(images, labels, unlabelled, classes, cfg, seed)
-
-    def accuracy(self, predict):
-        events.append(("evaluate",))
-        return real_accuracy(self, predict)
-
     mp.setattr(run_mod, "released_labels", released)
-    mp.setattr(student_study, "train_student", train)
-    mp.setattr(HeldOutSet, "accuracy", accuracy)
+    spy_students(mp, student_study, events)
     argv = ["pate", "--dataset", "mnist", "--student", "--quick", "--out", str(root / "out"),
             "--cache-dir", str(root / "cache"), "--data-dir", str(shared_datasets / "mnist"), *TINY]
     try:
