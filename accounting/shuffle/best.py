@@ -13,7 +13,7 @@ from typing import Callable, NamedTuple
 from darrm import validation as v
 from darrm.errors import ParameterError, ParameterTypeError
 
-from . import blanket, clones, decomposition, erlingsson, krr, variation_ratio
+from . import binary_rr_exact, blanket, clones, decomposition, erlingsson, krr, variation_ratio
 from .bound import Bound, Kind, NotApplicable
 from .randomizers import FiniteRandomizer, GenericLDP, RandomizedResponse, Randomizer
 
@@ -43,6 +43,18 @@ def _specific(r: Randomizer) -> str | None:
     if isinstance(r, (RandomizedResponse, FiniteRandomizer)):
         return None
     return "needs a specific randomizer (RandomizedResponse or FiniteRandomizer), not a generic eps0-LDP one"
+
+
+def _binary_rr(r: Randomizer) -> str | None:
+    if isinstance(r, RandomizedResponse) and r.k == 2:
+        return None
+    return "the exact curve is binary randomized response's (k = 2) only"
+
+
+def _binary_rr_or_generic(r: Randomizer) -> str | None:
+    if isinstance(r, GenericLDP) or _binary_rr(r) is None:
+        return None
+    return "applies to binary randomized response (or, as a lower bound, a generic eps0-LDP randomizer) only"
 
 
 def _rr_or_generic(r: Randomizer) -> str | None:
@@ -96,6 +108,14 @@ METHODS: list[Method] = [
            "k-RR (generic: binary RR), n ≤ 20000 (else not applicable)",
            "Biswas et al. corrected: divergence of the x0-bin count for n_x0 ∈ {0,1,2} (post-processing of "
            "one dataset's output); valid"),
+    Method(binary_rr_exact.NAME, "upper", binary_rr_exact.eps_bound, binary_rr_exact.delta_bound, _binary_rr,
+           f"binary RR, n ≤ {binary_rr_exact.MAX_N}",
+           "the exact shuffled binary-RR curve: max over every split of the others' inputs of the count's "
+           "hockey-stick divergence (upper tails by log-concavity), rigorous FFT/tail error terms added; "
+           "equals the lower bound below up to those terms; valid"),
+    Method(binary_rr_exact.LOWER_NAME, "lower", binary_rr_exact.lower_eps_bound, binary_rr_exact.lower_delta_bound,
+           _binary_rr_or_generic, f"binary RR (generic: binary RR), n ≤ {binary_rr_exact.MAX_N}",
+           "the same exact curve with the error terms subtracted: attained by a pair of datasets; valid"),
 ]
 
 

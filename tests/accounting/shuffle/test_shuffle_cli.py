@@ -27,7 +27,9 @@ def test_json_records_for_k_rr(capsys):
         names = [r["method"] for r in rs]
         assert len(names) == len(set(names))  # one record per method
         ups = [r["epsilon"] for r in rs if r["kind"] == "upper" and r["valid"]]
-        lows = [r["epsilon"] for r in rs if r["kind"] == "lower"]
+        lows = [r["epsilon"] for r in rs if r["kind"] == "lower" and r["valid"]]
+        # a lower method that does not apply to 3-RR (binary RR's exact curve) is listed, invalid, without a value
+        assert all(r["epsilon"] is None for r in rs if r["kind"] == "lower" and not r["valid"])
         assert lows and max(lows) <= min(ups) <= e0
         assert {"optimal-decomposition", "clones", "variation-ratio"} <= set(names)
 

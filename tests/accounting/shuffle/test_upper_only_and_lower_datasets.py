@@ -136,8 +136,16 @@ def test_any_other_error_of_a_method_propagates(monkeypatch):
 
 
 def test_each_method_name_is_its_modules():
-    from darrm.accounting.shuffle import METHODS, blanket, clones, erlingsson, krr, variation_ratio
+    from darrm.accounting.shuffle import (
+        METHODS,
+        binary_rr_exact,
+        blanket,
+        clones,
+        erlingsson,
+        krr,
+        variation_ratio,
+    )
 
     names = {erlingsson.NAME, clones.NAME, variation_ratio.NAME, decomposition.NAME, decomposition.LOWER_NAME,
-             krr.LOWER_NAME, *blanket.NAMES.values()}
+             krr.LOWER_NAME, binary_rr_exact.NAME, binary_rr_exact.LOWER_NAME, *blanket.NAMES.values()}
     assert [m.name for m in METHODS] and {m.name for m in METHODS} == names
