@@ -3,11 +3,14 @@
     darrm shuffle --n 1e6 --eps0 1,2,4 --delta 1e-6 [--classes 10] [--json] [--plot PNG]
     darrm shuffle --n 1e6 --eps0 1 --delta 1e-6 --rounds 100 [--json]
     darrm shuffle --n 1e6 --target-eps 0.5 --delta 1e-6 [--rounds 100] [--json]
+    darrm shuffle --n 1e5 --eps0 1 --delta 1e-7 --randomizer oue:8@0.1 [--json]
 
 Without ``--classes`` the randomizer is a generic ε0-LDP one; with ``--classes k`` it is k-ary
 randomized response (k = 2: binary RR) and every bound, upper and lower, is for that
-randomizer.  JSON output: the records of :func:`darrm.accounting.shuffle.best.bound_records`
-in the CLI vocabulary (:mod:`darrm.json_vocabulary`),
+randomizer.  ``--randomizer SPEC`` names any supported randomizer instead
+(:mod:`darrm.accounting.shuffle.randomizer_spec`: ``generic``, ``rr:K``, ``rappor:K``, ``oue:K``,
+``hadamard:K``, each optionally ``@RATE`` for Poisson subsampling).  JSON output: the records
+of :func:`darrm.accounting.shuffle.best.bound_records` in the CLI vocabulary (:mod:`darrm.json_vocabulary`),
 ``{"method", "kind", "valid", "epsilon", "delta", "epsilon0", "n", "note"}``, one per method and
 ε0 (``kind``: "upper" or "lower"); records with ``"valid": false`` are published results whose
 proof is known to be broken (or methods that do not apply, ``"epsilon": null``), shown for
@@ -44,64 +47,81 @@ def run(args: argparse.Namespace) -> int:
     n = parse_count("n", args.n)
     delta = v.open_unit("delta", args.delta)
     classes = None if args.classes is None else v.count("classes", args.classes, minimum=2)
+    spec = _spec(args.randomizer, classes)
     rounds = v.count("rounds", args.rounds)
     if (args.eps0 is None) == (args.target_eps is None):
         raise ParameterError("eps0", "give exactly one of --eps0 and --target-eps")
     if args.target_eps is not None:
-        return _target(args, n, delta, classes, rounds)
+        return _target(args, n, delta, spec, rounds)
     eps0s = _parse_eps0(args.eps0)
     if rounds > 1:
         if args.plot:
             raise ParameterError("plot", "--plot draws one round; leave it out with --rounds")
-        return _rounds(args, n, eps0s, delta, classes, rounds)
+        return _rounds(args, n, eps0s, delta, spec, rounds)
+    if args.plot and (spec.family not in ("generic", "rr") or spec.rate != 1.0):
+        raise ParameterError("plot", "--plot draws a generic randomizer or k-ary RR only")
     from ..shuffle.best import bound_records
 
-    recs = bound_records(n, eps0s, delta, classes)
+    recs = bound_records(n, eps0s, delta, spec=spec)
     if args.plot:  # the file first: a reader that stops early (`| head`) must not cost it
         from ..shuffle.plot import plot_eps_vs_n
 
-        plot_eps_vs_n(args.plot, n, eps0s, delta, classes)
+        plot_eps_vs_n(args.plot, n, eps0s, delta, spec.k)
     if args.json:
         print_json(recs)
     else:
-        what = "generic eps0-LDP" if classes is None else f"{classes}-ary randomized response"
         print_table(["eps0", "method", "bound", "valid", "eps"],
                     [[r["eps0"], r["method"], r["bound"], str(r["valid"]), r["eps"]] for r in recs],
-                    f"shuffle amplification, n={n}, delta={delta:g}, {what}")
+                    f"shuffle amplification, n={n}, delta={delta:g}, {_what(spec)}")
     return 0
 
 
-def _what(classes: int | None) -> str:
-    return "generic eps0-LDP" if classes is None else f"{classes}-ary randomized response"
+def _spec(text: str | None, classes: int | None):
+    """The randomizer: ``--randomizer`` parsed, ``--classes k`` as ``rr:k``, else generic."""
+    from ..shuffle.randomizer_spec import RandomizerSpec, parse_randomizer
+
+    if text is not None and classes is not None:
+        raise ParameterError("randomizer", "give --randomizer or --classes, not both (--classes k is rr:k)")
+    if text is not None:
+        return parse_randomizer(text)
+    return RandomizerSpec("generic") if classes is None else RandomizerSpec("rr", classes)
 
 
-def _rounds(args, n: int, eps0s: list[float], delta: float, classes: int | None, rounds: int) -> int:
+def _what(spec) -> str:
+    if spec.family == "generic":
+        return "generic eps0-LDP"
+    if spec.family == "rr" and spec.rate == 1.0:
+        return f"{spec.k}-ary randomized response"
+    return f"randomizer {spec.label}"
+
+
+def _rounds(args, n: int, eps0s: list[float], delta: float, spec, rounds: int) -> int:
     from ..shuffle.calibration import central_epsilon
 
     recs = [{"eps0": e0, "n": n, "rounds": rounds, "delta_total": delta,
-             "eps_total": central_epsilon(e0, n, delta, classes, rounds)} for e0 in eps0s]
+             "eps_total": central_epsilon(e0, n, delta, rounds=rounds, spec=spec)} for e0 in eps0s]
     if args.json:
         print_json(recs)
     else:
         print_table(["eps0", "eps_total"], [[r["eps0"], r["eps_total"]] for r in recs],
-                    f"{rounds} shuffled rounds composed, n={n}, delta_total={delta:g}, {_what(classes)}")
+                    f"{rounds} shuffled rounds composed, n={n}, delta_total={delta:g}, {_what(spec)}")
     return 0
 
 
-def _target(args, n: int, delta: float, classes: int | None, rounds: int) -> int:
+def _target(args, n: int, delta: float, spec, rounds: int) -> int:
     from ..shuffle.calibration import central_epsilon, eps0_for_target
 
     if args.plot:
         raise ParameterError("plot", "--plot needs --eps0, not --target-eps")
     target = v.epsilon("target_eps", args.target_eps)
-    e0 = eps0_for_target(target, n, delta, classes, rounds)
+    e0 = eps0_for_target(target, n, delta, rounds=rounds, spec=spec)
     rec = {"target_eps": target, "n": n, "rounds": rounds, "delta_total": delta, "eps0": e0,
-           "eps_total": central_epsilon(e0, n, delta, classes, rounds)}
+           "eps_total": central_epsilon(e0, n, delta, rounds=rounds, spec=spec)}
     if args.json:
         print_json(rec)
     else:
         print_table(["target_eps", "eps0", "eps_total"], [[target, e0, rec["eps_total"]]],
-                    f"largest eps0 for the target, n={n}, rounds={rounds}, delta_total={delta:g}, {_what(classes)}")
+                    f"largest eps0 for the target, n={n}, rounds={rounds}, delta_total={delta:g}, {_what(spec)}")
     return 0
 
 
@@ -117,6 +137,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--delta", required=True, type=float, help="target delta of the shuffled protocol")
     p.add_argument("--classes", type=int, default=None,
                    help="k-ary randomized response over this many classes (default: generic eps0-LDP)")
+    p.add_argument("--randomizer", default=None, metavar="SPEC",
+                   help="the local randomizer: generic, rr:K, rappor:K, oue:K or hadamard:K over K inputs, "
+                        "optionally @RATE for Poisson subsampling (e.g. oue:8@0.1) (default: generic, or rr:K "
+                        "with --classes K)")
     p.add_argument("--rounds", type=int, default=1,
                    help="compose this many shuffled rounds, delta being the total (default: 1, every bound)")
     p.add_argument("--target-eps", type=float, default=None,

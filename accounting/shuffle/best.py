@@ -15,6 +15,7 @@ from darrm.errors import ParameterError, ParameterTypeError
 
 from . import binary_rr_exact, blanket, clones, decomposition, erlingsson, krr, variation_ratio
 from .bound import Bound, Kind, NotApplicable
+from .randomizer_spec import RandomizerSpec
 from .randomizers import FiniteRandomizer, GenericLDP, RandomizedResponse, Randomizer
 
 
@@ -247,16 +248,24 @@ def best_upper_bound(
     return min(bounds, key=key)
 
 
-def randomizer_for(eps0: float, classes: int | None = None) -> Randomizer:
-    """A generic ε0-LDP randomizer (``classes=None``) or k-ary randomized response over ``classes``."""
+def randomizer_for(eps0: float, classes: int | None = None, spec: RandomizerSpec | None = None) -> Randomizer:
+    """A generic ε0-LDP randomizer (``classes=None``), k-ary randomized response over ``classes``,
+    or the randomizer named by ``spec`` (:mod:`.randomizer_spec`; not together with ``classes``)."""
+    if spec is not None:
+        if classes is not None:
+            raise ParameterError("classes", "give the number of classes or a randomizer spec, not both")
+        v.instance("spec", spec, RandomizerSpec, "a RandomizerSpec (parse_randomizer)")
+        return spec.build(eps0)
     return GenericLDP(eps0) if classes is None else RandomizedResponse(eps0, classes)
 
 
-def bound_records(n: int, eps0s: list[float], delta: float, classes: int | None = None) -> list[dict]:
+def bound_records(n: int, eps0s: list[float], delta: float, classes: int | None = None,
+                  spec: RandomizerSpec | None = None) -> list[dict]:
     """Every bound (invalid ones included, marked) for each ε0 as JSON-ready records
-    (``darrm shuffle``): :meth:`Bound.as_record` plus ``eps0`` and ``n``."""
+    (``darrm shuffle``): :meth:`Bound.as_record` plus ``eps0`` and ``n``; the randomizer as in
+    :func:`randomizer_for`."""
     recs = []
     for e0 in eps0s:
-        for b in all_bounds(randomizer_for(e0, classes), n, delta=delta, include_invalid=True):
+        for b in all_bounds(randomizer_for(e0, classes, spec), n, delta=delta, include_invalid=True):
             recs.append({**b.as_record(), "eps0": e0, "n": n})
     return recs
