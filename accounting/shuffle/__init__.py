@@ -2,7 +2,9 @@
 
 Start with :func:`best_upper_bound` and :func:`all_bounds`; see ``docs/shuffle.md``.
 Common randomizers (:func:`rappor`, :func:`oue`, :func:`hadamard_response`, :func:`asymmetric_rr`)
-and :func:`poisson_subsampled` build :class:`FiniteRandomizer` values.
+and :func:`poisson_subsampled` build :class:`FiniteRandomizer` values; the Laplace randomizer over
+{0, 1} is bracketed by :func:`laplace_dominating` (upper) and :func:`laplace_binned` (lower);
+:func:`parse_randomizer` reads ``darrm shuffle --randomizer`` specs.
 Neighbouring relation: replace-one (:data:`NEIGHBORING_RELATION`).
 """
 
@@ -18,6 +20,8 @@ from .common_randomizers import (
     unary_encoding,
 )
 from .composition import ShuffleRound, rounds_epsilon
+from .laplace import laplace_binned, laplace_dominating
+from .randomizer_spec import RandomizerSpec, parse_randomizer
 from .randomizers import (
     FiniteRandomizer,
     GenericLDP,
@@ -34,6 +38,7 @@ __all__ = [
     "GenericLDP",
     "NotApplicable",
     "RandomizedResponse",
+    "RandomizerSpec",
     "ShuffleRound",
     "all_bounds",
     "asymmetric_rr",
@@ -43,8 +48,11 @@ __all__ = [
     "eps0_for_target",
     "hadamard_response",
     "joint",
+    "laplace_binned",
+    "laplace_dominating",
     "oue",
     "parallel",
+    "parse_randomizer",
     "poisson_subsampled",
     "randomizer_for",
     "rappor",
