@@ -256,25 +256,32 @@ def exact_eps(eps0: float, n: int, delta: float, kind: str = "upper") -> float:
     return min(best, eps0)
 
 
+def _bound(randomizer: Randomizer, n: int, kind: str, *, eps: float | None = None,
+           delta: float | None = None) -> Bound:
+    """δ(ε) (``eps`` given) or ε(δ) (``delta`` given) as a :class:`Bound` of ``kind``."""
+    eps0 = _binary(randomizer, n, kind)
+    name, note = (NAME, _NOTE) if kind == "upper" else (LOWER_NAME, _LOW_NOTE)
+    if delta is None:
+        assert eps is not None
+        return Bound(name, "upper" if kind == "upper" else "lower", True, eps, exact_delta(eps0, n, eps, kind), note)
+    return Bound(name, "upper" if kind == "upper" else "lower", True, exact_eps(eps0, n, delta, kind), delta, note)
+
+
 def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
     """The exact binary-RR δ(ε) as an upper bound (a :class:`Bound`)."""
-    eps0 = _binary(randomizer, n, "upper")
-    return Bound(NAME, "upper", True, eps, exact_delta(eps0, n, eps, "upper"), _NOTE)
+    return _bound(randomizer, n, "upper", eps=eps)
 
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     """The exact binary-RR ε(δ) as an upper bound (a :class:`Bound`)."""
-    eps0 = _binary(randomizer, n, "upper")
-    return Bound(NAME, "upper", True, exact_eps(eps0, n, delta, "upper"), delta, _NOTE)
+    return _bound(randomizer, n, "upper", delta=delta)
 
 
 def lower_delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
     """The exact binary-RR δ(ε) as a lower bound (also for a generic ε0-LDP randomizer)."""
-    eps0 = _binary(randomizer, n, "lower")
-    return Bound(LOWER_NAME, "lower", True, eps, exact_delta(eps0, n, eps, "lower"), _LOW_NOTE)
+    return _bound(randomizer, n, "lower", eps=eps)
 
 
 def lower_eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     """The exact binary-RR ε(δ) as a lower bound (also for a generic ε0-LDP randomizer)."""
-    eps0 = _binary(randomizer, n, "lower")
-    return Bound(LOWER_NAME, "lower", True, exact_eps(eps0, n, delta, "lower"), delta, _LOW_NOTE)
+    return _bound(randomizer, n, "lower", delta=delta)
