@@ -4,7 +4,7 @@ Each script runs in a fresh process (as a user runs it) with ``--out`` in a temp
 each checks its own claims with ``assert`` (γ_opt no worse than the closed forms, a table's PLD
 total never above the generic bound, a valid lower bound below the valid upper bound, more
 users more amplification), so a wrong number fails the run.  The figure must be a real PNG.
-Notebooks are not run: nbclient/nbformat are not among the project's dependencies.
+The notebooks of examples/notebooks/ are run by tests/test_notebooks.py.
 """
 
 from __future__ import annotations
