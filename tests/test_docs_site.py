@@ -54,6 +54,21 @@ def test_every_public_name_of_the_facades_is_documented(site, module, page):
     assert not missing, f"{module.__name__}: no documentation for {missing}"
 
 
+@pytest.mark.parametrize("modname,page", [("darrm.disjoint", "api/disjoint/index.html"),
+                                          ("darrm.groups", "api/groups/index.html"),
+                                          ("darrm.accounting.shuffle", "api/shuffle/index.html"),
+                                          ("darrm.experiments.data.loader", "api/experiments/index.html"),
+                                          ("darrm.experiments.releases", "api/experiments/index.html")])
+def test_every_public_callable_of_the_sub_packages_a_user_imports_is_documented(site, modname, page):
+    """The reference covers the sub-packages too (their callables; constants need no page)."""
+    module = importlib.import_module(modname)
+    ids = set(re.findall(r'id="([^"]+)"', (site / page).read_text(encoding="utf-8")))
+    public = [n for n in module.__all__ if callable(getattr(module, n))]
+    missing = [n for n in public if f"{modname}.{n}" not in ids]
+    assert public and not missing, f"{modname}: no documentation for {missing}"
+    assert not [i for i in ids if re.search(r"\._[^_]", i)], "a private name is in the reference"
+
+
 def test_the_reference_shows_no_raw_sphinx_role(site):
     """Roles in docstrings (``:func:`solve```) render as links or code (docs/hooks/sphinx_roles.py)."""
     raw = re.compile(r":(func|class|mod|meth|attr|data|exc|obj):")
