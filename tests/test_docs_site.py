@@ -69,6 +69,16 @@ def test_every_public_callable_of_the_sub_packages_a_user_imports_is_documented(
     assert not [i for i in ids if re.search(r"\._[^_]", i)], "a private name is in the reference"
 
 
+def test_the_guides_formulas_are_typeset_by_mathjax_loaded_at_view_time(site):
+    """arithmatex marks the formulas; the pages load the MathJax settings (built into the site) and
+    MathJax itself from a CDN only in the reader's browser, so the build needs no network."""
+    for page in ("tutorial", "solving", "accounting"):
+        html = (site / page / "index.html").read_text(encoding="utf-8")
+        assert '<div class="arithmatex">\\[' in html, page
+        assert "javascripts/mathjax.js" in html and "mathjax@3/es5/tex-mml-chtml.js" in html, page
+    assert "processHtmlClass" in (site / "javascripts" / "mathjax.js").read_text(encoding="utf-8")
+
+
 def test_the_reference_shows_no_raw_sphinx_role(site):
     """Roles in docstrings (``:func:`solve```) render as links or code (docs/hooks/sphinx_roles.py)."""
     raw = re.compile(r":(func|class|mod|meth|attr|data|exc|obj):")
