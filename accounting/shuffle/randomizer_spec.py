@@ -94,11 +94,11 @@ def parse_randomizer(text: str) -> RandomizerSpec:
     """
     if not isinstance(text, str) or not text.strip():
         raise ParameterError("randomizer", f"expected {GRAMMAR}, got {text!r}")
-    body, _, rate_text = text.strip().partition("@")
-    family, _, k_text = body.partition(":")
+    body, at, rate_text = text.strip().partition("@")
+    family, colon, k_text = body.partition(":")
     try:
-        rate = float(rate_text) if rate_text else 1.0
-        k = int(k_text) if k_text else None
+        rate = float(rate_text) if at else 1.0
+        k = int(k_text) if colon else None
     except ValueError:
         raise ParameterError("randomizer", f"expected {GRAMMAR}, got {text!r}") from None
     if family in FAMILIES and k is None:

@@ -288,6 +288,10 @@ OPTIONS: list[Opt] = [
                    ("--classes", lambda: bad_text(int_in(2))),
                    ("--rounds", lambda: bad_text(int_in(1, parse=_count))),
                    ("--plot", lambda: bad_path("file"))]],
+    Opt("darrm", ("shuffle", "--n", "1000", "--eps0", "1", "--delta", "1e-6", "--plot", "{d}/out/s.png"),
+        "--randomizer", lambda: st.sampled_from(["", "bogus:3", "oue", "rr:1", "rr:x", "rr:2@", "rr:2:3", "rappor:17",
+                                                 "oue:4@0", "oue:4@1.5", "oue:4@nan", "generic:3", "generic@0.5",
+                                                 "hadamard:2@-1", "oue:3"])),  # oue:3 is valid: --plot refuses it
     Opt("darrm", ("shuffle", "--n", "1000", "--target-eps", "1", "--delta", "1e-6"), "--target-eps",
         lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
     # darrm account-votes

@@ -43,7 +43,8 @@ def test_generic_and_rr_build_their_classes_and_labels_round_trip():
 
 
 @pytest.mark.parametrize("text,match", [
-    ("", "expected"), ("bogus:3", "unknown"), ("oue", "number of inputs"), ("rr:x", "expected"),
+    ("", "expected"), ("bogus:3", "unknown"), ("rr:2@", "expected"), ("rr:", "expected"),
+    ("oue", "number of inputs"), ("rr:x", "expected"),
     ("rr:1", r"\[2,"), ("rappor:17", r"\[2, 16\]"), ("oue:4@0", r"\(0, 1\]"), ("oue:4@1.5", r"\(0, 1\]"),
     ("oue:4@nan", "finite"), ("generic:3", "no number of inputs"), ("generic@0.5", "specific"),
 ])
