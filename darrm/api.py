@@ -29,7 +29,7 @@ from .backends.executors import check_executor
 from .disjoint.certificate import certify_disjoint
 from .disjoint.params import DisjointParams
 from .errors import DarrmError, ParameterError, SolveError
-from .gamma import const_assumptions, validate_gamma
+from .gamma import const_assumptions
 from .groups.params import GroupParams
 from .member_params import MemberParams
 from .params import PrivacyParams
@@ -37,7 +37,7 @@ from .prior import IIDPrior, Prior
 from .privacy.certify import Certificate, validate_max_memory, validate_tol
 from .privacy.certify import certify as certify_shared
 from .solver.options import SolveOptions
-from .table import GammaTable
+from .table import GammaTable, validate_table_gamma
 from .validation import count, flag, function, instance, path
 
 if TYPE_CHECKING:
@@ -365,7 +365,7 @@ def certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams | GroupPar
     model = model_of(params)
     flag("progress", progress, allow_none=True)
     check_executor("executor", executor)
-    g = validate_gamma(gamma, params.K)
+    g = validate_table_gamma(gamma, params)
     key = _key(g, params, t)
     hit = _cache.get(key)
     if hit is not None:

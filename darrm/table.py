@@ -18,6 +18,17 @@ if TYPE_CHECKING:  # the member models build on this module; a table only needs 
     from .params import PrivacyParams
 
 
+def validate_table_gamma(gamma: object, params: MemberParams) -> np.ndarray:
+    """γ checked against the parameters: their own ``validate_table`` where they have one (grouped
+    members' per-group form, :mod:`darrm.groups.per_group`), else γ(0..K) (:func:`darrm.gamma.validate_gamma`).
+
+    Raises:
+        ParameterError: naming ``gamma``.
+    """
+    check = getattr(params, "validate_table", None)
+    return check(gamma) if check is not None else validate_gamma(gamma, params.K)
+
+
 @dataclass(frozen=True, eq=False)
 class GammaTable:
     """A symmetric γ: {0..K} → [0, 1] for a given (K, m, ε, Δ, δ).
@@ -25,7 +36,8 @@ class GammaTable:
     Attributes:
         params: the privacy parameters the table is certified for (``PrivacyParams``, or
             ``DisjointParams`` for members on disjoint shards).
-        gamma: the full table γ(0..K) (length K+1, symmetric).
+        gamma: the full table γ(0..K) (length K+1, symmetric); for grouped members in the per-group
+            form the table γ(l_1, …, l_G) (``params.gamma_shape``, symmetric under the joint reflection).
         family: a γ family of :mod:`darrm.families`, or "custom" (a table made by hand).
         prior: description of the prior the objective used (γ_opt), else None.
         objective: expected (signed) error under the prior, ½Σ_{l≥mid} E[α_l − α_{K−l}]·(1 − γ(l)).
@@ -49,7 +61,7 @@ class GammaTable:
         """Checks every field (a table built by hand is used by :func:`darrm.aggregate` as is)."""
         instance("params", self.params, MemberParams, "a member model's parameters (darrm.PrivacyParams, "
                                                       "DisjointParams)")
-        object.__setattr__(self, "gamma", validate_gamma(self.gamma, self.params.K))
+        object.__setattr__(self, "gamma", validate_table_gamma(self.gamma, self.params))
         choice("family", self.family, families.table_names())
         object.__setattr__(self, "violation", real("violation", self.violation, allow_inf=True))
         instance("prior", self.prior, dict, "a dict (Prior.to_dict()) or None", allow_none=True)

@@ -76,12 +76,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gamma import validate_gamma
-from ..mechanism import output_weights
 from ..numerics.binomial import binomial_rows
 from ..privacy.condition import violation
 from .contraction import inner_table, outer
 from .params import GroupParams, MemberGroup
+from .per_group import group_output_weights, validate_group_gamma
 
 #: entries of V one chunk may hold (about six float64 arrays of this size live at once)
 CHUNK_ENTRIES = 1 << 22
@@ -269,7 +268,9 @@ def sweep_groups(gamma: np.ndarray, params: GroupParams, *, top: int = 0, thresh
     most violated configurations above ``threshold`` not in ``exclude``.
 
     Args:
-        gamma: the full symmetric table γ(0..K).
+        gamma: the full symmetric table γ(0..K), or the per-group table when ``params.per_group``
+            (:mod:`darrm.groups.per_group`: the same sweep over W(l_1, …, l_G); the joint
+            reflection gives the other output).
         params: the grouped members and the target.
         top: how many candidates to report (constraint generation's cuts); 0 for none.
         threshold: a candidate's v̂ must exceed it.
@@ -282,11 +283,11 @@ def sweep_groups(gamma: np.ndarray, params: GroupParams, *, top: int = 0, thresh
     Raises:
         ParameterError: a bad γ.
     """
-    g = validate_gamma(gamma, params.K)
+    g = validate_group_gamma(gamma, params)
     chk = params.check
     lays = [tuples_of(gr) for gr in params.groups]
     segs = _segments(lays, CHUNK_ENTRIES if chunk_entries is None else int(chunk_entries))
-    w = output_weights(g)
+    w = group_output_weights(g, params)
     keep = int(top) + len(exclude)
     best, best_at = -math.inf, (0,) * len(lays)
     found: list[tuple[float, tuple[int, ...]]] = []
