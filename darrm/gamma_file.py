@@ -11,6 +11,10 @@ Tables for members on disjoint shards (:mod:`darrm.disjoint`) use the format
 member-privacy model, e.g. ``{"kind": "rr", "eps0": 1.0}``) replace m, eps, Delta,
 delta; :func:`load` dispatches on "format" and re-certifies with the recorded model.
 
+Tables for grouped members (:mod:`darrm.groups`) use ``"darrm-gamma-groups/1"`` with the keys
+K, groups, target_eps, target_delta; a per-group table γ(l_1, …, l_G) adds ``"gamma_form":
+"per-group"`` and writes "gamma" as nested lists, one level per group.
+
 The key "Delta" is the per-mechanism Δ (``PrivacyParams.member_delta``), kept for the format's
 stability; "delta" is the target δ.
 
@@ -37,11 +41,10 @@ from ._version import __version__
 from .api import MEMBER_MODELS, certify, model_for_format, model_of
 from .atomic import atomic_write_bytes
 from .errors import CertificationError, DarrmError, GammaFileError, ParameterError
-from .gamma import validate_gamma
 from .privacy.certify import validate_max_memory, validate_tol
 from .status import GAP_BOUNDED, OPTIMAL
 from .strict_json import StrictJSONError, loads_strict, read_bounded
-from .table import GammaTable
+from .table import GammaTable, validate_table_gamma
 from .validation import flag, instance
 from .validation import path as file_path
 
@@ -74,6 +77,16 @@ def _non_finite(obj: object, path: str = "") -> str | None:
     return None
 
 
+def _numbers(obj: object, depth: int) -> bool:
+    """``obj`` is a JSON list nest ``depth`` levels deep with numbers (no booleans) at the leaves
+    (the lengths are the table validator's to check)."""
+    if not isinstance(obj, list):
+        return False
+    if depth == 1:
+        return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in obj)
+    return all(_numbers(v, depth - 1) for v in obj)
+
+
 def _canonical(d: dict) -> bytes:
     return json.dumps(d, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
 
@@ -89,7 +102,7 @@ def table_to_dict(table: GammaTable) -> dict:
         **table.params.file_fields(),
         "prior": table.prior,
         "family": table.family,
-        "gamma": [float(v) for v in table.gamma],
+        "gamma": np.asarray(table.gamma, dtype=np.float64).tolist(),  # nested for a per-group table
         "solver": table.solver,
         "status": table.status,
         "objective": table.objective,
@@ -178,11 +191,10 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
                              f"got {str(d['status'])[:60]!r}")
     try:
         params = model.params_type.from_file_fields(d)
-        if not isinstance(d["gamma"], list) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in d["gamma"]
-        ):
-            raise ParameterError("gamma", "must be a list of numbers")
-        gamma = validate_gamma(d["gamma"], params.K)
+        if not _numbers(d["gamma"], len(getattr(params, "gamma_shape", (0,)))):
+            raise ParameterError("gamma", "must be a list of numbers (nested, one level per group, for a "
+                                          "per-group table)")
+        gamma = validate_table_gamma(d["gamma"], params)
         if isinstance(d["violation"], bool) or not isinstance(d["violation"], (int, float)):
             raise ParameterError("violation", f"must be a number, got {d['violation']!r}")
         violation = float(d["violation"])
