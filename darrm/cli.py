@@ -80,6 +80,8 @@ def _check_members(args: argparse.Namespace) -> None:
                                                              "own count:eps:Delta; the target is --target-eps "
                                                              "and --target-delta)")
         return
+    if getattr(args, "gamma_form", None) is not None:
+        raise ParameterError("gamma-form", "applies with --groups only (how γ reads the groups' votes)")
     if args.members == "disjoint":
         given, kind, use = SHARED_ONLY, "shared", "--member-privacy, --target-eps and --target-delta"
     else:
@@ -215,6 +217,24 @@ def _describe(table: GammaTable) -> str:
     return "\n".join(lines)
 
 
+def _gamma_list(gamma: np.ndarray) -> list:
+    """γ as JSON: a list of floats, nested one level per group for a per-group table."""
+    import numpy as np
+
+    return np.asarray(gamma, dtype=np.float64).tolist()
+
+
+def _gamma_text(table: GammaTable) -> str:
+    """The table as text: γ(l) per vote count, or per group count vector (per-group form)."""
+    from .report import gamma_table_text
+
+    if getattr(table.params, "per_group", False):
+        from .groups.per_group import per_group_text
+
+        return per_group_text(table.gamma, table.params)
+    return gamma_table_text({table.family: table.gamma})
+
+
 def table_record(table: GammaTable, gamma_file: str | Path | None = None) -> dict[str, Any]:
     """A γ table as the JSON record of ``solve``/``verify``/``demo`` (keys: :mod:`darrm.json_vocabulary`).
 
@@ -237,7 +257,7 @@ def table_record(table: GammaTable, gamma_file: str | Path | None = None) -> dic
                                "value_discretization_interval": tb.get("discretization"),
                                "target": winner.get("family"), "parameter": winner.get("parameter")}
     rec.update(prior=table.prior, expected_error=table.objective, certified=True, violation=table.violation,
-               status=table.status, report=report, gamma=[float(g) for g in table.gamma],
+               status=table.status, report=report, gamma=_gamma_list(table.gamma),
                gamma_file=None if gamma_file is None else str(gamma_file))
     return canonical(rec)
 
@@ -297,7 +317,8 @@ def _group_params(args: argparse.Namespace) -> GroupParams:
     if args.target_eps is None:
         raise ParameterError("target-eps", "grouped members need the per-query target --target-eps")
     params = GroupParams(parse_groups(args.groups), args.target_eps,
-                         0.0 if args.target_delta is None else args.target_delta)
+                         0.0 if args.target_delta is None else args.target_delta,
+                         "total" if args.gamma_form is None else args.gamma_form)
     if args.K is not None and args.K != params.K:
         raise ParameterError("K", f"is {args.K} but the --groups sizes sum to {params.K}; drop --K or fix the groups")
     return params
@@ -308,7 +329,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.checkpoint is not None and Path(args.checkpoint).exists() and not Path(args.checkpoint).is_file():
         raise ParameterError("checkpoint", f"{args.checkpoint} is not a regular file")
     from .gamma_file import save
-    from .report import gamma_table_text
 
     _check_members(args)
     with _option_names(args):
@@ -327,7 +347,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print_json(table_record(table, args.out))
         return 0
     print(_describe(table))
-    print(gamma_table_text({table.family: table.gamma}))
+    print(_gamma_text(table))
     if args.out:
         print(f"wrote {args.out}")
     return 0
@@ -379,20 +399,27 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     table = load(args.file)
     params = table.params
-    if not isinstance(params, PrivacyParams):  # the closed-form baselines exist for shared members only
+    title: dict[str, Any] = {"params": params}
+    if params.members == "groups":  # no closed-form baselines: the table alone, for i.i.d. members
+        from .groups.per_group import level_average
+
+        gammas = {table.family: level_average(table.gamma, params) if params.per_group else table.gamma}
+        title = {"title": params.describe()}
+    elif not isinstance(params, PrivacyParams):  # the closed-form baselines exist for shared members only
         raise ParameterError("file", "evaluate compares shared-data baselines; "
                                      f"not available for {params.members}-member tables")
-    gammas = _baselines(params, table.gamma)
-    if table.family != "opt":
-        gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
+    else:
+        gammas = _baselines(params, table.gamma)
+        if table.family != "opt":
+            gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
     if args.plot:  # the file first: a reader that stops early (`| head`) must not cost it
-        plot_gammas(gammas, args.plot, params=table.params)
+        plot_gammas(gammas, args.plot, **title)
     if args.json:
         ps = np.array(grid if grid else np.linspace(0, 1, 21))
         print(json.dumps({"p": ps.tolist(), **{k: error_curve(v, ps).tolist() for k, v in gammas.items()}}))
         return 0
     print(_describe(table))
-    print(gamma_table_text(gammas))
+    print(_gamma_text(table) if params.members == "groups" else gamma_table_text(gammas))
     print()
     print(error_curve_text(gammas, grid) if grid else error_curve_text(gammas))
     if args.plot:
@@ -456,7 +483,8 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
     from .verification import aggregate, aggregate_counts
 
     table = load(args.file)
-    votes = read_votes(args.votes, counts=args.counts)
+    per_group = getattr(table.params, "per_group", False)  # counts: a (Q, G) matrix, one column per group
+    votes = read_votes(args.votes, counts=args.counts and not per_group)
     release = aggregate_counts if args.counts else aggregate
     labels = release(votes, table, np.random.default_rng(seed), secure=args.secure)
     out = "\n".join(str(int(v)) for v in labels) + "\n"
@@ -529,6 +557,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="members on shared data in groups of their own budgets: COUNT:EPS:DELTA per group, "
                         "comma-separated, e.g. 5:0.1:1e-5,6:0.3:1e-5 (K is their sum; the target is --target-eps "
                         "and --target-delta) (default: none)")
+    p.add_argument("--gamma-form", choices=("total", "per-group"), default=None,
+                   help="with --groups: total = γ(L) reads the total vote count (the paper's form); per-group = "
+                        "γ(l_1, …, l_G) reads each group's count (never worse; the votes' columns are the members "
+                        "in group order) (default: total)")
     p.add_argument("--target-eps", type=float, default=None,
                    help="disjoint members and --groups: per-query target ε (default: none; required with them)")
     p.add_argument("--target-delta", type=float, default=None,
@@ -605,9 +637,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "γ file's certified table.")
     p.add_argument("file", help="the γ file (re-certified before use)")
     p.add_argument("--votes", required=True,
-                   help="votes as .npy or CSV: a Q×K 0/1 matrix, one row per query (one query: one row)")
+                   help="votes as .npy or CSV: a Q×K 0/1 matrix, one row per query (one query: one row); "
+                        "for grouped members the columns are the members in group order")
     p.add_argument("--counts", action="store_true",
-                   help="the --votes file holds Q vote counts in [0, K] (1-D .npy, one CSV column or row)")
+                   help="the --votes file holds Q vote counts in [0, K] (1-D .npy, one CSV column or row); "
+                        "for a per-group table a Q×G matrix, each group's count")
     p.add_argument("--seed", type=int, default=None,
                    help="seed for the mechanism's randomness (reproducible runs) (default: fresh entropy)")
     p.add_argument("--secure", action="store_true",

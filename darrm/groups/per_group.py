@@ -191,6 +191,15 @@ def _pb(means: np.ndarray) -> np.ndarray:
     return a
 
 
+def _split_counts(params: GroupParams) -> np.ndarray:
+    """Π_g C(K_g, l_g) over the per-group table's cells: the vote vectors with those group counts."""
+    h = np.ones(joint_shape(params))
+    for gi, gr in enumerate(params.groups):
+        c = np.array([math.comb(gr.size, k) for k in range(gr.size + 1)], dtype=np.float64)
+        h = h * c.reshape((1,) * gi + (-1,) + (1,) * (len(params.groups) - gi - 1))
+    return h
+
+
 def joint_margins(params: GroupParams, prior: Prior) -> np.ndarray:
     """d(l) = E[α(l) − α(K⃗ − l)] for l ∈ U (C order) under ``prior`` (module docstring).
 
@@ -212,11 +221,7 @@ def joint_margins(params: GroupParams, prior: Prior) -> np.ndarray:
         raise ParameterError("prior", f"the per-group form needs independent members (means:) or an exchangeable "
                                       f"prior ({', '.join(EXCHANGEABLE_PRIORS)}), got {prior.kind!r}")
     L = level_sums(params)
-    h = np.ones(joint_shape(params))
-    for gi, g in enumerate(params.groups):
-        c = np.array([math.comb(g.size, k) for k in range(g.size + 1)], dtype=np.float64)
-        h = h * c.reshape((1,) * gi + (-1,) + (1,) * (len(params.groups) - gi - 1))
-    h = h / np.array([math.comb(K, int(v)) for v in L.ravel()], dtype=np.float64).reshape(L.shape)
+    h = _split_counts(params) / np.array([math.comb(K, int(v)) for v in L.ravel()], dtype=np.float64).reshape(L.shape)
     return (h * d_L[np.clip(L - params.mid, 0, None)])[mask]
 
 
@@ -231,3 +236,25 @@ def joint_expected_error(gamma: np.ndarray, params: GroupParams, prior: Prior) -
     """The expected error of a per-group table under the prior (:func:`joint_objective`)."""
     c, A = joint_objective(params, prior)
     return A + float(c @ upper_of(gamma, params))
+
+
+def per_group_text(gamma: np.ndarray, params: GroupParams) -> str:
+    """A per-group table as text: one line per count vector l with Σ_g l_g ≥ mid (the rest mirror it)."""
+    g = np.asarray(gamma, dtype=np.float64)
+    names = " ".join(f"l_{i + 1:<3d}" for i in range(len(params.groups)))
+    lines = [f"{names} {'L':>4} {'gamma':>10}   (γ(K_g − l_g …) = γ(l))"]
+    for idx in zip(*np.nonzero(upper_mask(params)), strict=True):
+        cells = " ".join(f"{int(i):<5d}" for i in idx)
+        lines.append(f"{cells} {sum(int(i) for i in idx):>4d} {g[tuple(idx)]:>10.6f}")
+    return "\n".join(lines)
+
+
+def level_average(gamma: np.ndarray, params: GroupParams) -> np.ndarray:
+    """γ̄(L) = Σ_{l : Σ_g l_g = L} h(l)·γ(l), h(l) = Π_g C(K_g, l_g)/C(K, L): what a per-group table
+    does for exchangeable (e.g. i.i.d.) members, whose vote split given L is h (module docstring).
+    So every i.i.d. error of the per-group table is that of the γ(L) table γ̄ (symmetric, in
+    [0, 1]; γ̄ = γ for G = 1), which :func:`darrm.utility.error_curve` evaluates (``darrm evaluate``)."""
+    g = np.asarray(gamma, dtype=np.float64)
+    L = level_sums(params)
+    out = np.bincount(L.ravel(), weights=(_split_counts(params) * g).ravel(), minlength=params.K + 1)
+    return out / np.array([math.comb(params.K, k) for k in range(params.K + 1)], dtype=np.float64)
