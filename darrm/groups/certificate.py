@@ -97,14 +97,13 @@ def check_memory(params: GroupParams, max_memory: float | None, *, exhaustive: b
     return need
 
 
-def iter_violation_blocks(gamma: np.ndarray, params: GroupParams,
-                          pmfs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
-                          rows: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
-    """(start, V) over blocks of the first group's multisets: V (4, b, N_2, …, N_G) holds v̂ of
-    configurations (start..start+b−1, n_2, …, n_G) for output 1 D→D′, output 1 D′→D, output 0
-    D→D′, output 0 D′→D (rigorous bounds, :mod:`darrm.privacy.condition`)."""
+def iter_probability_blocks(gamma: np.ndarray, params: GroupParams,
+                            pmfs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
+                            rows: int | None = None) -> Iterator[tuple[int, list[tuple[np.ndarray, np.ndarray]]]]:
+    """(start, [(Pr[A(D) = 1], Pr[A(D′) = 1]), (Pr[A(D) = 0], Pr[A(D′) = 0])]) over blocks of the
+    first group's multisets, each array (b, N_2, …, N_G) over configurations (start..start+b−1,
+    n_2, …, n_G) (module docstring; non-negative contractions, relative error ≤ ρ(K))."""
     g = np.asarray(gamma, dtype=np.float64)
-    chk = params.check
     if pmfs is None:
         pmfs = [group_pmfs(gr) for gr in params.groups]
     rows = block_rows(params) if rows is None else int(rows)
@@ -115,9 +114,19 @@ def iter_violation_blocks(gamma: np.ndarray, params: GroupParams,
     n1 = a[0].shape[0]
     for start in range(0, n1, rows):
         b = min(rows, n1 - start)
-        V = np.empty((4, b) + tables[0][0].shape[:-1])
-        for o, (T, Tp) in enumerate(tables):
-            P, Pp = outer(a[0][start:start + b], T), outer(ap[0][start:start + b], Tp)
+        yield start, [(outer(a[0][start:start + b], T), outer(ap[0][start:start + b], Tp)) for T, Tp in tables]
+
+
+def iter_violation_blocks(gamma: np.ndarray, params: GroupParams,
+                          pmfs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
+                          rows: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+    """(start, V) over blocks of the first group's multisets: V (4, b, N_2, …, N_G) holds v̂ of
+    configurations (start..start+b−1, n_2, …, n_G) for output 1 D→D′, output 1 D′→D, output 0
+    D→D′, output 0 D′→D (rigorous bounds, :mod:`darrm.privacy.condition`)."""
+    chk = params.check
+    for start, probs in iter_probability_blocks(gamma, params, pmfs, rows):
+        V = np.empty((4,) + probs[0][0].shape)
+        for o, (P, Pp) in enumerate(probs):
             V[2 * o] = violation(P, Pp, chk)
             V[2 * o + 1] = violation(Pp, P, chk)
         yield start, V

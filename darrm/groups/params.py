@@ -223,6 +223,25 @@ class GroupParams(TargetQueryBudget):
 
         return validate_group_gamma(gamma, self)
 
+    def profile_cloud(self, gamma: Any, max_memory: float | None = None, *,
+                      exhaustive: bool | None = None) -> tuple[Any, int, float]:
+        """(envelope, points, η_G) of the privacy profile's cloud over the groups' corner
+        configurations (:func:`darrm.groups.profile.group_profile_cloud`; what
+        :func:`darrm.privacy.profile.privacy_profile` rounds outward), after the memory check;
+        ``exhaustive``: every configuration (True), the factorised sweep (False) or by size (None).
+
+        Raises:
+            ParameterError: a bad γ, or the sweep does not fit ``max_memory``.
+        """
+        from .certificate import check_memory
+        from .per_group import validate_group_gamma
+        from .profile import group_profile_cloud, underflow_bound
+
+        g = validate_group_gamma(gamma, self)
+        check_memory(self, max_memory, exhaustive=bool(exhaustive))
+        env, n = group_profile_cloud(g, self, exhaustive=exhaustive)
+        return env, n, underflow_bound(self)
+
     def file_fields(self) -> dict[str, Any]:
         """The γ file's fields for these parameters ("groups": [[size, eps, Delta], …]; "gamma_form"
         only for the per-group form, so that γ(L) files read as before)."""

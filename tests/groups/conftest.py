@@ -37,10 +37,10 @@ def member_pmf(ps) -> list:
     return a
 
 
-def brute_force_violation(gamma: np.ndarray, params) -> mpmath.mpf:
-    """max over every ordered assignment of member vertices, both outputs and both directions of
-    Pr[A(D) = o] − e^ε Pr[A(D′) = o] − δ, in 40-digit arithmetic; ``gamma`` is γ(0..K) or, with
-    ``params.gamma_form == "per-group"``, the table γ(l_1, …, l_G)."""
+def brute_force_outputs(gamma: np.ndarray, params) -> list[tuple]:
+    """(Pr[A(D) = o], Pr[A(D′) = o]) for o = 1 and o = 0 at every ordered assignment of member
+    vertices, in 40-digit arithmetic; ``gamma`` is γ(0..K) or, with ``params.gamma_form ==
+    "per-group"``, the table γ(l_1, …, l_G)."""
     mid = (params.K + 1) // 2
     g = np.asarray(gamma, dtype=np.float64)
     cells = list(itertools.product(*[range(gr.size + 1) for gr in params.groups]))
@@ -49,11 +49,10 @@ def brute_force_violation(gamma: np.ndarray, params) -> mpmath.mpf:
         return mpmath.mpf(float(g[l] if params.gamma_form == "per-group" else g[sum(l)]))
 
     w1 = {l: gamma_at(l) * (1 if sum(l) >= mid else 0) + (1 - gamma_at(l)) / 2 for l in cells}
-    e, d = mpmath.exp(mpmath.mpf(params.target_eps)), mpmath.mpf(params.target_delta)
-    best = mpmath.mpf(-10)
     per_group = [list(itertools.product(vertices(gr.eps, gr.Delta), repeat=gr.size)) for gr in params.groups]
     pmfs = [[(member_pmf([c[0] for c in conf]), member_pmf([c[1] for c in conf])) for conf in confs]
             for confs in per_group]
+    out = []
     for combo in itertools.product(*pmfs):
         P = {o: [mpmath.mpf(0), mpmath.mpf(0)] for o in (0, 1)}
         for l in cells:
@@ -63,12 +62,30 @@ def brute_force_violation(gamma: np.ndarray, params) -> mpmath.mpf:
             P[1][1] += pb * w1[l]
             P[0][0] += pa * (1 - w1[l])
             P[0][1] += pb * (1 - w1[l])
-        for o in (0, 1):
-            best = max(best, P[o][0] - e * P[o][1] - d, P[o][1] - e * P[o][0] - d)
-    return best
+        out += [tuple(P[1]), tuple(P[0])]
+    return out
+
+
+def brute_force_violation(gamma: np.ndarray, params) -> mpmath.mpf:
+    """max over every ordered assignment of member vertices, both outputs and both directions of
+    Pr[A(D) = o] − e^ε Pr[A(D′) = o] − δ, in 40-digit arithmetic."""
+    e, d = mpmath.exp(mpmath.mpf(params.target_eps)), mpmath.mpf(params.target_delta)
+    return max(max(a - e * b - d, b - e * a - d) for a, b in brute_force_outputs(gamma, params))
+
+
+def brute_force_profile(gamma: np.ndarray, params, eps: list[float]) -> list[mpmath.mpf]:
+    """δ(ε′) = max over every assignment, output and direction of max(0, Pr[A(D)=o] − e^{ε′}Pr[A(D′)=o])."""
+    outs = brute_force_outputs(gamma, params)
+    res = []
+    for x in eps:
+        s = mpmath.exp(mpmath.mpf(x))
+        res.append(max([mpmath.mpf(0)] + [max(a - s * b, b - s * a) for a, b in outs]))
+    return res
 
 
 @pytest.fixture(scope="session")
 def brute():
-    """The brute force (module docstring): ``brute.violation(γ, params)``, ``brute.vertices``, ``brute.pmf``."""
-    return SimpleNamespace(violation=brute_force_violation, vertices=vertices, pmf=member_pmf)
+    """The brute force (module docstring): ``brute.violation(γ, params)``, ``brute.profile(γ, params,
+    eps)``, ``brute.vertices``, ``brute.pmf``."""
+    return SimpleNamespace(violation=brute_force_violation, profile=brute_force_profile, vertices=vertices,
+                           pmf=member_pmf)
