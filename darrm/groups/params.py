@@ -199,9 +199,9 @@ class GroupParams(TargetQueryBudget):
         return check(self.target_eps, self.target_delta, self.K)
 
     def to_dict(self) -> dict:
-        """A JSON-ready description (stored in γ files)."""
-        return {"members": "groups", "K": self.K, "groups": [g.to_list() for g in self.groups],
-                "target_eps": self.target_eps, "target_delta": self.target_delta, "gamma_form": self.gamma_form}
+        """A JSON-ready description (tables' and sessions' records; "gamma_form" only for the
+        per-group form, so that γ(L) tables keep their identity)."""
+        return {"members": "groups", **self.file_fields()}
 
     @property
     def per_group(self) -> bool:

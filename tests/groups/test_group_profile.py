@@ -62,3 +62,16 @@ def test_the_solved_tables_profile_meets_its_target_and_gamma_one_does_not(brute
 def test_profile_refuses_a_table_of_the_other_form():
     with pytest.raises(ParameterError, match="gamma"):
         privacy_profile(np.ones(PARAMS[1].K + 1), PARAMS[1])
+
+
+def test_totals_over_queries_compose_the_grouped_profile():
+    """One query at the target δ composes to at most the target ε (the pair dominates the certified
+    release; PLD discretisation 1e-4 on top), and ten queries to a finite total below 10× the target."""
+    from darrm.accounting.queries import composed_epsilon
+
+    params = GroupParams(((2, 0.2, 1e-4), (3, 0.6, 1e-4)), 0.8, 1e-3, "per-group")
+    table = darrm.solve(params, PRIOR)
+    one = composed_epsilon(table, 1, delta_total=params.target_delta, member_randomness="fresh")
+    assert one.epsilon <= params.target_eps + 1e-3
+    ten = composed_epsilon(table, 10, delta_total=1e-2, member_randomness="fresh")
+    assert one.epsilon < ten.epsilon < 10 * params.target_eps
