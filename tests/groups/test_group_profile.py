@@ -75,3 +75,23 @@ def test_totals_over_queries_compose_the_grouped_profile():
     assert one.epsilon <= params.target_eps + 1e-3
     ten = composed_epsilon(table, 10, delta_total=1e-2, member_randomness="fresh")
     assert one.epsilon < ten.epsilon < 10 * params.target_eps
+
+
+def test_fixed_grouped_members_compose_their_own_budgets():
+    """Fixed members: the heterogeneous composition of all K members' (ε_g, Δ_g), for any number of
+    queries: at most basic composition Σ K_g ε_g (at δ ≥ Σ K_g Δ_g), at least the exact optimal
+    composition of K members at the smallest budget, and for one group within K·1e-4 of the exact
+    homogeneous optimum; ε → δ is the inverse within the grid."""
+    from darrm.accounting.composition import optimal_homogeneous_epsilon
+    from darrm.accounting.queries import bound_name, fixed_members_bound
+
+    params = GroupParams(((2, 0.2, 1e-4), (3, 0.6, 1e-4)), 0.8, 1e-3)
+    table = darrm.solve(params, PRIOR)
+    b = fixed_members_bound(table, delta_total=1e-2)
+    assert b.bound == bound_name("fixed", table) == "members-groups-composition"
+    assert optimal_homogeneous_epsilon(0.2, 1e-4, 5, 1e-2) <= b.epsilon <= 2 * 0.2 + 3 * 0.6
+    back = fixed_members_bound(table, epsilon_total=b.epsilon)
+    assert back.delta <= 1e-2 + 1e-9
+    one = darrm.solve(GroupParams(((5, 0.6, 1e-4),), 0.8, 1e-3), PRIOR)
+    exact = optimal_homogeneous_epsilon(0.6, 1e-4, 5, 1e-2)
+    assert exact <= fixed_members_bound(one, delta_total=1e-2).epsilon <= exact + 5 * 1e-4
