@@ -52,6 +52,7 @@ from darrm import validation as v
 from darrm.disjoint.members import ApproxDP, LocalRR
 from darrm.disjoint.params import DisjointParams
 from darrm.errors import ParameterError
+from darrm.groups.params import GroupParams
 from darrm.numerics.delta import composed_delta as failure_delta
 from darrm.privacy.profile import PrivacyProfile, privacy_profile
 from darrm.table import GammaTable
@@ -260,7 +261,7 @@ def fixed_members_bound(table: GammaTable, delta_total: float | None = None,
         else:
             return QueryBound(math.inf, 1.0, BOUND_FIXED_DISJOINT, "fixed", 0, math.inf,
                               solved_for="epsilon" if delta_total is not None else "delta")
-    elif p.members == "groups":  # every member sees the record: the heterogeneous composition of all K
+    elif isinstance(p, GroupParams):  # every member sees the record: the heterogeneous composition of all K
         from .composition import heterogeneous_composition
 
         total = heterogeneous_composition([(g.eps, g.Delta) for g in p.groups for _ in range(g.size)])
@@ -388,7 +389,7 @@ def _query_bound(table, queries, target: float, want_eps: bool, member_randomnes
 def _fixed(steps: list[tuple[GammaTable, int]], **target: float) -> QueryBound:
     """Fixed members: one post-processing bound for all steps (they must describe the same members)."""
     members = {t.params.member.to_dict().__repr__() if isinstance(t.params, DisjointParams)
-               else repr(t.params.groups) if t.params.members == "groups"
+               else repr(t.params.groups) if isinstance(t.params, GroupParams)
                else (t.params.K, t.params.eps, t.params.member_delta) for t, _ in steps}
     if len(members) > 1:
         raise ParameterError("table", "with member_randomness='fixed' every table must describe the same members")

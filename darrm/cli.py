@@ -226,9 +226,10 @@ def _gamma_list(gamma: np.ndarray) -> list:
 
 def _gamma_text(table: GammaTable) -> str:
     """The table as text: γ(l) per vote count, or per group count vector (per-group form)."""
+    from .groups.params import GroupParams
     from .report import gamma_table_text
 
-    if getattr(table.params, "per_group", False):
+    if isinstance(table.params, GroupParams) and table.params.per_group:
         from .groups.per_group import per_group_text
 
         return per_group_text(table.gamma, table.params)
@@ -400,7 +401,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     table = load(args.file)
     params = table.params
     title: dict[str, Any] = {"params": params}
-    if params.members == "groups":  # no closed-form baselines: the table alone, for i.i.d. members
+    from .groups.params import GroupParams
+
+    if isinstance(params, GroupParams):  # no closed-form baselines: the table alone, for i.i.d. members
         from .groups.per_group import level_average
 
         gammas = {table.family: level_average(table.gamma, params) if params.per_group else table.gamma}

@@ -15,6 +15,7 @@ from .validation import choice, instance, real
 
 if TYPE_CHECKING:  # the member models build on this module; a table only needs their protocol
     from .disjoint.params import DisjointParams
+    from .groups.params import GroupParams
     from .params import PrivacyParams
 
 
@@ -47,7 +48,7 @@ class GammaTable:
         info: extra facts (rows in the LP, repair factor, timings).
     """
 
-    params: PrivacyParams | DisjointParams
+    params: PrivacyParams | DisjointParams | GroupParams
     gamma: np.ndarray
     family: str
     violation: float

@@ -14,6 +14,7 @@ import numpy as np
 from . import mechanism
 from .api import certify
 from .errors import CertificationError
+from .groups.params import GroupParams
 from .privacy.certify import Certificate
 from .table import GammaTable
 from .validation import instance
@@ -61,10 +62,11 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
         ParameterError: ``table`` is no GammaTable, or ``votes`` is not a (Q, K) 0/1 matrix.
     """
     _check_certified(table, executor)
-    if getattr(table.params, "per_group", False):  # grouped members, γ(l_1, …, l_G): columns in group order
+    p = table.params
+    if isinstance(p, GroupParams) and p.per_group:  # grouped members, γ(l_1, …, l_G): columns in group order
         from .groups.labels import group_counts, label_group_counts
 
-        return label_group_counts(group_counts(votes, table.params), table.gamma, table.params, rng, secure)
+        return label_group_counts(group_counts(votes, p), table.gamma, p, rng, secure)
     return mechanism.aggregate(votes, table.gamma, rng, secure=secure)
 
 
@@ -98,8 +100,9 @@ def aggregate_counts(counts: object, table: GammaTable, rng: np.random.Generator
         ParameterError: ``table`` is no GammaTable, or ``counts`` is not a 1-D array of counts in [0, K].
     """
     _check_certified(table, executor)
-    if getattr(table.params, "per_group", False):  # grouped members, γ(l_1, …, l_G): (Q, G) counts
+    p = table.params
+    if isinstance(p, GroupParams) and p.per_group:  # grouped members, γ(l_1, …, l_G): (Q, G) counts
         from .groups.labels import check_group_counts, label_group_counts
 
-        return label_group_counts(check_group_counts(counts, table.params), table.gamma, table.params, rng, secure)
+        return label_group_counts(check_group_counts(counts, p), table.gamma, p, rng, secure)
     return mechanism.aggregate_counts(counts, table.gamma, rng, secure=secure)
