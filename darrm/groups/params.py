@@ -36,12 +36,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
+
 from ..errors import ParameterError
+from ..gamma import validate_gamma
 from ..member_params import TargetQueryBudget
 from ..neighboring import NeighboringRelation
 from ..privacy.condition import Check, check, rhs
 from ..privacy.corners import corner_count, multiset_count
-from ..validation import choice, count, epsilon, half_open_unit
+from ..validation import choice, count, epsilon, float_array, half_open_unit
 
 #: how γ reads the votes: "total" (γ(L), the paper's form) or "per-group" (γ(l_1, …, l_G),
 #: :mod:`darrm.groups.per_group`)
@@ -219,28 +222,7 @@ class GroupParams(TargetQueryBudget):
         Raises:
             ParameterError: naming ``gamma``.
         """
-        from .per_group import validate_group_gamma
-
         return validate_group_gamma(gamma, self)
-
-    def profile_cloud(self, gamma: Any, max_memory: float | None = None, *,
-                      exhaustive: bool | None = None) -> tuple[Any, int, float]:
-        """(envelope, points, η_G) of the privacy profile's cloud over the groups' corner
-        configurations (:func:`darrm.groups.profile.group_profile_cloud`; what
-        :func:`darrm.privacy.profile.privacy_profile` rounds outward), after the memory check;
-        ``exhaustive``: every configuration (True), the factorised sweep (False) or by size (None).
-
-        Raises:
-            ParameterError: a bad γ, or the sweep does not fit ``max_memory``.
-        """
-        from .certificate import check_memory
-        from .per_group import validate_group_gamma
-        from .profile import group_profile_cloud, underflow_bound
-
-        g = validate_group_gamma(gamma, self)
-        check_memory(self, max_memory, exhaustive=bool(exhaustive))
-        env, n = group_profile_cloud(g, self, exhaustive=exhaustive)
-        return env, n, underflow_bound(self)
 
     def file_fields(self) -> dict[str, Any]:
         """The γ file's fields for these parameters ("groups": [[size, eps, Delta], …]; "gamma_form"
@@ -296,3 +278,36 @@ def group_check(params: GroupParams) -> Check:
              + 40 * (params.K + 2) ** 2) * _TINY
     extra = 2.0 * eta_g * (1.0 + 2.0 * base.exp_eps)
     return replace(base, slack=base.slack + extra, margin=base.margin + 4.0 * extra)
+
+
+def validate_joint_gamma(gamma: object, params: GroupParams, *, name: str = "gamma") -> np.ndarray:
+    """Check a per-group table: shape (K_1 + 1, …, K_G + 1), finite, in [0, 1], and exactly
+    symmetric under the joint reflection γ(l) = γ(K⃗ − l).
+
+    Raises:
+        ParameterError: naming ``name``.
+    """
+    g = float_array(name, gamma)
+    shape = tuple(gr.size + 1 for gr in params.groups)
+    if g.shape != shape:
+        raise ParameterError(name, f"a per-group table must have shape {shape} (K_g + 1 per group), got {g.shape}")
+    if not np.all(np.isfinite(g)):
+        raise ParameterError(name, "contains NaN or infinite values")
+    if np.any(g < 0.0) or np.any(g > 1.0):
+        raise ParameterError(name, "values must lie in [0, 1]")
+    if not np.array_equal(g, np.flip(g)):
+        raise ParameterError(name, "must be symmetric under the joint reflection: "
+                                   "gamma[l] == gamma[K_g - l_g for every g]")
+    return g
+
+
+def validate_group_gamma(gamma: object, params: GroupParams, *, name: str = "gamma") -> np.ndarray:
+    """A γ table of the parameters' form: γ(0..K) (:func:`darrm.gamma.validate_gamma`) or a
+    per-group table (:func:`validate_joint_gamma`).
+
+    Raises:
+        ParameterError: naming ``name``.
+    """
+    if params.per_group:
+        return validate_joint_gamma(gamma, params, name=name)
+    return validate_gamma(gamma, params.K, name=name)

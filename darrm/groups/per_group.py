@@ -56,11 +56,11 @@ import math
 import numpy as np
 
 from ..errors import ParameterError
-from ..gamma import validate_gamma
 from ..mechanism import output_weights
 from ..prior import IndependentPrior, Prior
-from ..validation import float_array
 from .params import GroupParams
+from .params import validate_group_gamma as validate_group_gamma  # the checks live with the parameters
+from .params import validate_joint_gamma as validate_joint_gamma
 
 #: priors whose members are exchangeable (module docstring: E[α(l)] = E[α_L(L)]·h(l))
 EXCHANGEABLE_PRIORS = ("iid", "beta", "density", "paper-mc")
@@ -113,27 +113,6 @@ def joint_of_total(gamma_L: np.ndarray, params: GroupParams) -> np.ndarray:
     return np.asarray(gamma_L, dtype=np.float64)[level_sums(params)]
 
 
-def validate_joint_gamma(gamma: object, params: GroupParams, *, name: str = "gamma") -> np.ndarray:
-    """Check a per-group table: shape (K_1 + 1, …, K_G + 1), finite, in [0, 1], and exactly
-    symmetric under the joint reflection γ(l) = γ(K⃗ − l).
-
-    Raises:
-        ParameterError: naming ``name``.
-    """
-    g = float_array(name, gamma)
-    shape = joint_shape(params)
-    if g.shape != shape:
-        raise ParameterError(name, f"a per-group table must have shape {shape} (K_g + 1 per group), got {g.shape}")
-    if not np.all(np.isfinite(g)):
-        raise ParameterError(name, "contains NaN or infinite values")
-    if np.any(g < 0.0) or np.any(g > 1.0):
-        raise ParameterError(name, "values must lie in [0, 1]")
-    if not np.array_equal(g, np.flip(g)):
-        raise ParameterError(name, "must be symmetric under the joint reflection: "
-                                   "gamma[l] == gamma[K_g - l_g for every g]")
-    return g
-
-
 def joint_weights(gamma: np.ndarray, params: GroupParams) -> np.ndarray:
     """W(l) = Pr[A = 1 | l] = γ(l)·1{Σ_g l_g ≥ mid} + ½(1 − γ(l)) (module docstring; 3 roundings
     per entry, as :func:`darrm.mechanism.output_weights`)."""
@@ -142,18 +121,6 @@ def joint_weights(gamma: np.ndarray, params: GroupParams) -> np.ndarray:
     mask = upper_mask(params)
     w[mask] += g[mask]
     return w
-
-
-def validate_group_gamma(gamma: object, params: GroupParams, *, name: str = "gamma") -> np.ndarray:
-    """A γ table of the parameters' form: γ(0..K) (:func:`darrm.gamma.validate_gamma`) or a
-    per-group table (:func:`validate_joint_gamma`).
-
-    Raises:
-        ParameterError: naming ``name``.
-    """
-    if params.per_group:
-        return validate_joint_gamma(gamma, params, name=name)
-    return validate_gamma(gamma, params.K, name=name)
 
 
 def group_output_weights(gamma: np.ndarray, params: GroupParams) -> np.ndarray:

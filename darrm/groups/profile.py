@@ -30,12 +30,14 @@ cloud's envelope is the same.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
-from ..privacy.profile import Envelope
-from .certificate import iter_probability_blocks
-from .params import GroupParams
+from ..privacy.profile import PROFILE_CLOUDS, Envelope
+from .certificate import check_memory, iter_probability_blocks
+from .params import GroupParams, validate_group_gamma
+from .per_group import group_output_weights
 from .sweep import collapse, iter_chunks, tuples_of
 
 #: ``exhaustive=None`` visits every configuration up to this many (else the factorised sweep)
@@ -72,11 +74,26 @@ def group_profile_cloud(gamma: np.ndarray, params: GroupParams, *, exhaustive: b
                 env.add(Pp, P)
                 env.add(P, Pp)
         return env, 4 * params.configurations
-    from .per_group import group_output_weights
-
     lays = [tuples_of(gr) for gr in params.groups]
     w = group_output_weights(np.asarray(gamma, dtype=np.float64), params)
     for runs, V in iter_chunks(w, lays, chunk_entries):
         env.add(collapse(V, lays, runs, np.minimum), V)
         env.add(V, collapse(V, lays, runs, np.maximum))
     return env, 4 * params.configurations
+
+
+def profile_cloud(gamma: Any, params: GroupParams, max_memory: float | None,
+                  exhaustive: bool | None) -> tuple[Envelope, int, float]:
+    """(envelope, points, η_G) for :func:`darrm.privacy.profile.privacy_profile`, which rounds the
+    envelope outward (registered there as ``PROFILE_CLOUDS["groups"]``).
+
+    Raises:
+        ParameterError: a γ of the wrong form, or the evaluation does not fit ``max_memory``.
+    """
+    g = validate_group_gamma(gamma, params)
+    check_memory(params, max_memory, exhaustive=bool(exhaustive))
+    env, n = group_profile_cloud(g, params, exhaustive=exhaustive)
+    return env, n, underflow_bound(params)
+
+
+PROFILE_CLOUDS["groups"] = profile_cloud

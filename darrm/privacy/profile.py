@@ -284,6 +284,12 @@ class PrivacyProfile:
         return hashlib.sha256(body.encode()).hexdigest()
 
 
+#: the profile clouds of member models above this floor, by name: ``(γ, params, max_memory,
+#: exhaustive) -> (Envelope, points, extra η)``, registered by the model when it is imported
+#: (grouped members: :mod:`darrm.groups.profile`, imported with :mod:`darrm.groups`)
+PROFILE_CLOUDS: dict[str, Callable[[Any, Any, float | None, bool | None], tuple[Envelope, int, float]]] = {}
+
+
 def _absolute_error(K: int) -> float:
     """η of :mod:`darrm.privacy.condition`: what underflow and the flush below τ can lose."""
     return 4.0 * float(K + 2) ** 3 * _TINY + 8.0 * float(K + 2) * FLUSH_BELOW
@@ -456,7 +462,7 @@ def privacy_profile(
         if executor is not None and not isinstance(executor, SerialExecutor):
             raise ParameterError("executor", "the grouped profile runs in this process (one factorised sweep)")
         exhaustive = {"auto": None, "direct": True, "sweep": False}[method]
-        env, n, eta_g = cast(Any, params).profile_cloud(gamma, max_memory, exhaustive=exhaustive)
+        env, n, eta_g = PROFILE_CLOUDS["groups"](gamma, params, max_memory, exhaustive)
         return _finish(env.x, env.y, params.K, "groups", n, extra_eta=eta_g)
     g = validate_gamma(gamma, params.K)
     if params.members == "disjoint":  # the O(K) reduction of darrm.disjoint, through its parameters' methods
