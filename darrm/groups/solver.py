@@ -1,8 +1,12 @@
-"""γ_opt(L) for grouped members: the LP over the product of the groups' corner multisets.
+"""γ_opt for grouped members: the LP over the product of the groups' corner multisets.
 
 The variables are γ(mid..K), the paper's form (γ reads the total vote count L); a configuration's
 row is Lemma 3.4's folded row (:func:`darrm.privacy.condition.folded_rows`) of the pmf of
 L = Σ_g L_g, the convolution of the groups' pmfs (:func:`darrm.groups.certificate.joint_pmf`).
+In the per-group form (``params.gamma_form == "per-group"``, :mod:`darrm.groups.per_group`) the
+variables are γ(l) on U = {l : Σ_g l_g ≥ mid} and the rows are
+:func:`darrm.groups.per_group.joint_folded_rows`; everything below is the same
+(:func:`table_form` maps LP points to tables).
 Because the configurations are closed under the joint swap and reflection
 (:mod:`darrm.groups.params`), the rows of output 1, D → D′ over every configuration are the whole
 LP.  Two methods, with the contract of :func:`darrm.solver.gamma_opt.solve_gamma_opt`:

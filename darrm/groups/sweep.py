@@ -17,7 +17,11 @@ combinations (τ_1, …, τ_G), τ_g = (s, a, b, c, d) with s + a + b + c + d �
 
     V(τ_1, …, τ_G) = Σ_k Π_g β_g(τ_g)[k_g] · w_{k_1 + ⋯ + k_G},
 
-Pr[A(D) = 1] = V(A-tuples of the configuration) and Pr[A(D′) = 1] = V(B-tuples).
+Pr[A(D) = 1] = V(A-tuples of the configuration) and Pr[A(D′) = 1] = V(B-tuples).  For the
+per-group form (:mod:`darrm.groups.per_group`) w_{k_1 + ⋯ + k_G} is replaced by the weights
+W(k_1, …, k_G) (:func:`darrm.groups.contraction.joint_inner_table`); nothing below uses more
+than that V is a non-negative contraction of the β rows, and the joint reflection still maps
+output 0 to output 1.
 
 **Claim (box by box).**  Fix each group's A-tuple τ_g = (s, a, b, c, d) (R = K_g − c − d, σ = s + a + b).
 The configurations sharing the A-tuples (τ_1, …, τ_G) are exactly the products of each group's
