@@ -224,6 +224,7 @@ OPTIONS: list[Opt] = [
     Opt("darrm", GROUPS, "--groups", lambda: st.sampled_from(
         ["", "--", "1", "1:0.3", "1:0.3:1e-4:5", "0:0.3:1e-4", "-1:0.3:1e-4", "x:0.3:1e-4", "1:0:1e-4",
          "1:nan:1e-4", "1:0.3:1", "1:0.3:-1e-4", "2:0.3:1e-4", "1:0.3:1e-4,", ",", "1.5:0.3:1e-4"])),
+    Opt("darrm", GROUPS, "--gamma-form", lambda: bad_choice(("total", "per-group"))),
     Opt("darrm", DISJOINT, "--member-privacy", lambda: st.sampled_from(MEMBER_BAD)),
     Opt("darrm", DISJOINT, "--target-eps", lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
     Opt("darrm", DISJOINT, "--target-delta", lambda: bad_text(real_in(0.0, 1.0, hi_closed=False))),
