@@ -14,8 +14,9 @@ group g, hence exactly the r_g members whose shards hold its copies
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..disjoint.members import MemberPrivacy, member_from_dict
 from ..errors import ParameterError
@@ -100,6 +101,11 @@ class ShardGroupParams:
     member: MemberPrivacy
     groups: tuple[RecordGroup, ...]
     _others: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    if TYPE_CHECKING:  # the constructor takes (copies, eps[, delta]) tuples too; the attribute holds RecordGroups
+
+        def __init__(self, K: int, member: MemberPrivacy,
+                     groups: Sequence[RecordGroup | tuple[int, float, float] | tuple[int, float]]) -> None: ...
 
     #: the member model's name (:class:`darrm.member_params.MemberParams`)
     members: ClassVar[str] = "shard-groups"

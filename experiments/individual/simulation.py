@@ -16,7 +16,7 @@ K, BETTER, WORSE, DELTA, TARGET, PRIOR_MEAN = 11, 0.1, 0.3, 1e-5, (0.5, 1e-4), 0
 
 def _error(groups: list[tuple[int, float, float]]) -> float:
     table = darrm.solve(darrm.GroupParams(groups, *TARGET), darrm.IIDPrior(PRIOR_MEAN))
-    assert darrm.certify(table.gamma, table.params).certified
+    assert darrm.certify(table.gamma, table.params).certified and table.objective is not None
     return float(table.objective)
 
 
