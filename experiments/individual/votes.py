@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -11,17 +10,11 @@ from tqdm.auto import tqdm
 from darrm.atomic import atomic_write_json
 from darrm.experiments.cache import load_npy, save_npy, settings_key
 from darrm.experiments.pate.ensemble import CacheError
+from darrm.experiments.pate.multiclass_teachers import _sha  # the PATE caches' content hash
 from darrm.experiments.pate.student import train_student
 from darrm.experiments.pate.student_config import StudentConfig
 
 __all__ = ["shard_votes"]
-
-
-def _sha(*arrays: np.ndarray) -> str:
-    h = hashlib.sha256()
-    for a in arrays:
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()
 
 
 def shard_votes(tag: str, images: np.ndarray, labels: np.ndarray, pool: np.ndarray, shards: list[np.ndarray],
