@@ -93,3 +93,15 @@ def test_a_table_survives_save_and_load_and_an_edited_group_is_refused(tmp_path)
     assert params.query_budget == (1.0, 1e-5)
     # the same γ claimed for records copied three times does not certify
     assert not darrm.certify(table.gamma, ShardGroupParams(9, NonPrivate(), [(1, 0.5, 1e-5), (3, 1.0, 1e-5)])).certified
+
+
+@pytest.mark.parametrize("randomness", ["fresh", "fixed"])
+def test_a_labelling_session_refuses_record_groups_by_name_not_by_crash(randomness):
+    """Neither the table's privacy profile (fresh members) nor the fixed-members bound covers records copied
+    into several shards yet: a ParameterError naming what is missing, never an internal error."""
+    from darrm.accounting import LabellingSession
+
+    table = darrm.solve(ShardGroupParams(7, NonPrivate(), [(1, 0.5, 1e-5), (2, 1.0, 1e-5)]), PRIOR)
+    with pytest.raises(ParameterError, match="shard-groups"):
+        session = LabellingSession(table, member_randomness=randomness, budget_epsilon=5.0, delta=1e-3)
+        session.label(np.zeros((2, 7), dtype=int))
