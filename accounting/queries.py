@@ -52,8 +52,8 @@ from darrm import validation as v
 from darrm.disjoint.members import ApproxDP, LocalRR
 from darrm.disjoint.params import DisjointParams
 from darrm.errors import ParameterError
-from darrm.params import PrivacyParams
 from darrm.numerics.delta import composed_delta as failure_delta
+from darrm.params import PrivacyParams
 from darrm.privacy.profile import PrivacyProfile, privacy_profile
 from darrm.table import GammaTable
 
