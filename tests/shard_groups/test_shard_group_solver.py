@@ -105,3 +105,12 @@ def test_a_labelling_session_refuses_record_groups_by_name_not_by_crash(randomne
     with pytest.raises(ParameterError, match="shard-groups"):
         session = LabellingSession(table, member_randomness=randomness, budget_epsilon=5.0, delta=1e-3)
         session.label(np.zeros((2, 7), dtype=int))
+
+
+def test_large_K_is_certified_optimal_with_few_rows():
+    """Linear in K: 501 teachers, three record groups, proven optimal with a small working set."""
+    params = ShardGroupParams(501, NonPrivate(), [(1, 0.1, 1e-6), (2, 0.2, 1e-6), (3, 0.3, 1e-6)])
+    table = solve_gamma_opt_shard_groups(params, PRIOR)
+    assert table.status == "optimal" and table.report.optimality_gap <= table.report.gap_tol
+    assert darrm.certify(table.gamma, params).certified
+    assert table.info["lp_rows"] < table.info["multisets"]  # constraint generation used a fraction of the rows
