@@ -103,11 +103,8 @@ def solve_gamma_opt_disjoint(
         log: callable receiving one line per round (and first the memory estimate).
     """
     opts = SolveOptions() if options is None else options
-    need = params.check_memory(opts.max_memory)
-    if log:
-        log(f"disjoint members: in this process, about {need / 2**20:.0f} MiB peak (estimate)")
     return constraint_generation(
-        params, prior, opts,
+        params, prior, opts, what="disjoint members",
         violations_fn=lambda g: violations(g, params),
         row_fn=lambda key: constraint_row(params, *key),
         certify_fn=lambda g: certify_disjoint(g, params, tol=tol, max_memory=opts.max_memory),
@@ -124,6 +121,7 @@ def constraint_generation(
     certify_fn: Callable[[np.ndarray], Certificate],
     method: str,
     rounds_key: str,
+    what: str,
     solver_opts: dict | None = None,
     log: Callable[[str], None] | None = None,
 ) -> GammaTable:
@@ -131,9 +129,9 @@ def constraint_generation(
     evaluated at once (the disjoint members; the record groups of :mod:`darrm.shard_groups`).
 
     Args:
-        params: the model's parameters: ``K``, ``rhs`` (the right-hand side of ``row_fn``'s rows)
-            and ``check`` (what :func:`darrm.privacy.certify.repair` scales with, in the units of
-            ``violations_fn``).
+        params: the model's parameters: ``K``, ``rhs`` (the right-hand side of ``row_fn``'s rows),
+            ``check`` (what :func:`darrm.privacy.certify.repair` scales with, in the units of
+            ``violations_fn``) and ``check_memory`` (refuses more than ``opts.max_memory`` before any work).
         prior: the prior of the objective (None: i.i.d. uniform).
         opts: the solve options (``cuts_per_round``, ``gap_tol``, ``lp_backend``, ``accept_gap``).
         violations_fn: γ(0..K) ↦ every constraint's rigorous violation bound (an array; its
@@ -142,12 +140,16 @@ def constraint_generation(
         certify_fn: the model's certificate of a full table.
         method: the table's ``info["method"]``.
         rounds_key: the key of :data:`~darrm.solver.options.DEFAULT_MAX_ROUNDS` for the round limit.
+        what: the members' name in the first log line (the memory estimate).
         solver_opts: options for the LP back end.
         log: one line per round.
 
     Returns:
         The certified table with its proven gap (:func:`darrm.solver.finalize.certified_gamma_opt`).
     """
+    need = params.check_memory(opts.max_memory)
+    if log:
+        log(f"{what}: in this process, about {need / 2**20:.0f} MiB peak (estimate)")
     cuts_per_round, max_rounds = opts.cuts_per_round, opts.rounds(rounds_key)
     gap_tol, lp_backend = opts.gap_tol, opts.lp_backend
     prior = IIDPrior() if prior is None else prior

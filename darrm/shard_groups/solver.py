@@ -52,11 +52,8 @@ def solve_gamma_opt_shard_groups(
         ParameterError: ``max_memory`` is exceeded (checked before any work).
     """
     opts = SolveOptions() if options is None else options
-    need = params.check_memory(opts.max_memory)
-    if log:
-        log(f"record groups on shards: in this process, about {need / 2**20:.0f} MiB peak (estimate)")
     return constraint_generation(
-        params, prior, opts,
+        params, prior, opts, what="record groups on shards",
         violations_fn=lambda g: flat_violations(violations(g, params)),
         row_fn=lambda key: constraint_row(params, key[0]),
         certify_fn=lambda g: certify_shard_groups(g, params, tol=tol, max_memory=opts.max_memory),
