@@ -339,6 +339,14 @@ OPTIONS: list[Opt] = [
     Opt("darrm-experiments", ("disjoint", "real", "--out", "{d}/out/dj"), "--dataset",
         lambda: bad_choice(("mnist", "fashion-mnist"))),
     Opt("darrm-experiments", ("disjoint", "real", "--out", "{d}/out/dj"), "--out", lambda: bad_path("dir")),
+    *[Opt("darrm-experiments", ("individual", "--out", "{d}/out/ind", "--quick", "--no-progress"), o, f)
+      for o, f in [("--out", lambda: bad_path("dir")),
+                   ("--teachers", lambda: bad_text(int_in(1, odd=True))),
+                   ("--queries", lambda: st.sampled_from(["0", "-1", "x", "", ",", "2.5", "-5,10", "--"])),
+                   ("--copies", lambda: st.sampled_from(["0", "1,2", "1,2,3,4", "x", "", ",", "1,2,0", "1,2,99",
+                                                          "1,2.5,3", "--"])),
+                   ("--draws", lambda: bad_text(int_in(1))),
+                   ("--dataset", lambda: bad_choice(("mnist", "fashion-mnist")))]],
 ]
 IDS = [f"{o.prog.replace('darrm-experiments', 'x')}:{' '.join(a for a in o.base[:3] if not a.startswith('--'))}"
        f":{o.option}:{i}" for i, o in enumerate(OPTIONS)]
@@ -636,6 +644,8 @@ def test_every_option_is_fuzzed():
     unfuzzed = {("darrm-experiments", ("pate",), "--data-dir"), ("darrm-experiments", ("pate",), "--cache-dir"),
                 ("darrm-experiments", ("disjoint", "real"), "--data-dir"),
                 ("darrm-experiments", ("disjoint", "real"), "--cache-dir"),
+                ("darrm-experiments", ("individual",), "--data-dir"),
+                ("darrm-experiments", ("individual",), "--cache-dir"),
                 ("darrm", ("aggregate",), "--votes")}  # its file contents: test_fuzz_aggregate_votes
     assert everything - fuzzed == unfuzzed, sorted(everything - fuzzed - unfuzzed)
 
