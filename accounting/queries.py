@@ -242,12 +242,13 @@ def _composed(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], interval
 
 
 def _check_fixed_model(params: object) -> None:
-    """Fixed-members bounds cover members on shared data and on disjoint shards only; other member
-    models (grouped budgets, records copied into several shards) are refused, naming the option."""
-    if not isinstance(params, (PrivacyParams, DisjointParams)):
-        raise ParameterError("member_randomness", f"'fixed' covers members on shared data or on disjoint shards, "
-                                                  f"not the {getattr(params, 'members', '?')!r} member model "
-                                                  "(not implemented)")
+    """Fixed-members bounds cover members on shared data, on disjoint shards and in groups of their
+    own budgets on shared data; other member models (records copied into several shards) are
+    refused, naming the option."""
+    if not isinstance(params, (PrivacyParams, DisjointParams, GroupParams)):
+        raise ParameterError("member_randomness", f"'fixed' covers members on shared data, on disjoint shards or "
+                                                  f"in groups, not the {getattr(params, 'members', '?')!r} member "
+                                                  "model (not implemented)")
 
 
 def fixed_members_bound(table: GammaTable, delta_total: float | None = None,
