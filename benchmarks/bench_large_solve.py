@@ -37,6 +37,9 @@ def main() -> None:
     ap.add_argument("--delta", type=float, default=0.0, help="members' Δ (default 0: pure DP)")
     ap.add_argument("--gap", type=float, default=1e-9, help="gap_tol (default 1e-9)")
     ap.add_argument("--cuts", type=int, default=None, help="cuts_per_round (default: SolveOptions')")
+    ap.add_argument("--stabilize", default=None, help="SolveOptions.stabilize: 'auto' or λ in (0, 1] (default auto)")
+    ap.add_argument("--auto-lambda", type=float, default=None,
+                    help="λ that stabilize='auto' switches to (default cutting_planes.AUTO_LAMBDA)")
     ap.add_argument("--log", type=Path, required=True)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--checkpoint", type=Path, default=None)
@@ -45,7 +48,13 @@ def main() -> None:
     import darrm
 
     P = darrm.PrivacyParams(a.K, a.m, a.eps, a.delta)
-    kw = {} if a.cuts is None else {"cuts_per_round": a.cuts}
+    kw: dict = {} if a.cuts is None else {"cuts_per_round": a.cuts}
+    if a.stabilize is not None:
+        kw["stabilize"] = a.stabilize if a.stabilize == "auto" else float(a.stabilize)
+    if a.auto_lambda is not None:
+        from darrm.solver import cutting_planes
+
+        cutting_planes.AUTO_LAMBDA = a.auto_lambda
     opts = darrm.SolveOptions(gap_tol=a.gap, **kw)
     t0 = time.perf_counter()
     with a.log.open("a", buffering=1) as f:
@@ -57,7 +66,8 @@ def main() -> None:
         sol = darrm.solve(P, darrm.IIDPrior(0.75), options=opts, checkpoint=a.checkpoint, progress=False, log=log)
         wall = time.perf_counter() - t0
         info = sol.info
-        row = {"K": a.K, "m": a.m, "eps": a.eps, "Delta": a.delta, "wall_s": wall,
+        row = {"K": a.K, "m": a.m, "eps": a.eps, "Delta": a.delta, "cuts": opts.cuts_per_round,
+               "stabilize": opts.stabilize, "auto_lambda": a.auto_lambda, "wall_s": wall,
                "objective": sol.objective, "gap": info.get("optimality_gap"), "rounds": info.get("rounds"),
                "exhaustive_sweeps": info.get("exhaustive_sweeps"), "screens": info.get("screens"),
                "seconds_exhaustive_sweeps": info.get("seconds_exhaustive_sweeps"),

@@ -42,8 +42,9 @@ def reduced_tuples(K: int) -> int:
     return sum((K - R + 2) // 2 * math.comb(R + 4, 4) for R in range(K + 1))
 
 
-def one_sweep(g: np.ndarray, P, two: bool) -> dict:
-    """One serial certificate sweep on one path, timed, with its visited tuples counted."""
+def one_sweep(g: np.ndarray, P, two: bool, prune: bool = True) -> dict:
+    """One serial certificate sweep on one path, timed, with its visited tuples counted (``prune``
+    False: the exhaustive sweep, every tuple visited; benchmarks/bench_pruning.py uses that)."""
     from darrm.backends.executors import SerialExecutor
     from darrm.privacy import approx_blocks, two_phase
     from darrm.privacy import sweep as sweep_mod
@@ -66,13 +67,14 @@ def one_sweep(g: np.ndarray, P, two: bool) -> dict:
         return chosen
 
     approx_blocks.blocks_to_visit, two_phase.worst_blocks = per_R, worst
-    sweep_mod.TWO_PHASE = two
+    was, sweep_mod.TWO_PHASE = sweep_mod.TWO_PHASE, two
     try:
         w, c = time.perf_counter(), time.process_time()
-        r = sweep_mod.sweep(g, P, top=1, threshold=-np.inf, prune=True, executor=SerialExecutor())
+        r = sweep_mod.sweep(g, P, top=1, threshold=-np.inf, prune=prune, executor=SerialExecutor())
         wall, cpu = time.perf_counter() - w, time.process_time() - c
     finally:
         approx_blocks.blocks_to_visit, two_phase.worst_blocks = real_R, real_2
+        sweep_mod.TWO_PHASE = was
     return {"wall_s": wall, "cpu_s": cpu, "max": r.max_violation, "checked": r.checked,
             "visited_tuples": tuples[0], "visited_blocks": tuples[1],
             "visited_share": tuples[0] / reduced_tuples(P.K)}
