@@ -4,7 +4,7 @@ Stages: load + verify data → split the public (test) set into a query pool and
 half (:func:`~.public_split.split_public`) → K non-private teachers on disjoint shards vote on the
 pool (:func:`~.multiclass_teachers.multiclass_votes`, cached) → for every (ε_total, Q): GNMax and
 Confident-GNMax calibrated to (ε_total, δ_total) exactly, the DaRRM plurality aggregator at the
-per-query budget that composes to it (:mod:`~.multiclass_aggregators`) and the non-private
+per-query budget whose own profile composes to it (:mod:`~.plurality_profile`) and the non-private
 plurality → the same query indices for every method (:func:`~.study.query_indices`) → a student per
 release trained on the pool and scored once on the held-out half.
 
@@ -40,7 +40,8 @@ from darrm.experiments.pate.multiclass_aggregators import (
 from darrm.experiments.pate.multiclass_config import MulticlassConfig
 from darrm.experiments.pate.multiclass_report import multiclass_plot, multiclass_table
 from darrm.experiments.pate.multiclass_teachers import multiclass_votes
-from darrm.experiments.pate.plurality_top_two import release_plurality, solve_top_two
+from darrm.experiments.pate.plurality_profile import plurality_tight_budget
+from darrm.experiments.pate.plurality_top_two import release_plurality
 from darrm.experiments.pate.public_split import HeldOutSet, split_public
 from darrm.experiments.pate.student import train_student
 from darrm.experiments.pate.student_study import student_seed
@@ -52,13 +53,16 @@ __all__ = ["MULTICLASS_METHODS", "run_multiclass"]
 #: methods in table order, with their mechanism stream ids
 MULTICLASS_METHODS = {"gnmax": 21, "confident-gnmax": 22, "darrm-plurality": 23, "plurality-nonprivate": 24}
 C = 10
+#: bisection steps of the DaRRM plurality aggregator's tight per-query budget (one LP each)
+TIGHT_SEARCH_STEPS = 4
 
 ACCOUNTANTS = {
     "gnmax": "exact: Q Gaussian mechanisms of sensitivity sqrt(2) = one Gaussian of sensitivity sqrt(2Q) (PLD)",
     "confident-gnmax": "exact, data-independent: post-processing of Q x (threshold Gaussian sigma1, sensitivity 1 "
                        "+ GNMax sigma2), one Gaussian (PLD); the data-dependent epsilon is analysis only",
-    "darrm-plurality": "GENERIC: optimal homogeneous composition of Q (eps_q, delta_q)-DP queries "
-                       "(Kairouz-Oh-Viswanath Thm 3.3), delta_q = delta_total/(2Q); valid (fresh coins per query)",
+    "darrm-plurality": "TIGHT: PLD of the table's own per-query dominating pair (every move, both directions) "
+                       "composed over Q queries (darrm.budget.compose, pessimistic); delta_q = delta_total/(2Q), "
+                       "the largest eps_q found by bisection; valid (fresh coins per query)",
     "plurality-nonprivate": "none: the noiseless plurality of the teachers (ceiling, no DP)",
 }
 
@@ -79,11 +83,15 @@ def _mechanisms(cfg: MulticlassConfig, progress: bool) -> dict[tuple[str, float,
                                           "epsilon_total_check": confident_total_epsilon(s1, s2, cfg.total_delta, Q),
                                           "seconds_calibration": time.perf_counter() - t0}
         t0 = time.perf_counter()
-        pq = plurality_budget(e, cfg.total_delta, Q)
-        table = solve_top_two(K, C, pq.eps_query, pq.delta_query, cfg.prior_accuracy)
-        out[("darrm-plurality", e, Q)] = {"eps_query": pq.eps_query, "delta_query": pq.delta_query,
-                                          "epsilon_total_check": pq.eps_total, "table": table,
-                                          "certified_divergence": table.max_divergence,
+        pq = plurality_budget(e, cfg.total_delta, Q)  # generic: the search's feasible start
+        tight = plurality_tight_budget(K, C, e, cfg.total_delta, Q, p_correct=cfg.prior_accuracy,
+                                       start=pq.eps_query, steps=TIGHT_SEARCH_STEPS)
+        table = tight.table
+        out[("darrm-plurality", e, Q)] = {"eps_query": tight.eps_query, "delta_query": tight.delta_query,
+                                          "epsilon_total_check": tight.composition.epsilon,
+                                          "pld_discretization": tight.composition.discretization,
+                                          "eps_query_generic": pq.eps_query, "lp_solves": tight.solves,
+                                          "table": table, "certified_divergence": table.max_divergence,
                                           "prior_agreement": table.expected_agreement, "lp": table.info,
                                           "seconds_calibration": time.perf_counter() - t0}
     return out
