@@ -18,8 +18,8 @@ So Q queries are exactly μ√Q-GDP whatever was answered: the GNMax calibration
 equivalent σ = √(2 / (1/σ1² + 2/σ2²)).  With PATE 2018's ratio σ1/σ2 = 150/40 fixed,
 :func:`confident_sigmas` solves for (σ1, σ2).  Its data-dependent ε (Papernot et al. 2018,
 Theorem 6; :func:`darrm.accounting.confident_gnmax_epsilon`) is a function of the private
-histograms; publishing it needs the smooth-sensitivity release (not implemented), so it is
-reported for analysis only and never used to compare.
+histograms; its GNSS release (:mod:`.smooth_sensitivity`) is recorded as ``epsilon_published``,
+a noisy number, never used to compare (the calibrated total is).
 
 Claim 3 (DaRRM plurality).  :mod:`.plurality_top_two`'s M_γ is (ε_q, δ_q)-DP per query.  Q
 adaptive answers are (ε_total, δ_total)-DP when ε_total ≥ the optimal homogeneous composition of Q

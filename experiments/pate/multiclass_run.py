@@ -14,6 +14,7 @@ Outputs in ``out``: ``results.json`` (one record per (method, ε_total, Q)), ``m
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from tqdm.auto import tqdm
 
 from darrm.accounting import confident_gnmax_epsilon
 from darrm.atomic import atomic_write_bytes, atomic_write_json
+from darrm.errors import SolveError
 from darrm.experiments.cache import default_cache_dir
 from darrm.experiments.data.loader import load_dataset
 from darrm.experiments.pate.multiclass_aggregators import (
@@ -43,6 +45,7 @@ from darrm.experiments.pate.multiclass_teachers import multiclass_votes
 from darrm.experiments.pate.plurality_profile import plurality_tight_budget
 from darrm.experiments.pate.plurality_top_two import release_plurality
 from darrm.experiments.pate.public_split import HeldOutSet, split_public
+from darrm.experiments.pate.smooth_sensitivity import fixed_parameters, publish_epsilon
 from darrm.experiments.pate.student import train_student
 from darrm.experiments.pate.student_study import student_seed
 from darrm.experiments.pate.study import query_indices
@@ -160,6 +163,7 @@ def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = N
                 account = confident_gnmax_epsilon([h.tolist() for h in hist[idx]], answered.tolist(), m["threshold"],
                                                   m["sigma1"], m["sigma2"], cfg.total_delta)
                 cell["eps_dd"].append(account.epsilon_data_dependent)
+                cell.setdefault("eps_pub", []).append(_published(hist[idx], answered, m, cfg, Q, e, r))
             t1 = time.perf_counter()
             if n_ans:
                 q = idx[answered]
@@ -181,6 +185,20 @@ def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = N
     atomic_write_bytes(out / "multiclass.md", multiclass_table(records, run).encode())
     multiclass_plot(records, out / "multiclass_student_vs_epsilon.png")
     return records
+
+
+def _published(hist: np.ndarray, answered: np.ndarray, m: dict, cfg: MulticlassConfig, Q: int, e: float | None,
+               r: int) -> dict | None:
+    """Confident-GNMax's data-dependent ε released by GNSS (:mod:`.smooth_sensitivity`), or None when
+    conditions C5–C6 fail; its own random stream (25)."""
+    order, beta, sigma_ss = fixed_parameters(m["sigma1"], m["sigma2"], Q, cfg.total_delta, e or 1.0)
+    rng = np.random.default_rng([cfg.seed, 25, Q, r, int(round((e or 0) * 1e6))])
+    try:
+        rel = publish_epsilon(hist, answered, m["threshold"], m["sigma1"], m["sigma2"], cfg.total_delta, order, beta,
+                              sigma_ss, rng)
+    except SolveError:
+        return None
+    return dataclasses.asdict(rel)
 
 
 def _stats(values: list) -> tuple[float | None, float | None]:
@@ -208,7 +226,17 @@ def _records(cfg: MulticlassConfig, acc: dict, mech: dict) -> list[dict]:
             rec.update(params)
         if cell["eps_dd"]:
             rec["epsilon_data_dependent_mean"] = float(np.mean(cell["eps_dd"]))
-            rec["epsilon_data_dependent_note"] = ("analysis only: a function of the private histograms; publishing it "
-                                                  "needs the smooth-sensitivity release (not implemented)")
+            rec["epsilon_data_dependent_note"] = ("analysis only: a function of the private histograms; its "
+                                                  "publishable version is epsilon_published (smooth sensitivity)")
+            pub = [p for p in cell.get("eps_pub", []) if p is not None]
+            rec["epsilon_published"] = [p["epsilon_published"] for p in pub]
+            rec["epsilon_published_note"] = (
+                "GNSS release of the data-dependent RDP at a fixed order (Papernot et al. 2018, App. B, Thm 23), "
+                "parameters chosen without the data; a noisy number, one per draw; not the calibrated total, "
+                "which stays epsilon_total" if pub else "not publishable: conditions C5-C6 fail")
+            if pub:
+                rec.update(smooth_order=pub[0]["order"], smooth_beta=pub[0]["beta"], smooth_sigma=pub[0]["sigma_ss"],
+                           smooth_gnss_rdp=pub[0]["gnss_rdp"],
+                           smooth_sensitivity_mean=float(np.mean([p["smooth_sensitivity"] for p in pub])))
         records.append(rec)
     return records

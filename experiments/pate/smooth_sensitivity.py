@@ -53,8 +53,9 @@ from darrm.accounting.gnmax.data_dependent import _log1mexp, _log_q
 from darrm.errors import ParameterError, SolveError
 from darrm.validation import count, open_unit, positive, real
 
-__all__ = ["SmoothRelease", "check_conditions", "gnmax_local_sensitivities", "gnmax_rdp", "gnss_rdp", "log_q0",
-           "publish_epsilon", "smooth_sensitivity", "threshold_local_sensitivities", "threshold_rdp"]
+__all__ = ["SmoothRelease", "check_conditions", "fixed_parameters", "gnmax_local_sensitivities", "gnmax_rdp",
+           "gnss_rdp", "log_q0", "publish_epsilon", "smooth_sensitivity", "threshold_local_sensitivities",
+           "threshold_rdp"]
 
 
 def _theorem6(logq: float, sigma: float, order: float) -> float:
@@ -332,3 +333,26 @@ def publish_epsilon(histograms: Sequence[Sequence[int]] | np.ndarray, answered: 
     eps = rho + noise + cost + math.log(1.0 / delta) / (order - 1.0)
     return SmoothRelease(float(order), float(beta), float(sigma_ss), rho, ss, cost, noise, eps, ss * sigma_ss, delta,
                          int(a.sum()))
+
+
+#: β as a fraction of 1/λ (Papernot et al.'s search range is 0.3/λ … 0.495/λ)
+BETA_TIMES_ORDER = 0.4
+#: GNSS's λe^{2β}/σ_s² as a share of the total ε target (fixes σ_s without the data)
+GNSS_COST_SHARE = 0.1
+
+
+def fixed_parameters(sigma1: float, sigma2: float, queries: int, delta: float,
+                     eps_target: float) -> tuple[float, float, float]:
+    """(λ, β, σ_s) chosen WITHOUT the private data: λ is the integer order in 2 … 200 minimising the
+    data-independent ε of ``queries`` answered queries (Q·(λ/(2σ1²) + λ/σ2²) + log(1/δ)/(λ − 1)),
+    β = :data:`BETA_TIMES_ORDER`/λ, and σ_s makes λe^{2β}/σ_s² = :data:`GNSS_COST_SHARE`·``eps_target``.
+    """
+    sigma1, sigma2 = positive("sigma1", sigma1), positive("sigma2", sigma2)
+    queries, delta = count("queries", queries), open_unit("delta", delta)
+    eps_target = positive("eps_target", eps_target)
+    orders = np.arange(2.0, 201.0)
+    ind = queries * (orders / (2.0 * sigma1**2) + orders / sigma2**2) + math.log(1.0 / delta) / (orders - 1.0)
+    order = float(orders[int(np.argmin(ind))])
+    beta = BETA_TIMES_ORDER / order
+    sigma_ss = math.sqrt(order * math.exp(2.0 * beta) / (GNSS_COST_SHARE * eps_target))
+    return order, beta, sigma_ss

@@ -235,3 +235,12 @@ def test_conditions_hold_at_pate_2018s_setting_and_gnss_refuses_a_bad_order():
         ss.gnss_rdp(0.05, 5.0, 10.0)  # λ must be < 1/(2β) = 10
     with pytest.raises(ParameterError, match="answered"):
         ss.publish_epsilon(_histograms(), [True], T, S1, S2, DELTA, ORDER, BETA, SIGMA_SS, np.random.default_rng(0))
+
+
+def test_fixed_parameters_depend_only_on_public_settings_and_are_valid():
+    order, beta, sigma_ss = ss.fixed_parameters(S1, S2, 640, 1e-5, 2.0)
+    assert 1.0 < order < 1.0 / (2.0 * beta) and beta * order == pytest.approx(ss.BETA_TIMES_ORDER)
+    assert order * np.exp(2 * beta) / sigma_ss**2 == pytest.approx(ss.GNSS_COST_SHARE * 2.0)
+    lam = np.arange(2.0, 201.0)  # the chosen order minimises the data-independent ε over the grid
+    ind = 640 * (lam / (2 * S1**2) + lam / S2**2) + np.log(1e5) / (lam - 1)
+    assert order == lam[np.argmin(ind)]
