@@ -21,6 +21,12 @@ Reading is strict (:mod:`darrm.strict_json`): a file that is no regular file (``
 FIFO) or larger than :data:`MAX_FILE_BYTES`, duplicate keys, integers of more than 30 digits,
 nesting deeper than 64 levels, NaN/Infinity, and a ``status`` other than those a solve writes
 (:data:`STATUSES`) are each a one-line :class:`~darrm.errors.GammaFileError`.
+
+A valid checksum proves integrity, not truth: γ is re-certified on load, and the recorded
+``objective`` (the expected error under the recorded ``prior``) is recomputed from a registered
+prior and must agree to :data:`OBJECTIVE_TOL` (:func:`check_objective`); a ``prior`` of no
+registered kind, or an ``objective`` with no prior, is refused.  A density prior (its density is
+code, only its name is recorded) cannot be rebuilt: its objective is kept as recorded.
 """
 
 from __future__ import annotations
@@ -38,7 +44,9 @@ from .api import MEMBER_MODELS, certify, model_for_format, model_of
 from .atomic import atomic_write_bytes
 from .errors import CertificationError, DarrmError, GammaFileError, ParameterError
 from .gamma import validate_gamma
+from .prior import DensityPrior, prior_from_dict
 from .privacy.certify import validate_max_memory, validate_tol
+from .solver.objective import expected_signed_error
 from .status import GAP_BOUNDED, OPTIMAL
 from .strict_json import StrictJSONError, loads_strict, read_bounded
 from .table import GammaTable
@@ -53,8 +61,42 @@ _COMMON = ("prior", "family", "gamma", "solver", "status", "objective", "violati
 #: a table's status in a γ file: proven optimal, certified with a bounded gap, or none (a closed form)
 STATUSES = (OPTIMAL, GAP_BOUNDED, None)
 
+#: largest |recorded − recomputed| objective accepted on load (both are the same float64 sum of at
+#: most K/2 + 1 terms in [−1, 1]; 1e-9 leaves room for a different BLAS summation order only)
+OBJECTIVE_TOL = 1e-9
+
 #: largest γ file accepted (a K = 10⁶ table is ~25 MB)
 MAX_FILE_BYTES = 64 << 20
+
+
+def check_objective(prior: object, objective: object, gamma: np.ndarray) -> None:
+    """Refuse a recorded ``objective`` that is not γ's expected error under the recorded ``prior``.
+
+    Args:
+        prior: the file's ``prior`` field (a registered prior's description, or None).
+        objective: the file's ``objective`` field (a number, or None).
+        gamma: the file's table γ(0..K).
+
+    Raises:
+        ParameterError: naming ``objective`` (no prior, or off by more than :data:`OBJECTIVE_TOL`
+            from :func:`~darrm.solver.objective.expected_signed_error`) or ``prior`` (not a
+            registered prior's description).
+    """
+    if objective is not None and (isinstance(objective, bool) or not isinstance(objective, (int, float))):
+        raise ParameterError("objective", f"must be a number or null, got {type(objective).__name__}")
+    if prior is None:
+        if objective is not None:
+            raise ParameterError("objective", "is recorded without a prior: an expected error needs one")
+        return
+    if isinstance(prior, dict) and prior.get("kind") == DensityPrior.kind:
+        return  # a density is code: its objective cannot be recomputed (module docstring)
+    rebuilt = prior_from_dict(prior)
+    if objective is None:
+        return
+    true = expected_signed_error(gamma, rebuilt)
+    if not abs(float(objective) - true) <= OBJECTIVE_TOL:
+        raise ParameterError("objective", f"records {float(objective)!r}, but γ's expected error under its prior "
+                                          f"{prior} is {true!r}")
 
 
 def _non_finite(obj: object, path: str = "") -> str | None:
@@ -221,4 +263,8 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
                 verify_total_budget(table)
             except CertificationError as exc:
                 raise GammaFileError(f"{path}: total budget not met: {exc}") from None
+    try:  # after the certificate: a table that is not private says so first
+        check_objective(d["prior"], d["objective"], table.gamma)
+    except DarrmError as exc:
+        raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
     return table

@@ -88,6 +88,27 @@ class Prior(ABC):
     def to_dict(self) -> dict:
         """A JSON-ready description (``kind`` and parameters), stored in γ files."""
 
+    @classmethod
+    def from_dict(cls, d: dict) -> "Prior":
+        """The prior :meth:`to_dict` described: ``cls(**fields)`` without ``kind`` (the default
+        when :meth:`to_dict` lists the constructor's fields, as every prior here but
+        :class:`DensityPrior` does).
+
+        Args:
+            d: a :meth:`to_dict` description of this kind.
+
+        Returns:
+            The prior, validated by its constructor.
+
+        Raises:
+            ParameterError: naming ``prior``, when ``d`` is not such a description.
+        """
+        fields = {k: v for k, v in d.items() if k != "kind"}
+        try:
+            return cls(**fields)
+        except TypeError as exc:
+            raise ParameterError("prior", f"{d!r} is not a {cls.kind} prior's description ({exc})") from None
+
     def expected_margins(self, K: int) -> np.ndarray:
         """The LP's margins d_l (l = mid..K): the expected error of γ is ½ Σ d_l (1 − γ(l)).
 
@@ -343,6 +364,16 @@ class DensityPrior(Prior):
         """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": self.kind, "name": self.name}
 
+    @classmethod
+    def from_dict(cls, d: dict) -> "DensityPrior":
+        """Never: a density is code, and its description keeps only its name.
+
+        Raises:
+            ParameterError: always, naming ``prior``.
+        """
+        raise ParameterError("prior", f"a density prior ({d.get('name')!r}) cannot be rebuilt from its "
+                                      "description: its density is code")
+
 
 @register_prior
 @dataclass(frozen=True)
@@ -408,6 +439,27 @@ class PaperMCPrior(Prior):
     def to_dict(self) -> dict:
         """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
         return {"kind": self.kind, "p_lower": self.p_lower, "tau": self.tau, "T": self.T, "seed": self.seed}
+
+
+def prior_from_dict(d: object) -> Prior:
+    """The registered prior a γ file's ``prior`` field describes (:meth:`Prior.from_dict` of its kind).
+
+    Args:
+        d: a :meth:`Prior.to_dict` description (a dict with a registered ``kind``).
+
+    Returns:
+        The prior.
+
+    Raises:
+        ParameterError: naming ``prior``: not a dict, an unknown kind, fields that do not fit it,
+            or a kind that cannot be rebuilt (:class:`DensityPrior`).
+    """
+    if not isinstance(d, dict):
+        raise ParameterError("prior", f"must be a prior's description (a JSON object), got {type(d).__name__}")
+    kind = d.get("kind")
+    if not isinstance(kind, str) or kind not in PRIORS:
+        raise ParameterError("prior", f"unknown prior kind {str(kind)[:40]!r} (known: {', '.join(sorted(PRIORS))})")
+    return PRIORS[kind].from_dict(d)
 
 
 def parse_prior(spec: str) -> Prior:

@@ -1,0 +1,81 @@
+"""A valid checksum proves integrity, not truth: a γ file's recorded objective and prior are checked on load."""
+
+import json
+
+import pytest
+
+from darrm import gamma_file
+from darrm.errors import GammaFileError
+from darrm.params import PrivacyParams
+from darrm.prior import BetaPrior, DensityPrior, IndependentPrior, PaperMCPrior, prior_from_dict
+from darrm.solver.gamma_opt import solve_gamma_opt
+
+
+@pytest.fixture(scope="module")
+def table():
+    return solve_gamma_opt(PrivacyParams(11, 3, 0.1, 1e-5))
+
+
+def _saved_with(table, tmp_path, **changes):
+    path = tmp_path / "g.json"
+    gamma_file.save(table, path)
+    d = json.loads(path.read_text())
+    d.update(changes)
+    d["checksum"] = gamma_file.checksum(d)  # a consistent forgery: the checksum alone cannot catch it
+    path.write_text(json.dumps(d))
+    return path
+
+
+def test_a_recorded_objective_that_is_not_the_expected_error_is_refused(table, tmp_path):
+    path = _saved_with(table, tmp_path, objective=table.objective / 2)
+    with pytest.raises(GammaFileError, match="objective.*expected error under its prior"):
+        gamma_file.load(path)
+
+
+def test_an_objective_recorded_under_another_prior_is_refused(table, tmp_path):
+    path = _saved_with(table, tmp_path, prior={"kind": "iid", "mean": 0.9})
+    with pytest.raises(GammaFileError, match="objective"):
+        gamma_file.load(path)
+
+
+@pytest.mark.parametrize("prior, needle", [
+    ({"kind": "made-up", "mean": 0.75}, "unknown prior kind"),
+    ({"kind": "iid", "mean": 0.75, "extra": 1}, "not a iid prior"),
+    ({"kind": "iid", "mean": 1.5}, "prior.mean"),
+    ([0.75], "prior"),
+])
+def test_a_prior_that_is_no_registered_priors_description_is_refused(table, tmp_path, prior, needle):
+    path = _saved_with(table, tmp_path, prior=prior)
+    with pytest.raises(GammaFileError, match=needle):
+        gamma_file.load(path)
+
+
+def test_an_objective_without_a_prior_is_refused(table, tmp_path):
+    path = _saved_with(table, tmp_path, prior=None)
+    with pytest.raises(GammaFileError, match="objective.*without a prior"):
+        gamma_file.load(path)
+
+
+def test_the_true_objective_and_a_table_without_claims_load(table, tmp_path):
+    assert gamma_file.load(_saved_with(table, tmp_path)).objective == table.objective
+    back = gamma_file.load(_saved_with(table, tmp_path, prior=None, objective=None))
+    assert back.objective is None and back.prior is None
+
+
+@pytest.mark.parametrize("prior", [BetaPrior(3, 1), IndependentPrior(tuple([0.6] * 5 + [0.8] * 6)),
+                                   PaperMCPrior(T=50)])
+def test_every_rebuildable_prior_round_trips_through_its_description(table, tmp_path, prior):
+    assert prior_from_dict(prior.to_dict()) == prior
+    solved = solve_gamma_opt(PrivacyParams(11, 3, 0.1, 1e-5), prior=prior)
+    path = tmp_path / "p.json"
+    gamma_file.save(solved, path)
+    assert gamma_file.load(path).objective == solved.objective
+
+
+def test_a_density_prior_cannot_be_rebuilt_and_its_objective_is_kept(tmp_path):
+    solved = solve_gamma_opt(PrivacyParams(7, 3, 0.1, 1e-5), prior=DensityPrior.example())
+    path = tmp_path / "d.json"
+    gamma_file.save(solved, path)
+    assert gamma_file.load(path).objective == solved.objective
+    with pytest.raises(Exception, match="density is code"):
+        prior_from_dict(solved.prior)
