@@ -25,7 +25,9 @@ Claim 3 (DaRRM plurality).  :mod:`.plurality_top_two`'s M_γ is (ε_q, δ_q)-DP 
 adaptive answers are (ε_total, δ_total)-DP when ε_total ≥ the optimal homogeneous composition of Q
 (ε_q, δ_q) mechanisms (Kairouz, Oh & Viswanath 2015, Theorem 3.3: exact for the worst (ε_q, δ_q)
 mechanism, hence valid for M_γ; the generic bound, not M_γ's own profile).  :func:`plurality_budget`
-fixes δ_q = δ_total / (2Q) and takes the largest ε_q (bisection, 40 steps) meeting ε_total.
+fixes δ_q = δ_total / (2Q) and takes the largest ε_q (bisection, 40 steps) meeting ε_total.  The
+ten-class run starts from it and charges the table its own, tighter, composed profile
+(:func:`.plurality_profile.plurality_tight_budget`).
 """
 
 from __future__ import annotations
