@@ -53,6 +53,7 @@ from darrm.disjoint.members import ApproxDP, LocalRR
 from darrm.disjoint.params import DisjointParams
 from darrm.errors import ParameterError
 from darrm.numerics.delta import composed_delta as failure_delta
+from darrm.params import PrivacyParams
 from darrm.privacy.profile import PrivacyProfile, privacy_profile
 from darrm.table import GammaTable
 
@@ -238,6 +239,15 @@ def _composed(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], interval
     return total
 
 
+def _check_fixed_model(params: object) -> None:
+    """Fixed-members bounds cover members on shared data and on disjoint shards only; other member
+    models (grouped budgets, records copied into several shards) are refused, naming the option."""
+    if not isinstance(params, (PrivacyParams, DisjointParams)):
+        raise ParameterError("member_randomness", f"'fixed' covers members on shared data or on disjoint shards, "
+                                                  f"not the {getattr(params, 'members', '?')!r} member model "
+                                                  "(not implemented)")
+
+
 def fixed_members_bound(table: GammaTable, delta_total: float | None = None,
                         epsilon_total: float | None = None) -> QueryBound:
     """The bound for fixed (trained once) members, for ANY number of queries: post-processing of
@@ -249,6 +259,7 @@ def fixed_members_bound(table: GammaTable, delta_total: float | None = None,
     if (delta_total is None) == (epsilon_total is None):
         raise ParameterError("delta_total", "give exactly one of delta_total and epsilon_total")
     p = table.params
+    _check_fixed_model(p)
     if isinstance(p, DisjointParams):
         m = p.member
         if isinstance(m, ApproxDP):  # one record changes one member: (ε, Δ) by post-processing
@@ -375,6 +386,8 @@ def _query_bound(table, queries, target: float, want_eps: bool, member_randomnes
 
 def _fixed(steps: list[tuple[GammaTable, int]], **target: float) -> QueryBound:
     """Fixed members: one post-processing bound for all steps (they must describe the same members)."""
+    for t, _ in steps:
+        _check_fixed_model(t.params)
     members = {t.params.member.to_dict().__repr__() if isinstance(t.params, DisjointParams)
                else (t.params.K, t.params.eps, t.params.member_delta) for t, _ in steps}
     if len(members) > 1:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from .disjoint.params import DisjointParams
     from .groups.params import GroupParams
     from .params import PrivacyParams
+    from .shard_groups.params import ShardGroupParams
     from .table import GammaTable
 
 #: Entry-point group of subcommands other layers add through ``register(subparsers)``
@@ -68,9 +69,23 @@ SHARED_ONLY = ("m", "eps", "member_delta", "delta")
 DISJOINT_ONLY = ("member_privacy", "target_eps", "target_delta")
 
 
+def _check_record_groups(args: argparse.Namespace) -> None:
+    """``--record-groups`` needs members on shards and replaces the one per-query target."""
+    if getattr(args, "record_groups", None) is None:
+        return
+    if args.members != "disjoint" or getattr(args, "groups", None) is not None:
+        raise ParameterError("record-groups", "describes records copied into the shards of members on disjoint "
+                                              "shards: use it with --members disjoint --member-privacy, not --groups")
+    for dest in ("target_eps", "target_delta", *BUDGET_OPTIONS):
+        if getattr(args, dest) is not None:
+            raise ParameterError(dest.replace("_", "-"), "does not apply with --record-groups (each record group "
+                                                         "gives its own copies:eps:delta)")
+
+
 def _check_members(args: argparse.Namespace) -> None:
     """Refuse an option of the other kind of members instead of ignoring it."""
     given: tuple[str, ...]
+    _check_record_groups(args)
     if getattr(args, "groups", None) is not None:  # grouped members: shared data, per-group budgets
         if args.members != "shared":
             raise ParameterError("groups", f"describes members on shared data; drop --members {args.members}")
@@ -163,7 +178,7 @@ def _round_log(progress: bool | None) -> Callable[[str], None]:
     return lambda line: log.log(level, line)
 
 
-def _table_for(params: PrivacyParams | DisjointParams | GroupParams, family: str, prior_spec: str,
+def _table_for(params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams, family: str, prior_spec: str,
                progress: bool | None, args: argparse.Namespace | None = None,
                budget: TotalBudget | None = None) -> GammaTable:
     """The certified table the flags ask for (:func:`darrm.solve`)."""
@@ -201,9 +216,10 @@ def _describe(table: GammaTable) -> str:
     p = table.params
     eps_q, delta_q = p.query_budget
     over = model_of(p).scope
+    per = "per query" if p.members != "shard-groups" else "per query for every record (each group its own target)"
     lines = [
         f"DaRRM γ_{table.family}: {p.describe()}",
-        f"  guarantee: ({eps_q:.6g}, {delta_q:.6g})-DP per query "
+        f"  guarantee: ({eps_q:.6g}, {delta_q:.6g})-DP {per} "
         f"(certified over {over}, both outputs, both directions; max violation {table.violation:.2e})",
     ]
     if table.prior is not None and table.objective is not None:
@@ -280,10 +296,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _disjoint_params(args: argparse.Namespace) -> DisjointParams:
+def _disjoint_params(args: argparse.Namespace) -> DisjointParams | ShardGroupParams:
     from .disjoint.members import parse_member
     from .disjoint.params import DisjointParams
 
+    if getattr(args, "record_groups", None) is not None:
+        from .shard_groups.params import ShardGroupParams, parse_record_groups
+
+        if args.member_privacy is None:
+            raise ParameterError("member-privacy", "is required with --record-groups (the members' privacy with "
+                                                   "respect to their own shard; nonprivate for PATE's teachers)")
+        return ShardGroupParams(DEMO["K"] if args.K is None else args.K, parse_member(args.member_privacy),
+                                parse_record_groups(args.record_groups))
     if args.member_privacy is None or args.target_eps is None:
         raise ParameterError("members", "disjoint members need --member-privacy and --target-eps")
     target_delta = 0.0 if args.target_delta is None else args.target_delta
@@ -315,7 +339,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         budget = _budget(args)
         if budget is not None:
             args.m = 1.0  # only K, ε and Δ are used: the design records its own per-query (m*ε, δ)
-        params: PrivacyParams | DisjointParams | GroupParams
+        params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams
         if args.groups is not None:
             params = _group_params(args)
         else:
@@ -529,6 +553,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="members on shared data in groups of their own budgets: COUNT:EPS:DELTA per group, "
                         "comma-separated, e.g. 5:0.1:1e-5,6:0.3:1e-5 (K is their sum; the target is --target-eps "
                         "and --target-delta) (default: none)")
+    p.add_argument("--record-groups", default=None,
+                   help="disjoint members whose records carry their own budgets (Individualized PATE's "
+                        "upsampling): COPIES:EPS:DELTA per record group, comma-separated, e.g. "
+                        "1:1:1e-5,2:2:1e-5,3:3:1e-5 (each record of the group sits in COPIES shards and is owed a "
+                        "per-query (EPS, DELTA); replaces --target-eps/--target-delta) (default: none)")
     p.add_argument("--target-eps", type=float, default=None,
                    help="disjoint members and --groups: per-query target ε (default: none; required with them)")
     p.add_argument("--target-delta", type=float, default=None,

@@ -26,17 +26,48 @@ __all__ = ["default_cache_dir", "load_npy", "save_npy", "settings_key"]
 def default_cache_dir(override: str | os.PathLike | None = None) -> Path:
     """The cache folder (:func:`darrm.experiments.data.locations.cache_dir`): ``override``
     (``--cache-dir``), ``$DARRM_CACHE``, ``<checkout>/data/cache`` (gitignored) in a source
-    checkout, else the user cache directory of platformdirs."""
+    checkout, else the user cache directory of platformdirs.
+
+    Args:
+        override: the folder the user named, or None.
+
+    Returns:
+        The folder (not created here).
+
+    Raises:
+        ImportError: the user folder is needed and platformdirs is missing.
+    """
     return cache_dir(override)
 
 
 def settings_key(settings: dict, length: int = 16) -> str:
-    """Stable hex key of a JSON-serialisable ``settings`` dict (sorted keys, SHA-256)."""
+    """Stable hex key of a JSON-serialisable ``settings`` dict (sorted keys, SHA-256).
+
+    Args:
+        settings: the settings (values that JSON cannot hold are written with ``str``).
+        length: the number of hex digits kept.
+
+    Returns:
+        The key.
+
+    Raises:
+        ValueError: a circular reference in ``settings``.
+    """
     blob = json.dumps(settings, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:length]
 
 
 def save_npy(path: Path, arr: np.ndarray) -> None:
+    """Write ``arr`` to ``path`` as ``.npy`` (no pickles), atomically.
+
+    Args:
+        path: the cache file.
+        arr: the array (object arrays are refused).
+
+    Raises:
+        ValueError: an object array (``allow_pickle=False``).
+        OSError: the file cannot be written.
+    """
     buf = io.BytesIO()
     np.save(buf, np.asarray(arr), allow_pickle=False)
     atomic_write_bytes(path, buf.getvalue())
@@ -45,6 +76,12 @@ def save_npy(path: Path, arr: np.ndarray) -> None:
 def load_npy(path: Path) -> np.ndarray:
     """The array in the cache file ``path``: a regular file only (a FIFO planted in the cache would
     block the run, a device feed it without end).
+
+    Args:
+        path: the cache file.
+
+    Returns:
+        The array.
 
     Raises:
         darrm.strict_json.StrictJSONError: ``path`` is no regular file.

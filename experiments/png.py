@@ -13,7 +13,16 @@ __all__ = ["pyplot", "save_png"]
 
 
 def save_png(fig, path: str | os.PathLike, dpi: int) -> None:
-    """Render ``fig`` to PNG, write it to ``path`` atomically and close it."""
+    """Render ``fig`` to PNG, write it to ``path`` atomically and close it.
+
+    Args:
+        fig: a matplotlib figure.
+        path: the PNG file.
+        dpi: the resolution.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
     pyplot("figures").close(fig)

@@ -55,14 +55,38 @@ def _classes(classes: tuple[int, int]) -> tuple[int, int]:
 
 
 def binary_votes(votes: object, classes: tuple[int, int] = (5, 8)) -> np.ndarray:
-    """0/1 bits: 1 where a teacher predicts a label other than ``classes[0]`` (reference reduction)."""
+    """0/1 bits: 1 where a teacher predicts a label other than ``classes[0]`` (reference reduction).
+
+    Args:
+        votes: a ``(Q, K)`` integer array of the members' predicted labels.
+        classes: the binary task ``(a, b)``; ``a`` is the "0" label.
+
+    Returns:
+        A ``(Q, K)`` int64 array of 0/1 bits.
+
+    Raises:
+        ParameterError: ``votes`` not a 2-D integer array, or ``classes`` not two distinct labels.
+    """
     a, _ = _classes(classes)
     return (_votes(votes) != a).astype(np.int64)
 
 
 def darrm_release(votes: object, gamma: np.ndarray, rng: np.random.Generator,
                   classes: tuple[int, int] = (5, 8)) -> np.ndarray:
-    """DaRRM_γ labels for each query row of ``votes`` (Algorithm 1 on the binary reduction)."""
+    """DaRRM_γ labels for each query row of ``votes`` (Algorithm 1 on the binary reduction).
+
+    Args:
+        votes: a ``(Q, K)`` integer array of the members' predicted labels.
+        gamma: the full table γ(0..K) (e.g. ``darrm.solve(...).gamma``).
+        rng: the mechanism's randomness.
+        classes: the binary task ``(a, b)``.
+
+    Returns:
+        ``Q`` released labels, each ``a`` or ``b``.
+
+    Raises:
+        ParameterError: bad ``votes``, ``classes`` or ``gamma`` (naming it).
+    """
     a, b = _classes(classes)
     bits = aggregate(binary_votes(votes, classes), gamma, rng)
     return np.where(bits == 1, b, a)
@@ -70,7 +94,20 @@ def darrm_release(votes: object, gamma: np.ndarray, rng: np.random.Generator,
 
 def gnmax_release(votes: object, sigma: float, rng: np.random.Generator,
                   classes: tuple[int, int] = (5, 8)) -> np.ndarray:
-    """GNMax labels: argmax_c (n_c + N(0, σ²)) over c ∈ ``classes`` (ties → ``classes[0]``)."""
+    """GNMax labels: argmax_c (n_c + N(0, σ²)) over c ∈ ``classes`` (ties → ``classes[0]``).
+
+    Args:
+        votes: a ``(Q, K)`` integer array of the members' predicted labels.
+        sigma: the Gaussian noise's standard deviation σ (> 0).
+        rng: the mechanism's randomness.
+        classes: the binary task ``(a, b)``; predicted labels outside it are not counted.
+
+    Returns:
+        ``Q`` released labels, each ``a`` or ``b``.
+
+    Raises:
+        ParameterError: bad ``votes``, ``classes`` or ``sigma``.
+    """
     a, b = _classes(classes)
     sigma = positive("sigma", sigma)
     v = _votes(votes)
@@ -81,8 +118,19 @@ def gnmax_release(votes: object, sigma: float, rng: np.random.Generator,
 
 def majority_release(votes: object, classes: tuple[int, int] = (5, 8),
                      rng: np.random.Generator | None = None) -> np.ndarray:
-    """Noise-free majority of the binary reduction: ``classes[1]`` iff more than K/2 bits are 1
-    (``rng`` is unused: the release is deterministic)."""
+    """Noise-free majority of the binary reduction: ``classes[1]`` iff more than K/2 bits are 1.
+
+    Args:
+        votes: a ``(Q, K)`` integer array of the members' predicted labels.
+        classes: the binary task ``(a, b)``.
+        rng: unused (the release is deterministic); accepted for the common signature.
+
+    Returns:
+        ``Q`` released labels, each ``a`` or ``b``.
+
+    Raises:
+        ParameterError: bad ``votes`` or ``classes``.
+    """
     a, b = _classes(classes)
     bits = binary_votes(votes, classes)
     K = bits.shape[1]
@@ -93,7 +141,20 @@ def shuffled_rr_release(votes: object, eps0: float, gamma: np.ndarray | None = N
                         rng: np.random.Generator | int | None = None, classes: tuple[int, int] = (5, 8)) -> np.ndarray:
     """Each member's bit through ε0-RR; from the count L only: majority (γ ≡ 1) or DaRRM γ(L).
 
-    ``rng``: a generator, a seed, or ``None`` for fresh OS entropy (``numpy.random.default_rng``)."""
+    Args:
+        votes: a ``(Q, K)`` integer array of the members' predicted labels.
+        eps0: each member's local randomized-response ε0 (a bit is flipped with probability
+            1/(1 + e^ε0)).
+        gamma: the full table γ(0..K) applied to the count of reports; None: γ ≡ 1 (the majority).
+        rng: a generator, a seed, or ``None`` for fresh OS entropy (``numpy.random.default_rng``).
+        classes: the binary task ``(a, b)``.
+
+    Returns:
+        ``Q`` released labels, each ``a`` or ``b``.
+
+    Raises:
+        ParameterError: bad ``votes``, ``classes`` or ``gamma``.
+    """
     rng = np.random.default_rng(rng)
     bits = binary_votes(votes, classes)
     flip = rng.random(bits.shape) < expit(-eps0)
@@ -117,9 +178,17 @@ ENSEMBLES = ("private", "nonprivate")
 
 @dataclass(frozen=True)
 class Method:
-    """One row of a study: the release ``kind`` (a :data:`RELEASES` name) applied to the votes of
-    the ``ensemble`` ("private": DP-SGD teachers, "nonprivate"), with ``arguments`` read from the
-    study's mechanism dict (release argument → key), and ``stream``, the id of its randomness."""
+    """One row of a study: a release applied to one ensemble's votes.
+
+    Attributes:
+        kind: the release, a :data:`RELEASES` name.
+        ensemble: whose votes: "private" (DP-SGD teachers) or "nonprivate".
+        stream: the id of the row's randomness (:func:`mechanism_rng`).
+        arguments: (release argument, key of the study's mechanism dict) pairs.
+
+    Raises:
+        ParameterError: an unknown ``kind`` or ``ensemble``.
+    """
 
     kind: str
     ensemble: str
@@ -131,13 +200,31 @@ class Method:
         choice("ensemble", self.ensemble, ENSEMBLES)
 
     def argument_values(self, mech: Mapping[str, object]) -> dict[str, object]:
+        """The release's keyword arguments, read from the study's mechanism dict ``mech``."""
         return {arg: mech[key] for arg, key in self.arguments}
 
 
 def release(methods: Mapping[str, Method], method: str, votes_private: np.ndarray, votes_nonprivate: np.ndarray,
             mech: Mapping[str, object], rng: np.random.Generator | None, classes: tuple[int, int]) -> np.ndarray:
     """Released labels of row ``method`` of ``methods`` for query rows of the two ensembles' votes
-    (no true labels); ``mech`` holds the row's arguments (σ, γ, ε0, …)."""
+    (no true labels).
+
+    Args:
+        methods: the study's rows, name → :class:`Method`.
+        method: the row to release.
+        votes_private: ``(Q, K)`` predicted labels of the private (DP-SGD) teachers.
+        votes_nonprivate: ``(Q, K)`` predicted labels of the non-private teachers.
+        mech: the row's arguments by key (σ, γ, ε0, …).
+        rng: the mechanism's randomness (:func:`mechanism_rng`).
+        classes: the binary task ``(a, b)``.
+
+    Returns:
+        ``Q`` released labels.
+
+    Raises:
+        KeyError: ``method`` not in ``methods``, or an argument's key not in ``mech``.
+        ParameterError: bad votes or arguments (from the release).
+    """
     spec = methods[method]
     votes = votes_private if spec.ensemble == "private" else votes_nonprivate
     return RELEASES[spec.kind](votes, rng=rng, classes=classes, **spec.argument_values(mech))
@@ -145,5 +232,20 @@ def release(methods: Mapping[str, Method], method: str, votes_private: np.ndarra
 
 def mechanism_rng(methods: Mapping[str, Method], seed: int, method: str, m: int, Q: int,
                   draw: int) -> np.random.Generator:
-    """The mechanism's own randomness for one (method, m, Q, draw) cell, independent of the draw's."""
+    """The mechanism's own randomness for one (method, m, Q, draw) cell, independent of the draw's.
+
+    Args:
+        methods: the study's rows, name → :class:`Method`.
+        seed: the study's seed.
+        method: the row.
+        m: the privacy allowance of the cell.
+        Q: the number of queries of the cell.
+        draw: the index of the repetition.
+
+    Returns:
+        A generator seeded by (seed, the row's stream, m, Q, draw).
+
+    Raises:
+        KeyError: ``method`` not in ``methods``.
+    """
     return np.random.default_rng([seed, methods[method].stream, m, Q, draw])

@@ -54,6 +54,32 @@ def test_every_public_name_of_the_facades_is_documented(site, module, page):
     assert not missing, f"{module.__name__}: no documentation for {missing}"
 
 
+@pytest.mark.parametrize("modname,page", [("darrm.disjoint", "api/disjoint/index.html"),
+                                          ("darrm.groups", "api/groups/index.html"),
+                                          ("darrm.shard_groups", "api/shard_groups/index.html"),
+                                          ("darrm.accounting.shuffle", "api/shuffle/index.html"),
+                                          ("darrm.experiments.data.loader", "api/experiments/index.html"),
+                                          ("darrm.experiments.releases", "api/experiments/index.html")])
+def test_every_public_callable_of_the_sub_packages_a_user_imports_is_documented(site, modname, page):
+    """The reference covers the sub-packages too (their callables; constants need no page)."""
+    module = importlib.import_module(modname)
+    ids = set(re.findall(r'id="([^"]+)"', (site / page).read_text(encoding="utf-8")))
+    public = [n for n in module.__all__ if callable(getattr(module, n))]
+    missing = [n for n in public if f"{modname}.{n}" not in ids]
+    assert public and not missing, f"{modname}: no documentation for {missing}"
+    assert not [i for i in ids if re.search(r"\._[^_]", i)], "a private name is in the reference"
+
+
+def test_the_guides_formulas_are_typeset_by_mathjax_loaded_at_view_time(site):
+    """arithmatex marks the formulas; the pages load the MathJax settings (built into the site) and
+    MathJax itself from a CDN only in the reader's browser, so the build needs no network."""
+    for page in ("tutorial", "solving", "accounting"):
+        html = (site / page / "index.html").read_text(encoding="utf-8")
+        assert '<div class="arithmatex">\\[' in html, page
+        assert "javascripts/mathjax.js" in html and "mathjax@3/es5/tex-mml-chtml.js" in html, page
+    assert "processHtmlClass" in (site / "javascripts" / "mathjax.js").read_text(encoding="utf-8")
+
+
 def test_the_reference_shows_no_raw_sphinx_role(site):
     """Roles in docstrings (``:func:`solve```) render as links or code (docs/hooks/sphinx_roles.py)."""
     raw = re.compile(r":(func|class|mod|meth|attr|data|exc|obj):")

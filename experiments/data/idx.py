@@ -32,7 +32,18 @@ class IdxFormatError(DarrmError):
 
 
 def decompress(raw: bytes, name: str = "file") -> bytes:
-    """Return the IDX payload of ``raw``, gunzipping it when it starts with the gzip magic."""
+    """Return the IDX payload of ``raw``, gunzipping it when it starts with the gzip magic.
+
+    Args:
+        raw: the file's bytes (gzip-compressed or not).
+        name: the file's name, for error messages.
+
+    Returns:
+        The uncompressed bytes.
+
+    Raises:
+        IdxFormatError: a corrupt gzip stream.
+    """
     if raw[:2] != b"\x1f\x8b":
         return raw
     try:
@@ -42,7 +53,18 @@ def decompress(raw: bytes, name: str = "file") -> bytes:
 
 
 def parse_idx(data: bytes, name: str = "file") -> np.ndarray:
-    """Parse uncompressed IDX bytes into a numpy array (native byte order, read-only copy-free view)."""
+    """Parse uncompressed IDX bytes into a numpy array (native byte order, read-only copy-free view).
+
+    Args:
+        data: the uncompressed IDX bytes.
+        name: the file's name, for error messages.
+
+    Returns:
+        The array, of the shape and element type the header gives.
+
+    Raises:
+        IdxFormatError: a bad magic, element type, dimension count, or a payload of the wrong size.
+    """
     if len(data) < 4 or data[0] != 0 or data[1] != 0:
         raise IdxFormatError(f"{name}: bad IDX magic {data[:4]!r}")
     type_byte, ndim = data[2], data[3]

@@ -137,7 +137,18 @@ def _check_name(name: str) -> str:
 
 
 def candidate_dirs(name: str, data_dir: str | os.PathLike | None = None) -> list[Path]:
-    """Directories searched for ``name``'s files, in order (see the module docstring)."""
+    """Directories searched for ``name``'s files, in order (see the module docstring).
+
+    Args:
+        name: ``"mnist"`` or ``"fashion-mnist"``.
+        data_dir: the folder the user named (``--data-dir``), or None.
+
+    Returns:
+        The folders, without repeats, whether or not they exist.
+
+    Raises:
+        ParameterError: an unknown ``name`` (naming ``dataset``).
+    """
     _check_name(name)
     out: list[Path] = []
     for base in (data_dir, os.environ.get("DARRM_DATA")):
@@ -175,6 +186,12 @@ def explicit_data_dir(data_dir: str | os.PathLike | None = None) -> tuple[str, P
     option's name, or None.  A named folder is the only place searched (and downloaded to): its
     files missing are reported, never skipped in favour of another copy.
 
+    Args:
+        data_dir: ``--data-dir``, or None.
+
+    Returns:
+        (the option's name, the folder), or None when neither is set.
+
     Raises:
         ParameterError: (``data-dir`` or ``DARRM_DATA``) it exists and is not a folder.
     """
@@ -189,7 +206,18 @@ def explicit_data_dir(data_dir: str | os.PathLike | None = None) -> tuple[str, P
 
 def find_dataset_dir(name: str, data_dir: str | os.PathLike | None = None) -> Path | None:
     """First candidate directory that holds all four files (``.gz`` or uncompressed), or None.
-    With a folder named by ``data_dir`` or ``$DARRM_DATA`` only it (and its ``<name>/``) is searched."""
+    With a folder named by ``data_dir`` or ``$DARRM_DATA`` only it (and its ``<name>/``) is searched.
+
+    Args:
+        name: ``"mnist"`` or ``"fashion-mnist"``.
+        data_dir: the folder the user named (``--data-dir``), or None.
+
+    Returns:
+        The folder, or None when no candidate holds the four files.
+
+    Raises:
+        ParameterError: the named folder exists and is not a folder, or an unknown ``name``.
+    """
     named = explicit_data_dir(data_dir)
     cands = [named[1], named[1] / name] if named is not None else candidate_dirs(name)
     for d in cands:
@@ -199,9 +227,17 @@ def find_dataset_dir(name: str, data_dir: str | os.PathLike | None = None) -> Pa
 
 
 def verify_file(name: str, path: Path) -> tuple[np.ndarray, dict[str, str]]:
-    """Read ``path`` (one of :data:`FILES`, gz or raw), check its content SHA-256, return array + info.
+    """Read ``path`` (one of :data:`FILES`, gz or raw) and check its content SHA-256.
 
-    Raises :class:`DatasetError` on a corrupt file or a checksum mismatch.
+    Args:
+        name: ``"mnist"`` or ``"fashion-mnist"``.
+        path: the file.
+
+    Returns:
+        (the array, a record of the file: path, content and ``.gz`` SHA-256).
+
+    Raises:
+        DatasetError: not one of the data set's files, unreadable, corrupt, or a checksum mismatch.
     """
     stem = path.name[:-3] if path.name.endswith(".gz") else path.name
     if stem not in CONTENT_SHA256[name]:
@@ -282,6 +318,18 @@ def download(name: str, dest: Path | None = None, timeout: float = 30.0) -> Path
     ``locations.data_dir() / name``: ``$DARRM_DATA``, ``<checkout>/data`` or the user data directory).
 
     Each file is verified (content SHA-256) before it is atomically moved into place.
+
+    Args:
+        name: ``"mnist"`` or ``"fashion-mnist"``.
+        dest: the folder for the four files.
+        timeout: seconds per connection attempt.
+
+    Returns:
+        ``dest``.
+
+    Raises:
+        ParameterError: an unknown ``name``.
+        DatasetError: a file could be fetched from none of the mirrors (each attempt is listed).
     """
     _check_name(name)
     dest = Path(dest) if dest is not None else locations.data_dir() / name
@@ -334,7 +382,17 @@ def _missing_message(name: str, data_dir, errors: list[str] | None = None) -> st
 
 @dataclass(frozen=True)
 class Dataset:
-    """A full 10-class data set: uint8 images ``(n, 28, 28)`` and uint8 labels ``(n,)``."""
+    """A full 10-class data set: uint8 images ``(n, 28, 28)`` and uint8 labels ``(n,)``.
+
+    Attributes:
+        name: ``"mnist"`` or ``"fashion-mnist"``.
+        train_images: the training images.
+        train_labels: the training labels (0–9).
+        test_images: the test images.
+        test_labels: the test labels.
+        source_dir: the folder the files were read from.
+        files: a record of each file read (:func:`verify_file`).
+    """
 
     name: str
     train_images: np.ndarray
@@ -348,7 +406,22 @@ class Dataset:
 def load_dataset(
     name: str, data_dir: str | os.PathLike | None = None, *, allow_download: bool = True
 ) -> Dataset:
-    """Find, verify and load ``name`` (``"mnist"`` or ``"fashion-mnist"``)."""
+    """Find, verify and load ``name`` (``"mnist"`` or ``"fashion-mnist"``).
+
+    Args:
+        name: the data set.
+        data_dir: a folder holding its four files (or ``<name>/`` with them); None: ``$DARRM_DATA``,
+            else the places of :func:`candidate_dirs`.
+        allow_download: when no folder holds the files, download them (else raise).
+
+    Returns:
+        The :class:`Dataset`, every file checked against its SHA-256.
+
+    Raises:
+        ParameterError: an unknown ``name``, or a named folder that is not a folder.
+        DatasetError: the files are missing (with where they were looked for and how to get them),
+            corrupt, or fail their checksum.
+    """
     _check_name(name)
     d = find_dataset_dir(name, data_dir)
     named = explicit_data_dir(data_dir)
@@ -375,7 +448,18 @@ def load_dataset(
 
 @dataclass(frozen=True)
 class BinaryTask:
-    """The paper's two-class task (Section 6.2): images of ``classes`` with their original labels."""
+    """The paper's two-class task (Section 6.2): images of ``classes`` with their original labels.
+
+    Attributes:
+        name: the data set's name.
+        classes: the two labels ``(a, b)``.
+        train_images: the training images of the two classes.
+        train_labels: their labels (``a`` or ``b``).
+        test_images: the test images of the two classes.
+        test_labels: their labels.
+        train_indices: the training images' indices into the full training set.
+        test_indices: the test images' indices into the full test set.
+    """
 
     name: str
     classes: tuple[int, int]
@@ -399,6 +483,18 @@ def binary_task(
     Fashion-MNIST 12,000).  The paper reports 10,000 Fashion-MNIST training images without
     saying how they were chosen (Appendix D.2); ``train_size=10000`` takes a seeded
     uniformly random subset (kept in original order) to mimic it.
+
+    Args:
+        ds: the full data set (:func:`load_dataset`).
+        classes: the two labels (distinct, in 0..9).
+        train_size: the number of training images kept (None: all of the two classes).
+        seed: the seed of the subset's choice.
+
+    Returns:
+        The :class:`BinaryTask`.
+
+    Raises:
+        ParameterError: bad ``classes`` or ``train_size``.
     """
     a, b = (int(c) for c in classes)
     if a == b or not (0 <= a <= 9 and 0 <= b <= 9):

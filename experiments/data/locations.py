@@ -37,8 +37,18 @@ _INSTALL_DIRS = {"site-packages", "dist-packages"}
 
 
 def source_checkout(package_dir: Path | None = None) -> Path | None:
-    """The repository root when ``package_dir`` (default :data:`PACKAGE_DIR`) is a source
-    checkout's ``experiments/`` folder, else None (see the module docstring)."""
+    """The repository root when ``package_dir`` is a source checkout's ``experiments/`` folder.
+
+    Args:
+        package_dir: the folder to test (default :data:`PACKAGE_DIR`).
+
+    Returns:
+        The checkout's root, or None for an installed package (see the module docstring).
+
+    Raises:
+        OSError: a folder on the way cannot be examined (``Path.is_file`` passes on errors other
+            than a missing file).
+    """
     pkg = Path(package_dir if package_dir is not None else PACKAGE_DIR)
     if _INSTALL_DIRS & set(pkg.parts):
         return None
@@ -49,14 +59,28 @@ def source_checkout(package_dir: Path | None = None) -> Path | None:
 
 
 def user_cache_dir() -> Path:
-    """The per-user cache folder of :func:`platformdirs.user_cache_dir` for ``darrm``."""
+    """The per-user cache folder of :func:`platformdirs.user_cache_dir` for ``darrm``.
+
+    Returns:
+        The folder (not created here).
+
+    Raises:
+        ImportError: platformdirs is missing (it is a dependency of darrm).
+    """
     import platformdirs
 
     return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
 
 
 def user_data_dir() -> Path:
-    """The per-user data folder of :func:`platformdirs.user_data_dir` for ``darrm``."""
+    """The per-user data folder of :func:`platformdirs.user_data_dir` for ``darrm``.
+
+    Returns:
+        The folder (not created here).
+
+    Raises:
+        ImportError: platformdirs is missing (it is a dependency of darrm).
+    """
     import platformdirs
 
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
@@ -77,13 +101,33 @@ def _first_of(override: str | os.PathLike | None, env: str, in_checkout: tuple[s
 
 def cache_dir(override: str | os.PathLike | None = None) -> Path:
     """The cache folder: ``override``, ``$DARRM_CACHE``, ``<checkout>/data/cache``, or the user
-    cache directory (:func:`platformdirs.user_cache_dir`).  Not created here."""
+    cache directory (:func:`platformdirs.user_cache_dir`).  Not created here.
+
+    Args:
+        override: the folder the user named (``--cache-dir``), or None.
+
+    Returns:
+        The first of the four that is set.
+
+    Raises:
+        ImportError: the user folder is needed and platformdirs is missing.
+    """
     return _first_of(override, "DARRM_CACHE", ("data", "cache"), user_cache_dir)
 
 
 def data_dir(override: str | os.PathLike | None = None) -> Path:
     """The folder downloads go to (``<it>/<dataset>/``): ``override``, ``$DARRM_DATA``,
-    ``<checkout>/data``, or the user data directory (:func:`platformdirs.user_data_dir`)."""
+    ``<checkout>/data``, or the user data directory (:func:`platformdirs.user_data_dir`).
+
+    Args:
+        override: the folder the user named (``--data-dir``), or None.
+
+    Returns:
+        The first of the four that is set (not created here).
+
+    Raises:
+        ImportError: the user folder is needed and platformdirs is missing.
+    """
     return _first_of(override, "DARRM_DATA", ("data",), user_data_dir)
 
 
@@ -98,6 +142,14 @@ def check_locations(out: str | os.PathLike | None, cache_override: str | os.Path
       it exists;
     * neither the cache nor ``--out`` lies inside a data folder the user named (``--data-dir`` or
       ``$DARRM_DATA``): trained teachers never land among the data set's files.
+
+    Args:
+        out: the run's output folder (``--out``), or None.
+        cache_override: ``--cache-dir``, or None.
+        data_override: ``--data-dir``, or None.
+
+    Raises:
+        ParameterError: naming the option or variable whose folder fails a check.
     """
     from darrm.errors import ParameterError
     from darrm.paths import check_output_dirs

@@ -1,0 +1,108 @@
+"""Regenerate the guides' figures from the notebooks of examples/notebooks/.
+
+The notebooks are the one source of every figure: this script executes each notebook with
+nbclient (in a scratch folder, so nothing is written beside it), takes the image output of every
+code cell tagged ``docs-figure:NAME`` and writes it to ``docs/figures/NAME.png`` (atomically).
+The guides embed those PNGs; ``tests/test_notebooks.py`` executes the same notebooks through
+:func:`execute` and checks that :func:`write_figures` writes every figure the guides embed.
+
+    .venv/bin/python docs/figures/make_figures.py            # all notebooks whose figures the guides use
+    .venv/bin/python docs/figures/make_figures.py --out DIR  # somewhere else
+
+Needs the ``test`` extra (nbclient, nbformat, ipykernel) and matplotlib.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "examples" / "notebooks"
+FIGURES = Path(__file__).resolve().parent
+TAG = "docs-figure:"
+#: the notebooks whose figures the guides embed (04 needs the MNIST files, and the guides no figure of it)
+DOC_NOTEBOOKS = ("01_gamma_shapes.ipynb", "02_shuffle_bounds.ipynb", "03_total_budget.ipynb")
+
+
+def execute(path: Path, *, timeout: int = 300, env: dict[str, str] | None = None):
+    """Execute a notebook in a fresh kernel, in a scratch working folder.
+
+    Args:
+        path: the ``.ipynb`` file.
+        timeout: seconds allowed per cell.
+        env: extra environment variables for the kernel (e.g. ``DARRM_DATA``).
+
+    Returns:
+        The executed notebook (an ``nbformat.NotebookNode`` with outputs).
+
+    Raises:
+        nbclient.exceptions.CellExecutionError: a cell raised (the message names the cell and the error).
+    """
+    import nbformat
+    from nbclient import NotebookClient
+
+    book = nbformat.read(path, as_version=4)
+    saved = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        with tempfile.TemporaryDirectory(prefix="darrm-notebook-") as scratch:
+            NotebookClient(book, timeout=timeout, kernel_name="python3",
+                           resources={"metadata": {"path": scratch}}).execute()
+    finally:
+        for k, old in saved.items():
+            if old is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = old
+    return book
+
+
+def images(book) -> list[bytes]:
+    """Every PNG image output of an executed notebook, in cell order."""
+    return [base64.b64decode(out["data"]["image/png"]) for cell in book.cells if cell.cell_type == "code"
+            for out in cell.get("outputs", ()) if "image/png" in out.get("data", {})]
+
+
+def tagged_figures(book) -> dict[str, bytes]:
+    """NAME → the last PNG output of the code cell tagged ``docs-figure:NAME``.
+
+    Raises:
+        ValueError: a tagged cell produced no image.
+    """
+    found = {}
+    for cell in book.cells:
+        for tag in cell.get("metadata", {}).get("tags", ()):
+            if tag.startswith(TAG):
+                pngs = [o["data"]["image/png"] for o in cell.get("outputs", ()) if "image/png" in o.get("data", {})]
+                if not pngs:
+                    raise ValueError(f"the cell tagged {tag!r} produced no image")
+                found[tag[len(TAG):]] = base64.b64decode(pngs[-1])
+    return found
+
+
+def write_figures(book, out: Path) -> list[Path]:
+    """Write the tagged figures of an executed notebook to ``out/NAME.png``; the paths written."""
+    from darrm.atomic import atomic_write_bytes
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, png in tagged_figures(book).items():
+        atomic_write_bytes(out / f"{name}.png", png)
+        written.append(out / f"{name}.png")
+    return written
+
+
+def main(out: Path = FIGURES, notebooks: tuple[str, ...] = DOC_NOTEBOOKS) -> list[Path]:
+    """Execute ``notebooks`` and write their tagged figures into ``out``; the paths written."""
+    return [p for name in notebooks for p in write_figures(execute(NOTEBOOKS / name), out)]
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=FIGURES, help=f"folder for the PNGs (default: {FIGURES})")
+    for path in main(ap.parse_args().out):
+        print("wrote", path)

@@ -1,0 +1,73 @@
+"""The notebooks of examples/notebooks/ execute without error and draw their figures, and the
+guides' figures are what those notebooks draw.
+
+Each notebook runs once, in a fresh kernel and a scratch folder, through the same function that
+regenerates the guides' figures (``docs/figures/make_figures.py``).  Each notebook asserts its own
+claims (γ_opt no worse than the closed forms, a valid lower bound below the valid upper bound,
+the design never worse than the per-query families at equal total ε, DaRRM labels better than a
+coin), so a wrong number fails its run; a cell that raises fails the test with the cell named.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import runpy
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("nbclient", reason="the test extra (nbclient, nbformat, ipykernel) runs the notebooks")
+pytest.importorskip("ipykernel", reason="the test extra (nbclient, nbformat, ipykernel) runs the notebooks")
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "examples" / "notebooks"
+FIGURES = ROOT / "docs" / "figures"
+MAKE = runpy.run_path(str(FIGURES / "make_figures.py"))
+SHARED = ROOT / ".." / "shared" / "datasets"
+EXPECTED = ("01_gamma_shapes.ipynb", "02_shuffle_bounds.ipynb", "03_total_budget.ipynb", "04_opacus_ensemble.ipynb")
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _embedded_figures() -> set[str]:
+    """NAME of every ``figures/NAME.png`` a guide embeds."""
+    return {m for page in (ROOT / "docs").glob("*.md")
+            for m in re.findall(r"!\[[^\]]*\]\(figures/([\w-]+)\.png\)", page.read_text(encoding="utf-8"))}
+
+
+def test_every_notebook_is_tested_documented_and_stored_without_outputs():
+    assert tuple(sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))) == EXPECTED
+    guide = (ROOT / "docs" / "examples.md").read_text(encoding="utf-8")
+    for name in EXPECTED:
+        assert f"examples/notebooks/{name}" in guide
+        book = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))
+        code = [c for c in book["cells"] if c["cell_type"] == "code"]
+        assert code and all(c["outputs"] == [] and c["execution_count"] is None for c in code), name
+
+
+def test_every_figure_a_guide_embeds_is_committed_and_drawn_by_a_tagged_notebook_cell():
+    tagged = {t[len(MAKE["TAG"]):] for name in MAKE["DOC_NOTEBOOKS"]
+              for c in json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))["cells"]
+              for t in c.get("metadata", {}).get("tags", ()) if t.startswith(MAKE["TAG"])}
+    embedded = _embedded_figures()
+    assert embedded and embedded <= tagged
+    assert all((FIGURES / f"{n}.png").read_bytes().startswith(PNG) for n in embedded)
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_notebook_executes_and_draws_its_figures(name, tmp_path):
+    env = {}
+    if name == "04_opacus_ensemble.ipynb":
+        pytest.importorskip("opacus", reason="the Opacus notebook needs the experiments extra")
+        if not (SHARED / "mnist" / "train-labels-idx1-ubyte.gz").is_file():
+            pytest.skip("shared/datasets (MNIST) not present next to the repository")
+        env["DARRM_DATA"] = str(SHARED.resolve())
+    book = MAKE["execute"](NOTEBOOKS / name, env=env)   # raises CellExecutionError naming the cell
+    outputs = [o for c in book.cells if c.cell_type == "code" for o in c.get("outputs", ())]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    pngs = MAKE["images"](book)
+    assert pngs and all(p.startswith(PNG) and len(p) > 10_000 for p in pngs)
+    if name in MAKE["DOC_NOTEBOOKS"]:   # the guides' figures regenerate from this run
+        written = MAKE["write_figures"](book, tmp_path)
+        assert written and all(p.read_bytes().startswith(PNG) for p in written)
+        assert {p.stem for p in written} == set(MAKE["tagged_figures"](book))
