@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import families
+from .errors import ParameterError
 from .gamma import validate_gamma
 from .member_params import MemberParams
 from .status import SolveReport
@@ -83,5 +84,13 @@ class GammaTable:
         return self.params.K
 
     def __call__(self, L: np.ndarray | int) -> np.ndarray:
-        """γ(L) for vote counts L."""
+        """γ(L) for vote counts L.
+
+        Raises:
+            ParameterError: naming ``L``, for a per-group table (γ(l_1, …, l_G) reads each group's
+                count: index ``table.gamma`` with the counts, or aggregate the votes).
+        """
+        if getattr(self.params, "per_group", False):
+            raise ParameterError("L", "a per-group table reads one vote count per group, not their total: "
+                                      "index table.gamma[l_1, ..., l_G] or use darrm.aggregate")
         return self.gamma[np.asarray(L)]

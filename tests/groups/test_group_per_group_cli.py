@@ -78,3 +78,15 @@ def test_per_group_labels_follow_the_table_not_the_total(tmp_path):
     assert abs(got - want) < 4 * sigma
     other = (0, 3)  # the same total, another split: a different γ in this table
     assert abs(table.gamma[other] - table.gamma[l]) > 12 * sigma
+
+
+def test_a_per_group_table_refuses_to_be_read_by_the_total_count():
+    from darrm.errors import ParameterError
+    from darrm.groups import GroupParams, MemberGroup
+    from darrm.table import GammaTable
+
+    params = GroupParams((MemberGroup(1, 0.1, 1e-5), MemberGroup(2, 0.3, 1e-5)), target_eps=0.5,
+                         target_delta=1e-4, gamma_form="per-group")
+    table = GammaTable(params, np.full(params.gamma_shape, 0.5), "custom", 0.0)
+    with pytest.raises(ParameterError, match="L"):
+        table(1)
