@@ -250,11 +250,22 @@ def heterogeneous_pld(
     Raises:
         ParameterError: ``budgets`` is empty, or a budget or parameter is out of range (named).
     """
+    delta_total = v.open_unit("delta_total", delta_total)
+    return float(heterogeneous_composition(budgets, discretization).get_epsilon_for_delta(delta_total))
+
+
+def heterogeneous_composition(budgets: Sequence[Budget], discretization: float = 1e-4):
+    """The pessimistic dp_accounting ``PrivacyLossDistribution`` of the composition of mechanisms
+    with the (ε_i, δ_i) guarantees ``budgets`` (:func:`heterogeneous_pld`): its
+    ``get_epsilon_for_delta``/``get_delta_for_epsilon`` are valid upper bounds.
+
+    Raises:
+        ParameterError: ``budgets`` is empty, or a budget or ``discretization`` is out of range (named).
+    """
     from dp_accounting.pld import privacy_loss_distribution as pld
     from dp_accounting.pld.common import DifferentialPrivacyParameters
 
     checked = Counter(budget_list("budgets", budgets))
-    delta_total = v.open_unit("delta_total", delta_total)
     discretization = v.positive("discretization", discretization)
     parts = []
     for (e, d), times in checked.items():
@@ -263,7 +274,7 @@ def heterogeneous_pld(
     total = parts[0]  # budgets is not empty
     for part in parts[1:]:
         total = total.compose(part)
-    return float(total.get_epsilon_for_delta(delta_total))
+    return total
 
 
 def budget_list(name: str, budgets: object) -> list[Budget]:

@@ -52,7 +52,9 @@ from darrm import validation as v
 from darrm.disjoint.members import ApproxDP, LocalRR
 from darrm.disjoint.params import DisjointParams
 from darrm.errors import ParameterError
+from darrm.groups.params import GroupParams
 from darrm.numerics.delta import composed_delta as failure_delta
+from darrm.params import PrivacyParams
 from darrm.privacy.profile import PrivacyProfile, privacy_profile
 from darrm.table import GammaTable
 
@@ -72,6 +74,7 @@ BOUND_FRESH = "dominating-pair-pld"
 BOUND_GENERIC = "kairouz-oh-viswanath-optimal"
 BOUND_FIXED_DISJOINT = "members-disjoint-post-processing"
 BOUND_FIXED_SHARED = "members-shared-composition"
+BOUND_FIXED_GROUPS = "members-groups-composition"
 
 #: default discretisation interval of the PLDs (privacy-loss units)
 DEFAULT_INTERVAL = 1e-4
@@ -238,6 +241,16 @@ def _composed(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], interval
     return total
 
 
+def _check_fixed_model(params: object) -> None:
+    """Fixed-members bounds cover members on shared data, on disjoint shards and in groups of their
+    own budgets on shared data; other member models (records copied into several shards) are
+    refused, naming the option."""
+    if not isinstance(params, (PrivacyParams, DisjointParams, GroupParams)):
+        raise ParameterError("member_randomness", f"'fixed' covers members on shared data, on disjoint shards or "
+                                                  f"in groups, not the {getattr(params, 'members', '?')!r} member "
+                                                  "model (not implemented)")
+
+
 def fixed_members_bound(table: GammaTable, delta_total: float | None = None,
                         epsilon_total: float | None = None) -> QueryBound:
     """The bound for fixed (trained once) members, for ANY number of queries: post-processing of
@@ -249,6 +262,7 @@ def fixed_members_bound(table: GammaTable, delta_total: float | None = None,
     if (delta_total is None) == (epsilon_total is None):
         raise ParameterError("delta_total", "give exactly one of delta_total and epsilon_total")
     p = table.params
+    _check_fixed_model(p)
     if isinstance(p, DisjointParams):
         m = p.member
         if isinstance(m, ApproxDP):  # one record changes one member: (ε, Δ) by post-processing
@@ -259,6 +273,17 @@ def fixed_members_bound(table: GammaTable, delta_total: float | None = None,
         else:
             return QueryBound(math.inf, 1.0, BOUND_FIXED_DISJOINT, "fixed", 0, math.inf,
                               solved_for="epsilon" if delta_total is not None else "delta")
+    elif isinstance(p, GroupParams):  # every member sees the record: the heterogeneous composition of all K
+        from .composition import heterogeneous_composition
+
+        total = heterogeneous_composition([(g.eps, g.Delta) for g in p.groups for _ in range(g.size)])
+        if delta_total is not None:
+            dt = v.open_unit("delta_total", delta_total)
+            eps = float(total.get_epsilon_for_delta(dt))
+            return QueryBound(eps, dt, BOUND_FIXED_GROUPS, "fixed", 0, eps)
+        et = v.epsilon("epsilon_total", epsilon_total, allow_zero=True)
+        dl = min(1.0, float(total.get_delta_for_epsilon(et)))
+        return QueryBound(et, dl, BOUND_FIXED_GROUPS, "fixed", 0, dl, 0.0, "delta")
     else:
         e, d, k, name = p.eps, p.member_delta, p.K, BOUND_FIXED_SHARED
     if delta_total is not None:
@@ -375,7 +400,10 @@ def _query_bound(table, queries, target: float, want_eps: bool, member_randomnes
 
 def _fixed(steps: list[tuple[GammaTable, int]], **target: float) -> QueryBound:
     """Fixed members: one post-processing bound for all steps (they must describe the same members)."""
+    for t, _ in steps:
+        _check_fixed_model(t.params)
     members = {t.params.member.to_dict().__repr__() if isinstance(t.params, DisjointParams)
+               else repr(t.params.groups) if isinstance(t.params, GroupParams)
                else (t.params.K, t.params.eps, t.params.member_delta) for t, _ in steps}
     if len(members) > 1:
         raise ParameterError("table", "with member_randomness='fixed' every table must describe the same members")
@@ -494,5 +522,7 @@ def bound_name(member_randomness: str, table: GammaTable | None) -> str:
     """The name of the bound reported for ``member_randomness`` and ``table`` (module docstring)."""
     if check_member_randomness(member_randomness) == "fresh":
         return BOUND_FRESH
+    if table is not None and table.params.members == "groups":
+        return BOUND_FIXED_GROUPS
     return BOUND_FIXED_DISJOINT if table is not None and isinstance(table.params, DisjointParams) \
         else BOUND_FIXED_SHARED

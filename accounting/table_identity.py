@@ -17,9 +17,10 @@ __all__ = ["per_query_budget", "table_fingerprint"]
 
 
 def table_fingerprint(table: GammaTable) -> str:
-    """sha256 of a table's parameters and exact γ values (``float.hex``): a session's table identity."""
+    """sha256 of a table's parameters and exact γ values (``float.hex``, in C order for a per-group
+    table; its shape is in the parameters): a session's table identity."""
     body = {"params_type": type(table.params).__name__, "params": table.params.to_dict(),
-            "gamma": [float(x).hex() for x in np.asarray(table.gamma, dtype=np.float64)]}
+            "gamma": [float(x).hex() for x in np.asarray(table.gamma, dtype=np.float64).ravel()]}
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 

@@ -2,6 +2,7 @@
 
 Run:  .venv/bin/python benchmarks/bench_groups.py            (the small settings)
       .venv/bin/python benchmarks/bench_groups.py --large    (issue 26's targets: G = 2 at K = 31, G = 3 at K = 21)
+      add --per-group to solve γ(l_1, …, l_G) (GroupParams(gamma_form="per-group")) instead of γ(L)
 
 Each setting runs in a fresh subprocess, so its peak RSS is its own. For each setting it reports
 the grouped solve (constraint generation + certificate over the product of the groups' corner
@@ -33,12 +34,12 @@ LARGE = [
 ]
 
 
-def one(groups, target_eps: float, target_delta: float) -> dict:
+def one(groups, target_eps: float, target_delta: float, form: str = "total") -> dict:
     import darrm
     from darrm.groups.certificate import certify_groups
 
     prior = darrm.IIDPrior(0.75)
-    params = darrm.GroupParams(tuple(tuple(g) for g in groups), target_eps, target_delta)
+    params = darrm.GroupParams(tuple(tuple(g) for g in groups), target_eps, target_delta, form)
     t0 = time.perf_counter()
     table = darrm.solve(params, prior, log=lambda line: print(f"{time.perf_counter() - t0:8.1f} s  {line}",
                                                               file=sys.stderr, flush=True))
@@ -50,7 +51,7 @@ def one(groups, target_eps: float, target_delta: float) -> dict:
     worst = darrm.PrivacyParams(K=params.K, m=target_eps / eps_w, eps=eps_w, member_delta=delta_w, delta=target_delta)
     w = darrm.solve(worst, prior)
     t3 = time.perf_counter()
-    return {"groups": groups, "K": params.K, "configurations": params.configurations,
+    return {"groups": groups, "gamma_form": form, "K": params.K, "configurations": params.configurations,
             "error_groups": round(float(table.objective or 0.0), 5),
             "error_all_at_worst": round(float(w.objective or 0.0), 5),
             "status": table.status, "gap": table.info["optimality_gap"], "rounds": table.info["rounds"],
@@ -61,13 +62,15 @@ def one(groups, target_eps: float, target_delta: float) -> dict:
 
 
 def main() -> None:
+    form = "per-group" if "--per-group" in sys.argv[1:] else "total"
     if len(sys.argv) > 1 and sys.argv[1] == "--one":
         groups, eps, delta = json.loads(sys.argv[2])
-        print(json.dumps(one(groups, eps, delta)), flush=True)
+        print(json.dumps(one(groups, eps, delta, form)), flush=True)
         return
     for s in LARGE if "--large" in sys.argv[1:] else SETTINGS:
-        r = subprocess.run([sys.executable, __file__, "--one", json.dumps(s)], stdout=subprocess.PIPE, text=True,
-                           check=True)
+        extra = ["--per-group"] if form == "per-group" else []
+        r = subprocess.run([sys.executable, __file__, "--one", json.dumps(s), *extra], stdout=subprocess.PIPE,
+                           text=True, check=True)
         print(r.stdout.strip().splitlines()[-1], flush=True)
 
 

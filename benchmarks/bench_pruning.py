@@ -22,8 +22,9 @@ subprocess (its own peak RSS):
   one thread: the memory of a single worker) against the serial certificate: same verdict.
 
 Work skipped: the share of the C(K+6, 6)/2 reduced tuples that the pruned sweep does not visit
-(counted by instrumenting ``blocks_to_visit``).  Beyond ``--full-max-K`` the exhaustive sweep is
-extrapolated from its throughput (tuples per CPU second) at the largest measured K, labelled so.
+(counted by instrumenting ``approx_blocks.blocks_to_visit``, benchmarks/bench_two_phase.py).
+Beyond ``--full-max-K`` the exhaustive sweep is extrapolated from its throughput (tuples per CPU
+second) at the largest measured K, labelled so.
 """
 
 from __future__ import annotations
@@ -83,30 +84,16 @@ def block_distribution(g: np.ndarray, P) -> dict:
 
 
 def timed_sweep(g: np.ndarray, P, prune: bool) -> dict:
-    """One certificate sweep (top = 1, every block's maximum), serial; with ``prune`` the tuples
-    of the blocks it still visits are counted."""
-    from darrm.backends.executors import SerialExecutor
-    from darrm.privacy import sweep as sweep_mod
+    """One certificate sweep (top = 1, every block's maximum), serial; with ``prune`` the per-R
+    pruned sweep (``TWO_PHASE = False``, as measured here) and the tuples of the blocks it still
+    visits counted (:func:`bench_two_phase.one_sweep`)."""
+    from bench_two_phase import one_sweep
 
-    visited = [0]
-    real = sweep_mod.blocks_to_visit
-
-    def counting(maxima, *a, **kw):
-        chosen = real(maxima, *a, **kw)
-        visited[0] += len(chosen)
-        return chosen
-
-    sweep_mod.blocks_to_visit = counting
-    try:
-        w, c = time.perf_counter(), time.process_time()
-        r = sweep_mod.sweep(g, P, top=1, threshold=-np.inf, prune=prune, executor=SerialExecutor())
-        wall, cpu = time.perf_counter() - w, time.process_time() - c
-    finally:
-        sweep_mod.blocks_to_visit = real
+    r = one_sweep(g, P, two=False, prune=prune)
     key = "pruned" if prune else "full"
-    out = {f"{key}_wall_s": wall, f"{key}_cpu_s": cpu, f"{key}_max": r.max_violation}
+    out = {f"{key}_wall_s": r["wall_s"], f"{key}_cpu_s": r["cpu_s"], f"{key}_max": r["max"]}
     if prune:
-        out["visited_blocks"] = visited[0]
+        out["visited_blocks"] = r["visited_blocks"]
     return out
 
 

@@ -62,6 +62,8 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .privacy.certify import certify_tight as certify_tight
     from .privacy.profile import PrivacyProfile as PrivacyProfile
     from .privacy.profile import privacy_profile as privacy_profile
+    from .shard_groups.params import RecordGroup as RecordGroup
+    from .shard_groups.params import ShardGroupParams as ShardGroupParams
     from .solver.objective import expected_signed_error as expected_signed_error
     from .solver.options import SolveOptions as SolveOptions
     from .status import SolveReport as SolveReport
@@ -96,6 +98,8 @@ __all__ = [
     "Prior",
     "PrivacyParams",
     "PrivacyProfile",
+    "RecordGroup",
+    "ShardGroupParams",
     "SolveError",
     "SolveOptions",
     "SolveReport",
@@ -131,6 +135,8 @@ _EXPORTS = {
     "DisjointParams": ".disjoint.params",
     "GroupParams": ".groups.params",
     "MemberGroup": ".groups.params",
+    "RecordGroup": ".shard_groups.params",
+    "ShardGroupParams": ".shard_groups.params",
     "gamma_const": ".gamma",
     "gamma_dsub": ".gamma",
     "gamma_sub": ".gamma",

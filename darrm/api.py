@@ -29,15 +29,16 @@ from .backends.executors import check_executor
 from .disjoint.certificate import certify_disjoint
 from .disjoint.params import DisjointParams
 from .errors import DarrmError, ParameterError, SolveError
-from .gamma import const_assumptions, validate_gamma
+from .gamma import const_assumptions
 from .groups.params import GroupParams
 from .member_params import MemberParams
 from .params import PrivacyParams
 from .prior import IIDPrior, Prior
 from .privacy.certify import Certificate, validate_max_memory, validate_tol
 from .privacy.certify import certify as certify_shared
+from .shard_groups.params import ShardGroupParams
 from .solver.options import SolveOptions
-from .table import GammaTable
+from .table import GammaTable, validate_table_gamma
 from .validation import count, flag, function, instance, path
 
 if TYPE_CHECKING:
@@ -61,6 +62,28 @@ def _check_disjoint(*args: Any) -> None:
     from .disjoint.request import check_disjoint
 
     check_disjoint(*args)
+
+
+def _check_shard_groups(*args: Any) -> None:
+    from .shard_groups.request import check_shard_groups
+
+    check_shard_groups(*args)
+
+
+def _solve_shard_groups(params: Any, prior: Prior, family: families.Family, opts: SolveOptions, executor: Any,
+                        checkpoint: Path | None, progress: bool | None,
+                        log: Callable[[str], None] | None) -> GammaTable:
+    from .shard_groups.solver import solve_gamma_opt_shard_groups
+
+    return solve_gamma_opt_shard_groups(params, prior, options=opts, log=log)
+
+
+def _certify_shard_groups(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
+                          max_memory: float | None, executor: Any = None) -> Certificate:
+    # O(K) configurations per record group in this process: the executor is not used
+    from .shard_groups.certificate import certify_shard_groups
+
+    return certify_shard_groups(gamma, params, tol=tol, max_memory=max_memory)
 
 
 def _check_groups(*args: Any) -> None:
@@ -146,6 +169,10 @@ MEMBER_MODELS: dict[str, MemberModel] = {
     "groups": MemberModel("groups", GroupParams, "darrm-gamma-groups/1", "(target_eps, target_delta)",
                           "every configuration of one corner multiset per group",
                           _certify_groups, _check_groups, _solve_groups),
+    "shard-groups": MemberModel("shard-groups", ShardGroupParams, "darrm-gamma-shard-groups/1",
+                                "(eps_g, delta_g) per record group",
+                                "every (record group, multiset of its copies' vertices, number of high members)",
+                                _certify_shard_groups, _check_shard_groups, _solve_shard_groups),
 }
 
 
@@ -203,7 +230,7 @@ def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
 
 # ----------------------------------------------------------------------------- requests
 def check_request(
-    params: PrivacyParams | DisjointParams | GroupParams,
+    params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams,
     prior: Prior | None = None,
     *,
     family: str = "opt",
@@ -259,7 +286,7 @@ def check_request(
 
 
 def solve(
-    params: PrivacyParams | DisjointParams | GroupParams,
+    params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams,
     prior: Prior | None = None,
     *,
     family: str = "opt",
@@ -332,7 +359,8 @@ def _key(gamma: np.ndarray, params: object, tol: float) -> tuple:
     return (hashlib.sha256(np.ascontiguousarray(gamma, dtype=np.float64).tobytes()).hexdigest(), repr(params), tol)
 
 
-def certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams | GroupParams, *, tol: float | None = None,
+def certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams, *,
+            tol: float | None = None,
             progress: bool | None = None, max_memory: float | None = None,
             executor: Executor | TorchDevice | None = None) -> Certificate:
     """The rigorous certificate of the parameters' member model, memoised by content.
@@ -365,7 +393,7 @@ def certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams | GroupPar
     model = model_of(params)
     flag("progress", progress, allow_none=True)
     check_executor("executor", executor)
-    g = validate_gamma(gamma, params.K)
+    g = validate_table_gamma(gamma, params)
     key = _key(g, params, t)
     hit = _cache.get(key)
     if hit is not None:

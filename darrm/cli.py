@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from .disjoint.params import DisjointParams
     from .groups.params import GroupParams
     from .params import PrivacyParams
+    from .shard_groups.params import ShardGroupParams
     from .table import GammaTable
 
 #: Entry-point group of subcommands other layers add through ``register(subparsers)``
@@ -68,9 +69,23 @@ SHARED_ONLY = ("m", "eps", "member_delta", "delta")
 DISJOINT_ONLY = ("member_privacy", "target_eps", "target_delta")
 
 
+def _check_record_groups(args: argparse.Namespace) -> None:
+    """``--record-groups`` needs members on shards and replaces the one per-query target."""
+    if getattr(args, "record_groups", None) is None:
+        return
+    if args.members != "disjoint" or getattr(args, "groups", None) is not None:
+        raise ParameterError("record-groups", "describes records copied into the shards of members on disjoint "
+                                              "shards: use it with --members disjoint --member-privacy, not --groups")
+    for dest in ("target_eps", "target_delta", *BUDGET_OPTIONS):
+        if getattr(args, dest) is not None:
+            raise ParameterError(dest.replace("_", "-"), "does not apply with --record-groups (each record group "
+                                                         "gives its own copies:eps:delta)")
+
+
 def _check_members(args: argparse.Namespace) -> None:
     """Refuse an option of the other kind of members instead of ignoring it."""
     given: tuple[str, ...]
+    _check_record_groups(args)
     if getattr(args, "groups", None) is not None:  # grouped members: shared data, per-group budgets
         if args.members != "shared":
             raise ParameterError("groups", f"describes members on shared data; drop --members {args.members}")
@@ -80,6 +95,8 @@ def _check_members(args: argparse.Namespace) -> None:
                                                              "own count:eps:Delta; the target is --target-eps "
                                                              "and --target-delta)")
         return
+    if getattr(args, "gamma_form", None) is not None:
+        raise ParameterError("gamma-form", "applies with --groups only (how γ reads the groups' votes)")
     if args.members == "disjoint":
         given, kind, use = SHARED_ONLY, "shared", "--member-privacy, --target-eps and --target-delta"
     else:
@@ -163,7 +180,7 @@ def _round_log(progress: bool | None) -> Callable[[str], None]:
     return lambda line: log.log(level, line)
 
 
-def _table_for(params: PrivacyParams | DisjointParams | GroupParams, family: str, prior_spec: str,
+def _table_for(params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams, family: str, prior_spec: str,
                progress: bool | None, args: argparse.Namespace | None = None,
                budget: TotalBudget | None = None) -> GammaTable:
     """The certified table the flags ask for (:func:`darrm.solve`)."""
@@ -201,9 +218,10 @@ def _describe(table: GammaTable) -> str:
     p = table.params
     eps_q, delta_q = p.query_budget
     over = model_of(p).scope
+    per = "per query" if p.members != "shard-groups" else "per query for every record (each group its own target)"
     lines = [
         f"DaRRM γ_{table.family}: {p.describe()}",
-        f"  guarantee: ({eps_q:.6g}, {delta_q:.6g})-DP per query "
+        f"  guarantee: ({eps_q:.6g}, {delta_q:.6g})-DP {per} "
         f"(certified over {over}, both outputs, both directions; max violation {table.violation:.2e})",
     ]
     if table.prior is not None and table.objective is not None:
@@ -213,6 +231,25 @@ def _describe(table: GammaTable) -> str:
         status = f"status: {table.status}; " if table.status else ""
         lines.append("  " + status + ", ".join(f"{k}={table.info[k]}" for k in keys if k in table.info))
     return "\n".join(lines)
+
+
+def _gamma_list(gamma: np.ndarray) -> list:
+    """γ as JSON: a list of floats, nested one level per group for a per-group table."""
+    import numpy as np
+
+    return np.asarray(gamma, dtype=np.float64).tolist()
+
+
+def _gamma_text(table: GammaTable) -> str:
+    """The table as text: γ(l) per vote count, or per group count vector (per-group form)."""
+    from .groups.params import GroupParams
+    from .report import gamma_table_text
+
+    if isinstance(table.params, GroupParams) and table.params.per_group:
+        from .groups.per_group import per_group_text
+
+        return per_group_text(table.gamma, table.params)
+    return gamma_table_text({table.family: table.gamma})
 
 
 def table_record(table: GammaTable, gamma_file: str | Path | None = None) -> dict[str, Any]:
@@ -237,7 +274,7 @@ def table_record(table: GammaTable, gamma_file: str | Path | None = None) -> dic
                                "value_discretization_interval": tb.get("discretization"),
                                "target": winner.get("family"), "parameter": winner.get("parameter")}
     rec.update(prior=table.prior, expected_error=table.objective, certified=True, violation=table.violation,
-               status=table.status, report=report, gamma=[float(g) for g in table.gamma],
+               status=table.status, report=report, gamma=_gamma_list(table.gamma),
                gamma_file=None if gamma_file is None else str(gamma_file))
     return canonical(rec)
 
@@ -280,10 +317,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _disjoint_params(args: argparse.Namespace) -> DisjointParams:
+def _disjoint_params(args: argparse.Namespace) -> DisjointParams | ShardGroupParams:
     from .disjoint.members import parse_member
     from .disjoint.params import DisjointParams
 
+    if getattr(args, "record_groups", None) is not None:
+        from .shard_groups.params import ShardGroupParams, parse_record_groups
+
+        if args.member_privacy is None:
+            raise ParameterError("member-privacy", "is required with --record-groups (the members' privacy with "
+                                                   "respect to their own shard; nonprivate for PATE's teachers)")
+        return ShardGroupParams(DEMO["K"] if args.K is None else args.K, parse_member(args.member_privacy),
+                                parse_record_groups(args.record_groups))
     if args.member_privacy is None or args.target_eps is None:
         raise ParameterError("members", "disjoint members need --member-privacy and --target-eps")
     target_delta = 0.0 if args.target_delta is None else args.target_delta
@@ -297,7 +342,8 @@ def _group_params(args: argparse.Namespace) -> GroupParams:
     if args.target_eps is None:
         raise ParameterError("target-eps", "grouped members need the per-query target --target-eps")
     params = GroupParams(parse_groups(args.groups), args.target_eps,
-                         0.0 if args.target_delta is None else args.target_delta)
+                         0.0 if args.target_delta is None else args.target_delta,
+                         "total" if args.gamma_form is None else args.gamma_form)
     if args.K is not None and args.K != params.K:
         raise ParameterError("K", f"is {args.K} but the --groups sizes sum to {params.K}; drop --K or fix the groups")
     return params
@@ -308,14 +354,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.checkpoint is not None and Path(args.checkpoint).exists() and not Path(args.checkpoint).is_file():
         raise ParameterError("checkpoint", f"{args.checkpoint} is not a regular file")
     from .gamma_file import save
-    from .report import gamma_table_text
 
     _check_members(args)
     with _option_names(args):
         budget = _budget(args)
         if budget is not None:
             args.m = 1.0  # only K, ε and Δ are used: the design records its own per-query (m*ε, δ)
-        params: PrivacyParams | DisjointParams | GroupParams
+        params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams
         if args.groups is not None:
             params = _group_params(args)
         else:
@@ -327,7 +372,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print_json(table_record(table, args.out))
         return 0
     print(_describe(table))
-    print(gamma_table_text({table.family: table.gamma}))
+    print(_gamma_text(table))
     if args.out:
         print(f"wrote {args.out}")
     return 0
@@ -379,20 +424,29 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     table = load(args.file)
     params = table.params
-    if not isinstance(params, PrivacyParams):  # the closed-form baselines exist for shared members only
+    title: dict[str, Any] = {"params": params}
+    from .groups.params import GroupParams
+
+    if isinstance(params, GroupParams):  # no closed-form baselines: the table alone, for i.i.d. members
+        from .groups.per_group import level_average
+
+        gammas = {table.family: level_average(table.gamma, params) if params.per_group else table.gamma}
+        title = {"title": params.describe()}
+    elif not isinstance(params, PrivacyParams):  # the closed-form baselines exist for shared members only
         raise ParameterError("file", "evaluate compares shared-data baselines; "
                                      f"not available for {params.members}-member tables")
-    gammas = _baselines(params, table.gamma)
-    if table.family != "opt":
-        gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
+    else:
+        gammas = _baselines(params, table.gamma)
+        if table.family != "opt":
+            gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
     if args.plot:  # the file first: a reader that stops early (`| head`) must not cost it
-        plot_gammas(gammas, args.plot, params=table.params)
+        plot_gammas(gammas, args.plot, **title)
     if args.json:
         ps = np.array(grid if grid else np.linspace(0, 1, 21))
         print(json.dumps({"p": ps.tolist(), **{k: error_curve(v, ps).tolist() for k, v in gammas.items()}}))
         return 0
     print(_describe(table))
-    print(gamma_table_text(gammas))
+    print(_gamma_text(table) if params.members == "groups" else gamma_table_text(gammas))
     print()
     print(error_curve_text(gammas, grid) if grid else error_curve_text(gammas))
     if args.plot:
@@ -456,7 +510,8 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
     from .verification import aggregate, aggregate_counts
 
     table = load(args.file)
-    votes = read_votes(args.votes, counts=args.counts)
+    per_group = getattr(table.params, "per_group", False)  # counts: a (Q, G) matrix, one column per group
+    votes = read_votes(args.votes, counts=args.counts and not per_group)
     release = aggregate_counts if args.counts else aggregate
     labels = release(votes, table, np.random.default_rng(seed), secure=args.secure)
     out = "\n".join(str(int(v)) for v in labels) + "\n"
@@ -529,6 +584,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="members on shared data in groups of their own budgets: COUNT:EPS:DELTA per group, "
                         "comma-separated, e.g. 5:0.1:1e-5,6:0.3:1e-5 (K is their sum; the target is --target-eps "
                         "and --target-delta) (default: none)")
+    p.add_argument("--gamma-form", choices=("total", "per-group"), default=None,
+                   help="with --groups: total = γ(L) reads the total vote count (the paper's form); per-group = "
+                        "γ(l_1, …, l_G) reads each group's count (never worse; the votes' columns are the members "
+                        "in group order) (default: total)")
+    p.add_argument("--record-groups", default=None,
+                   help="disjoint members whose records carry their own budgets (Individualized PATE's "
+                        "upsampling): COPIES:EPS:DELTA per record group, comma-separated, e.g. "
+                        "1:1:1e-5,2:2:1e-5,3:3:1e-5 (each record of the group sits in COPIES shards and is owed a "
+                        "per-query (EPS, DELTA); replaces --target-eps/--target-delta) (default: none)")
     p.add_argument("--target-eps", type=float, default=None,
                    help="disjoint members and --groups: per-query target ε (default: none; required with them)")
     p.add_argument("--target-delta", type=float, default=None,
@@ -605,9 +669,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "γ file's certified table.")
     p.add_argument("file", help="the γ file (re-certified before use)")
     p.add_argument("--votes", required=True,
-                   help="votes as .npy or CSV: a Q×K 0/1 matrix, one row per query (one query: one row)")
+                   help="votes as .npy or CSV: a Q×K 0/1 matrix, one row per query (one query: one row); "
+                        "for grouped members the columns are the members in group order")
     p.add_argument("--counts", action="store_true",
-                   help="the --votes file holds Q vote counts in [0, K] (1-D .npy, one CSV column or row)")
+                   help="the --votes file holds Q vote counts in [0, K] (1-D .npy, one CSV column or row); "
+                        "for a per-group table a Q×G matrix, each group's count")
     p.add_argument("--seed", type=int, default=None,
                    help="seed for the mechanism's randomness (reproducible runs) (default: fresh entropy)")
     p.add_argument("--secure", action="store_true",

@@ -11,6 +11,10 @@ Tables for members on disjoint shards (:mod:`darrm.disjoint`) use the format
 member-privacy model, e.g. ``{"kind": "rr", "eps0": 1.0}``) replace m, eps, Delta,
 delta; :func:`load` dispatches on "format" and re-certifies with the recorded model.
 
+Tables for grouped members (:mod:`darrm.groups`) use ``"darrm-gamma-groups/1"`` with the keys
+K, groups, target_eps, target_delta; a per-group table γ(l_1, …, l_G) adds ``"gamma_form":
+"per-group"`` and writes "gamma" as nested lists, one level per group.
+
 The key "Delta" is the per-mechanism Δ (``PrivacyParams.member_delta``), kept for the format's
 stability; "delta" is the target δ.
 
@@ -35,7 +39,7 @@ import hashlib
 import json
 import math
 import os
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -43,13 +47,12 @@ from ._version import __version__
 from .api import MEMBER_MODELS, certify, model_for_format, model_of
 from .atomic import atomic_write_bytes
 from .errors import CertificationError, DarrmError, GammaFileError, ParameterError
-from .gamma import validate_gamma
 from .prior import DensityPrior, prior_from_dict
 from .privacy.certify import validate_max_memory, validate_tol
 from .solver.objective import expected_signed_error
 from .status import GAP_BOUNDED, OPTIMAL
 from .strict_json import StrictJSONError, loads_strict, read_bounded
-from .table import GammaTable
+from .table import GammaTable, validate_table_gamma
 from .validation import flag, instance
 from .validation import path as file_path
 
@@ -69,13 +72,15 @@ OBJECTIVE_TOL = 1e-9
 MAX_FILE_BYTES = 64 << 20
 
 
-def check_objective(prior: object, objective: object, gamma: np.ndarray) -> None:
+def check_objective(prior: object, objective: object, gamma: np.ndarray, params: object = None) -> None:
     """Refuse a recorded ``objective`` that is not γ's expected error under the recorded ``prior``.
 
     Args:
         prior: the file's ``prior`` field (a registered prior's description, or None).
         objective: the file's ``objective`` field (a number, or None).
-        gamma: the file's table γ(0..K).
+        gamma: the file's table γ(0..K), or a per-group table.
+        params: the table's parameters (a per-group table's error is
+            :func:`darrm.groups.per_group.joint_expected_error`); None: γ(0..K).
 
     Raises:
         ParameterError: naming ``objective`` (no prior, or off by more than :data:`OBJECTIVE_TOL`
@@ -93,7 +98,12 @@ def check_objective(prior: object, objective: object, gamma: np.ndarray) -> None
     rebuilt = prior_from_dict(prior)
     if objective is None:
         return
-    true = expected_signed_error(gamma, rebuilt)
+    if getattr(params, "per_group", False):  # grouped members, γ(l_1, …, l_G)
+        from .groups.per_group import joint_expected_error
+
+        true = joint_expected_error(gamma, cast(Any, params), rebuilt)
+    else:
+        true = expected_signed_error(gamma, rebuilt)
     if not abs(float(objective) - true) <= OBJECTIVE_TOL:
         raise ParameterError("objective", f"records {float(objective)!r}, but γ's expected error under its prior "
                                           f"{prior} is {true!r}")
@@ -116,6 +126,16 @@ def _non_finite(obj: object, path: str = "") -> str | None:
     return None
 
 
+def _numbers(obj: object, depth: int) -> bool:
+    """``obj`` is a JSON list nest ``depth`` levels deep with numbers (no booleans) at the leaves
+    (the lengths are the table validator's to check)."""
+    if not isinstance(obj, list):
+        return False
+    if depth == 1:
+        return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in obj)
+    return all(_numbers(v, depth - 1) for v in obj)
+
+
 def _canonical(d: dict) -> bytes:
     return json.dumps(d, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
 
@@ -131,7 +151,7 @@ def table_to_dict(table: GammaTable) -> dict:
         **table.params.file_fields(),
         "prior": table.prior,
         "family": table.family,
-        "gamma": [float(v) for v in table.gamma],
+        "gamma": np.asarray(table.gamma, dtype=np.float64).tolist(),  # nested for a per-group table
         "solver": table.solver,
         "status": table.status,
         "objective": table.objective,
@@ -220,11 +240,10 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
                              f"got {str(d['status'])[:60]!r}")
     try:
         params = model.params_type.from_file_fields(d)
-        if not isinstance(d["gamma"], list) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in d["gamma"]
-        ):
-            raise ParameterError("gamma", "must be a list of numbers")
-        gamma = validate_gamma(d["gamma"], params.K)
+        if not _numbers(d["gamma"], len(getattr(params, "gamma_shape", (0,)))):
+            raise ParameterError("gamma", "must be a list of numbers (nested, one level per group, for a "
+                                          "per-group table)")
+        gamma = validate_table_gamma(d["gamma"], params)
         if isinstance(d["violation"], bool) or not isinstance(d["violation"], (int, float)):
             raise ParameterError("violation", f"must be a number, got {d['violation']!r}")
         violation = float(d["violation"])
@@ -264,7 +283,7 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
             except CertificationError as exc:
                 raise GammaFileError(f"{path}: total budget not met: {exc}") from None
     try:  # after the certificate: a table that is not private says so first
-        check_objective(d["prior"], d["objective"], table.gamma)
+        check_objective(d["prior"], d["objective"], table.gamma, params)
     except DarrmError as exc:
         raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
     return table

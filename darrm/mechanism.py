@@ -59,19 +59,38 @@ def check_counts(counts: object, K: int) -> np.ndarray:
     return L
 
 
-def _draw_labels(L: np.ndarray, g: np.ndarray, rng: np.random.Generator | int | None, secure: bool) -> np.ndarray:
-    """Algorithm 1 for vote counts L: the majority with probability γ(L), else a fair coin.
-    ``secure``: every coin from the OS CSPRNG (:mod:`darrm.secure_random`), ``rng`` ignored."""
-    K = g.shape[0] - 1
+def draw_labels(keep: np.ndarray, majority: np.ndarray, rng: np.random.Generator | int | None,
+                secure: bool) -> np.ndarray:
+    """Algorithm 1's draw, query by query: the majority with probability ``keep`` (γ of the votes),
+    else a fair coin.  ``secure``: every coin from the OS CSPRNG (:mod:`darrm.secure_random`),
+    ``rng`` ignored (but checked).
+
+    Args:
+        keep: (Q,) probabilities γ in [0, 1].
+        majority: (Q,) the majorities (0/1).
+        rng: numpy Generator or seed.
+        secure: draw from the OS CSPRNG.
+
+    Returns:
+        The Q labels (0/1 integers).
+
+    Raises:
+        ParameterError: naming ``secure`` or ``rng``.
+    """
     secure = flag("secure", secure)
     rng = generator("rng", rng)  # checked even when secure ignores it
-    majority = (L >= (K + 1) // 2).astype(np.int64)
     if secure:
-        keep, coin = bernoulli(g[L]), fair_coins(L.shape[0])
+        kept, coin = bernoulli(keep), fair_coins(keep.shape[0])
     else:
-        keep = rng.random(L.shape[0]) < g[L]
-        coin = rng.integers(0, 2, size=(L.shape[0],))
-    return np.where(keep, majority, coin)
+        kept = rng.random(keep.shape[0]) < keep
+        coin = rng.integers(0, 2, size=(keep.shape[0],))
+    return np.where(kept, majority, coin)
+
+
+def _draw_labels(L: np.ndarray, g: np.ndarray, rng: np.random.Generator | int | None, secure: bool) -> np.ndarray:
+    """Algorithm 1 for vote counts L: the majority with probability γ(L), else a fair coin."""
+    K = g.shape[0] - 1
+    return draw_labels(g[L], (L >= (K + 1) // 2).astype(np.int64), rng, secure)
 
 
 def aggregate(votes: object, gamma: np.ndarray, rng: np.random.Generator | int | None = None, *,

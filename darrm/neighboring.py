@@ -2,6 +2,7 @@
 
 * ``EVERY_MEMBER_SEES_RECORD`` — the paper's Problem 1.1 (:class:`darrm.PrivacyParams`);
 * ``ONE_MEMBER_CHANGES`` — members on disjoint shards (:class:`darrm.DisjointParams`);
+* ``RECORD_COPIES_CHANGE`` — records of group g copied into r_g shards (:class:`darrm.ShardGroupParams`);
 * ``ADD_OR_REMOVE_ONE`` — DP-SGD (:mod:`darrm.accounting.dpsgd`, Opacus and dp_accounting's
   Poisson-sampled accountants);
 * ``REPLACE_ONE`` — shuffling (:mod:`darrm.accounting.shuffle`) and shuffled votes
@@ -26,6 +27,9 @@ class NeighboringRelation(str, Enum):
     EVERY_MEMBER_SEES_RECORD = "every-member-sees-record"
     #: one record changes and only the member whose disjoint shard holds it may depend on it
     ONE_MEMBER_CHANGES = "one-member-changes"
+    #: one record of group g changes and only the r_g members whose shards hold a copy of it may
+    #: depend on it (Individualized PATE's upsampling; :mod:`darrm.shard_groups`)
+    RECORD_COPIES_CHANGE = "record-copies-change"
     #: one record is added or removed (DP-SGD accounting of each teacher, Opacus)
     ADD_OR_REMOVE_ONE = "add-or-remove-one"
     #: one record is replaced (privacy amplification by shuffling)

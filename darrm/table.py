@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import families
+from .errors import ParameterError
 from .gamma import validate_gamma
 from .member_params import MemberParams
 from .status import SolveReport
@@ -15,7 +16,19 @@ from .validation import choice, instance, real
 
 if TYPE_CHECKING:  # the member models build on this module; a table only needs their protocol
     from .disjoint.params import DisjointParams
+    from .groups.params import GroupParams
     from .params import PrivacyParams
+
+
+def validate_table_gamma(gamma: object, params: MemberParams) -> np.ndarray:
+    """γ checked against the parameters: their own ``validate_table`` where they have one (grouped
+    members' per-group form, :mod:`darrm.groups.per_group`), else γ(0..K) (:func:`darrm.gamma.validate_gamma`).
+
+    Raises:
+        ParameterError: naming ``gamma``.
+    """
+    check = getattr(params, "validate_table", None)
+    return check(gamma) if check is not None else validate_gamma(gamma, params.K)
 
 
 @dataclass(frozen=True, eq=False)
@@ -25,7 +38,8 @@ class GammaTable:
     Attributes:
         params: the privacy parameters the table is certified for (``PrivacyParams``, or
             ``DisjointParams`` for members on disjoint shards).
-        gamma: the full table γ(0..K) (length K+1, symmetric).
+        gamma: the full table γ(0..K) (length K+1, symmetric); for grouped members in the per-group
+            form the table γ(l_1, …, l_G) (``params.gamma_shape``, symmetric under the joint reflection).
         family: a γ family of :mod:`darrm.families`, or "custom" (a table made by hand).
         prior: description of the prior the objective used (γ_opt), else None.
         objective: expected (signed) error under the prior, ½Σ_{l≥mid} E[α_l − α_{K−l}]·(1 − γ(l)).
@@ -35,7 +49,7 @@ class GammaTable:
         info: extra facts (rows in the LP, repair factor, timings).
     """
 
-    params: PrivacyParams | DisjointParams
+    params: PrivacyParams | DisjointParams | GroupParams
     gamma: np.ndarray
     family: str
     violation: float
@@ -49,7 +63,7 @@ class GammaTable:
         """Checks every field (a table built by hand is used by :func:`darrm.aggregate` as is)."""
         instance("params", self.params, MemberParams, "a member model's parameters (darrm.PrivacyParams, "
                                                       "DisjointParams)")
-        object.__setattr__(self, "gamma", validate_gamma(self.gamma, self.params.K))
+        object.__setattr__(self, "gamma", validate_table_gamma(self.gamma, self.params))
         choice("family", self.family, families.table_names())
         object.__setattr__(self, "violation", real("violation", self.violation, allow_inf=True))
         instance("prior", self.prior, dict, "a dict (Prior.to_dict()) or None", allow_none=True)
@@ -70,5 +84,13 @@ class GammaTable:
         return self.params.K
 
     def __call__(self, L: np.ndarray | int) -> np.ndarray:
-        """γ(L) for vote counts L."""
+        """γ(L) for vote counts L.
+
+        Raises:
+            ParameterError: naming ``L``, for a per-group table (γ(l_1, …, l_G) reads each group's
+                count: index ``table.gamma`` with the counts, or aggregate the votes).
+        """
+        if getattr(self.params, "per_group", False):
+            raise ParameterError("L", "a per-group table reads one vote count per group, not their total: "
+                                      "index table.gamma[l_1, ..., l_G] or use darrm.aggregate")
         return self.gamma[np.asarray(L)]

@@ -14,6 +14,7 @@ import numpy as np
 from . import mechanism
 from .api import certify
 from .errors import CertificationError
+from .groups.params import GroupParams
 from .privacy.certify import Certificate
 from .table import GammaTable
 from .validation import instance
@@ -40,6 +41,8 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
     """Private majority labels from a *certified* table (:func:`darrm.mechanism.aggregate`).
 
     ``votes`` is a (Q, K) 0/1 matrix (one query: (1, K)); counts go through :func:`aggregate_counts`.
+    For grouped members with a per-group table (``GroupParams(gamma_form="per-group")``) the
+    columns are the members in group order and γ reads each group's count (:mod:`darrm.groups.labels`).
     ``secure=True`` draws every coin from the OS CSPRNG (:mod:`darrm.secure_random`, exact
     Bernoulli(γ(L)) draws) and ignores ``rng``.  ``executor``: where the table's certificate runs
     (:func:`certify_table`; the labels are drawn here).
@@ -59,6 +62,11 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
         ParameterError: ``table`` is no GammaTable, or ``votes`` is not a (Q, K) 0/1 matrix.
     """
     _check_certified(table, executor)
+    p = table.params
+    if isinstance(p, GroupParams) and p.per_group:  # grouped members, γ(l_1, …, l_G): columns in group order
+        from .groups.labels import group_counts, label_group_counts
+
+        return label_group_counts(group_counts(votes, p), table.gamma, p, rng, secure)
     return mechanism.aggregate(votes, table.gamma, rng, secure=secure)
 
 
@@ -74,7 +82,8 @@ def _check_certified(table: GammaTable, executor: Any = None) -> None:
 
 def aggregate_counts(counts: object, table: GammaTable, rng: np.random.Generator | int | None = None, *,
                      secure: bool = False, executor: Any = None) -> np.ndarray:
-    """:func:`aggregate` from Q vote counts L ∈ [0, K] (a 1-D array) instead of a vote matrix.
+    """:func:`aggregate` from Q vote counts L ∈ [0, K] (a 1-D array) instead of a vote matrix; for a
+    per-group table of grouped members, a (Q, G) matrix of each group's count l_g ∈ [0, K_g].
 
     Args:
         counts: Q vote counts, integers in [0, K].
@@ -91,4 +100,9 @@ def aggregate_counts(counts: object, table: GammaTable, rng: np.random.Generator
         ParameterError: ``table`` is no GammaTable, or ``counts`` is not a 1-D array of counts in [0, K].
     """
     _check_certified(table, executor)
+    p = table.params
+    if isinstance(p, GroupParams) and p.per_group:  # grouped members, γ(l_1, …, l_G): (Q, G) counts
+        from .groups.labels import check_group_counts, label_group_counts
+
+        return label_group_counts(check_group_counts(counts, p), table.gamma, p, rng, secure)
     return mechanism.aggregate_counts(counts, table.gamma, rng, secure=secure)

@@ -26,6 +26,7 @@ REGISTRY: list[str] = [
     "darrm.experiments.pate.cli",
     "darrm.experiments.simulations.cli",
     "darrm.experiments.disjoint.cli",
+    "darrm.experiments.individual.cli",
 ]
 
 

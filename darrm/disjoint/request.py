@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..backends.executors import SerialExecutor
 from ..errors import ParameterError
 from ..families import Family
+from ..solver.in_process import refuse_distribution, refuse_ignored
 from ..solver.options import SolveOptions
 from .params import DisjointParams
 
@@ -37,14 +37,9 @@ def check_disjoint(params: DisjointParams, family: Family, opts: SolveOptions,
         ParameterError: a ``checkpoint``, an ``executor`` other than this process, the full LP
             ``method``, or an option of :data:`DISJOINT_IGNORED`.
     """
-    if checkpoint is not None:
-        raise ParameterError("checkpoint", f"applies to shared members only; {_WHY}")
-    if executor is not None and not isinstance(executor, SerialExecutor):
-        raise ParameterError("executor", f"applies to shared members only; {_WHY}")
+    refuse_distribution(executor, checkpoint, _WHY)
     if opts.method == "full":
         raise ParameterError("method", "disjoint members are always solved by constraint generation over "
                                        "their O(K) rows; 'full' applies to shared members only")
-    ignored = opts.first_changed(DISJOINT_IGNORED)
-    if ignored is not None:
-        raise ParameterError(ignored, "applies to shared members only (constraint generation over corner "
-                                      "multisets); the disjoint solver does not use it")
+    refuse_ignored(opts, DISJOINT_IGNORED,
+                   " (constraint generation over corner multisets); the disjoint solver does not use it")

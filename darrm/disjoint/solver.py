@@ -10,7 +10,7 @@ import numpy as np
 
 from ..gamma import symmetric_from_upper
 from ..prior import IIDPrior, Prior
-from ..privacy.certify import repair
+from ..privacy.certify import Certificate, repair
 from ..solver.cuts import most_violated
 from ..solver.finalize import certified_gamma_opt
 from ..solver.objective import objective_coefficients
@@ -103,10 +103,54 @@ def solve_gamma_opt_disjoint(
         log: callable receiving one line per round (and first the memory estimate).
     """
     opts = SolveOptions() if options is None else options
+    return constraint_generation(
+        params, prior, opts, what="disjoint members",
+        violations_fn=lambda g: violations(g, params),
+        row_fn=lambda key: constraint_row(params, *key),
+        certify_fn=lambda g: certify_disjoint(g, params, tol=tol, max_memory=opts.max_memory),
+        method="disjoint-cutting-planes", rounds_key="disjoint", solver_opts=solver_opts, log=log)
+
+
+def constraint_generation(
+    params,
+    prior: Prior | None,
+    opts: SolveOptions,
+    *,
+    violations_fn: Callable[[np.ndarray], np.ndarray],
+    row_fn: Callable[[tuple[int, ...]], np.ndarray],
+    certify_fn: Callable[[np.ndarray], Certificate],
+    method: str,
+    rounds_key: str,
+    what: str,
+    solver_opts: dict | None = None,
+    log: Callable[[str], None] | None = None,
+) -> GammaTable:
+    """The loop of :func:`solve_gamma_opt_disjoint` for any member model whose every constraint is
+    evaluated at once (the disjoint members; the record groups of :mod:`darrm.shard_groups`).
+
+    Args:
+        params: the model's parameters: ``K``, ``rhs`` (the right-hand side of ``row_fn``'s rows),
+            ``check`` (what :func:`darrm.privacy.certify.repair` scales with, in the units of
+            ``violations_fn``) and ``check_memory`` (refuses more than ``opts.max_memory`` before any work).
+        prior: the prior of the objective (None: i.i.d. uniform).
+        opts: the solve options (``cuts_per_round``, ``gap_tol``, ``lp_backend``, ``accept_gap``).
+        violations_fn: γ(0..K) ↦ every constraint's rigorous violation bound (an array; its
+            indices are the constraints' keys).
+        row_fn: a key ↦ its LP row over γ(mid..K), with (row·x − rhs) of the sign of that violation.
+        certify_fn: the model's certificate of a full table.
+        method: the table's ``info["method"]``.
+        rounds_key: the key of :data:`~darrm.solver.options.DEFAULT_MAX_ROUNDS` for the round limit.
+        what: the members' name in the first log line (the memory estimate).
+        solver_opts: options for the LP back end.
+        log: one line per round.
+
+    Returns:
+        The certified table with its proven gap (:func:`darrm.solver.finalize.certified_gamma_opt`).
+    """
     need = params.check_memory(opts.max_memory)
     if log:
-        log(f"disjoint members: in this process, about {need / 2**20:.0f} MiB peak (estimate)")
-    cuts_per_round, max_rounds = opts.cuts_per_round, opts.rounds("disjoint")
+        log(f"{what}: in this process, about {need / 2**20:.0f} MiB peak (estimate)")
+    cuts_per_round, max_rounds = opts.cuts_per_round, opts.rounds(rounds_key)
     gap_tol, lp_backend = opts.gap_tol, opts.lp_backend
     prior = IIDPrior() if prior is None else prior
     t0 = time.perf_counter()
@@ -126,7 +170,7 @@ def solve_gamma_opt_disjoint(
     for rnd in range(1, int(max_rounds) + 1):
         x, _ = lp.solve()
         x = np.clip(x, 0.0, 1.0)
-        V = violations(symmetric_from_upper(x, K), params)
+        V = violations_fn(symmetric_from_upper(x, K))
         v = float(V.max())
         polish = TOL_CP < v <= POLISH_BELOW  # only the LP's own tolerance is left to remove
         basis_x = lp.basis() if polish else None
@@ -144,7 +188,7 @@ def solve_gamma_opt_disjoint(
         if polish and ub - lb > gap_tol:
             # the LP's vertex recomputed exactly from its basis: a second certified candidate
             x_p = _polished(x, lp.rows, rhs, c, basis_x)[0]
-            v_p = float(violations(symmetric_from_upper(x_p, K), params).max())
+            v_p = float(violations_fn(symmetric_from_upper(x_p, K)).max())
             x_pf = repair(x_p, params, v_p)[0] if v_p > 0.0 else x_p
             if float(c @ x_pf) < ub:
                 x_best, ub = x_pf, float(c @ x_pf)
@@ -163,10 +207,9 @@ def solve_gamma_opt_disjoint(
         if rnd == max_rounds:
             break
         seen.update(new)
-        lp.add(np.array([constraint_row(params, *key) for key in new]))
+        lp.add(np.array([row_fn(key) for key in new]))
     assert x_best is not None
-    info = {"method": "disjoint-cutting-planes", "stop": stop.value, "rounds": rnd, "lp_lower_bound": lb,
+    info = {"method": method, "stop": stop.value, "rounds": rnd, "lp_lower_bound": lb,
             "lp_rows": int(lp.rows.shape[0]), "lp_backend": lp_backend, "seconds_solve": time.perf_counter() - t0}
     return certified_gamma_opt(
-        x_best, params, prior, lambda g: certify_disjoint(g, params, tol=tol, max_memory=opts.max_memory), opts,
-        info, lp_backend=lp_backend)
+        x_best, params, prior, certify_fn, opts, info, lp_backend=lp_backend)

@@ -7,6 +7,7 @@ form, certified with a proven gap; imported when a solve runs, so that loading a
 LP library).  :mod:`darrm.api` dispatches to them by the parameters' type.
 """
 
+from . import profile as profile  # registers the grouped privacy profile with darrm.privacy.profile
 from .certificate import certify_groups
 from .params import GroupParams, MemberGroup, parse_groups
 

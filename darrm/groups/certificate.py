@@ -37,14 +37,13 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..errors import ParameterError
-from ..gamma import validate_gamma
-from ..mechanism import output_weights
 from ..privacy.certify import Certificate
 from ..privacy.condition import violation
 from ..privacy.corner_pmfs import pmf_pairs
 from ..privacy.corners import complements, corners, count_vectors
 from .contraction import inner_table, outer
 from .params import GroupParams, MemberGroup
+from .per_group import group_output_weights, validate_group_gamma
 from .sweep import sweep_groups, sweep_memory
 
 #: bytes per configuration the certificate holds at once (four probabilities, violations, indices)
@@ -98,27 +97,36 @@ def check_memory(params: GroupParams, max_memory: float | None, *, exhaustive: b
     return need
 
 
+def iter_probability_blocks(gamma: np.ndarray, params: GroupParams,
+                            pmfs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
+                            rows: int | None = None) -> Iterator[tuple[int, list[tuple[np.ndarray, np.ndarray]]]]:
+    """(start, [(Pr[A(D) = 1], Pr[A(D′) = 1]), (Pr[A(D) = 0], Pr[A(D′) = 0])]) over blocks of the
+    first group's multisets, each array (b, N_2, …, N_G) over configurations (start..start+b−1,
+    n_2, …, n_G) (module docstring; non-negative contractions, relative error ≤ ρ(K))."""
+    g = np.asarray(gamma, dtype=np.float64)
+    if pmfs is None:
+        pmfs = [group_pmfs(gr) for gr in params.groups]
+    rows = block_rows(params) if rows is None else int(rows)
+    w = group_output_weights(g, params)
+    a = [p[1] for p in pmfs]
+    ap = [p[2] for p in pmfs]
+    tables = [(inner_table(a, ww), inner_table(ap, ww)) for ww in (w, np.flip(w).copy())]
+    n1 = a[0].shape[0]
+    for start in range(0, n1, rows):
+        b = min(rows, n1 - start)
+        yield start, [(outer(a[0][start:start + b], T), outer(ap[0][start:start + b], Tp)) for T, Tp in tables]
+
+
 def iter_violation_blocks(gamma: np.ndarray, params: GroupParams,
                           pmfs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
                           rows: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
     """(start, V) over blocks of the first group's multisets: V (4, b, N_2, …, N_G) holds v̂ of
     configurations (start..start+b−1, n_2, …, n_G) for output 1 D→D′, output 1 D′→D, output 0
     D→D′, output 0 D′→D (rigorous bounds, :mod:`darrm.privacy.condition`)."""
-    g = np.asarray(gamma, dtype=np.float64)
     chk = params.check
-    if pmfs is None:
-        pmfs = [group_pmfs(gr) for gr in params.groups]
-    rows = block_rows(params) if rows is None else int(rows)
-    w = output_weights(g)
-    a = [p[1] for p in pmfs]
-    ap = [p[2] for p in pmfs]
-    tables = [(inner_table(a, ww), inner_table(ap, ww)) for ww in (w, w[::-1].copy())]
-    n1 = a[0].shape[0]
-    for start in range(0, n1, rows):
-        b = min(rows, n1 - start)
-        V = np.empty((4, b) + tables[0][0].shape[:-1])
-        for o, (T, Tp) in enumerate(tables):
-            P, Pp = outer(a[0][start:start + b], T), outer(ap[0][start:start + b], Tp)
+    for start, probs in iter_probability_blocks(gamma, params, pmfs, rows):
+        V = np.empty((4,) + probs[0][0].shape)
+        for o, (P, Pp) in enumerate(probs):
             V[2 * o] = violation(P, Pp, chk)
             V[2 * o + 1] = violation(Pp, P, chk)
         yield start, V
@@ -142,7 +150,10 @@ def certify_groups(gamma: np.ndarray, params: GroupParams, *, tol: float = 0.0,
     against, small products only.  Both give the same largest v̂ up to rounding (2ρ(1 + e^ε)).
 
     Args:
-        gamma: the full symmetric table γ(0..K).
+        gamma: the full symmetric table γ(0..K), or the per-group table (shape (K_1 + 1, …,
+            K_G + 1), symmetric under the joint reflection) when ``params.per_group``
+            (:mod:`darrm.groups.per_group`: Pr[A = 1] is the contraction with W(l_1, …, l_G) instead
+            of w(Σ_g l_g), Pr[A = 0] with W reflected; everything else is unchanged).
         params: the grouped members and the target.
         tol: the threshold ≤ 0 (default 0).
         max_memory: refuse before any work when the estimate exceeds this many bytes.
@@ -154,7 +165,7 @@ def certify_groups(gamma: np.ndarray, params: GroupParams, *, tol: float = 0.0,
     Raises:
         ParameterError: a bad γ, or the evaluation does not fit the memory budget.
     """
-    g = validate_gamma(gamma, params.K)
+    g = validate_group_gamma(gamma, params)
     chk = params.check
     check_memory(params, max_memory, exhaustive=exhaustive)
     if not exhaustive:
@@ -174,16 +185,16 @@ def certify_groups(gamma: np.ndarray, params: GroupParams, *, tol: float = 0.0,
                        chk.rho)
 
 
-def iter_joint_pmfs(params: GroupParams, block: int = 1 << 15) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """(configuration indices (B, G), α (B, K+1), α′) of the vote count L = Σ_g L_g, in blocks over
-    the product of the groups' multisets (the LP's rows: :func:`darrm.privacy.condition.folded_rows`)."""
+def iter_group_pmfs(params: GroupParams, block: int = 1 << 15) -> Iterator[tuple[list[np.ndarray], list[np.ndarray]]]:
+    """(α_g per group (B, K_g + 1), α′_g per group) of the configurations of the product of the
+    groups' multisets (C order), in blocks (the LP's rows: :mod:`darrm.groups.solver`)."""
     pmfs = [group_pmfs(gr) for gr in params.groups]
     sizes = [p[1].shape[0] for p in pmfs]
     total = math.prod(sizes)
     for start in range(0, total, block):
         flat = np.arange(start, min(total, start + block))
-        idx = np.stack(np.unravel_index(flat, sizes), axis=1)
-        yield idx, joint_pmf([p[1] for p in pmfs], idx), joint_pmf([p[2] for p in pmfs], idx)
+        idx = np.unravel_index(flat, sizes)
+        yield [p[1][i] for p, i in zip(pmfs, idx, strict=True)], [p[2][i] for p, i in zip(pmfs, idx, strict=True)]
 
 
 def joint_pmf(pmfs: list[np.ndarray], idx: np.ndarray) -> np.ndarray:

@@ -12,8 +12,11 @@ import numpy as np
 
 def inner_table(pmfs: list[np.ndarray], w: np.ndarray) -> np.ndarray:
     """T[n_2, …, n_G, s] = Σ_{k_2..k_G} Π_{g≥2} pmfs_g[n_g, k_g] · w_{s + Σ k_g}, s = 0..K_1: the
-    sums over every group but the first, innermost-first (non-negative sums only; module docstring)."""
+    sums over every group but the first, innermost-first (non-negative sums only; module docstring).
+    A G-dimensional ``w`` (G ≥ 2) holds per-group weights W(k_1, …, k_G) (:func:`joint_inner_table`)."""
     T = np.asarray(w, dtype=np.float64)
+    if T.ndim > 1:
+        return joint_inner_table(pmfs, T)
     for a in reversed(pmfs[1:]):
         Kg = a.shape[1] - 1
         S = T.shape[-1] - Kg  # trailing length after this group
@@ -22,6 +25,18 @@ def inner_table(pmfs: list[np.ndarray], w: np.ndarray) -> np.ndarray:
         for k in range(1, Kg + 1):
             acc += a[:, k].reshape(lead) * T[None, ..., k:k + S]
         T = acc
+    return T
+
+
+def joint_inner_table(pmfs: list[np.ndarray], W: np.ndarray) -> np.ndarray:
+    """T[n_2, …, n_G, s] = Σ_{k_2..k_G} Π_{g≥2} pmfs_g[n_g, k_g] · W(s, k_2, …, k_G) for the weights
+    of the per-group form (:mod:`darrm.groups.per_group`): one tensor contraction per group,
+    innermost-first, each entry a dot product of K_g + 1 non-negative terms (the same rounding count
+    per level as :func:`inner_table`; a probability's tree has ≤ Σ_g Π_{h≤g}(K_h + 1) ≤ 2Π_g(K_g + 1)
+    products, within the (2G + 2)Π_g(K_g + 2) of :func:`darrm.groups.params.group_check`)."""
+    T = np.moveaxis(np.asarray(W, dtype=np.float64), 0, -1)  # (K_2+1, …, K_G+1, K_1+1)
+    for g in range(len(pmfs) - 1, 0, -1):  # group g's count axis is T's axis g − 1
+        T = np.moveaxis(np.tensordot(pmfs[g], T, axes=([1], [g - 1])), 0, g - 1)
     return T
 
 

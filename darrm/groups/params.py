@@ -36,12 +36,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
+
 from ..errors import ParameterError
+from ..gamma import validate_gamma
 from ..member_params import TargetQueryBudget
 from ..neighboring import NeighboringRelation
 from ..privacy.condition import Check, check, rhs
 from ..privacy.corners import corner_count, multiset_count
-from ..validation import count, epsilon, half_open_unit
+from ..validation import choice, count, epsilon, float_array, half_open_unit
+
+#: how γ reads the votes: "total" (γ(L), the paper's form) or "per-group" (γ(l_1, …, l_G),
+#: :mod:`darrm.groups.per_group`)
+GAMMA_FORMS = ("total", "per-group")
 
 
 @dataclass(frozen=True)
@@ -124,19 +131,23 @@ class GroupParams(TargetQueryBudget):
         target_eps: the per-query ε of one release (> 0).
         target_delta: the per-query δ ∈ [0, 1), at least the largest Δ_g (a single member of
             group g already leaks Δ_g).
+        gamma_form: how γ reads the votes: "total" (γ(L), the paper's form; a table of K + 1
+            entries) or "per-group" (γ(l_1, …, l_G), each group's vote count, symmetric under the
+            joint reflection; a table of shape (K_1 + 1, …, K_G + 1), :mod:`darrm.groups.per_group`).
 
     Raises:
-        ParameterError: naming ``groups``, ``target_eps`` or ``target_delta``.
+        ParameterError: naming ``groups``, ``target_eps``, ``target_delta`` or ``gamma_form``.
     """
 
     groups: tuple[MemberGroup, ...]
     target_eps: float
     target_delta: float = 0.0
+    gamma_form: str = "total"
 
     if TYPE_CHECKING:  # the constructor takes (size, eps[, Delta]) tuples too; the attribute holds MemberGroups
 
         def __init__(self, groups: Sequence[MemberGroup | tuple[int, float, float] | tuple[int, float]],
-                     target_eps: float, target_delta: float = 0.0) -> None: ...
+                     target_eps: float, target_delta: float = 0.0, gamma_form: str = "total") -> None: ...
 
     def __post_init__(self) -> None:
         if not isinstance(self.groups, (tuple, list)) or len(self.groups) == 0:
@@ -150,6 +161,7 @@ class GroupParams(TargetQueryBudget):
         worst = max(g.Delta for g in groups)
         if delta < worst:
             raise ParameterError("target_delta", f"must be >= the largest member Delta={worst!r}, got {delta!r}")
+        choice("gamma_form", self.gamma_form, GAMMA_FORMS)
         object.__setattr__(self, "groups", groups)
         object.__setattr__(self, "target_eps", eps)
         object.__setattr__(self, "target_delta", delta)
@@ -190,14 +202,36 @@ class GroupParams(TargetQueryBudget):
         return check(self.target_eps, self.target_delta, self.K)
 
     def to_dict(self) -> dict:
-        """A JSON-ready description (stored in γ files)."""
-        return {"members": "groups", "K": self.K, "groups": [g.to_list() for g in self.groups],
-                "target_eps": self.target_eps, "target_delta": self.target_delta}
+        """A JSON-ready description (tables' and sessions' records; "gamma_form" only for the
+        per-group form, so that γ(L) tables keep their identity)."""
+        return {"members": "groups", **self.file_fields()}
+
+    @property
+    def per_group(self) -> bool:
+        """γ reads each group's vote count (``gamma_form == "per-group"``)."""
+        return self.gamma_form == "per-group"
+
+    @property
+    def gamma_shape(self) -> tuple[int, ...]:
+        """The γ table's shape: (K + 1,), or (K_1 + 1, …, K_G + 1) per group."""
+        return tuple(g.size + 1 for g in self.groups) if self.per_group else (self.K + 1,)
+
+    def validate_table(self, gamma: object) -> Any:
+        """γ checked for this form (:func:`darrm.groups.per_group.validate_group_gamma`).
+
+        Raises:
+            ParameterError: naming ``gamma``.
+        """
+        return validate_group_gamma(gamma, self)
 
     def file_fields(self) -> dict[str, Any]:
-        """The γ file's fields for these parameters ("groups": [[size, eps, Delta], …])."""
-        return {"K": self.K, "groups": [g.to_list() for g in self.groups], "target_eps": self.target_eps,
-                "target_delta": self.target_delta}
+        """The γ file's fields for these parameters ("groups": [[size, eps, Delta], …]; "gamma_form"
+        only for the per-group form, so that γ(L) files read as before)."""
+        d: dict[str, Any] = {"K": self.K, "groups": [g.to_list() for g in self.groups],
+                             "target_eps": self.target_eps, "target_delta": self.target_delta}
+        if self.per_group:
+            d["gamma_form"] = self.gamma_form
+        return d
 
     @classmethod
     def file_keys(cls) -> tuple[str, ...]:
@@ -214,19 +248,20 @@ class GroupParams(TargetQueryBudget):
         if not isinstance(d["groups"], list):
             raise ParameterError("groups", f"must be a list of [size, eps, Delta], got {d['groups']!r}")
         groups = tuple(_as_group(tuple(g) if isinstance(g, list) else g, i) for i, g in enumerate(d["groups"]))
-        p = cls(groups, d["target_eps"], d["target_delta"])
+        p = cls(groups, d["target_eps"], d["target_delta"], d.get("gamma_form", "total"))
         if d["K"] != p.K:
             raise ParameterError("K", f"is {d['K']!r} but the groups' sizes sum to {p.K}")
         return p
 
     def record_fields(self) -> dict[str, Any]:
-        """The JSON record's parameter fields: the groups."""
-        return {"groups": [g.to_list() for g in self.groups]}
+        """The JSON record's parameter fields: the groups and the γ form."""
+        return {"groups": [g.to_list() for g in self.groups], "gamma_form": self.gamma_form}
 
     def describe(self) -> str:
         """``K=… in groups size×(ε, Δ) + …, target (ε, δ)``."""
         gs = " + ".join(f"{g.size}×(eps={g.eps:g}, Delta={g.Delta:g})" for g in self.groups)
-        return f"K={self.K} in groups {gs}, target eps={self.target_eps:g}, delta={self.target_delta:.6g}"
+        form = ", gamma per group count" if self.per_group else ""
+        return f"K={self.K} in groups {gs}, target eps={self.target_eps:g}, delta={self.target_delta:.6g}{form}"
 
 
 _TINY = 2.0**-1074  # the smallest subnormal
@@ -243,3 +278,36 @@ def group_check(params: GroupParams) -> Check:
              + 40 * (params.K + 2) ** 2) * _TINY
     extra = 2.0 * eta_g * (1.0 + 2.0 * base.exp_eps)
     return replace(base, slack=base.slack + extra, margin=base.margin + 4.0 * extra)
+
+
+def validate_joint_gamma(gamma: object, params: GroupParams, *, name: str = "gamma") -> np.ndarray:
+    """Check a per-group table: shape (K_1 + 1, …, K_G + 1), finite, in [0, 1], and exactly
+    symmetric under the joint reflection γ(l) = γ(K⃗ − l).
+
+    Raises:
+        ParameterError: naming ``name``.
+    """
+    g = float_array(name, gamma)
+    shape = tuple(gr.size + 1 for gr in params.groups)
+    if g.shape != shape:
+        raise ParameterError(name, f"a per-group table must have shape {shape} (K_g + 1 per group), got {g.shape}")
+    if not np.all(np.isfinite(g)):
+        raise ParameterError(name, "contains NaN or infinite values")
+    if np.any(g < 0.0) or np.any(g > 1.0):
+        raise ParameterError(name, "values must lie in [0, 1]")
+    if not np.array_equal(g, np.flip(g)):
+        raise ParameterError(name, "must be symmetric under the joint reflection: "
+                                   "gamma[l] == gamma[K_g - l_g for every g]")
+    return g
+
+
+def validate_group_gamma(gamma: object, params: GroupParams, *, name: str = "gamma") -> np.ndarray:
+    """A γ table of the parameters' form: γ(0..K) (:func:`darrm.gamma.validate_gamma`) or a
+    per-group table (:func:`validate_joint_gamma`).
+
+    Raises:
+        ParameterError: naming ``name``.
+    """
+    if params.per_group:
+        return validate_joint_gamma(gamma, params, name=name)
+    return validate_gamma(gamma, params.K, name=name)

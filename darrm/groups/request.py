@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..backends.executors import SerialExecutor
-from ..errors import ParameterError
 from ..families import Family
+from ..solver.in_process import refuse_distribution, refuse_ignored
 from ..solver.options import SolveOptions
 from .params import GroupParams
 
@@ -29,10 +28,5 @@ def check_groups(params: GroupParams, family: Family, opts: SolveOptions,
         ParameterError: a ``checkpoint``, an ``executor`` other than this process, or an option of
             :data:`GROUPS_IGNORED`.
     """
-    if checkpoint is not None:
-        raise ParameterError("checkpoint", f"applies to shared members only; {_WHY}")
-    if executor is not None and not isinstance(executor, SerialExecutor):
-        raise ParameterError("executor", f"applies to shared members only; {_WHY}")
-    ignored = opts.first_changed(GROUPS_IGNORED)
-    if ignored is not None:
-        raise ParameterError(ignored, "applies to shared members only; the grouped solver does not use it")
+    refuse_distribution(executor, checkpoint, _WHY)
+    refuse_ignored(opts, GROUPS_IGNORED, "; the grouped solver does not use it")

@@ -1,8 +1,12 @@
-"""γ_opt(L) for grouped members: the LP over the product of the groups' corner multisets.
+"""γ_opt for grouped members: the LP over the product of the groups' corner multisets.
 
 The variables are γ(mid..K), the paper's form (γ reads the total vote count L); a configuration's
 row is Lemma 3.4's folded row (:func:`darrm.privacy.condition.folded_rows`) of the pmf of
 L = Σ_g L_g, the convolution of the groups' pmfs (:func:`darrm.groups.certificate.joint_pmf`).
+In the per-group form (``params.gamma_form == "per-group"``, :mod:`darrm.groups.per_group`) the
+variables are γ(l) on U = {l : Σ_g l_g ≥ mid} and the rows are
+:func:`darrm.groups.per_group.joint_folded_rows`; everything below is the same
+(:func:`table_form` maps LP points to tables).
 Because the configurations are closed under the joint swap and reflection
 (:mod:`darrm.groups.params`), the rows of output 1, D → D′ over every configuration are the whole
 LP.  Two methods, with the contract of :func:`darrm.solver.gamma_opt.solve_gamma_opt`:
@@ -32,22 +36,21 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..gamma import symmetric_from_upper
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import repair
 from ..privacy.condition import folded_rows
 from ..privacy.corner_pmfs import pmf_pairs
 from ..privacy.corners import complements, corners
 from ..solver.cutting_planes import Stabilizer
-from ..solver.finalize import certified_gamma_opt
-from ..solver.objective import objective_coefficients
+from ..solver.finalize import TableForm, certified_gamma_opt, total_form
 from ..solver.options import DEFAULT_MAX_ROUNDS, SolveOptions
 from ..solver.restricted_lp import CvxpyRestrictedLP, lagrangian_bound, make_restricted_lp
 from ..solver.rows import possibly_binding
 from ..status import StopReason
 from ..table import GammaTable
-from .certificate import certify_groups, check_memory, iter_joint_pmfs, joint_pmf
+from .certificate import certify_groups, check_memory, iter_group_pmfs, joint_pmf
 from .params import GroupParams
+from .per_group import joint_folded_rows, joint_from_upper, joint_objective, upper_of
 from .sweep import sweep_groups
 
 #: Subtracted from every scaled LP cost: among (near-)optimal γ prefer the largest (as the other solvers).
@@ -60,13 +63,22 @@ TOL_CP = 1e-13
 FULL_LP_LIMIT = 20_000
 
 
+def _rows_of(a_parts: list[np.ndarray], ap_parts: list[np.ndarray], params: GroupParams) -> np.ndarray:
+    """The folded rows (output 1, D → D′) of configurations given by each group's pmfs (B, K_g + 1):
+    over γ(mid..K) of the convolved pmfs of L, or over the per-group variables
+    (:func:`darrm.groups.per_group.joint_folded_rows`)."""
+    if params.per_group:
+        return joint_folded_rows(a_parts, ap_parts, params.exp_eps, params)
+    idx = np.tile(np.arange(a_parts[0].shape[0])[:, None], (1, len(a_parts)))
+    return folded_rows(joint_pmf(a_parts, idx), joint_pmf(ap_parts, idx), params.exp_eps)
+
+
 def group_rows(params: GroupParams, *, prune: bool = True) -> np.ndarray:
     """Every configuration's folded row (output 1, D → D′), possibly-binding ones only when
     ``prune``, exact duplicates removed (several multisets can give one pmf pair)."""
     keep = []
-    e = params.exp_eps
-    for _, a, ap in iter_joint_pmfs(params):
-        rows = folded_rows(a, ap, e)
+    for a, ap in iter_group_pmfs(params):
+        rows = _rows_of(a, ap, params)
         keep.append(rows[possibly_binding(rows, params.rhs)] if prune else rows)
     rows = np.concatenate(keep, axis=0)
     return np.unique(rows, axis=0) if rows.shape[0] else rows
@@ -78,16 +90,14 @@ def _config_rows(params: GroupParams, keys: list[tuple[int, tuple[int, ...]]]) -
     0 (D → D′) and its swap for 1 (D′ → D), each a configuration of the product."""
     sizes = [g.corners for g in params.groups]
     split = np.cumsum([0] + sizes)
+    swap = np.array([k[0] == 1 for k in keys])[:, None]
     a_parts, ap_parts = [], []
     for gi, gr in enumerate(params.groups):
         counts = np.array([k[1][split[gi]:split[gi + 1]] for k in keys], dtype=np.int64)
         a, ap = pmf_pairs(counts, corners(gr.eps, gr.Delta), complements(gr.eps, gr.Delta))
-        a_parts.append(a)
-        ap_parts.append(ap)
-    idx = np.tile(np.arange(len(keys))[:, None], (1, len(params.groups)))
-    a, ap = joint_pmf(a_parts, idx), joint_pmf(ap_parts, idx)
-    swap = np.array([k[0] == 1 for k in keys])[:, None]
-    return folded_rows(np.where(swap, ap, a), np.where(swap, a, ap), params.exp_eps)
+        a_parts.append(np.where(swap, ap, a))
+        ap_parts.append(np.where(swap, a, ap))
+    return _rows_of(a_parts, ap_parts, params)
 
 
 def _separate(gamma: np.ndarray, params: GroupParams, seen: set,
@@ -97,6 +107,15 @@ def _separate(gamma: np.ndarray, params: GroupParams, seen: set,
     (:func:`darrm.groups.sweep.sweep_groups`)."""
     res = sweep_groups(gamma, params, top=top, threshold=TOL_CP, exclude=seen)
     return res.max_violation, [(j, counts) for _, j, counts in res.candidates]
+
+
+def table_form(params: GroupParams, prior: Prior) -> TableForm:
+    """The LP's variables and objective for the parameters' γ form: γ(mid..K) (the paper's), or
+    γ(l) on U = {l : Σ_g l_g ≥ mid} (:mod:`darrm.groups.per_group`)."""
+    if not params.per_group:
+        return total_form(params.K, prior)
+    c, A = joint_objective(params, prior)
+    return TableForm(c, A, lambda x: joint_from_upper(x, params), lambda g: upper_of(g, params))
 
 
 def choose_method(params: GroupParams, method: str) -> str:
@@ -134,8 +153,9 @@ def solve_gamma_opt_groups(
     check_memory(params, opts.max_memory)
     prior = IIDPrior() if prior is None else prior
     t0 = time.perf_counter()
-    K, rhs = params.K, params.rhs
-    c, _ = objective_coefficients(K, prior)
+    rhs = params.rhs
+    form = table_form(params, prior)
+    c = form.costs
     scale = float(np.max(np.abs(c))) or 1.0
     method = choose_method(params, opts.method)
     if log:
@@ -151,9 +171,11 @@ def solve_gamma_opt_groups(
         x, y = lp.solve()
         lb = lagrangian_bound(c, rows, rhs, scale * y)
         info = {"method": "groups-full-lp", "stop": StopReason.FULL_LP.value, "rounds": 1,
+                "gamma_form": params.gamma_form,
                 "lp_lower_bound": lb, "lp_rows": int(rows.shape[0]), "configurations": params.configurations,
                 "seconds_solve": time.perf_counter() - t0}
-        return certified_gamma_opt(np.clip(x, 0.0, 1.0), params, prior, cert, opts, info, lp_backend="cvxpy")
+        return certified_gamma_opt(np.clip(x, 0.0, 1.0), params, prior, cert, opts, info, lp_backend="cvxpy",
+                                   form=form)
 
     max_rounds = opts.max_rounds if opts.max_rounds is not None else DEFAULT_MAX_ROUNDS["shared"]
     c_lp = c / scale - TIE_BREAK
@@ -168,7 +190,7 @@ def solve_gamma_opt_groups(
         x_out, _ = rlp.solve()
         x_out = np.clip(x_out, 0.0, 1.0)
         x, at_out = stab.separation_point(x_best, x_out)
-        v, candidates = _separate(symmetric_from_upper(x, K), params, seen, int(opts.cuts_per_round))
+        v, candidates = _separate(form.full(x), params, seen, int(opts.cuts_per_round))
         rlp.set_objective(c / scale)  # the same rows, exact objective: the tightest bound they allow
         _, y = rlp.solve()
         rlp.set_objective(c_lp)
@@ -201,6 +223,7 @@ def solve_gamma_opt_groups(
         rlp.add(_config_rows(params, candidates))
     assert x_best is not None
     info = {"method": "groups-cutting-planes", "stop": stop.value, "rounds": rnd, "lp_lower_bound": lb,
+            "gamma_form": params.gamma_form,
             "lp_rows": int(rlp.rows.shape[0]), "lp_backend": opts.lp_backend,
             "configurations": params.configurations, "seconds_solve": time.perf_counter() - t0}
-    return certified_gamma_opt(x_best, params, prior, cert, opts, info, lp_backend=opts.lp_backend)
+    return certified_gamma_opt(x_best, params, prior, cert, opts, info, lp_backend=opts.lp_backend, form=form)

@@ -17,7 +17,11 @@ combinations (τ_1, …, τ_G), τ_g = (s, a, b, c, d) with s + a + b + c + d �
 
     V(τ_1, …, τ_G) = Σ_k Π_g β_g(τ_g)[k_g] · w_{k_1 + ⋯ + k_G},
 
-Pr[A(D) = 1] = V(A-tuples of the configuration) and Pr[A(D′) = 1] = V(B-tuples).
+Pr[A(D) = 1] = V(A-tuples of the configuration) and Pr[A(D′) = 1] = V(B-tuples).  For the
+per-group form (:mod:`darrm.groups.per_group`) w_{k_1 + ⋯ + k_G} is replaced by the weights
+W(k_1, …, k_G) (:func:`darrm.groups.contraction.joint_inner_table`); nothing below uses more
+than that V is a non-negative contraction of the β rows, and the joint reflection still maps
+output 0 to output 1.
 
 **Claim (box by box).**  Fix each group's A-tuple τ_g = (s, a, b, c, d) (R = K_g − c − d, σ = s + a + b).
 The configurations sharing the A-tuples (τ_1, …, τ_G) are exactly the products of each group's
@@ -72,16 +76,16 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..gamma import validate_gamma
-from ..mechanism import output_weights
 from ..numerics.binomial import binomial_rows
 from ..privacy.condition import violation
 from .contraction import inner_table, outer
 from .params import GroupParams, MemberGroup
+from .per_group import group_output_weights, validate_group_gamma
 
 #: entries of V one chunk may hold (about six float64 arrays of this size live at once)
 CHUNK_ENTRIES = 1 << 22
@@ -262,6 +266,19 @@ def _positions(flat: int, shape: tuple[int, ...], runs: tuple[tuple[int, int], .
     return tuple(int(i) + r[0] for i, r in zip(np.unravel_index(flat, shape), runs, strict=True))
 
 
+def iter_chunks(w: np.ndarray, lays: list[GroupTuples],
+                chunk_entries: int | None = None) -> Iterator[tuple[tuple[tuple[int, int], ...], np.ndarray]]:
+    """(runs, V) over the chunks of tuple combinations: V = Pr[A = 1] (weights ``w``: over L, or
+    per group count) at every combination of the groups' tuples in the layout ranges ``runs``
+    (module docstring; one inner table per chunk of the other groups, one matrix product per chunk)."""
+    segs = _segments(lays, CHUNK_ENTRIES if chunk_entries is None else int(chunk_entries))
+    for rest in itertools.product(*segs[1:]):
+        inner = inner_first(inner_table([lays[0].beta] + [lay.beta[a:b] for lay, (a, b) in
+                                         zip(lays[1:], rest, strict=True)], w))
+        for first in segs[0]:
+            yield (first,) + rest, table(lays[0].beta[first[0]:first[1]], inner)
+
+
 def sweep_groups(gamma: np.ndarray, params: GroupParams, *, top: int = 0, threshold: float = 0.0,
                  exclude: frozenset | set = frozenset(), chunk_entries: int | None = None) -> GroupSweepResult:
     """The largest rigorous bound v̂ over every configuration of one corner multiset per group (output
@@ -269,7 +286,9 @@ def sweep_groups(gamma: np.ndarray, params: GroupParams, *, top: int = 0, thresh
     most violated configurations above ``threshold`` not in ``exclude``.
 
     Args:
-        gamma: the full symmetric table γ(0..K).
+        gamma: the full symmetric table γ(0..K), or the per-group table when ``params.per_group``
+            (:mod:`darrm.groups.per_group`: the same sweep over W(l_1, …, l_G); the joint
+            reflection gives the other output).
         params: the grouped members and the target.
         top: how many candidates to report (constraint generation's cuts); 0 for none.
         threshold: a candidate's v̂ must exceed it.
@@ -282,33 +301,27 @@ def sweep_groups(gamma: np.ndarray, params: GroupParams, *, top: int = 0, thresh
     Raises:
         ParameterError: a bad γ.
     """
-    g = validate_gamma(gamma, params.K)
+    g = validate_group_gamma(gamma, params)
     chk = params.check
     lays = [tuples_of(gr) for gr in params.groups]
-    segs = _segments(lays, CHUNK_ENTRIES if chunk_entries is None else int(chunk_entries))
-    w = output_weights(g)
+    w = group_output_weights(g, params)
     keep = int(top) + len(exclude)
     best, best_at = -math.inf, (0,) * len(lays)
     found: list[tuple[float, tuple[int, ...]]] = []
-    for rest in itertools.product(*segs[1:]):
-        inner = inner_first(inner_table([lays[0].beta] + [lay.beta[a:b] for lay, (a, b) in
-                                         zip(lays[1:], rest, strict=True)], w))
-        for first in segs[0]:
-            runs = (first,) + rest
-            V = table(lays[0].beta[first[0]:first[1]], inner)
-            v = violation(V, collapse(V, lays, runs, np.minimum), chk)
-            at = int(np.argmax(v))
-            m = float(v.flat[at])
-            if m > best:
-                best, best_at = m, _positions(at, v.shape, runs)
-            if keep > 0 and m > threshold:
-                flat = v.ravel()
-                hot = np.flatnonzero(flat > threshold)
-                if hot.shape[0] > keep:
-                    hot = hot[np.argpartition(flat[hot], -keep)[-keep:]]
-                found += [(float(flat[i]), _positions(int(i), v.shape, runs)) for i in hot]
-            if len(found) > 4 * keep:
-                found = sorted(found, key=lambda t: -t[0])[:keep]
+    for runs, V in iter_chunks(w, lays, chunk_entries):
+        v = violation(V, collapse(V, lays, runs, np.minimum), chk)
+        at = int(np.argmax(v))
+        m = float(v.flat[at])
+        if m > best:
+            best, best_at = m, _positions(at, v.shape, runs)
+        if keep > 0 and m > threshold:
+            flat = v.ravel()
+            hot = np.flatnonzero(flat > threshold)
+            if hot.shape[0] > keep:
+                hot = hot[np.argpartition(flat[hot], -keep)[-keep:]]
+            found += [(float(flat[i]), _positions(int(i), v.shape, runs)) for i in hot]
+        if len(found) > 4 * keep:
+            found = sorted(found, key=lambda t: -t[0])[:keep]
     found.sort(key=lambda t: -t[0])
     cands: list[tuple[float, int, tuple[int, ...]]] = []
     for v, pos in found:

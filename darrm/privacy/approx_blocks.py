@@ -18,7 +18,7 @@ from .block_maxima import ExtremeCubes, block_maximum, blocks_to_visit
 from .condition import Check, pair_violation_extremes
 from .corners import count_vectors
 from .sweep_results import SweepBlockResult, TopCollector, _as_numpy, _top, _worst
-from .sweep_tables import SweepTables, _on, _triple_cells
+from .sweep_tables import SweepTables, _on, _triple_cells, block_rows
 
 
 @functools.lru_cache(maxsize=8)
@@ -187,10 +187,7 @@ def sweep_R(
         return _on(like, a, xp)
 
     # V(·, c, cd − c) at every triple with s + a + b ≤ R, for c = 0..cd: one matrix product
-    cat = np.concatenate if xp is np else xp.cat
-    UR = cat([u[:, : cd + 1] for u in tables.U[:S]])
-    c_all = np.arange(cd + 1)
-    VR = tables.H[dev(tables.lut[c_all, cd - c_all])][:, : cd + 1] @ UR.T
+    VR = block_rows(tables, R, xp)
     cell_a, cell_b = (dev(x) for x in _layout_cells(R))
     trip, ia_np, ib_np = _tetrahedron(R)
     ia, ib = dev(ia_np), dev(ib_np)

@@ -36,11 +36,13 @@ up to ties, are unchanged.  Tests compare with the unpruned sweep bit for bit.
 from __future__ import annotations
 
 import functools
+import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from .condition import Check
-from .sweep_tables import _triple_cells
+from .sweep_tables import SweepTables, _triple_cells, block_rows
 
 
 @functools.lru_cache(maxsize=8)
@@ -127,3 +129,33 @@ def blocks_to_visit(maxima: dict[int, float], top: int, threshold: float, per_bl
         return set(above[:top])
     return set(above)
 
+
+
+@dataclass(frozen=True)
+class RowMaxima:
+    """The exact maxima of every block with n_(hi,lo) + n_(lo,hi) = K − R (one R), without a visit.
+
+    Attributes:
+        R: what the blocks leave to the other six corners.
+        blocks: the n_(hi,lo) values c ≥ K − R − c of the blocks (the swapped ones repeat them,
+            :func:`darrm.privacy.approx_blocks.sweep_R`).
+        maxima: each block's largest v̂ (:func:`block_maximum`), bit for bit the tuple-by-tuple one.
+        checked: the multisets these blocks cover, the swapped blocks included.
+    """
+
+    R: int
+    blocks: np.ndarray
+    maxima: np.ndarray
+    checked: int
+
+
+def row_maxima(tables: SweepTables, R: int, chk: Check) -> RowMaxima:
+    """:class:`RowMaxima` of one R: the rows of :func:`darrm.privacy.sweep_tables.block_rows`
+    and one :func:`block_maximum` per block, reusing one :class:`ExtremeCubes`."""
+    cd = tables.K - R
+    VR = block_rows(tables, R)
+    cubes = ExtremeCubes(R)
+    cs = np.arange((cd + 1) // 2, cd + 1)
+    maxima = np.array([block_maximum(VR[c], VR[cd - c], R, chk, cubes) for c in cs.tolist()])
+    covered = sum(1 if 2 * c == cd else 2 for c in cs.tolist()) * math.comb(R + 5, 5)
+    return RowMaxima(R, cs, maxima, covered)

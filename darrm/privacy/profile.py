@@ -23,7 +23,8 @@ only the multiset of vertices matters (Lemma 5.1's argument, which never used s 
 exact profile δ_γ(ε′) = sup_{D≃D′} H_{e^{ε′}}(A(D)‖A(D′)) is the maximum, over corner multisets,
 both outputs and both directions, of max(0, Pr[A(D)=o] − e^{ε′}·Pr[A(D′)=o]).  For disjoint
 members the same holds with the O(K) configurations of :mod:`darrm.disjoint` (its proof also
-only uses that the cost is affine in each member's probabilities).
+only uses that the cost is affine in each member's probabilities), and for grouped members with
+one corner multiset per group (:mod:`darrm.groups.profile`, either γ form).
 
 **Claim 2 (the dominating pair).**  Let 𝒞 be the cloud of points (x, y) = (Pr[A(D′)=o], Pr[A(D)=o])
 over all configurations, both outputs and both directions, together with (0, 0) and (1, 1), and
@@ -102,6 +103,7 @@ from .sweep_tables import PureTables, SweepTables, build_pure_tables, build_tabl
 
 if TYPE_CHECKING:  # disjoint members build on this floor: their parameters are used through MemberParams
     from ..disjoint.params import DisjointParams
+    from ..groups.params import GroupParams
 
 __all__ = ["Envelope", "PrivacyProfile", "privacy_profile", "upper_hull"]
 
@@ -197,8 +199,9 @@ class PrivacyProfile:
         y: their second coordinates, from the infinite-loss mass y[0] to 1:
             δ(ε′) = max_j (y_j − e^{ε′}·x_j).
         K: the number of members.
-        model: "shared" (every member sees the differing record; Lemma 5.1's corners) or
-            "disjoint" (one member's shard changes; :mod:`darrm.disjoint`).
+        model: "shared" (every member sees the differing record; Lemma 5.1's corners),
+            "disjoint" (one member's shard changes; :mod:`darrm.disjoint`) or "groups" (members
+            on shared data with per-group budgets; :mod:`darrm.groups.profile`).
         rho: the relative error bound the outward rounding used.
         eta: the absolute error bound the outward rounding used.
         points: how many cloud points were examined (both outputs and directions).
@@ -281,15 +284,22 @@ class PrivacyProfile:
         return hashlib.sha256(body.encode()).hexdigest()
 
 
+#: the profile clouds of member models above this floor, by name: ``(γ, params, max_memory,
+#: exhaustive) -> (Envelope, points, extra η)``, registered by the model when it is imported
+#: (grouped members: :mod:`darrm.groups.profile`, imported with :mod:`darrm.groups`)
+PROFILE_CLOUDS: dict[str, Callable[[Any, Any, float | None, bool | None], tuple[Envelope, int, float]]] = {}
+
+
 def _absolute_error(K: int) -> float:
     """η of :mod:`darrm.privacy.condition`: what underflow and the flush below τ can lose."""
     return 4.0 * float(K + 2) ** 3 * _TINY + 8.0 * float(K + 2) * FLUSH_BELOW
 
 
 def _finish(env_x: np.ndarray, env_y: np.ndarray, K: int, model: str, points: int,
-            extra_y: float = 0.0) -> PrivacyProfile:
-    """Round the envelope outward (module docstring) and take it again."""
-    rho, eta = relative_error_bound(K), _absolute_error(K)
+            extra_y: float = 0.0, extra_eta: float = 0.0) -> PrivacyProfile:
+    """Round the envelope outward (module docstring) and take it again (``extra_eta``: a model's
+    own absolute error term, added to η; ``extra_y``: mass added to y only)."""
+    rho, eta = relative_error_bound(K), _absolute_error(K) + extra_eta
     x = np.clip((np.asarray(env_x) - eta) / (1.0 + rho), 0.0, 1.0)
     y = np.clip((np.asarray(env_y) + eta + extra_y) / (1.0 - rho), 0.0, 1.0)
     hx, hy = upper_hull(np.concatenate([x, [0.0, 1.0]]), np.concatenate([y, [0.0, 1.0]]))
@@ -403,7 +413,7 @@ def _disjoint(g: np.ndarray, params: DisjointParams) -> tuple[Envelope, int, flo
 
 def privacy_profile(
     table: GammaTable | np.ndarray,
-    params: PrivacyParams | DisjointParams | None = None,
+    params: PrivacyParams | DisjointParams | GroupParams | None = None,
     *,
     executor: Executor | TorchDevice | None = None,
     method: str = "auto",
@@ -415,7 +425,10 @@ def privacy_profile(
         table: a :class:`~darrm.GammaTable` (its parameters are used) or a γ array (then
             ``params`` is required).
         params: :class:`~darrm.PrivacyParams` (members on shared data; only K, ε and Δ matter:
-            the profile is over every ε′) or :class:`~darrm.DisjointParams` (disjoint shards).
+            the profile is over every ε′), :class:`~darrm.DisjointParams` (disjoint shards) or
+            :class:`~darrm.GroupParams` (groups of their own budgets, either γ form; only the groups
+            matter; in this process: "direct" visits every configuration, "sweep" runs the
+            factorised sweep).
         executor: where the sweep's blocks run (serial, processes, Dask, a torch device); default:
             as many local processes as fit (:func:`darrm.privacy.sweep.sweep_executor`).
         method: "auto" (direct enumeration up to :data:`DIRECT_MAX_MULTISETS` multisets, else the
@@ -439,12 +452,18 @@ def privacy_profile(
             raise ParameterError("table", f"must be a darrm.GammaTable, or a γ array with params, got {table!r}")
     if not isinstance(params, MemberParams):
         raise ParameterError("params", f"must be a darrm.PrivacyParams or DisjointParams, got {params!r}")
-    if params.members not in ("shared", "disjoint"):
-        raise ParameterError("params", f"the privacy profile covers members on shared data or on disjoint "
-                                       f"shards, not the {params.members!r} member model (not implemented)")
+    if params.members not in ("shared", "disjoint", "groups"):
+        raise ParameterError("params", f"the privacy profile covers members on shared data, on disjoint "
+                                       f"shards or in groups, not the {params.members!r} member model")
     choice("method", method, ("auto", "direct", "sweep"))
     check_executor("executor", executor)
     max_memory = validate_max_memory(max_memory)
+    if params.members == "groups":  # the groups' corner configurations, through their parameters' method
+        if executor is not None and not isinstance(executor, SerialExecutor):
+            raise ParameterError("executor", "the grouped profile runs in this process (one factorised sweep)")
+        exhaustive = {"auto": None, "direct": True, "sweep": False}[method]
+        env, n, eta_g = PROFILE_CLOUDS["groups"](gamma, params, max_memory, exhaustive)
+        return _finish(env.x, env.y, params.K, "groups", n, extra_eta=eta_g)
     g = validate_gamma(gamma, params.K)
     if params.members == "disjoint":  # the O(K) reduction of darrm.disjoint, through its parameters' methods
         dp = cast("DisjointParams", params)

@@ -59,11 +59,12 @@ from .approx_blocks import MIN_GATHER, sweep_R
 from .pure_blocks import pure_block, sweep_c
 from .sweep_recipe import SweepRecipe, forget, run_blocks, tables_for, warm
 from .sweep_results import SweepBlockResult, SweepResult, merge
-from .sweep_tables import PureTables, SweepTables, build_pure_tables, build_tables
+from .sweep_tables import PureTables, SweepTables, build_for, build_pure_tables, build_tables
+from .two_phase import two_phase_sweep
 
 #: the names this module has always offered, now defined in the modules of one job each
 __all__ = [
-    "MIN_GATHER", "PARALLEL_MIN_WORK", "PRUNE", "PureTables", "SweepBlockResult", "SweepResult",
+    "MIN_GATHER", "PARALLEL_MIN_WORK", "PRUNE", "TWO_PHASE", "PureTables", "SweepBlockResult", "SweepResult",
     "SweepTables", "build_for", "build_pure_tables", "build_tables", "default_executor", "memory_budget",
     "merge", "pure_block", "run_block", "sweep", "sweep_R", "sweep_c", "sweep_executor", "sweep_memory",
     "sweep_work",
@@ -98,7 +99,9 @@ def sweep(
 
     ``prune`` (Δ > 0; None: :data:`PRUNE`): take each block's exact maximum from
     :mod:`darrm.privacy.block_maxima` and visit tuple by tuple only the blocks that report
-    candidates; the maximum is the same bit for bit, the candidates the same up to ties.
+    candidates; the maximum is the same bit for bit, the candidates the same up to ties.  Over
+    every block this runs in two phases (:mod:`darrm.privacy.two_phase`, :data:`TWO_PHASE`): all
+    maxima, then only the worst blocks (a certificate visits one block in all).
 
     ``executor`` receives a :class:`~darrm.privacy.sweep_recipe.SweepRecipe` (γ and the
     parameters), never the tables: each worker builds them once per γ
@@ -141,6 +144,9 @@ def _run_sweep(recipe: SweepRecipe, ex: Executor, local: bool, blocks: Iterable 
         if params.member_delta > 0:
             if local:
                 warm(recipe, build_tables(g, params))
+            if recipe.prune and TWO_PHASE and blocks is None:
+                return two_phase_sweep(recipe, ex, SerialExecutor() if local else ex, run_block,
+                                       on_result=lambda r: bar.update(r.checked))
             items = sorted(range(K + 1), key=lambda R: -_block_cost(K, R, True))
             if blocks is not None:
                 by_R: dict[int, set[int]] = {}
@@ -167,6 +173,11 @@ def _block_cost(K: int, i: int, delta_positive: bool) -> int:
 
 #: :func:`sweep` prunes Δ > 0 blocks by their exact maxima unless told otherwise
 PRUNE = True
+
+#: a pruned sweep over every block runs in two phases (:mod:`darrm.privacy.two_phase`: all maxima,
+#: then only the worst blocks visited); False: per R (each R visits its own reporting blocks), the
+#: previous path, kept for the benchmark's same-run comparison
+TWO_PHASE = True
 
 
 #: below this much work (in units of :func:`_block_cost`, summed) a sweep runs in this process:
@@ -276,13 +287,6 @@ def _sweep_on_device(
         Pt = PureTables(K, *(dev.put(a) for a in (P.Xhi, P.Xlo, P.Bhi, P.Blo)))
         results = [sweep_c(Pt, c, chk, top, threshold, per_block, xp=dev.xp) for c in range(K + 1)]
     return merge(results, top)
-
-
-def build_for(recipe: SweepRecipe) -> Any:
-    """The tables a recipe's blocks read (Δ > 0: :func:`build_tables`; Δ = 0: :func:`build_pure_tables`)."""
-    if recipe.delta_positive:
-        return build_tables(recipe.gamma, recipe.params)
-    return build_pure_tables(recipe.gamma, recipe.params)
 
 
 def run_block(recipe: SweepRecipe, item: Any) -> tuple[Any, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from ..numerics.binomial import binomial_rows
 from ..params import PrivacyParams
 from .condition import flush_tiny
 from .corners import count_vectors
+
+if TYPE_CHECKING:
+    from .sweep_recipe import SweepRecipe
 
 
 def _on(like, a: np.ndarray, xp=np):
@@ -157,3 +160,22 @@ def _triple_cells(R: int) -> np.ndarray:
     cells = np.concatenate(out).astype(np.int64)
     cells.flags.writeable = False
     return cells
+
+
+def block_rows(tables: SweepTables, R: int, xp: Any = np) -> Any:
+    """Δ > 0: the rows V(·, c, K − R − c) for c = 0..K − R over the triples with s + a + b ≤ R (in the
+    order of :func:`_triple_cells`), one matrix product: row c holds Pr[A(D)=1] of the block
+    (n_(hi,lo), n_(lo,hi)) = (c, K − R − c) and row K − R − c its Pr[A(D′)=1]
+    (:mod:`darrm.privacy.sweep`).  ``xp``: numpy, or torch with ``tables`` on a torch device."""
+    S, cd = R + 1, tables.K - R
+    cat = np.concatenate if xp is np else xp.cat
+    UR = cat([u[:, : cd + 1] for u in tables.U[:S]])
+    c_all = np.arange(cd + 1)
+    return tables.H[_on(tables.H, tables.lut[c_all, cd - c_all], xp)][:, : cd + 1] @ UR.T
+
+
+def build_for(recipe: SweepRecipe) -> Any:
+    """The tables a recipe's blocks read (Δ > 0: :func:`build_tables`; Δ = 0: :func:`build_pure_tables`)."""
+    if recipe.delta_positive:
+        return build_tables(recipe.gamma, recipe.params)
+    return build_pure_tables(recipe.gamma, recipe.params)

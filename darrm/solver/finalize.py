@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -13,11 +14,39 @@ from ..prior import Prior
 from ..privacy.certify import Certificate, certify_and_repair
 from ..status import status_for
 from ..table import GammaTable
-from .objective import expected_signed_error, objective_coefficients
+from .objective import objective_coefficients
 from .options import SolveOptions
 
 #: how each LP back end is named in a table's ``solver`` field
 SOLVER_NAMES = {"highs": "HiGHS (highspy, incremental)", "cvxpy": "cvxpy+HiGHS"}
+
+
+@dataclass(frozen=True)
+class TableForm:
+    """How an LP point x makes a γ table, and the table's expected error A + c·upper(γ).
+
+    Attributes:
+        costs: the LP's (unscaled) costs c over x.
+        constant: A, so that the expected error of γ is A + c·upper(γ) (Eq. 196–201).
+        full: x ↦ the full table (mirrored by γ's symmetry).
+        upper: the full table ↦ its LP variables.
+    """
+
+    costs: np.ndarray
+    constant: float
+    full: Callable[[np.ndarray], np.ndarray]
+    upper: Callable[[np.ndarray], np.ndarray]
+
+    def error(self, gamma: np.ndarray) -> float:
+        """The expected error A + c·upper(γ) of a full table."""
+        return self.constant + float(self.costs @ self.upper(gamma))
+
+
+def total_form(K: int, prior: Prior) -> TableForm:
+    """The paper's form γ(0..K), variables γ(mid..K) (:func:`darrm.solver.objective.objective_coefficients`)."""
+    c, A = objective_coefficients(K, prior)
+    mid = (K + 1) // 2
+    return TableForm(c, A, lambda x: symmetric_from_upper(x, K), lambda g: np.asarray(g)[mid:])
 
 
 def certified_gamma_opt(
@@ -29,6 +58,7 @@ def certified_gamma_opt(
     info: dict,
     *,
     lp_backend: str,
+    form: TableForm | None = None,
 ) -> GammaTable:
     """The certified table of the point ``x`` = γ(mid..K) with its proven optimality gap.
 
@@ -36,13 +66,14 @@ def certified_gamma_opt(
     table's expected error minus the proven lower bound ``info["lp_lower_bound"]`` (after any
     repair, never assumed from the loop); the status is "optimal" only when that gap meets
     ``options.gap_tol``.  Otherwise :class:`~darrm.errors.SolveError` unless ``accept_gap``.
+    ``form`` maps x to the table and gives its expected error (default :func:`total_form`, γ(0..K)).
     """
     t = time.perf_counter()
-    gamma = symmetric_from_upper(np.clip(x, 0.0, 1.0), params.K)
+    form = total_form(params.K, prior) if form is None else form
+    gamma = form.full(np.clip(x, 0.0, 1.0))
     gamma, cert, scale = certify_and_repair(gamma, params, certify_fn)
-    objective = expected_signed_error(gamma, prior)
-    _, A = objective_coefficients(params.K, prior)
-    gap = max(0.0, objective - (A + info["lp_lower_bound"]))
+    objective = form.error(gamma)
+    gap = max(0.0, objective - (form.constant + info["lp_lower_bound"]))
     converged = gap <= options.gap_tol
     if not converged and not options.accept_gap:
         raise SolveError(

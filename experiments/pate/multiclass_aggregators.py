@@ -18,14 +18,16 @@ So Q queries are exactly μ√Q-GDP whatever was answered: the GNMax calibration
 equivalent σ = √(2 / (1/σ1² + 2/σ2²)).  With PATE 2018's ratio σ1/σ2 = 150/40 fixed,
 :func:`confident_sigmas` solves for (σ1, σ2).  Its data-dependent ε (Papernot et al. 2018,
 Theorem 6; :func:`darrm.accounting.confident_gnmax_epsilon`) is a function of the private
-histograms; publishing it needs the smooth-sensitivity release (not implemented), so it is
-reported for analysis only and never used to compare.
+histograms; its GNSS release (:mod:`.smooth_sensitivity`) is recorded as ``epsilon_published``,
+a noisy number, never used to compare (the calibrated total is).
 
 Claim 3 (DaRRM plurality).  :mod:`.plurality_top_two`'s M_γ is (ε_q, δ_q)-DP per query.  Q
 adaptive answers are (ε_total, δ_total)-DP when ε_total ≥ the optimal homogeneous composition of Q
 (ε_q, δ_q) mechanisms (Kairouz, Oh & Viswanath 2015, Theorem 3.3: exact for the worst (ε_q, δ_q)
 mechanism, hence valid for M_γ; the generic bound, not M_γ's own profile).  :func:`plurality_budget`
-fixes δ_q = δ_total / (2Q) and takes the largest ε_q (bisection, 40 steps) meeting ε_total.
+fixes δ_q = δ_total / (2Q) and takes the largest ε_q (bisection, 40 steps) meeting ε_total.  The
+ten-class run starts from it and charges the table its own, tighter, composed profile
+(:func:`.plurality_profile.plurality_tight_budget`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Stages: load + verify data → split the public (test) set into a query pool and
 half (:func:`~.public_split.split_public`) → K non-private teachers on disjoint shards vote on the
 pool (:func:`~.multiclass_teachers.multiclass_votes`, cached) → for every (ε_total, Q): GNMax and
 Confident-GNMax calibrated to (ε_total, δ_total) exactly, the DaRRM plurality aggregator at the
-per-query budget that composes to it (:mod:`~.multiclass_aggregators`) and the non-private
+per-query budget whose own profile composes to it (:mod:`~.plurality_profile`) and the non-private
 plurality → the same query indices for every method (:func:`~.study.query_indices`) → a student per
 release trained on the pool and scored once on the held-out half.
 
@@ -14,6 +14,7 @@ Outputs in ``out``: ``results.json`` (one record per (method, ε_total, Q)), ``m
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from tqdm.auto import tqdm
 
 from darrm.accounting import confident_gnmax_epsilon
 from darrm.atomic import atomic_write_bytes, atomic_write_json
+from darrm.errors import SolveError
 from darrm.experiments.cache import default_cache_dir
 from darrm.experiments.data.loader import load_dataset
 from darrm.experiments.pate.multiclass_aggregators import (
@@ -40,8 +42,10 @@ from darrm.experiments.pate.multiclass_aggregators import (
 from darrm.experiments.pate.multiclass_config import MulticlassConfig
 from darrm.experiments.pate.multiclass_report import multiclass_plot, multiclass_table
 from darrm.experiments.pate.multiclass_teachers import multiclass_votes
-from darrm.experiments.pate.plurality_top_two import release_plurality, solve_top_two
+from darrm.experiments.pate.plurality_profile import plurality_tight_budget
+from darrm.experiments.pate.plurality_top_two import release_plurality
 from darrm.experiments.pate.public_split import HeldOutSet, split_public
+from darrm.experiments.pate.smooth_sensitivity import fixed_parameters, publish_epsilon
 from darrm.experiments.pate.student import train_student
 from darrm.experiments.pate.student_study import student_seed
 from darrm.experiments.pate.study import query_indices
@@ -52,13 +56,16 @@ __all__ = ["MULTICLASS_METHODS", "run_multiclass"]
 #: methods in table order, with their mechanism stream ids
 MULTICLASS_METHODS = {"gnmax": 21, "confident-gnmax": 22, "darrm-plurality": 23, "plurality-nonprivate": 24}
 C = 10
+#: bisection steps of the DaRRM plurality aggregator's tight per-query budget (one LP each)
+TIGHT_SEARCH_STEPS = 4
 
 ACCOUNTANTS = {
     "gnmax": "exact: Q Gaussian mechanisms of sensitivity sqrt(2) = one Gaussian of sensitivity sqrt(2Q) (PLD)",
     "confident-gnmax": "exact, data-independent: post-processing of Q x (threshold Gaussian sigma1, sensitivity 1 "
                        "+ GNMax sigma2), one Gaussian (PLD); the data-dependent epsilon is analysis only",
-    "darrm-plurality": "GENERIC: optimal homogeneous composition of Q (eps_q, delta_q)-DP queries "
-                       "(Kairouz-Oh-Viswanath Thm 3.3), delta_q = delta_total/(2Q); valid (fresh coins per query)",
+    "darrm-plurality": "TIGHT: PLD of the table's own per-query dominating pair (every move, both directions) "
+                       "composed over Q queries (darrm.budget.compose, pessimistic); delta_q = delta_total/(2Q), "
+                       "the largest eps_q found by bisection; valid (fresh coins per query)",
     "plurality-nonprivate": "none: the noiseless plurality of the teachers (ceiling, no DP)",
 }
 
@@ -79,11 +86,15 @@ def _mechanisms(cfg: MulticlassConfig, progress: bool) -> dict[tuple[str, float,
                                           "epsilon_total_check": confident_total_epsilon(s1, s2, cfg.total_delta, Q),
                                           "seconds_calibration": time.perf_counter() - t0}
         t0 = time.perf_counter()
-        pq = plurality_budget(e, cfg.total_delta, Q)
-        table = solve_top_two(K, C, pq.eps_query, pq.delta_query, cfg.prior_accuracy)
-        out[("darrm-plurality", e, Q)] = {"eps_query": pq.eps_query, "delta_query": pq.delta_query,
-                                          "epsilon_total_check": pq.eps_total, "table": table,
-                                          "certified_divergence": table.max_divergence,
+        pq = plurality_budget(e, cfg.total_delta, Q)  # generic: the search's feasible start
+        tight = plurality_tight_budget(K, C, e, cfg.total_delta, Q, p_correct=cfg.prior_accuracy,
+                                       start=pq.eps_query, steps=TIGHT_SEARCH_STEPS)
+        table = tight.table
+        out[("darrm-plurality", e, Q)] = {"eps_query": tight.eps_query, "delta_query": tight.delta_query,
+                                          "epsilon_total_check": tight.composition.epsilon,
+                                          "pld_discretization": tight.composition.discretization,
+                                          "eps_query_generic": pq.eps_query, "lp_solves": tight.solves,
+                                          "table": table, "certified_divergence": table.max_divergence,
                                           "prior_agreement": table.expected_agreement, "lp": table.info,
                                           "seconds_calibration": time.perf_counter() - t0}
     return out
@@ -152,6 +163,7 @@ def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = N
                 account = confident_gnmax_epsilon([h.tolist() for h in hist[idx]], answered.tolist(), m["threshold"],
                                                   m["sigma1"], m["sigma2"], cfg.total_delta)
                 cell["eps_dd"].append(account.epsilon_data_dependent)
+                cell.setdefault("eps_pub", []).append(_published(hist[idx], answered, m, cfg, Q, e, r))
             t1 = time.perf_counter()
             if n_ans:
                 q = idx[answered]
@@ -173,6 +185,20 @@ def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = N
     atomic_write_bytes(out / "multiclass.md", multiclass_table(records, run).encode())
     multiclass_plot(records, out / "multiclass_student_vs_epsilon.png")
     return records
+
+
+def _published(hist: np.ndarray, answered: np.ndarray, m: dict, cfg: MulticlassConfig, Q: int, e: float | None,
+               r: int) -> dict | None:
+    """Confident-GNMax's data-dependent ε released by GNSS (:mod:`.smooth_sensitivity`), or None when
+    conditions C5–C6 fail; its own random stream (25)."""
+    order, beta, sigma_ss = fixed_parameters(m["sigma1"], m["sigma2"], Q, cfg.total_delta, e or 1.0)
+    rng = np.random.default_rng([cfg.seed, 25, Q, r, int(round((e or 0) * 1e6))])
+    try:
+        rel = publish_epsilon(hist, answered, m["threshold"], m["sigma1"], m["sigma2"], cfg.total_delta, order, beta,
+                              sigma_ss, rng)
+    except SolveError:
+        return None
+    return dataclasses.asdict(rel)
 
 
 def _stats(values: list) -> tuple[float | None, float | None]:
@@ -200,7 +226,17 @@ def _records(cfg: MulticlassConfig, acc: dict, mech: dict) -> list[dict]:
             rec.update(params)
         if cell["eps_dd"]:
             rec["epsilon_data_dependent_mean"] = float(np.mean(cell["eps_dd"]))
-            rec["epsilon_data_dependent_note"] = ("analysis only: a function of the private histograms; publishing it "
-                                                  "needs the smooth-sensitivity release (not implemented)")
+            rec["epsilon_data_dependent_note"] = ("analysis only: a function of the private histograms; its "
+                                                  "publishable version is epsilon_published (smooth sensitivity)")
+            pub = [p for p in cell.get("eps_pub", []) if p is not None]
+            rec["epsilon_published"] = [p["epsilon_published"] for p in pub]
+            rec["epsilon_published_note"] = (
+                "GNSS release of the data-dependent RDP at a fixed order (Papernot et al. 2018, App. B, Thm 23), "
+                "parameters chosen without the data; a noisy number, one per draw; not the calibrated total, "
+                "which stays epsilon_total" if pub else "not publishable: conditions C5-C6 fail")
+            if pub:
+                rec.update(smooth_order=pub[0]["order"], smooth_beta=pub[0]["beta"], smooth_sigma=pub[0]["sigma_ss"],
+                           smooth_gnss_rdp=pub[0]["gnss_rdp"],
+                           smooth_sensitivity_mean=float(np.mean([p["smooth_sensitivity"] for p in pub])))
         records.append(rec)
     return records

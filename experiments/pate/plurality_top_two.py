@@ -47,7 +47,8 @@ only if that maximum plus :data:`ROUNDING_MARGIN` is ≤ δ, after scaling γ by
 Composition.  Each query draws fresh coins and the votes of fixed non-private teachers on disjoint
 shards move by one vote under a change of one training record, so Q answers compose adaptively as
 Q (ε, δ)-DP mechanisms (Kairouz, Oh & Viswanath 2015, Theorem 3.3, for the total; the same argument
-as GNMax on these teachers).
+as GNMax on these teachers).  The tighter total, from the table's own privacy profile composed by
+PLD, is :mod:`.plurality_profile`.
 """
 
 from __future__ import annotations

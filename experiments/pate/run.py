@@ -3,7 +3,8 @@
 Stages (each with a progress bar): load + verify data → private (DP-SGD) and non-private
 teachers and their test-set votes (cached, resumable) → per m: γ_Sub, certified γ_opt and
 GNMax σ (paper RDP calibration and the tightest accountant) at the same per-query budget
-(mε, δ = 1 − (1−Δ)^m) → Q-query draws → released labels (votes only) → accuracy.
+(mε, δ = 1 − (1−Δ)^m), and GNMax at the DaRRM rows' own TOTAL (the private teachers' (ε, Δ),
+exact Gaussian composition over Q) → Q-query draws → released labels (votes only) → accuracy.
 With a student (``cfg.student``): the public set is split into a query pool and a guarded
 held-out half first; queries come from the pool, and a student per released label set is
 scored on the held-out half.  Every record carries ``epsilon_total``/``delta_total`` and the
@@ -31,6 +32,7 @@ from darrm.atomic import atomic_write_bytes, atomic_write_json
 from darrm.experiments.cache import default_cache_dir
 from darrm.experiments.data.loader import binary_task, load_dataset
 from darrm.experiments.pate.ensemble import get_ensemble
+from darrm.experiments.pate.multiclass_aggregators import gnmax_sigma
 from darrm.experiments.pate.public_split import HeldOutSet, PublicSplit, split_public
 from darrm.experiments.pate.report import accuracy_plot, markdown_report
 from darrm.experiments.pate.student_report import student_plot, student_table
@@ -41,7 +43,8 @@ from darrm.experiments.pate.totals import total_budget
 from darrm.experiments.releases import mechanism_rng, release
 from darrm.paths import check_output_dir
 
-__all__ = ["Mechanisms", "build_mechanisms", "load_releases", "released_labels", "run_study", "save_releases", "score"]
+__all__ = ["Mechanisms", "build_mechanisms", "load_releases", "mechanism_at", "released_labels", "run_study",
+           "save_releases", "score"]
 
 TIGHT_METHODS: tuple[Literal["rdp", "pld"], ...] = ("rdp", "pld")
 
@@ -73,8 +76,15 @@ def build_mechanisms(cfg: StudyConfig, eps_teacher: float, progress: bool = True
             "sigma_tight": tight[best],
             "sigma_tight_method": best,
             "sigma_all": tight,
+            # GNMax whose Q answers are exactly (ε_teacher, Δ)-DP: the total of every DaRRM row
+            "sigma_equal_total_by_Q": {str(Q): gnmax_sigma(eps_teacher, cfg.member_delta, Q) for Q in cfg.queries},
         }
     return mech
+
+
+def mechanism_at(mech_m: dict, Q: int) -> dict:
+    """The per-m mechanism dict with the entries that depend on Q resolved (``sigma_equal_total``)."""
+    return {**mech_m, "sigma_equal_total": mech_m["sigma_equal_total_by_Q"][str(Q)]}
 
 
 def released_labels(cfg: StudyConfig, votes_private: np.ndarray, votes_nonprivate: np.ndarray,
@@ -89,10 +99,11 @@ def released_labels(cfg: StudyConfig, votes_private: np.ndarray, votes_nonprivat
         for r in range(cfg.draws):
             idx = query_indices(cfg.seed, n_test, Q, r)
             for m in cfg.ms:
+                mech_mq = mechanism_at(mech[m], Q)
                 for method in METHODS:
                     rng = mechanism_rng(METHODS, cfg.seed, method, m, Q, r)
                     out[(method, m, Q, r)] = (idx, release(METHODS, method, votes_private[idx],
-                                                          votes_nonprivate[idx], mech[m], rng, cfg.classes))
+                                                          votes_nonprivate[idx], mech_mq, rng, cfg.classes))
     return out
 
 
@@ -113,6 +124,13 @@ def _privacy(method: str, m: int, Q: int, mech_m: dict, eps_t: float, cfg: Study
                 "eps_total_paper": eps_t, "delta_total_paper": cfg.member_delta, "eps_total_optimal": eps_t,
                 "privacy_note": "post-processing of the teachers: parallel composition, the teachers' "
                                 "(eps, Delta) once for all Q queries"}
+    if method == "gnmax-equal-total":
+        sigma = mech_m["sigma_equal_total_by_Q"][str(Q)]
+        return {"eps_query": None, "delta_query": None, "eps_total_paper": None, "delta_total_paper": None,
+                "eps_total_optimal": None, "sigma": sigma,
+                "eps_total_gaussian_pld": gnmax_epsilon(sigma, cfg.member_delta, Q, "pld"),
+                "privacy_note": "GNMax on the non-private teachers calibrated so that its Q answers cost exactly "
+                                "the private teachers' (eps, Delta): the total of every DaRRM row"}
     eq, dq = mech_m["eps_query"], mech_m["delta_query"]
     et, dt = kairouz_general(eq, dq, Q, cfg.delta_prime)
     rec = {"eps_query": eq, "delta_query": dq, "eps_total_paper": et, "delta_total_paper": dt,

@@ -9,7 +9,8 @@ from darrm.plotting import fit_suptitle
 
 __all__ = ["student_figure", "student_plot", "student_table"]
 
-_ORDER = ("gnmax-paper", "gnmax-tight", "darrm-sub", "darrm-opt", "majority-private-parallel", "majority-nonprivate")
+_ORDER = ("gnmax-paper", "gnmax-tight", "gnmax-equal-total", "darrm-sub", "darrm-opt", "majority-private-parallel",
+          "majority-nonprivate")
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X")
 
 

@@ -26,6 +26,9 @@ METHODS: dict[str, Method] = {
     "darrm-opt": Method("darrm", "private", 4, (("gamma", "gamma_opt"),)),
     "majority-private-parallel": Method("majority", "private", 5),
     "majority-nonprivate": Method("majority", "nonprivate", 6),
+    # GNMax on the non-private teachers at the DaRRM rows' own total (the private teachers' (ε, Δ)),
+    # its σ per Q (:func:`darrm.experiments.pate.run.mechanism_at`)
+    "gnmax-equal-total": Method("gnmax", "nonprivate", 7, (("sigma", "sigma_equal_total"),)),
 }
 
 

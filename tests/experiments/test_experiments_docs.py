@@ -52,3 +52,17 @@ def test_every_documented_command_parses(doc):
 def test_public_split_example_prints_its_comments():
     (block,) = [b for b in _blocks("experiments.md", "python") if "HeldOutSet" in b]
     _run_printing(block)
+
+
+def test_plurality_examples_print_their_comments():
+    """The top-two table example and the profile example that reuses its ``table``, run in order."""
+    blocks = _blocks("experiments.md", "python")
+    (solve,) = [b for b in blocks if "solve_top_two(" in b]
+    (profile,) = [b for b in blocks if "composed_plurality_epsilon(" in b]
+    block = solve + profile
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(block, "docs/experiments.md", "exec"), {})  # noqa: S102 - our own documentation
+    # each comment is "<printed value>: <what it means>"
+    expected = [c.split(":")[0].strip() for c in re.findall(r"^print\(.*\)[ \t]+#[ \t]*(.+)$", block, re.M)]
+    assert len(expected) == 5 and buf.getvalue().splitlines() == expected

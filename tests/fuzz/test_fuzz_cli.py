@@ -184,6 +184,8 @@ BUDGET = ("--no-progress", "solve", "--K", "3", "--eps", "0.3", "--member-delta"
           "--total-delta", "1e-3", "--queries", "2", "--out", "{d}/out/g.json")
 GROUPS = ("--no-progress", "solve", "--groups", "1:0.3:1e-4,2:0.5:1e-4", "--target-eps", "1", "--target-delta",
           "1e-3", "--out", "{d}/out/g.json")
+RECORD_GROUPS = ("--no-progress", "solve", "--members", "disjoint", "--member-privacy", "nonprivate", "--K", "3",
+                 "--record-groups", "1:0.5:1e-5,2:1:1e-5", "--out", "{d}/out/g.json")
 QUERIES = ("account", "queries", "{d}/inputs/g.json", "--queries", "3", "--delta-total", "1e-3",
            "--member-randomness", "fresh")
 AGG = ("aggregate", "{d}/inputs/g.json", "--votes", "{d}/inputs/v.npy", "--out", "{d}/out/labels.txt")
@@ -224,6 +226,10 @@ OPTIONS: list[Opt] = [
     Opt("darrm", GROUPS, "--groups", lambda: st.sampled_from(
         ["", "--", "1", "1:0.3", "1:0.3:1e-4:5", "0:0.3:1e-4", "-1:0.3:1e-4", "x:0.3:1e-4", "1:0:1e-4",
          "1:nan:1e-4", "1:0.3:1", "1:0.3:-1e-4", "2:0.3:1e-4", "1:0.3:1e-4,", ",", "1.5:0.3:1e-4"])),
+    Opt("darrm", GROUPS, "--gamma-form", lambda: bad_choice(("total", "per-group"))),
+    Opt("darrm", RECORD_GROUPS, "--record-groups", lambda: st.sampled_from(
+        ["", "--", "1", "1:0.5", "1:0.5:1e-5:5", "0:0.5:1e-5", "-1:0.5:1e-5", "x:0.5:1e-5", "1:0:1e-5",
+         "1:nan:1e-5", "1:0.5:1", "1:0.5:-1e-5", "4:0.5:1e-5", "1:0.5:1e-5,", ",", "1.5:0.5:1e-5", "1:inf:0"])),
     Opt("darrm", DISJOINT, "--member-privacy", lambda: st.sampled_from(MEMBER_BAD)),
     Opt("darrm", DISJOINT, "--target-eps", lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
     Opt("darrm", DISJOINT, "--target-delta", lambda: bad_text(real_in(0.0, 1.0, hi_closed=False))),
@@ -338,6 +344,14 @@ OPTIONS: list[Opt] = [
     Opt("darrm-experiments", ("disjoint", "real", "--out", "{d}/out/dj"), "--dataset",
         lambda: bad_choice(("mnist", "fashion-mnist"))),
     Opt("darrm-experiments", ("disjoint", "real", "--out", "{d}/out/dj"), "--out", lambda: bad_path("dir")),
+    *[Opt("darrm-experiments", ("individual", "--out", "{d}/out/ind", "--quick", "--no-progress"), o, f)
+      for o, f in [("--out", lambda: bad_path("dir")),
+                   ("--teachers", lambda: bad_text(int_in(1, odd=True))),
+                   ("--queries", lambda: st.sampled_from(["0", "-1", "x", "", ",", "2.5", "-5,10", "--"])),
+                   ("--copies", lambda: st.sampled_from(["0", "1,2", "1,2,3,4", "x", "", ",", "1,2,0", "1,2,99",
+                                                          "1,2.5,3", "--"])),
+                   ("--draws", lambda: bad_text(int_in(1))),
+                   ("--dataset", lambda: bad_choice(("mnist", "fashion-mnist")))]],
 ]
 IDS = [f"{o.prog.replace('darrm-experiments', 'x')}:{' '.join(a for a in o.base[:3] if not a.startswith('--'))}"
        f":{o.option}:{i}" for i, o in enumerate(OPTIONS)]
@@ -635,6 +649,8 @@ def test_every_option_is_fuzzed():
     unfuzzed = {("darrm-experiments", ("pate",), "--data-dir"), ("darrm-experiments", ("pate",), "--cache-dir"),
                 ("darrm-experiments", ("disjoint", "real"), "--data-dir"),
                 ("darrm-experiments", ("disjoint", "real"), "--cache-dir"),
+                ("darrm-experiments", ("individual",), "--data-dir"),
+                ("darrm-experiments", ("individual",), "--cache-dir"),
                 ("darrm", ("aggregate",), "--votes")}  # its file contents: test_fuzz_aggregate_votes
     assert everything - fuzzed == unfuzzed, sorted(everything - fuzzed - unfuzzed)
 

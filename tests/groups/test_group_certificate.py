@@ -1,62 +1,14 @@
-"""The grouped certificate against an independent brute force in high precision.
-
-The brute force puts every member, one by one (ordered, not as multisets), at every vertex of its
-own group's region, builds the vote-count pmfs with mpmath at 40 digits and evaluates Lemma 3.4's
-four inequalities exactly; it shares no code with :mod:`darrm.groups.certificate` except the
-corners' coordinates, which it recomputes from (ε_g, Δ_g) itself.
-"""
+"""The grouped certificate against an independent brute force in high precision (``brute``,
+tests/groups/conftest.py: every ordered member assignment, 40 digits, the four inequalities)."""
 
 from __future__ import annotations
 
-import itertools
-
-import mpmath
 import numpy as np
 import pytest
 
 from darrm.gamma import symmetric_from_upper
 from darrm.groups.certificate import certify_groups, configuration_violations
 from darrm.groups.params import GroupParams
-
-mpmath.mp.dps = 40
-
-
-def _vertices(eps: float, Delta: float) -> list[tuple]:
-    """The vertices of {(p, p′): p ≤ e^ε p′ + Δ, 1 − p ≤ e^ε (1 − p′) + Δ, and swapped} ∩ [0, 1]²."""
-    e, D = mpmath.exp(mpmath.mpf(eps)), mpmath.mpf(Delta)
-    hi, lo = (e + D) / (e + 1), (1 - D) / (e + 1)
-    pts = [(0, 0), (1, 1), (hi, lo), (lo, hi)]
-    if Delta > 0:
-        pts += [(0, D), (D, 0), (1 - D, 1), (1, 1 - D)]
-    return [(mpmath.mpf(p), mpmath.mpf(q)) for p, q in pts]
-
-
-def _pmf(ps) -> list:
-    a = [mpmath.mpf(1)]
-    for p in ps:
-        a = [(a[i] if i < len(a) else 0) * (1 - p) + (a[i - 1] * p if i > 0 else 0) for i in range(len(a) + 1)]
-    return a
-
-
-def brute_force_violation(gamma: np.ndarray, params: GroupParams) -> mpmath.mpf:
-    """max over every ordered assignment of member vertices, both outputs and both directions of
-    Pr[A(D) = o] − e^ε Pr[A(D′) = o] − δ, in 40-digit arithmetic."""
-    K = params.K
-    mid = (K + 1) // 2
-    g = [mpmath.mpf(float(x)) for x in gamma]
-    w1 = [g[k] * (1 if k >= mid else 0) + (1 - g[k]) / 2 for k in range(K + 1)]
-    w0 = [1 - x for x in w1]
-    e, d = mpmath.exp(mpmath.mpf(params.target_eps)), mpmath.mpf(params.target_delta)
-    per_member = [v for gr in params.groups for v in [_vertices(gr.eps, gr.Delta)] * gr.size]
-    best = mpmath.mpf(-10)
-    for conf in itertools.product(*per_member):
-        a, ap = _pmf([c[0] for c in conf]), _pmf([c[1] for c in conf])
-        for w in (w1, w0):
-            P = mpmath.fsum(x * y for x, y in zip(a, w, strict=True))
-            Pp = mpmath.fsum(x * y for x, y in zip(ap, w, strict=True))
-            best = max(best, P - e * Pp - d, Pp - e * P - d)
-    return best
-
 
 PARAMS = [
     GroupParams(((1, 0.3, 1e-3), (2, 0.8, 0.0)), 0.9, 2e-3),
@@ -73,10 +25,10 @@ def _gammas(K: int) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("params", PARAMS)
-def test_certificate_bounds_the_exact_worst_violation_tightly(params):
+def test_certificate_bounds_the_exact_worst_violation_tightly(params, brute):
     """v̂ ≥ the exact maximum over every member assignment (rigorous), and exceeds it by < 1e-13."""
     for gamma in _gammas(params.K):
-        exact = brute_force_violation(gamma, params)
+        exact = brute.violation(gamma, params)
         cert = certify_groups(gamma, params)
         assert cert.violation >= exact
         assert cert.violation - exact < 1e-13
@@ -84,7 +36,7 @@ def test_certificate_bounds_the_exact_worst_violation_tightly(params):
 
 
 @pytest.mark.parametrize("params", PARAMS)
-def test_corner_configurations_are_the_worst_case(params):
+def test_corner_configurations_are_the_worst_case(params, brute):
     """Members anywhere inside their own regions never violate more than the worst corner
     configuration (the affine argument of darrm.groups.params), sampled in float64."""
     rng = np.random.default_rng(7)
@@ -98,23 +50,23 @@ def test_corner_configurations_are_the_worst_case(params):
     for _ in range(300):
         ps, pps = [], []
         for gr in params.groups:
-            verts = np.array([[float(x) for x in v] for v in _vertices(gr.eps, gr.Delta)])
+            verts = np.array([[float(x) for x in v] for v in brute.vertices(gr.eps, gr.Delta)])
             lam = rng.dirichlet(np.ones(len(verts)), size=gr.size)  # convex combinations: inside the region
             pts = lam @ verts
             ps += list(pts[:, 0])
             pps += list(pts[:, 1])
-        a = np.array([float(x) for x in _pmf(ps)])
-        ap = np.array([float(x) for x in _pmf(pps)])
+        a = np.array([float(x) for x in brute.pmf(ps)])
+        ap = np.array([float(x) for x in brute.pmf(pps)])
         for ww in (w, 1 - w):
             P, Pp = a @ ww, ap @ ww
             assert max(P - e * Pp - d, Pp - e * P - d) <= worst + 1e-12
 
 
-def test_a_table_above_the_optimum_is_refused_by_both():
+def test_a_table_above_the_optimum_is_refused_by_both(brute):
     """A deliberately broken table (γ ≡ 1: plain majority) violates exactly and is not certified."""
     params = PARAMS[0]
     g = np.ones(params.K + 1)
-    assert brute_force_violation(g, params) > 1e-3
+    assert brute.violation(g, params) > 1e-3
     assert not certify_groups(g, params).certified
 
 

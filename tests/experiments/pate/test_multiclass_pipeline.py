@@ -99,6 +99,9 @@ def test_every_record_has_its_total_and_student_accuracy(run10):
     assert g["sigma"] == pytest.approx(gnmax_sigma(2.0, 1e-5, 6))
     d = next(r for r in records if r["method"] == "darrm-plurality")
     assert d["certified_divergence"] <= d["delta_query"] and d["epsilon_total_check"] <= 2.0
+    assert d["accountant"].startswith("TIGHT") and d["eps_query"] >= d["eps_query_generic"]  # own profile
+    c = next(r for r in records if r["method"] == "confident-gnmax")
+    assert "epsilon_published" in c and "epsilon_published_note" in c  # the GNSS release (or why not)
 
 
 def test_quick_mode_says_it_is_a_smoke_test(run10):

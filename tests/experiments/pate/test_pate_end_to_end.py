@@ -19,7 +19,7 @@ from darrm.accounting import kairouz_general
 from darrm.experiments import cli
 from darrm.experiments.data import loader
 from darrm.experiments.pate import run as run_mod
-from darrm.experiments.pate.run import load_releases
+from darrm.experiments.pate.run import load_releases, mechanism_at
 from darrm.experiments.pate.study import METHODS, StudyConfig, query_indices
 from darrm.experiments.releases import mechanism_rng, release
 
@@ -63,8 +63,8 @@ def test_accuracies_recomputed_from_cached_votes(tiny_run):
     labels = binary_test_labels()
     released = load_releases(root / "out" / "releases.npz")
     for r in (r for r in records if r["m"] is not None):
-        mech = {k: (np.asarray(v) if k.startswith("gamma_") and isinstance(v, list) else v)
-                for k, v in mechs[str(r["m"])].items()}
+        mech = mechanism_at({k: (np.asarray(v) if k.startswith("gamma_") and isinstance(v, list) else v)
+                             for k, v in mechs[str(r["m"])].items()}, r["Q"])
         accs = []
         for d in range(cfg.draws):
             idx = query_indices(cfg.seed, len(labels), r["Q"], d)
@@ -85,6 +85,13 @@ def binary_test_labels() -> np.ndarray:
     return ds.test_labels[(ds.test_labels == 5) | (ds.test_labels == 8)]
 
 
+def _gaussian_delta(mu: float, eps: float) -> float:
+    """δ(ε) of the Gaussian mechanism with sensitivity/σ = μ (Balle & Wang 2018, Theorem 8), written out."""
+    from scipy.stats import norm
+
+    return float(norm.cdf(mu / 2 - eps / mu) - math.exp(eps) * norm.cdf(-mu / 2 - eps / mu))
+
+
 def test_privacy_columns_follow_the_stated_budget(tiny_run):
     root, _ = tiny_run
     records, teachers, mechs = _load(root / "out")
@@ -101,6 +108,10 @@ def test_privacy_columns_follow_the_stated_budget(tiny_run):
             assert r["eps_total_optimal"] <= r["eps_total_paper"] + 1e-12
         if r["method"] == "majority-private-parallel":
             assert (r["eps_total_paper"], r["delta_total_paper"]) == (eps_t, Delta)
+        if r["method"] == "gnmax-equal-total":  # the DaRRM rows' total, by the analytic Gaussian curve
+            assert (r["epsilon_total"], r["delta_total"]) == (pytest.approx(eps_t, rel=1e-6), Delta)
+            assert "Gaussian" in r["accountant"]
+            assert _gaussian_delta(math.sqrt(2 * r["Q"]) / r["sigma"], eps_t) == pytest.approx(Delta, rel=1e-6)
     for mech in mechs.values():
         assert mech["sigma_tight"] <= mech["sigma_paper"]
         assert mech["gamma_opt_violation"] <= 1e-9

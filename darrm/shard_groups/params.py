@@ -1,0 +1,232 @@
+"""Parameters of a DaRRM over members on shards whose records carry per-group budgets.
+
+Individualized PATE (Boenisch et al., PoPETs 2023) lets each data owner choose a budget: the
+records fall into groups g with their own target (ε_g, δ_g).  Its *upsampling* variant copies
+every record of group g into r_g teachers' shards, so that a group with a larger budget is seen
+by more teachers.  :class:`ShardGroupParams` describes that ensemble for DaRRM: K members on
+shards, one member-privacy model (:mod:`darrm.disjoint.members`), and for each record group its
+number of copies r_g and its per-query target.  A neighbouring pair changes one record of some
+group g, hence exactly the r_g members whose shards hold its copies
+(:attr:`~darrm.neighboring.NeighboringRelation.RECORD_COPIES_CHANGE`); the release must be
+(ε_g, δ_g)-DP for that pair.  The worst case and its proof are in :mod:`darrm.shard_groups`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..disjoint.members import MemberPrivacy, member_from_dict
+from ..errors import ParameterError
+from ..neighboring import NeighboringRelation
+from ..numerics.binomial import OthersPmfs, others_pmfs, others_pmfs_bytes
+from ..privacy.condition import Check, check, relative_error_bound
+from ..validation import count, epsilon, half_open_unit, odd_count
+
+
+@dataclass(frozen=True)
+class RecordGroup:
+    """Records of one budget: each sits in ``copies`` shards and is owed (target_eps, target_delta).
+
+    Attributes:
+        copies: r_g ≥ 1, the number of members whose shards hold a copy of each record.
+        target_eps: the per-query ε_g > 0 owed to these records.
+        target_delta: the per-query δ_g ∈ [0, 1).
+    """
+
+    copies: int
+    target_eps: float
+    target_delta: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "copies", count("copies", self.copies, 1))
+        object.__setattr__(self, "target_eps", epsilon("target_eps", self.target_eps))
+        object.__setattr__(self, "target_delta", half_open_unit("target_delta", self.target_delta))
+
+    def to_list(self) -> list:
+        """[copies, target_eps, target_delta] (γ files, JSON records)."""
+        return [self.copies, self.target_eps, self.target_delta]
+
+
+def parse_record_groups(text: object) -> tuple[RecordGroup, ...]:
+    """Record groups from ``copies:eps:delta,copies:eps:delta,…`` (``darrm solve --record-groups``).
+
+    Raises:
+        ParameterError: naming ``record-groups``, for a malformed item or a value out of its domain.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ParameterError("record-groups", f"must be copies:eps:delta[,copies:eps:delta…], got {text!r}")
+    out = []
+    for item in text.split(","):
+        parts = item.strip().split(":")
+        if len(parts) != 3:
+            raise ParameterError("record-groups", f"each group is copies:eps:delta, got {item.strip()!r}")
+        try:
+            r, eps, delta = int(parts[0]), float(parts[1]), float(parts[2])
+        except ValueError:
+            raise ParameterError("record-groups", f"each group is copies:eps:delta with an integer count of "
+                                                  f"copies and two numbers, got {item.strip()!r}") from None
+        try:
+            out.append(RecordGroup(r, eps, delta))
+        except ParameterError as exc:
+            raise ParameterError("record-groups", f"group {item.strip()!r}: {exc}") from None
+    return tuple(out)
+
+
+def _as_record_group(g: object, i: int) -> RecordGroup:
+    if isinstance(g, RecordGroup):
+        return g
+    if isinstance(g, (tuple, list)) and len(g) in (2, 3):
+        try:
+            return RecordGroup(*g)
+        except ParameterError as exc:
+            raise ParameterError("groups", f"group {i}: {exc}") from None
+    raise ParameterError("groups", f"group {i} must be a RecordGroup or (copies, eps, delta), got {g!r}")
+
+
+@dataclass(frozen=True)
+class ShardGroupParams:
+    """K members on shards; records in groups g, each record copied into r_g shards and owed (ε_g, δ_g).
+
+    Attributes:
+        K: the number of members (odd).
+        member: the members' privacy with respect to their own shard (:class:`~darrm.disjoint.ApproxDP`,
+            :class:`~darrm.disjoint.LocalRR` or :class:`~darrm.disjoint.NonPrivate`: PATE's teachers).
+        groups: the record groups (:class:`RecordGroup` or ``(copies, eps, delta)``); copies ≤ K.
+    """
+
+    K: int
+    member: MemberPrivacy
+    groups: tuple[RecordGroup, ...]
+    _others: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    if TYPE_CHECKING:  # the constructor takes (copies, eps[, delta]) tuples too; the attribute holds RecordGroups
+
+        def __init__(self, K: int, member: MemberPrivacy,
+                     groups: Sequence[RecordGroup | tuple[int, float, float] | tuple[int, float]]) -> None: ...
+
+    #: the member model's name (:class:`darrm.member_params.MemberParams`)
+    members: ClassVar[str] = "shard-groups"
+    #: a neighbouring pair changes the r_g members holding the copies of one record of group g
+    neighboring: ClassVar[NeighboringRelation] = NeighboringRelation.RECORD_COPIES_CHANGE
+
+    def __post_init__(self) -> None:
+        K = odd_count("K", self.K)
+        if not isinstance(self.member, MemberPrivacy):
+            raise ParameterError("member", f"must be NonPrivate, ApproxDP or LocalRR, got {self.member!r}")
+        if isinstance(self.groups, (str, bytes)) or not hasattr(self.groups, "__iter__"):
+            raise ParameterError("groups", f"must be a sequence of record groups, got {self.groups!r}")
+        groups = tuple(_as_record_group(g, i) for i, g in enumerate(self.groups))
+        if not groups:
+            raise ParameterError("groups", "must hold at least one record group")
+        for i, g in enumerate(groups):
+            if g.copies > K:
+                raise ParameterError("groups", f"group {i} copies each record into {g.copies} shards, more than "
+                                               f"the K={K} members")
+        object.__setattr__(self, "K", K)
+        object.__setattr__(self, "groups", groups)
+        room = [self.check_for(i).rhs for i in range(len(groups))]
+        if not all(r > 0.0 for r in room):
+            raise ParameterError("groups", "a group's target leaves no room in float64 (e^eps - 1 + 2 delta "
+                                           "below the rounding bound): raise its target_eps")
+
+    # ------------------------------------------------------------------ the privacy tests
+    def check_for(self, g: int) -> Check:
+        """Constants of the rigorous float64 test (:mod:`darrm.privacy.condition`) for group g's target;
+        every configuration has K members, so ρ(K) bounds every probability's rounding."""
+        grp = self.groups[g]
+        return check(grp.target_eps, grp.target_delta, self.K)
+
+    @property
+    def check(self) -> Check:
+        """The *normalised* test that :func:`darrm.privacy.certify.repair` scales with.
+
+        The certificate (:func:`darrm.shard_groups.certificate.violations`) reports group g's bound
+        v̂_g in units of its own room, ṽ_g = 2·v̂_g / rhs_g (rhs_g = :attr:`Check.rhs` of
+        :meth:`check_for`).  Each v̂_g(s·γ) = −rhs_g/2 + s·(v̂_g(γ) + rhs_g/2)
+        (:func:`darrm.privacy.condition.repair_factor`), so ṽ_g(s·γ) = −1 + s·(ṽ_g + 1): this Check
+        has rhs 2 (e = 3, no δ, no slack) and the margin max_g 2·m_g / rhs_g, so the one factor
+        (1 − M)/(1 + max_g ṽ_g) puts every group at or below its own margin."""
+        margin = max(2.0 * c.margin / c.rhs for c in (self.check_for(i) for i in range(len(self.groups))))
+        return Check(e=3.0, delta=0.0, slack=0.0, rho=relative_error_bound(self.K),
+                     exp_eps=max(math.exp(g.target_eps) for g in self.groups), margin=margin)
+
+    @property
+    def rhs(self) -> float:
+        """Right-hand side of the normalised LP rows: 1 (each group's folded row divided by its rhs)."""
+        return 1.0
+
+    @property
+    def query_budget(self) -> tuple[float, float]:
+        """(max_g ε_g, max_g δ_g): one release is (ε_g, δ_g)-DP for the records of group g, so it is
+        this pair for every record (the weakest guarantee, the one an accountant may compose)."""
+        return max(g.target_eps for g in self.groups), max(g.target_delta for g in self.groups)
+
+    @property
+    def exp_eps(self) -> float:
+        """e^{max_g ε_g}."""
+        return math.exp(self.query_budget[0])
+
+    # ------------------------------------------------------------------ the unchanged members
+    def copies(self) -> tuple[int, ...]:
+        """The distinct numbers of copies r_g, ascending."""
+        return tuple(sorted({g.copies for g in self.groups}))
+
+    def memory(self) -> float:
+        """Estimated peak bytes: the laws of the unchanged members' count for every distinct r_g."""
+        return float(sum(others_pmfs_bytes(self.K - r) for r in self.copies()))
+
+    def check_memory(self, max_memory: float | None) -> float:
+        """:meth:`memory`, refused (ParameterError naming ``max_memory``) when above ``max_memory`` bytes."""
+        need = self.memory()
+        if max_memory is not None and need > max_memory:
+            raise ParameterError(
+                "max_memory", f"record groups at K={self.K} need about {need / 2**30:.2f} GiB for the laws of the "
+                f"unchanged members' counts, more than the {max_memory / 2**30:.2f} GiB allowed")
+        return need
+
+    def others(self, copies: int) -> OthersPmfs:
+        """Laws of the vote count of the K − r unchanged members, for every number n of them at the
+        upper end (cached per r)."""
+        if copies not in self._others:
+            lo, hi = self.member.unchanged_ends()
+            self._others[copies] = others_pmfs(self.K - copies, lo, hi)
+        return self._others[copies]
+
+    # ------------------------------------------------------------------ records and files
+    def to_dict(self) -> dict:
+        """A JSON-ready description."""
+        return {"members": self.members, "K": self.K, "member": self.member.to_dict(),
+                "record_groups": [g.to_list() for g in self.groups]}
+
+    def file_fields(self) -> dict[str, Any]:
+        """The γ file's fields for these parameters."""
+        return {"K": self.K, "model": self.member.to_dict(), "record_groups": [g.to_list() for g in self.groups]}
+
+    @classmethod
+    def file_keys(cls) -> tuple[str, ...]:
+        """The keys of :meth:`file_fields`."""
+        return ("K", "model", "record_groups")
+
+    @classmethod
+    def from_file_fields(cls, d: dict[str, Any]) -> "ShardGroupParams":
+        """The inverse of :meth:`file_fields` (validated like any construction).
+
+        Raises:
+            ParameterError: a field is out of its domain or malformed.
+        """
+        groups = d["record_groups"]
+        if not isinstance(groups, list):
+            raise ParameterError("record_groups", f"must be a list of [copies, eps, delta], got {groups!r}")
+        return cls(d["K"], member_from_dict(d["model"]), tuple(groups))
+
+    def record_fields(self) -> dict[str, Any]:
+        """The JSON record's parameter fields: the member-privacy model and the record groups."""
+        return {"member_privacy": self.member.to_dict(), "record_groups": [g.to_list() for g in self.groups]}
+
+    def describe(self) -> str:
+        """``K=… <member model> on shards, records r×(ε, δ) …``."""
+        gs = ", ".join(f"{g.copies}×({g.target_eps:g}, {g.target_delta:g})" for g in self.groups)
+        return f"K={self.K} {self.member.describe()} on shards; record groups copies×(target ε, δ): {gs}"

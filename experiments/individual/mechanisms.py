@@ -1,0 +1,96 @@
+"""The release mechanisms of the study at equal per-group total budgets, and their calibration.
+
+Every group g is owed (ε_g, δ_total) in total over Q queries.
+
+* **GNMax** (:func:`~darrm.experiments.pate.multiclass_aggregators.gnmax_sigma`: the σ whose Q answers
+  are exactly (ε, δ)-DP when one teacher's vote changes).  A record of group g moves the vote
+  histogram by the votes of r_g teachers (upsampling) or by one vote of weight w_g (weighting): the
+  sensitivity is r_g (resp. w_g) times one vote's, and a Gaussian mechanism's guarantee depends only
+  on sensitivity / σ, so group g is (ε_g, δ)-DP iff σ ≥ r_g·σ(ε_g) (resp. w_g·σ(ε_g)).
+  Upsampling takes σ = max_g r_g·σ(ε_g); weighting takes w_g = σ(ε_min)/σ(ε_g) and σ = σ(ε_min)
+  (every group exactly at its budget; the worst group's weight is 1).
+* **DaRRM**: each query is (ε_q,g, δ_q)-DP for group g, ε_q,g from the generic optimal
+  composition of Q queries (:func:`~darrm.experiments.pate.multiclass_aggregators.plurality_budget`,
+  δ_q = δ_total/(2Q)); γ_opt certified for records copied into r_g shards
+  (:class:`darrm.ShardGroupParams`), or, at the worst budget, for disjoint shards
+  (:class:`darrm.DisjointParams`).  The teachers are non-private (PATE's teachers): γ alone gives
+  the privacy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import darrm
+from darrm.experiments.individual.config import IndividualConfig
+from darrm.experiments.pate.multiclass_aggregators import gnmax_release, gnmax_sigma, plurality_budget
+
+__all__ = ["Calibration", "calibrate", "darrm_labels", "gnmax_labels", "majority_labels"]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Every mechanism's parameters for one Q (all groups exactly within their totals)."""
+
+    Q: int
+    eps_query: tuple[float, ...]       # DaRRM's per-query ε per group
+    delta_query: float                 # DaRRM's per-query δ
+    sigma_worst: float                 # GNMax at the worst budget, disjoint shards
+    sigma_upsample: float              # GNMax, records copied r_g times
+    sigma_weight: float                # GNMax, weighted votes
+    weights: tuple[float, ...]         # the weighting's w_g
+    individual: darrm.GammaTable       # DaRRM, ShardGroupParams
+    worst: darrm.GammaTable            # DaRRM, DisjointParams at the worst budget
+
+    def record(self) -> dict:
+        """A JSON-ready record (no γ tables: their errors and status only)."""
+        return {"Q": self.Q, "eps_query": list(self.eps_query), "delta_query": self.delta_query,
+                "sigma_worst": self.sigma_worst, "sigma_upsample": self.sigma_upsample,
+                "sigma_weight": self.sigma_weight, "weights": list(self.weights),
+                "darrm_individual": {"expected_error": self.individual.objective, "status": self.individual.status,
+                                     "gamma_mid": float(self.individual.gamma[(self.individual.params.K + 1) // 2])},
+                "darrm_worst": {"expected_error": self.worst.objective, "status": self.worst.status,
+                                "gamma_mid": float(self.worst.gamma[(self.worst.params.K + 1) // 2])}}
+
+
+def calibrate(cfg: IndividualConfig, Q: int, prior: darrm.Prior | None = None) -> Calibration:
+    """Every mechanism's parameters for Q queries (data-independent: budgets, copies, K only)."""
+    prior = darrm.IIDPrior(0.9) if prior is None else prior
+    per = [plurality_budget(e, cfg.delta_total, Q) for e in cfg.budgets]
+    dq = per[0].delta_query
+    sig = [gnmax_sigma(e, cfg.delta_total, Q) for e in cfg.budgets]
+    w = cfg.worst
+    individual = darrm.solve(darrm.ShardGroupParams(
+        cfg.K, darrm.NonPrivate(), [(r, p.eps_query, dq) for r, p in zip(cfg.copies, per, strict=True)]), prior)
+    worst = darrm.solve(darrm.DisjointParams(cfg.K, darrm.NonPrivate(), per[w].eps_query, dq), prior)
+    return Calibration(Q, tuple(p.eps_query for p in per), dq, sig[w],
+                       max(r * s for r, s in zip(cfg.copies, sig, strict=True)), sig[w],
+                       tuple(sig[w] / s for s in sig), individual, worst)
+
+
+def _binary(votes: np.ndarray, classes: tuple[int, int]) -> np.ndarray:
+    return (np.asarray(votes) == classes[1]).astype(np.int64)
+
+
+def darrm_labels(votes: np.ndarray, table: darrm.GammaTable, classes: tuple[int, int],
+                 rng: np.random.Generator) -> np.ndarray:
+    """DaRRM's released labels (Algorithm 1 through :func:`darrm.aggregate`)."""
+    out = darrm.aggregate(_binary(votes, classes), table, rng=rng)
+    return np.where(out == 1, classes[1], classes[0])
+
+
+def gnmax_labels(votes: np.ndarray, sigma: float, classes: tuple[int, int], rng: np.random.Generator,
+                 weights: np.ndarray | None = None) -> np.ndarray:
+    """GNMax's released labels on the (weighted) two-class vote histogram."""
+    b = _binary(votes, classes)
+    w = np.ones(b.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
+    hist = np.stack([(1 - b) @ w, b @ w], axis=1)
+    return np.asarray(classes)[gnmax_release(hist, sigma, rng)]
+
+
+def majority_labels(votes: np.ndarray, classes: tuple[int, int]) -> np.ndarray:
+    """The non-private majority (a reference, no privacy)."""
+    b = _binary(votes, classes)
+    return np.where(2 * b.sum(axis=1) > b.shape[1], classes[1], classes[0])

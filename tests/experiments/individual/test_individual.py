@@ -1,0 +1,98 @@
+"""The individualised-budgets study: who sees which record, calibrations checked independently, the pipeline."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import darrm
+from darrm.accounting import gnmax_epsilon, optimal_homogeneous_epsilon
+from darrm.experiments.cli import main
+from darrm.experiments.individual.config import IndividualConfig, quick_config
+from darrm.experiments.individual.mechanisms import calibrate, gnmax_labels
+from darrm.experiments.individual.shards import assign_groups, group_shards, teachers_per_group, upsampled_shards
+from darrm.experiments.pate.student_config import StudentConfig
+
+
+def test_each_record_of_group_g_sits_in_exactly_r_g_distinct_teachers():
+    groups = assign_groups(1000, (0.34, 0.43, 0.23), 0)
+    assert np.bincount(groups).tolist() == [340, 430, 230]
+    shards = upsampled_shards(groups, (1, 2, 3), 11, 0)
+    held = np.zeros((1000, 11), dtype=int)
+    for t, sh in enumerate(shards):
+        assert np.unique(sh).size == sh.size  # no record twice in one shard
+        held[sh, t] += 1
+    assert (held.sum(axis=1) == np.asarray((1, 2, 3))[groups]).all()
+
+
+def test_weighting_teachers_hold_one_group_each_and_every_record_once():
+    groups = assign_groups(999, (0.34, 0.43, 0.23), 1)
+    shards, owner = group_shards(groups, 21, (0.34, 0.43, 0.23), 1)
+    assert len(shards) == 21 and np.bincount(owner).tolist() == teachers_per_group(21, (0.34, 0.43, 0.23))
+    for sh, g in zip(shards, owner, strict=True):
+        assert (groups[sh] == g).all()
+    assert np.sort(np.concatenate(shards)).tolist() == list(range(999))
+
+
+@pytest.mark.parametrize("Q", [20, 100])
+def test_every_mechanism_meets_every_groups_total_budget(Q):
+    """Checked with the accountants, not the calibration: GNMax through the exact Gaussian ε of σ divided by
+    the group's sensitivity factor, DaRRM through its certificate and the optimal composition of Q queries."""
+    cfg = IndividualConfig(K=21)
+    cal = calibrate(cfg, Q)
+    for g, (eps_g, r) in enumerate(zip(cfg.budgets, cfg.copies, strict=True)):
+        assert gnmax_epsilon(cal.sigma_upsample / r, cfg.delta_total, Q) <= eps_g * (1 + 1e-9)
+        assert gnmax_epsilon(cal.sigma_weight / cal.weights[g], cfg.delta_total, Q) <= eps_g * (1 + 1e-9)
+        assert optimal_homogeneous_epsilon(cal.eps_query[g], cal.delta_query, Q, cfg.delta_total) <= eps_g * (1 + 1e-9)
+    assert darrm.certify(cal.individual.gamma, cal.individual.params).certified
+    assert [g.copies for g in cal.individual.params.groups] == list(cfg.copies)
+    assert darrm.certify(cal.worst.gamma, cal.worst.params).certified
+    # a calibration that forgets the copies is caught: the three-copy group exceeds its budget
+    assert gnmax_epsilon(cal.sigma_worst / 3, cfg.delta_total, Q) > cfg.budgets[2]
+    # and DaRRM's worst-budget γ is not private for records copied twice at the middle budget
+    twice = darrm.ShardGroupParams(21, darrm.NonPrivate(), [(3, cal.eps_query[0], cal.delta_query)])
+    assert not darrm.certify(cal.worst.gamma, twice).certified
+
+
+def test_weighted_gnmax_reads_the_weighted_histogram():
+    votes = np.array([[5, 5, 8]])
+    rng = np.random.default_rng(0)
+    # σ tiny: the weighted argmax decides; weight 3 on the lone 8 wins
+    assert gnmax_labels(votes, 1e-9, (5, 8), rng, np.array([1.0, 1.0, 3.0])).tolist() == [8]
+    assert gnmax_labels(votes, 1e-9, (5, 8), rng).tolist() == [5]
+
+
+def test_bad_options_exit_2_naming_the_option_before_any_work(tmp_path, capsys):
+    for argv, name in ((["--teachers", "4"], "teachers"), (["--copies", "1,2"], "copies"),
+                       (["--queries", "0"], "queries"), (["--draws", "0"], "draws"),
+                       (["--copies", "1,x"], "--copies")):
+        try:
+            rc = main(["individual", "--quick", "--out", str(tmp_path / "o"), *argv])
+        except SystemExit as exc:  # argparse's own type errors
+            rc = exc.code
+        assert rc == 2
+        err = capsys.readouterr().err
+        assert name in err and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_study_runs_end_to_end_and_writes_its_files(shared_datasets, tmp_path, capsys):
+    from darrm.experiments.individual.report import write_results
+    from darrm.experiments.individual.run import METHODS, run_individual
+
+    cfg = quick_config(K=9, queries=(10,), draws=1, teacher=StudentConfig(steps=5, self_training=False))
+    result = run_individual(cfg, data_dir=str(shared_datasets), cache_dir=tmp_path / "cache", progress=False)
+    assert {r["method"] for r in result["rows"]} == set(METHODS)
+    assert all(0.0 <= r["accuracy_mean"] <= 1.0 and r["released"] == 10 for r in result["rows"])
+    sim = result["simulation"][0]
+    assert sim["all_at_best"] <= sim["groups"] <= sim["all_at_worst"]
+    paths = write_results(result, tmp_path / "out")
+    assert all(p.is_file() for p in paths)
+    assert json.loads(paths[0].read_text())["config"]["K"] == 9
+    assert "smoke test" in paths[1].read_text()
+    # the teachers' votes are cached: a second run trains nothing
+    again = run_individual(cfg, data_dir=str(shared_datasets), cache_dir=tmp_path / "cache", progress=False)
+    assert again["rows"] == result["rows"]
+    assert again["run"]["seconds_teachers"] < result["run"]["seconds_teachers"]
