@@ -55,8 +55,12 @@ def multiclass_votes(name: str, train_images: np.ndarray, train_labels: np.ndarr
         progress: show a progress bar.
 
     Returns:
-        (votes, record): int64 votes, and a record (cache folder, seconds spent training here,
-        teachers reloaded from the cache).
+        (votes, record): int64 votes, and a record (the cache key: the folder relative to
+        ``cache_dir``; seconds spent training here; teachers reloaded from the cache).
+
+    Raises:
+        CacheError: a cached vote column is not K's labels of the pool in 0..9.
+        ParameterError: ``K`` larger than the training set, or a bad setting (naming it).
     """
     classes = tuple(range(10))
     settings = {"dataset": name, "train_sha256": _sha(train_images, train_labels), "pool_sha256": _sha(pool_images),
@@ -81,5 +85,6 @@ def multiclass_votes(name: str, train_images: np.ndarray, train_labels: np.ndarr
             col = st.predict(pool_images).astype(np.int64)
             save_npy(path, col)
         cols.append(col.astype(np.int64))
-    return np.stack(cols, axis=1), {"cache": str(d), "seconds_training": time.perf_counter() - t0,
+    # the cache key (the folder relative to the cache root), never a machine-specific absolute path
+    return np.stack(cols, axis=1), {"cache": d.name, "seconds_training": time.perf_counter() - t0,
                                     "teachers_from_cache": cached, "shard_sizes": [int(len(s)) for s in shards]}

@@ -54,7 +54,21 @@ class Mechanisms(dict):
 
 
 def build_mechanisms(cfg: StudyConfig, eps_teacher: float, progress: bool = True) -> Mechanisms:
-    """γ_Sub, γ_opt and GNMax σ for every m at the per-query budget (m·ε_teacher, 1 − (1−Δ)^m)."""
+    """γ_Sub, γ_opt and GNMax σ for every m at the per-query budget (m·ε_teacher, 1 − (1−Δ)^m).
+
+    Args:
+        cfg: the study's settings (K, the m values, Δ, the Q values).
+        eps_teacher: each teacher's DP-SGD ε (the largest over the teachers).
+        progress: show a progress bar.
+
+    Returns:
+        The :class:`Mechanisms`: per m, the per-query budget, γ_Sub, the certified γ_opt table and its
+        certificate, and the GNMax σ by each calibration.
+
+    Raises:
+        ParameterError: a bad ``eps_teacher`` or setting (naming it).
+        SolveError: the γ_opt LP failed or its table could not be certified.
+    """
     mech = Mechanisms()
     for m in tqdm(cfg.ms, desc="γ_opt LP + GNMax σ per m", disable=not progress, leave=False):
         params = darrm.PrivacyParams(K=cfg.K, m=m, eps=eps_teacher, member_delta=cfg.member_delta)
@@ -83,7 +97,18 @@ def build_mechanisms(cfg: StudyConfig, eps_teacher: float, progress: bool = True
 
 
 def mechanism_at(mech_m: dict, Q: int) -> dict:
-    """The per-m mechanism dict with the entries that depend on Q resolved (``sigma_equal_total``)."""
+    """The per-m mechanism dict with the entries that depend on Q resolved (``sigma_equal_total``).
+
+    Args:
+        mech_m: one value of :class:`Mechanisms`.
+        Q: number of queries.
+
+    Returns:
+        A copy of ``mech_m`` with ``sigma_equal_total`` set for ``Q``.
+
+    Raises:
+        KeyError: ``Q`` is not one of the study's query counts.
+    """
     return {**mech_m, "sigma_equal_total": mech_m["sigma_equal_total_by_Q"][str(Q)]}
 
 
@@ -92,6 +117,18 @@ def released_labels(cfg: StudyConfig, votes_private: np.ndarray, votes_nonprivat
     """Every released label of the study: ``{(method, m, Q, draw): (query indices, labels)}``.
 
     Only the votes enter; the true labels are never passed in.
+
+    Args:
+        cfg: the study's settings (methods' m values, Q values, draws, seed, classes).
+        votes_private: the DP-SGD teachers' votes ``(n_test, K)``.
+        votes_nonprivate: the non-private teachers' votes ``(n_test, K)``.
+        mech: the mechanisms of :func:`build_mechanisms`.
+
+    Returns:
+        For each (method, m, Q, draw): the Q query indices and the released labels.
+
+    Raises:
+        KeyError: ``mech`` lacks one of the study's m values.
     """
     n_test = votes_private.shape[0]
     out = {}
@@ -108,7 +145,18 @@ def released_labels(cfg: StudyConfig, votes_private: np.ndarray, votes_nonprivat
 
 
 def score(released: dict, labels: np.ndarray) -> dict[tuple[str, int, int], np.ndarray]:
-    """Per (method, m, Q): the array of per-draw accuracies against ``labels``."""
+    """Per (method, m, Q): the array of per-draw accuracies against ``labels``.
+
+    Args:
+        released: the output of :func:`released_labels`.
+        labels: the true labels of the queried set.
+
+    Returns:
+        ``{(method, m, Q): accuracies}``, one accuracy per draw, in draw order.
+
+    Raises:
+        IndexError: a query index lies outside ``labels``.
+    """
     acc: dict[tuple[str, int, int], list[float]] = {}
     for (method, m, Q, _draw), (idx, lab) in sorted(released.items()):
         acc.setdefault((method, m, Q), []).append(float(np.mean(lab == labels[idx])))
@@ -178,9 +226,23 @@ def _teacher_record(dataset: str, method: str, infos: tuple[dict, ...], eps: flo
                     "accuracy = mean (std) over the K teachers; no privacy"}
 
 
+def _portable_data(source_dir: str, files: list[dict]) -> dict:
+    """The data set's provenance without machine-specific paths: the folder's name and each
+    file's name (the files are identified by their SHA-256, not by where they lay)."""
+    return {"source_dir": Path(source_dir).name,
+            "files": [{**f, "path": Path(f["path"]).name} if "path" in f else dict(f) for f in files]}
+
+
+def _cache_key(directory: Path, cache_dir: Path) -> str:
+    """An ensemble's cache folder relative to the cache root (its key): results written into the
+    repository then carry no absolute path of the machine or worktree that ran them."""
+    return Path(directory).relative_to(cache_dir).as_posix()
+
+
 def _run_info(cfg: StudyConfig, dev: torch.device, ds, task, priv, nonpriv, t_teachers: float,
-              t_total: float) -> dict:
-    """Where and how long the study ran, and on which data (``teachers.json``'s ``run``)."""
+              t_total: float, cache_dir: Path) -> dict:
+    """Where and how long the study ran, and on which data (``teachers.json``'s ``run``); every
+    path is relative (the data files by name, the ensembles by cache key under ``cache_dir``)."""
     return {
         "config": cfg.as_dict(),
         "device": str(dev),
@@ -188,17 +250,41 @@ def _run_info(cfg: StudyConfig, dev: torch.device, ds, task, priv, nonpriv, t_te
         "torch_threads": torch.get_num_threads(),
         "seconds_teachers_stage": t_teachers,
         "seconds_total": t_total,
-        "data": {"source_dir": ds.source_dir, "files": list(ds.files),
+        "data": {**_portable_data(ds.source_dir, list(ds.files)),
                  "n_train": int(len(task.train_labels)), "n_test": int(len(task.test_labels)),
                  "train_class_counts": {int(c): int((task.train_labels == c).sum()) for c in cfg.classes},
                  "test_class_counts": {int(c): int((task.test_labels == c).sum()) for c in cfg.classes}},
-        "cache": {"private": str(priv.directory), "nonprivate": str(nonpriv.directory)},
+        "cache": {"private": _cache_key(priv.directory, cache_dir),
+                  "nonprivate": _cache_key(nonpriv.directory, cache_dir)},
     }
 
 
 def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache_dir: Path | None = None,
               device: str | None = None, progress: bool = True) -> list[dict]:
-    """Run the whole study for ``cfg`` and write the outputs into ``out``; return the records."""
+    """Run the whole study for ``cfg`` and write the outputs into ``out``; return the records.
+
+    Writes ``results.json``, ``teachers.json`` (its paths relative: the ensembles by cache key, the
+    data files by name), ``mechanisms.json``, ``releases.npz``, ``tables.md`` and
+    ``accuracy_vs_m.png``; with a student also ``split.json``, ``students.md`` and
+    ``student_vs_epsilon.png``.
+
+    Args:
+        cfg: the study's settings.
+        out: the output folder (created).
+        data_dir: folder holding the IDX files (default: searched, then downloaded).
+        cache_dir: the teacher cache root (default: :func:`~darrm.experiments.cache.default_cache_dir`).
+        device: torch device name (default: CUDA when present, else CPU).
+        progress: show progress bars.
+
+    Returns:
+        The records written to ``results.json``.
+
+    Raises:
+        ParameterError: ``out`` is not a usable output folder, or a bad device.
+        DatasetError: the data set's files are missing, corrupt or fail their checksum.
+        CacheError: a cached teacher or vote file is not what the cache writes.
+        SolveError: a γ_opt LP failed.
+    """
     t_start = time.perf_counter()
     out = check_output_dir("out", out)
     out.mkdir(parents=True, exist_ok=True)
@@ -232,7 +318,8 @@ def run_study(cfg: StudyConfig, out: Path, *, data_dir: str | None = None, cache
     records.append(_teacher_record(cfg.dataset, "teachers-nonprivate", nonpriv.teachers, None, None))
     atomic_write_json(out / "results.json", records)
     save_releases(out / "releases.npz", released)
-    run_info = _run_info(cfg, dev, ds, task, priv, nonpriv, t_teachers, time.perf_counter() - t_start)
+    run_info = _run_info(cfg, dev, ds, task, priv, nonpriv, t_teachers, time.perf_counter() - t_start,
+                         cache_dir)
     run_info["seconds_students_stage"] = t_students
     atomic_write_json(out / "teachers.json", {
         "eps_teacher": eps_t, "delta_teacher": cfg.member_delta,
@@ -258,7 +345,15 @@ def _split_record(split: PublicSplit) -> dict:
 
 
 def save_releases(path: Path, released: dict) -> None:
-    """Every released label with its query indices: arrays ``"<method>|m|Q|draw|idx"`` / ``"…|labels"``."""
+    """Every released label with its query indices: arrays ``"<method>|m|Q|draw|idx"`` / ``"…|labels"``.
+
+    Args:
+        path: the ``.npz`` file (written atomically).
+        released: the output of :func:`released_labels`.
+
+    Raises:
+        OSError: ``path`` cannot be written.
+    """
     buf = io.BytesIO()
     arrays = {}
     for (method, m, Q, r), (idx, lab) in released.items():
@@ -269,7 +364,18 @@ def save_releases(path: Path, released: dict) -> None:
 
 
 def load_releases(path: Path) -> dict:
-    """Inverse of :func:`save_releases`."""
+    """Inverse of :func:`save_releases`.
+
+    Args:
+        path: a ``releases.npz`` file (loaded without pickles).
+
+    Returns:
+        ``{(method, m, Q, draw): (query indices, labels)}``.
+
+    Raises:
+        OSError: ``path`` cannot be read.
+        ValueError: a key not of the form :func:`save_releases` writes, or a pickled array.
+    """
     with np.load(path, allow_pickle=False) as z:
         out: dict = {}
         for key in z.files:

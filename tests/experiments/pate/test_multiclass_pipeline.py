@@ -62,6 +62,14 @@ def test_teachers_and_students_see_the_pool_only_and_students_are_scored_after_t
     assert kinds == ["train", "evaluate"] * (len(kinds) // 2)  # each score follows its own training
 
 
+def test_run_record_names_the_cache_by_key_not_by_absolute_path(run10):
+    out, _, _ = run10
+    text = (out / "multiclass_run.json").read_text()
+    key = json.loads(text)["teachers"]["cache"]
+    assert str(out.parent) not in text and "/" not in key and key.startswith("mnist-multiclass-")
+    assert (out.parent / "cache" / key / "settings.json").is_file()
+
+
 def test_a_leaking_pipeline_fails(run10, monkeypatch, tmp_path, shared_datasets):
     """The same run with a student that reads the held-out labels raises instead of reporting."""
     from darrm.experiments.pate.public_split import HeldOutAccessError

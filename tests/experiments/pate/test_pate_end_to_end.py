@@ -54,12 +54,41 @@ def test_results_file_has_the_interface_records(tiny_run):
         assert (root / "out" / name).stat().st_size > 0
 
 
+def _strings(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield k
+            yield from _strings(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _strings(v)
+    elif isinstance(node, str):
+        yield node
+
+
+def test_teachers_json_holds_no_absolute_path(tiny_run):
+    """The run ran on absolute --out/--cache-dir/--data-dir paths, yet teachers.json names the
+    ensembles by their cache key and the data files by name only."""
+    root, _ = tiny_run
+    _, teachers, _ = _load(root / "out")
+    text = (root / "out" / "teachers.json").read_text()
+    assert str(root) not in text
+    absolute = [s for s in _strings(teachers) if Path(s).is_absolute() or s.startswith(("~", "\\\\"))]
+    assert absolute == []
+    cache = teachers["run"]["cache"]
+    assert all((root / "cache" / cache[k] / "settings.json").is_file() for k in ("private", "nonprivate"))
+    assert teachers["run"]["data"]["source_dir"] == "mnist"
+    assert {f["path"] for f in teachers["run"]["data"]["files"]} == {
+        f"{n}.gz" for n in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                            "t10k-labels-idx1-ubyte")}
+
+
 def test_accuracies_recomputed_from_cached_votes(tiny_run):
     root, _ = tiny_run
     records, teachers, mechs = _load(root / "out")
     cfg = StudyConfig("mnist", ms=(1, 3), queries=(5, 12), draws=3, epochs=1, train_size=1100)
-    vp = np.load(Path(teachers["run"]["cache"]["private"]) / "votes.npy")
-    vn = np.load(Path(teachers["run"]["cache"]["nonprivate"]) / "votes.npy")
+    vp = np.load(root / "cache" / teachers["run"]["cache"]["private"] / "votes.npy")
+    vn = np.load(root / "cache" / teachers["run"]["cache"]["nonprivate"] / "votes.npy")
     labels = binary_test_labels()
     released = load_releases(root / "out" / "releases.npz")
     for r in (r for r in records if r["m"] is not None):
@@ -127,10 +156,10 @@ def test_releases_do_not_depend_on_true_labels_and_cache_resumes(tiny_run, monke
     reloaded, and every released label is the same; only the accuracies change."""
     root, argv = tiny_run
     _, teachers, _ = _load(root / "out")
-    pdir = Path(teachers["run"]["cache"]["private"])
+    pdir = root / "cache" / teachers["run"]["cache"]["private"]
     (pdir / "teacher_03.pt").unlink()
     (pdir / "votes.npy").unlink()
-    votes_before = np.load(Path(teachers["run"]["cache"]["nonprivate"]) / "votes.npy")
+    votes_before = np.load(root / "cache" / teachers["run"]["cache"]["nonprivate"] / "votes.npy")
     real_binary_task = run_mod.binary_task
 
     def shuffled(*a, **k):
@@ -152,4 +181,5 @@ def test_releases_do_not_depend_on_true_labels_and_cache_resumes(tiny_run, monke
     t2 = json.loads((out2 / "teachers.json").read_text())
     assert [t["cached"] for t in t2["private"]] == [i != 3 for i in range(11)]
     assert all(t["cached"] for t in t2["nonprivate"])
-    np.testing.assert_array_equal(votes_before, np.load(Path(t2["run"]["cache"]["nonprivate"]) / "votes.npy"))
+    votes_after = np.load(root / "cache" / t2["run"]["cache"]["nonprivate"] / "votes.npy")
+    np.testing.assert_array_equal(votes_before, votes_after)
