@@ -39,6 +39,14 @@ def _class_count(text: str) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``pate`` subcommand and its options to ``darrm-experiments``.
+
+    Args:
+        subparsers: the ``add_subparsers()`` action of the ``darrm-experiments`` parser.
+
+    Raises:
+        argparse.ArgumentError: a subcommand named ``pate`` is already registered there.
+    """
     p = subparsers.add_parser("pate", help="private knowledge transfer: GNMax vs DaRRM on MNIST / Fashion-MNIST",
                               description=__doc__.split("\n\n")[1].replace("\n", " "))
     p.add_argument("--dataset", required=True, choices=DATASET_CHOICES, metavar="DATASET",
@@ -132,6 +140,24 @@ def config_from_args(args: argparse.Namespace):
 
 
 def run_command(args: argparse.Namespace) -> int:
+    """Run ``darrm-experiments pate`` for parsed ``args``: the two-class study
+    (:func:`~darrm.experiments.pate.run.run_study`) or, with ``--classes 10``, the ten-class one
+    (:func:`~darrm.experiments.pate.multiclass_run.run_multiclass`).
+
+    Every path is checked and the ``experiments`` extra is required before any work; a ``--device`` is
+    checked before a teacher is trained.
+
+    Args:
+        args: the namespace parsed by the parser :func:`register` extended.
+
+    Returns:
+        0 once the outputs are written (the CLI's exit status).
+
+    Raises:
+        ParameterError: a bad path, device or option (one naming the option), e.g. a ten-class-only
+            option without ``--classes 10``.
+        MissingDependencyError: torch or opacus is not installed (the message names the extra).
+    """
     # every path first, before the extra is loaded or anything is computed
     check_locations(args.out, args.cache_dir, args.data_dir)
     for module in ("torch", "opacus"):  # one line naming the extra, before any work

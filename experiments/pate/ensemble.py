@@ -49,7 +49,17 @@ def load_teacher(path: Path, n_classes: int) -> tuple[dict, dict]:
     Loaded with ``torch.load(weights_only=True)``: only tensors and plain containers are
     unpickled, so a planted file cannot run code.  The state dict must have exactly the
     keys, shapes and dtypes of :class:`~darrm.experiments.pate.model.CNN`; the record must be
-    a dict of plain values.  Anything else raises :class:`CacheError` naming the file.
+    a dict of plain values.
+
+    Args:
+        path: the ``teacher_XX.pt`` file.
+        n_classes: the CNN's number of outputs, which fixes the last layer's shapes.
+
+    Returns:
+        ``(state_dict, info)``: the CNN's tensors and the teacher's training record.
+
+    Raises:
+        CacheError: unreadable, or anything other than what the cache writes (naming the file).
     """
     def bad(why: str) -> CacheError:
         return CacheError(f"{path}: not a teacher cache file ({why}); delete it to retrain that teacher")
@@ -80,7 +90,15 @@ def load_teacher(path: Path, n_classes: int) -> tuple[dict, dict]:
 
 @dataclass(frozen=True)
 class Ensemble:
-    """Votes ``(n_test, K)`` of K teachers on the test images, with per-teacher records."""
+    """Votes ``(n_test, K)`` of K teachers on the test images, with per-teacher records.
+
+    Attributes:
+        config: the teachers' training settings.
+        votes: int64 ``(n_test, K)``: teacher k's label of test image i.
+        teachers: one training record per teacher (ε, steps, accuracy, whether it was reloaded).
+        shards: the K disjoint index arrays into the training set, one per teacher.
+        directory: the ensemble's cache folder (``<cache root>/<cache key>``).
+    """
 
     config: TeacherConfig
     votes: np.ndarray
@@ -115,6 +133,15 @@ def load_votes(path: Path, n_test: int, K: int, n_classes: int) -> np.ndarray:
     """The cached ``votes.npy``, checked to be what :func:`get_ensemble` writes: an ``(n_test, K)``
     integer array of class labels in ``[0, n_classes)`` (loaded without pickles).
 
+    Args:
+        path: the ``votes.npy`` file.
+        n_test: the expected number of rows (test images).
+        K: the expected number of columns (teachers).
+        n_classes: labels must lie in ``[0, n_classes)``.
+
+    Returns:
+        The int64 ``(n_test, K)`` vote array.
+
     Raises:
         CacheError: unreadable, or another shape, dtype or label range (naming the file).
     """
@@ -135,6 +162,20 @@ def load_votes(path: Path, n_test: int, K: int, n_classes: int) -> np.ndarray:
 
 
 def ensemble_dir(task: BinaryTask, cfg: TeacherConfig, cache_dir: Path) -> Path:
+    """The cache folder of the ensemble ``cfg`` trains on ``task``:
+    ``<cache_dir>/<task>-<private|nonprivate>-<key>``, the key a hash of the data and the settings.
+
+    Args:
+        task: the two-class task (its name and arrays enter the key).
+        cfg: the teachers' settings.
+        cache_dir: the cache root.
+
+    Returns:
+        The folder (not created here).
+
+    Raises:
+        ValueError: the settings hold a circular reference (not the case for a validated ``cfg``).
+    """
     kind = "private" if cfg.private else "nonprivate"
     return Path(cache_dir) / f"{task.name}-{kind}-{settings_key(ensemble_settings(task, cfg))}"
 
@@ -146,7 +187,25 @@ def get_ensemble(
     device: torch.device | None = None,
     progress: bool = True,
 ) -> Ensemble:
-    """Train the K teachers of ``cfg`` on disjoint shards of ``task`` (or reload them) and vote."""
+    """Train the K teachers of ``cfg`` on disjoint shards of ``task`` (or reload them) and vote.
+
+    Each teacher is written to the cache as soon as it is trained, so an interrupted run resumes
+    at the first missing one; the votes on the test images are cached too.
+
+    Args:
+        task: the two-class task (training shards, test images).
+        cfg: the teachers' settings (K, DP-SGD or not, epochs, seed).
+        cache_dir: the cache root (:func:`ensemble_dir` names the folder under it).
+        device: torch device to train and predict on (default: :func:`~darrm.experiments.pate.teachers.pick_device`).
+        progress: show progress bars.
+
+    Returns:
+        The :class:`Ensemble`: votes, per-teacher records (with test accuracy), shards and folder.
+
+    Raises:
+        CacheError: a cached teacher or vote file is not what the cache writes.
+        OSError: the cache folder cannot be written.
+    """
     device = device or pick_device()
     d = ensemble_dir(task, cfg, cache_dir)
     d.mkdir(parents=True, exist_ok=True)

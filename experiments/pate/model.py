@@ -15,7 +15,11 @@ __all__ = ["CNN", "to_tensor"]
 
 
 class CNN(nn.Module):
-    """Reference CNN; ``n_classes=10`` as in the reference query scripts (labels stay 5/8)."""
+    """Reference CNN; ``n_classes=10`` as in the reference query scripts (labels stay 5/8).
+
+    Args:
+        n_classes: number of outputs (logits).
+    """
 
     def __init__(self, n_classes: int = 10):
         super().__init__()
@@ -29,5 +33,15 @@ class CNN(nn.Module):
 
 
 def to_tensor(images: np.ndarray) -> torch.Tensor:
-    """uint8 ``(n, 28, 28)`` → float32 ``(n, 1, 28, 28)`` in [0, 1] (the reference ``ToTensor()``)."""
+    """uint8 ``(n, 28, 28)`` → float32 ``(n, 1, 28, 28)`` in [0, 1] (the reference ``ToTensor()``).
+
+    Args:
+        images: uint8 images ``(n, 28, 28)`` (any numeric dtype converts).
+
+    Returns:
+        The float32 tensor ``(n, 1, 28, 28)``, each pixel divided by 255.
+
+    Raises:
+        ValueError: ``images`` cannot be converted to a float32 array.
+    """
     return torch.from_numpy(np.ascontiguousarray(images, dtype=np.float32) / 255.0).unsqueeze(1)

@@ -51,7 +51,18 @@ CONFIDENT_THRESHOLD_FRACTION = 200.0 / 250.0
 
 
 def histograms_of(votes: np.ndarray, C: int) -> np.ndarray:
-    """Vote histograms ``(Q, C)`` of teacher votes ``(Q, K)`` with labels in 0..C−1."""
+    """Vote histograms ``(Q, C)`` of teacher votes ``(Q, K)`` with labels in 0..C−1.
+
+    Args:
+        votes: integer teacher votes ``(Q, K)``.
+        C: number of classes.
+
+    Returns:
+        ``(Q, C)`` counts: entry (q, c) is how many teachers voted c on query q.
+
+    Raises:
+        ParameterError: ``votes`` is not a non-empty 2-D array of labels in ``[0, C)``.
+    """
     votes = np.asarray(votes)
     if votes.ndim != 2 or votes.size == 0 or votes.min() < 0 or votes.max() >= C:
         raise ParameterError("votes", f"must be a (Q, K) array of labels in [0, {C}), got shape {votes.shape}")
@@ -59,7 +70,19 @@ def histograms_of(votes: np.ndarray, C: int) -> np.ndarray:
 
 
 def gnmax_sigma(eps_total: float, delta_total: float, Q: int) -> float:
-    """GNMax's σ whose Q answers are exactly (ε_total, δ_total)-DP (Claim 1)."""
+    """GNMax's σ whose Q answers are exactly (ε_total, δ_total)-DP (Claim 1).
+
+    Args:
+        eps_total: the total ε of the Q answers.
+        delta_total: the total δ, in (0, 1).
+        Q: number of queries.
+
+    Returns:
+        σ of the Gaussian noise added to each vote count.
+
+    Raises:
+        ParameterError: a bad ``eps_total``, ``delta_total`` or ``Q`` (naming it), or no σ meets the total.
+    """
     Q = count("Q", Q)
     return math.sqrt(Q) * calibrate_sigma(epsilon("eps_total", eps_total), open_unit("delta_total", delta_total),
                                           "pld")
@@ -67,7 +90,20 @@ def gnmax_sigma(eps_total: float, delta_total: float, Q: int) -> float:
 
 def confident_sigmas(eps_total: float, delta_total: float, Q: int,
                      ratio: float = CONFIDENT_RATIO) -> tuple[float, float]:
-    """(σ1, σ2) with σ1 = ratio·σ2 whose Q Confident-GNMax answers are (ε_total, δ_total)-DP (Claim 2)."""
+    """(σ1, σ2) with σ1 = ratio·σ2 whose Q Confident-GNMax answers are (ε_total, δ_total)-DP (Claim 2).
+
+    Args:
+        eps_total: the total ε of the Q answers.
+        delta_total: the total δ, in (0, 1).
+        Q: number of queries.
+        ratio: σ1 / σ2 (default PATE 2018's 150 / 40).
+
+    Returns:
+        ``(sigma1, sigma2)``: the threshold check's noise and the answer's noise.
+
+    Raises:
+        ParameterError: a bad ``eps_total``, ``delta_total``, ``Q`` or ``ratio`` (naming it).
+    """
     ratio = positive("ratio", ratio)
     s = gnmax_sigma(eps_total, delta_total, Q)
     sigma2 = s * math.sqrt((1.0 / ratio**2 + 2.0) / 2.0)
@@ -75,20 +111,59 @@ def confident_sigmas(eps_total: float, delta_total: float, Q: int,
 
 
 def confident_total_epsilon(sigma1: float, sigma2: float, delta_total: float, Q: int) -> float:
-    """ε_total of Q Confident-GNMax answers, data-independent (Claim 2), for checking a calibration."""
+    """ε_total of Q Confident-GNMax answers, data-independent (Claim 2), for checking a calibration.
+
+    Args:
+        sigma1: the threshold check's noise σ1.
+        sigma2: the answer's noise σ2.
+        delta_total: the total δ, in (0, 1).
+        Q: number of queries.
+
+    Returns:
+        The total ε at ``delta_total``.
+
+    Raises:
+        ParameterError: a non-positive σ, or a bad ``delta_total`` or ``Q`` (naming it).
+    """
     equiv = math.sqrt(2.0 / (1.0 / positive("sigma1", sigma1) ** 2 + 2.0 / positive("sigma2", sigma2) ** 2))
     return float(gnmax_epsilon(equiv, delta_total, Q, "pld"))
 
 
 def gnmax_release(hist: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """argmax of each histogram plus N(0, σ²) per count."""
+    """argmax of each histogram plus N(0, σ²) per count.
+
+    Args:
+        hist: vote histograms ``(Q, C)``.
+        sigma: the noise's standard deviation σ.
+        rng: the mechanism's random generator.
+
+    Returns:
+        The Q released labels.
+
+    Raises:
+        ParameterError: ``sigma`` is not positive.
+    """
     hist = np.asarray(hist, dtype=np.float64)
     return np.argmax(hist + rng.normal(0.0, positive("sigma", sigma), size=hist.shape), axis=1)
 
 
 def confident_release(hist: np.ndarray, threshold: float, sigma1: float, sigma2: float,
                       rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Confident-GNMax (Papernot et al. 2018, Algorithm 1): (answered flags, labels; −1 where unanswered)."""
+    """Confident-GNMax (Papernot et al. 2018, Algorithm 1): (answered flags, labels; −1 where unanswered).
+
+    Args:
+        hist: vote histograms ``(Q, C)``.
+        threshold: a query is answered when its noisy top count reaches this.
+        sigma1: the threshold check's noise σ1.
+        sigma2: the answer's noise σ2 (drawn for every query, Claim 2).
+        rng: the mechanism's random generator.
+
+    Returns:
+        ``(answered, labels)``: boolean flags, and the labels with −1 where unanswered.
+
+    Raises:
+        ParameterError: ``sigma1`` or ``sigma2`` is not positive.
+    """
     hist = np.asarray(hist, dtype=np.float64)
     answered = hist.max(axis=1) + rng.normal(0.0, positive("sigma1", sigma1), size=len(hist)) >= threshold
     labels = gnmax_release(hist, sigma2, rng)  # drawn for every query (Claim 2), dropped where unanswered
@@ -97,7 +172,14 @@ def confident_release(hist: np.ndarray, threshold: float, sigma1: float, sigma2:
 
 @dataclass(frozen=True)
 class PerQuery:
-    """A per-query (ε_q, δ_q) and the total it composes to."""
+    """A per-query (ε_q, δ_q) and the total it composes to.
+
+    Attributes:
+        eps_query: ε_q of one query.
+        delta_query: δ_q of one query.
+        eps_total: the ε the Q queries compose to (at ``delta_total``).
+        delta_total: the total δ.
+    """
 
     eps_query: float
     delta_query: float
@@ -108,8 +190,19 @@ class PerQuery:
 def plurality_budget(eps_total: float, delta_total: float, Q: int) -> PerQuery:
     """The per-query (ε_q, δ_q = δ_total / (2Q)) of the DaRRM plurality aggregator (Claim 3).
 
+    ε_q is the largest (to 40 bisection steps) whose exact optimal composition over Q queries is
+    at most ``eps_total``.
+
+    Args:
+        eps_total: the total ε of the Q answers.
+        delta_total: the total δ, in (0, 1).
+        Q: number of queries.
+
+    Returns:
+        The :class:`PerQuery` budget and the total it composes to.
+
     Raises:
-        ParameterError: no ε_q > 0 meets the total.
+        ParameterError: a bad argument (naming it), or no ε_q > 0 meets the total.
     """
     eps_total = epsilon("eps_total", eps_total)
     delta_total = open_unit("delta_total", delta_total)

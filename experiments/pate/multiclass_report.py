@@ -26,7 +26,18 @@ def _f(x: float | None, spec: str = ".3f") -> str:
 
 
 def multiclass_table(records: list[dict], run: dict) -> str:
-    """Markdown: one row per (Q, ε_total), label and student accuracy per method (mean (std) over draws)."""
+    """Markdown: one row per (Q, ε_total), label and student accuracy per method (mean (std) over draws).
+
+    Args:
+        records: the ten-class study's records (``results.json``).
+        run: the run record (``multiclass_run.json``): configuration, times, teacher accuracies.
+
+    Returns:
+        The Markdown text of ``multiclass.md`` (the smoke-test note first when the records are a smoke test).
+
+    Raises:
+        KeyError: a record lacks a field the study writes.
+    """
     smoke = any(r.get("smoke_test") for r in records)
     lines: list[str] = []
     if smoke:
@@ -69,7 +80,18 @@ def multiclass_table(records: list[dict], run: dict) -> str:
 
 
 def multiclass_figure(records: list[dict]):
-    """Student accuracy against total ε, one panel per Q, a line per method; the ceiling dashed."""
+    """Student accuracy against total ε, one panel per Q, a line per method; the ceiling dashed.
+
+    Args:
+        records: the ten-class study's records (``results.json``).
+
+    Returns:
+        The matplotlib figure.
+
+    Raises:
+        MissingDependencyError: matplotlib is not installed.
+        KeyError: a record lacks a field the study writes.
+    """
     plt = pyplot("the ten-class student plot")
     Qs = sorted({r["Q"] for r in records})
     fig, axes = plt.subplots(1, max(len(Qs), 1), figsize=(4.2 * max(len(Qs), 1), 4.0), squeeze=False,
@@ -101,7 +123,16 @@ def multiclass_figure(records: list[dict]):
 
 
 def multiclass_plot(records: list[dict], path: Path) -> None:
-    """Write :func:`multiclass_figure` as a PNG."""
+    """Write :func:`multiclass_figure` as a PNG.
+
+    Args:
+        records: the ten-class study's records (``results.json``).
+        path: the PNG file (its folder is created; written atomically).
+
+    Raises:
+        MissingDependencyError: matplotlib is not installed.
+        OSError: ``path`` cannot be written.
+    """
     fig = multiclass_figure(records)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     save_png(fig, path, dpi=120)

@@ -124,7 +124,28 @@ def _cells(cfg: MulticlassConfig) -> list[tuple[str, float | None, int]]:
 
 def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = None, cache_dir: Path | None = None,
                    progress: bool = True) -> list[dict]:
-    """Run the ten-class study for ``cfg``, write its outputs into ``out`` and return the records."""
+    """Run the ten-class study for ``cfg``, write its outputs into ``out`` and return the records.
+
+    Trains (or reloads) K teachers on disjoint shards of the ten-class training set, releases their
+    pool votes with each method at each (total ε, Q) and draw, trains a student on each release and
+    scores it on the held-out half of the public set.  Writes ``results.json``,
+    ``multiclass_run.json``, ``multiclass.md`` and ``multiclass_student_vs_epsilon.png``.
+
+    Args:
+        cfg: the study's settings.
+        out: the output folder (created).
+        data_dir: folder holding the IDX files (default: searched, then downloaded).
+        cache_dir: the teacher cache root (default: :func:`~darrm.experiments.cache.default_cache_dir`).
+        progress: show progress bars.
+
+    Returns:
+        The records written to ``results.json``, one per (method, ε_total, Q).
+
+    Raises:
+        ParameterError: ``out`` is not a usable output folder.
+        DatasetError: the data set's files are missing, corrupt or fail their checksum.
+        CacheError: a cached teacher or vote file is not what the cache writes.
+    """
     t_start = time.perf_counter()
     out = check_output_dir("out", out)
     out.mkdir(parents=True, exist_ok=True)

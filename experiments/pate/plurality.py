@@ -49,7 +49,18 @@ __all__ = ["PluralityTable", "histograms", "max_hockey_stick", "output_distribut
 
 
 def histograms(K: int, C: int) -> list[tuple[int, ...]]:
-    """Every vote histogram of K votes over C classes (compositions of K into C parts)."""
+    """Every vote histogram of K votes over C classes (compositions of K into C parts).
+
+    Args:
+        K: number of votes.
+        C: number of classes (at least 2).
+
+    Returns:
+        The C(K + C − 1, C − 1) histograms, each a C-tuple of counts summing to K.
+
+    Raises:
+        ParameterError: ``K`` or ``C`` is not a valid count (naming it).
+    """
     K, C = count("K", K), count("C", C, minimum=2)
     out = []
     for bars in itertools.combinations(range(K + C - 1), C - 1):
@@ -59,13 +70,36 @@ def histograms(K: int, C: int) -> list[tuple[int, ...]]:
 
 
 def top_two(n: tuple[int, ...]) -> tuple[int, int]:
-    """(t, s): the largest count and the second largest (equal to t when the top is tied)."""
+    """(t, s): the largest count and the second largest (equal to t when the top is tied).
+
+    Args:
+        n: a vote histogram (at least two classes).
+
+    Returns:
+        ``(t, s)`` with t ≥ s.
+
+    Raises:
+        IndexError: ``n`` has fewer than two counts.
+    """
     a = sorted(n, reverse=True)
     return a[0], a[1]
 
 
 def output_distribution(n: tuple[int, ...], gamma: dict[tuple[int, int], float]) -> list[float]:
-    """Pr[M_γ(n) = c] for every class c (γ read at (t, s); 0 at a tie)."""
+    """Pr[M_γ(n) = c] for every class c (γ read at (t, s); 0 at a tie).
+
+    With probability γ(t, s) M_γ releases the plurality class, otherwise a uniformly random class.
+
+    Args:
+        n: a vote histogram.
+        gamma: γ(t, s) for every top-two pair with t > s.
+
+    Returns:
+        The C release probabilities (summing to 1).
+
+    Raises:
+        KeyError: ``gamma`` lacks the histogram's strict top-two pair.
+    """
     t, s = top_two(n)
     C = len(n)
     g = 0.0 if t == s else float(gamma[(t, s)])
@@ -94,6 +128,10 @@ def max_hockey_stick(gamma: dict[tuple[int, int], float], K: int, C: int, eps: f
 
     Returns:
         The largest hockey-stick divergence (the smallest δ for which M_γ is (ε, δ)-DP).
+
+    Raises:
+        ParameterError: a negative ``eps`` or a bad ``K`` or ``C`` (naming it).
+        KeyError: ``gamma`` lacks a strict top-two pair of some histogram.
     """
     eps = non_negative("eps", eps)
     with mpmath.workdps(40):
@@ -114,7 +152,17 @@ def max_hockey_stick(gamma: dict[tuple[int, int], float], K: int, C: int, eps: f
 
 @dataclass(frozen=True)
 class PluralityTable:
-    """A certified γ(t, s) for the plurality aggregator."""
+    """A certified γ(t, s) for the plurality aggregator.
+
+    Attributes:
+        K: number of teachers.
+        C: number of classes.
+        eps: per-query ε.
+        delta: per-query δ.
+        gamma: γ(t, s) for every top-two pair with t > s.
+        objective: Pr[release = argmax of the histogram] under the prior (1/C at ties).
+        max_divergence: the certified max hockey-stick divergence, ≤ ``delta``.
+    """
 
     K: int
     C: int
@@ -207,6 +255,20 @@ def solve_plurality(K: int, C: int, eps: float, delta: float, p_correct: float =
 
 
 def plurality_agreement(gamma: dict[tuple[int, int], float], K: int, C: int, p_correct: float = 0.7) -> float:
-    """Pr[M_γ(n) = argmax n] under the multinomial prior of :func:`solve_plurality` (1/C at ties)."""
+    """Pr[M_γ(n) = argmax n] under the multinomial prior of :func:`solve_plurality` (1/C at ties).
+
+    Args:
+        gamma: γ(t, s) for every top-two pair with t > s.
+        K: number of teachers.
+        C: number of classes.
+        p_correct: the prior's probability that a teacher votes the true class 0.
+
+    Returns:
+        The probability, in [1/C, 1].
+
+    Raises:
+        ParameterError: a bad ``K`` or ``C`` (naming it).
+        KeyError: ``gamma`` lacks a strict top-two pair of some histogram.
+    """
     return float(sum(wn * output_distribution(n, gamma)[n.index(max(n))]
                      for n, wn in _prior_weights(K, C, open_unit("p_correct", p_correct)).items()))

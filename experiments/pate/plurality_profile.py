@@ -97,6 +97,9 @@ def plurality_cloud(gamma: np.ndarray, C: int, pairs: StatePairs) -> tuple[np.nd
 
     Returns:
         (x, y) arrays.
+
+    Raises:
+        IndexError: ``gamma`` is shorter than the states the pairs index.
     """
     g = np.asarray(gamma, dtype=np.float64)
     parts: list[tuple[np.ndarray, np.ndarray]] = []
@@ -144,8 +147,18 @@ def composed_plurality_epsilon(table: TopTwoTable, queries: int, delta_total: fl
     """ε_total(δ_total) of ``queries`` adaptive answers of the plurality aggregator (Claim 3; an upper
     bound: :func:`darrm.budget.compose.composed_epsilon` on :func:`plurality_profile`).
 
+    Args:
+        table: a certified :class:`~.plurality_top_two.TopTwoTable`.
+        queries: number of answers Q.
+        delta_total: the total δ, in (0, 1).
+        discretization: the PLD grid step of the composition.
+
+    Returns:
+        The :class:`~darrm.budget.compose.Composition` (its ε at ``delta_total``).
+
     Raises:
-        ParameterError: a bad value."""
+        ParameterError: a bad value.
+    """
     return composed_epsilon(plurality_profile(table), queries, delta_total, discretization=discretization)
 
 

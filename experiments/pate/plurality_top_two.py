@@ -79,7 +79,18 @@ def _tie_ok(t: int, K: int, C: int) -> bool:
 
 
 def states(K: int, C: int) -> list[tuple[int, int]]:
-    """Every strict top-two state (t, s), t > s, of K votes over C classes (Claim 1), sorted."""
+    """Every strict top-two state (t, s), t > s, of K votes over C classes (Claim 1), sorted.
+
+    Args:
+        K: number of votes.
+        C: number of classes (at least 2).
+
+    Returns:
+        The states (t, s) some histogram of K votes over C classes has as its top two counts.
+
+    Raises:
+        ParameterError: ``K`` or ``C`` is not a valid count (naming it).
+    """
     K, C = count("K", K), count("C", C, minimum=2)
     return [(t, s) for t in range(1, K + 1) for s in range(0, t) if _strict_ok(t, s, K, C)]
 
@@ -88,9 +99,10 @@ def states(K: int, C: int) -> list[tuple[int, int]]:
 class StatePairs:
     """Pairs of states one move apart (Claims 2 and 3), as index arrays into :func:`states`.
 
-    ``same``: (i, j) with one plurality class kept (i < j, or i == j for the offset (0, 0)).
-    ``tie``: (i,) strict states with a neighbouring tie (the tie releases the uniform label).
-    ``swap``: (i,) states (t, t − 1) whose plurality class can change by one move.
+    Attributes:
+        same: ``(n, 2)`` pairs (i, j) with one plurality class kept (i < j, or i == j for the offset (0, 0)).
+        tie: (i,) strict states with a neighbouring tie (the tie releases the uniform label).
+        swap: (i,) states (t, t − 1) whose plurality class can change by one move.
     """
 
     same: np.ndarray
@@ -99,7 +111,18 @@ class StatePairs:
 
 
 def state_pairs(K: int, C: int) -> StatePairs:
-    """The pairs of :class:`StatePairs` for K votes over C classes."""
+    """The pairs of :class:`StatePairs` for K votes over C classes.
+
+    Args:
+        K: number of votes.
+        C: number of classes (at least 2).
+
+    Returns:
+        The :class:`StatePairs`, indices into :func:`states` ``(K, C)``.
+
+    Raises:
+        ParameterError: ``K`` or ``C`` is not a valid count (naming it).
+    """
     st = states(K, C)
     index = {ts: i for i, ts in enumerate(st)}
     same, tie, swap = set(), set(), []
@@ -160,6 +183,10 @@ def max_divergence(gamma: np.ndarray, K: int, C: int, eps: float, pairs: StatePa
 
     Returns:
         max over pairs of Σ_c (P(c) − e^ε P′(c))₊, ≥ 0 (Claim 4).
+
+    Raises:
+        ParameterError: a negative ``eps`` or a bad ``K`` or ``C`` (naming it).
+        IndexError: ``gamma`` is shorter than :func:`states` ``(K, C)``.
     """
     eps = non_negative("eps", eps)
     pairs = pairs or state_pairs(K, C)
@@ -191,6 +218,19 @@ def prior_weights(K: int, C: int, p_correct: float, samples: int = 200_000, seed
 
     Each teacher votes the true class with probability ``p_correct``, another class uniformly (a
     data-independent prior, like the paper's i.i.d. prior).  Pr[release = truth] = 1/C + Σ γ·weight.
+
+    Args:
+        K: number of teachers.
+        C: number of classes (at least 2).
+        p_correct: a teacher's probability of voting the true class, in (0, 1).
+        samples: Monte-Carlo histograms drawn.
+        seed: seeds the draw (stream ``[seed, 25]``).
+
+    Returns:
+        One weight per state of :func:`states`, same order.
+
+    Raises:
+        ParameterError: a bad ``K``, ``C``, ``p_correct`` or ``samples`` (naming it).
     """
     K, C = count("K", K), count("C", C, minimum=2)
     p_correct = open_unit("p_correct", p_correct)
@@ -211,7 +251,18 @@ def prior_weights(K: int, C: int, p_correct: float, samples: int = 200_000, seed
 
 @dataclass(frozen=True)
 class TopTwoTable:
-    """A certified γ over the top-two states of K votes over C classes, (eps, delta)-DP per query."""
+    """A certified γ over the top-two states of K votes over C classes, (eps, delta)-DP per query.
+
+    Attributes:
+        K: number of teachers.
+        C: number of classes.
+        eps: per-query ε.
+        delta: per-query δ.
+        gamma: γ over :func:`states` ``(K, C)``, same order.
+        max_divergence: the certified divergence, ≤ ``delta`` − :data:`ROUNDING_MARGIN`.
+        expected_agreement: Pr[release = truth] under the prior.
+        info: the LP's size, the certificate's scale λ and the proven gap to the LP optimum.
+    """
 
     K: int
     C: int
@@ -330,6 +381,9 @@ def release_plurality(votes: np.ndarray, table: TopTwoTable, rng: np.random.Gene
 
     Returns:
         One released class per query.
+
+    Raises:
+        ParameterError: ``votes`` is not a ``(Q, table.K)`` array.
     """
     votes = np.asarray(votes)
     if votes.ndim != 2 or votes.shape[1] != table.K:

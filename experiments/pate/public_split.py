@@ -35,6 +35,10 @@ class PublicSplit:
     """Indices into the public set: ``pool`` (queries and unlabelled data), ``held_out`` (student test).
 
     Both are sorted, disjoint, and together cover ``range(n)``.
+
+    Attributes:
+        pool: sorted indices of the query pool (queries and unlabelled data).
+        held_out: sorted indices of the students' test set, never queried.
     """
 
     pool: np.ndarray

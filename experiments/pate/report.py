@@ -108,7 +108,19 @@ def _privacy_table(by: dict, ds: str, m: int, Qs: list[int], paper_columns: bool
 
 
 def markdown_report(records: list[dict], run_info: dict | None = None) -> str:
-    """Tables per dataset and m: ours vs the paper (accuracy, then per-query/total privacy)."""
+    """Tables per dataset and m: ours vs the paper (accuracy, then per-query/total privacy).
+
+    Args:
+        records: the two-class study's records (``results.json``).
+        run_info: ``teachers.json``'s ``run`` (configuration, device, times, data); its
+            configuration's ``smoke_test`` puts the smoke-test note first and drops the paper columns.
+
+    Returns:
+        The Markdown text of ``tables.md``.
+
+    Raises:
+        KeyError: a record lacks a field the study writes.
+    """
     lines: list[str] = []
     smoke = bool(run_info and run_info.get("config", {}).get("smoke_test"))
     if smoke:
@@ -147,7 +159,18 @@ def _draws(records: list[dict]) -> str:
 
 
 def accuracy_figure(records: list[dict]):
-    """The figure of :func:`accuracy_plot`, returned open (for inspection)."""
+    """The figure of :func:`accuracy_plot`, returned open (for inspection).
+
+    Args:
+        records: the two-class study's records (``results.json``).
+
+    Returns:
+        The matplotlib figure.
+
+    Raises:
+        MissingDependencyError: matplotlib is not installed.
+        KeyError: a record lacks a field the study writes.
+    """
     plt = pyplot("the accuracy plot")
     keys = sorted({(r["dataset"], r["Q"]) for r in records if r["Q"] is not None})
     fig, axes = plt.subplots(1, len(keys), figsize=(4.6 * max(len(keys), 1.5), 4.4), squeeze=False,
@@ -182,7 +205,16 @@ def accuracy_figure(records: list[dict]):
 
 def accuracy_plot(records: list[dict], path: Path) -> None:
     """Accuracy vs m, one panel per (dataset, Q), one series per method with its own marker and
-    x offset; error bars ±1 standard deviation over the draws (stated in the figure's title)."""
+    x offset; error bars ±1 standard deviation over the draws (stated in the figure's title).
+
+    Args:
+        records: the two-class study's records (``results.json``).
+        path: the PNG file (its folder is created; written atomically).
+
+    Raises:
+        MissingDependencyError: matplotlib is not installed.
+        OSError: ``path`` cannot be written.
+    """
     fig = accuracy_figure(records)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     save_png(fig, path, dpi=120)

@@ -83,8 +83,17 @@ def _theorem6_applies(logq: float, sigma: float, order: float) -> bool:
 def log_q0(sigma: float, order: float) -> float:
     """log q0: below it Theorem 6 applies and beats λ/σ²; at and above it β(q) = λ/σ² (Appendix B.2).
 
+    Args:
+        sigma: GNMax's σ.
+        order: the RDP order λ.
+
+    Returns:
+        log q0 (< 0).
+
     Raises:
-        SolveError: the bracket or the root is not found, or Theorem 6 does not apply at the root."""
+        ParameterError: a non-positive ``sigma`` or ``order``.
+        SolveError: the bracket or the root is not found, or Theorem 6 does not apply at the root.
+    """
     sigma, order = positive("sigma", sigma), positive("order", order)
     ind = order / sigma**2
 
@@ -108,7 +117,20 @@ def log_q0(sigma: float, order: float) -> float:
 
 
 def gnmax_rdp(logq: float, sigma: float, order: float) -> float:
-    """β(q): GNMax's data-dependent RDP at order λ given log q (Theorem 6 below q0, λ/σ² above)."""
+    """β(q): GNMax's data-dependent RDP at order λ given log q (Theorem 6 below q0, λ/σ² above).
+
+    Args:
+        logq: log of the union bound q on Pr[GNMax ≠ argmax] (−inf: q = 0, β = 0).
+        sigma: GNMax's σ.
+        order: the RDP order λ.
+
+    Returns:
+        β(q) ≥ 0.
+
+    Raises:
+        ParameterError: a non-positive ``sigma`` or ``order``.
+        SolveError: q0 cannot be found (:func:`log_q0`).
+    """
     if logq == -math.inf:
         return 0.0
     return order / sigma**2 if logq >= log_q0(sigma, order) else _theorem6(logq, sigma, order)
@@ -155,7 +177,12 @@ def gnmax_local_sensitivities(votes: Sequence[int] | np.ndarray, teachers: int, 
         order: λ.
 
     Returns:
-        An array of K upper bounds on the local sensitivity at distance d."""
+        An array of K upper bounds on the local sensitivity at distance d.
+
+    Raises:
+        ParameterError: a non-positive ``sigma`` or ``order``.
+        SolveError: q0 cannot be found (:func:`log_q0`).
+    """
     n = np.asarray(votes, dtype=np.float64)
     C = n.size
     lq0, lq1 = log_q0(sigma, order), _log_q1(sigma, order, C)
@@ -188,7 +215,19 @@ def gnmax_local_sensitivities(votes: Sequence[int] | np.ndarray, teachers: int, 
 
 def threshold_rdp(log_p: float, sigma1: float, order: float) -> float:
     """The threshold check's RDP at λ: Theorem 6 with q = min(p, 1 − p) and noise √2·σ1, capped by the
-    data-independent λ/(2σ1²) (step 1 of :mod:`accounting.gnmax.confident`, at one order)."""
+    data-independent λ/(2σ1²) (step 1 of :mod:`accounting.gnmax.confident`, at one order).
+
+    Args:
+        log_p: log of the probability p that the noisy top count passes the threshold.
+        sigma1: the threshold check's σ1 (> 0; :func:`publish_epsilon` validates it).
+        order: the RDP order λ.
+
+    Returns:
+        The RDP at λ, ≥ 0.
+
+    Raises:
+        ZeroDivisionError: ``sigma1`` is 0.
+    """
     return float(_step1_rdp(log_p, sigma1, np.array([float(order)]))[0])
 
 
@@ -202,7 +241,21 @@ def threshold_local_sensitivities(votes: Sequence[int] | np.ndarray, teachers: i
                                   sigma1: float, order: float) -> np.ndarray:
     """LS(D, d) of the threshold check's RDP for d = 0 … K − 1: max n is within d of its value at D,
     and one changed teacher moves it by ≤ 1, so LS(D, d) = the largest one-step change of the RDP
-    over max counts v with |v − max n| = d (0 where no such v exists)."""
+    over max counts v with |v − max n| = d (0 where no such v exists).
+
+    Args:
+        votes: the histogram of one query.
+        teachers: K.
+        threshold: the threshold T.
+        sigma1: the threshold check's σ1 (> 0; :func:`publish_epsilon` validates it).
+        order: the RDP order λ.
+
+    Returns:
+        An array of K upper bounds on the local sensitivity at distance d.
+
+    Raises:
+        ZeroDivisionError: ``sigma1`` is 0.
+    """
     rdp = _threshold_rdp_list(teachers, float(threshold), float(sigma1), float(order))
 
     def step(v: int) -> float:
@@ -219,7 +272,18 @@ def threshold_local_sensitivities(votes: Sequence[int] | np.ndarray, teachers: i
 
 
 def smooth_sensitivity(ls: np.ndarray, beta: float) -> float:
-    """SS_β = max_d e^{−βd}·LS(D, d) (Nissim, Raskhodnikova & Smith 2007)."""
+    """SS_β = max_d e^{−βd}·LS(D, d) (Nissim, Raskhodnikova & Smith 2007).
+
+    Args:
+        ls: the local sensitivities LS(D, d), d = 0, 1, ….
+        beta: the smoothness β.
+
+    Returns:
+        SS_β (0 for an empty ``ls``).
+
+    Raises:
+        ValueError: ``ls`` is not numeric.
+    """
     ls = np.asarray(ls, dtype=np.float64)
     return float(np.max(ls * np.exp(-beta * np.arange(ls.size)), initial=0.0))
 
@@ -227,8 +291,17 @@ def smooth_sensitivity(ls: np.ndarray, beta: float) -> float:
 def gnss_rdp(beta: float, sigma_ss: float, order: float) -> float:
     """The GNSS release's own RDP at λ (Papernot et al. 2018, Theorem 23), for 1 < λ < 1/(2β).
 
+    Args:
+        beta: the smoothness β.
+        sigma_ss: GNSS's noise multiplier σ_s.
+        order: the RDP order λ.
+
+    Returns:
+        The release's RDP at λ (data-independent).
+
     Raises:
-        ParameterError: λ outside (1, 1/(2β))."""
+        ParameterError: a non-positive ``beta`` or ``sigma_ss``, or λ outside (1, 1/(2β)).
+    """
     beta, sigma_ss = positive("beta", beta), positive("sigma_ss", sigma_ss)
     if not 1.0 < order < 1.0 / (2.0 * beta):
         raise ParameterError("order", f"must lie in (1, 1/(2*beta)) = (1, {1 / (2 * beta):g}), got {order}")
@@ -238,7 +311,21 @@ def gnss_rdp(beta: float, sigma_ss: float, order: float) -> float:
 
 def check_conditions(sigma: float, C: int, order: float, points: int = 400) -> bool:
     """Conditions C5–C6 of Papernot et al. 2018 (Appendix B.4), checked on a log-grid of q: β(q)
-    non-decreasing on (0, q0) and β(B_U(q)) − β(q) non-decreasing on (0, B_L(q0))."""
+    non-decreasing on (0, q0) and β(B_U(q)) − β(q) non-decreasing on (0, B_L(q0)).
+
+    Args:
+        sigma: GNMax's σ2.
+        C: number of classes.
+        order: the RDP order λ.
+        points: grid points per condition.
+
+    Returns:
+        True when both conditions hold on the grid (the local-sensitivity bound is then valid).
+
+    Raises:
+        ParameterError: a non-positive ``sigma`` or ``order``.
+        SolveError: q0 cannot be found (:func:`log_q0`).
+    """
     lq0 = log_q0(sigma, order)
     grid = np.linspace(lq0 * 40.0, lq0, points)
     b = np.array([gnmax_rdp(x, sigma, order) for x in grid[:-1]] + [_theorem6(lq0, sigma, order)])
@@ -346,6 +433,19 @@ def fixed_parameters(sigma1: float, sigma2: float, queries: int, delta: float,
     """(λ, β, σ_s) chosen WITHOUT the private data: λ is the integer order in 2 … 200 minimising the
     data-independent ε of ``queries`` answered queries (Q·(λ/(2σ1²) + λ/σ2²) + log(1/δ)/(λ − 1)),
     β = :data:`BETA_TIMES_ORDER`/λ, and σ_s makes λe^{2β}/σ_s² = :data:`GNSS_COST_SHARE`·``eps_target``.
+
+    Args:
+        sigma1: the threshold check's σ1.
+        sigma2: GNMax's σ2.
+        queries: number of queries Q.
+        delta: δ of the published (ε, δ).
+        eps_target: the ε the run targets (fixes GNSS's share of it).
+
+    Returns:
+        ``(order, beta, sigma_ss)``.
+
+    Raises:
+        ParameterError: a bad value (naming it).
     """
     sigma1, sigma2 = positive("sigma1", sigma1), positive("sigma2", sigma2)
     queries, delta = count("queries", queries), open_unit("delta", delta)

@@ -37,14 +37,24 @@ __all__ = ["StudentConfig", "StudentMLP", "TrainedStudent", "train_student"]
 
 @dataclass(frozen=True)
 class TrainedStudent:
-    """A finished student: ``predict(images) → labels`` in the original label space, and a record."""
+    """A finished student: ``predict(images) → labels`` in the original label space, and a record.
+
+    Attributes:
+        predict: maps uint8 images ``(n, 28, 28)`` to n labels in the original label space.
+        info: the training record (labelled and pseudo-labelled counts).
+    """
 
     predict: Callable[[np.ndarray], np.ndarray]
     info: dict
 
 
 class StudentMLP(nn.Module):
-    """784 → ``hidden`` → ReLU → C logits."""
+    """784 → ``hidden`` → ReLU → C logits.
+
+    Args:
+        n_classes: number of logits C.
+        hidden: width of the hidden layer.
+    """
 
     def __init__(self, n_classes: int, hidden: int = 128):
         super().__init__()

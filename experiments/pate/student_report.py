@@ -20,7 +20,17 @@ def _eps(r: dict) -> str:
 
 def student_table(records: list[dict]) -> str:
     """Markdown: per dataset and m, one row per (Q, method): label accuracy, student accuracy (mean (std)
-    over draws), the valid (ε_total, δ_total) and, for DaRRM, the generic fresh-member bound."""
+    over draws), the valid (ε_total, δ_total) and, for DaRRM, the generic fresh-member bound.
+
+    Args:
+        records: the study's records (``results.json``) with student fields.
+
+    Returns:
+        The Markdown text of ``students.md``.
+
+    Raises:
+        KeyError: a record lacks a field the study writes.
+    """
     rows = [r for r in records if r.get("student_accuracy_mean") is not None]
     lines: list[str] = []
     for ds in sorted({r["dataset"] for r in rows}):
@@ -46,7 +56,18 @@ def student_table(records: list[dict]) -> str:
 
 def student_figure(records: list[dict]):
     """Student accuracy against the valid total ε (log scale), one panel per (dataset, m), a series
-    per method over Q; DaRRM's generic fresh-member ε as hollow markers (not valid for fixed teachers)."""
+    per method over Q; DaRRM's generic fresh-member ε as hollow markers (not valid for fixed teachers).
+
+    Args:
+        records: the study's records (``results.json``) with student fields.
+
+    Returns:
+        The matplotlib figure.
+
+    Raises:
+        MissingDependencyError: matplotlib is not installed.
+        KeyError: a record lacks a field the study writes.
+    """
     plt = pyplot("the student plot")
     rows = [r for r in records if r.get("student_accuracy_mean") is not None]
     keys = sorted({(r["dataset"], r["m"]) for r in rows})
@@ -85,7 +106,16 @@ def student_figure(records: list[dict]):
 
 
 def student_plot(records: list[dict], path: Path) -> None:
-    """Write :func:`student_figure` as a PNG."""
+    """Write :func:`student_figure` as a PNG.
+
+    Args:
+        records: the study's records (``results.json``) with student fields.
+        path: the PNG file (its folder is created; written atomically).
+
+    Raises:
+        MissingDependencyError: matplotlib is not installed.
+        OSError: ``path`` cannot be written.
+    """
     fig = student_figure(records)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     save_png(fig, path, dpi=120)

@@ -21,7 +21,19 @@ __all__ = ["student_accuracies", "student_seed"]
 
 
 def student_seed(seed: int, Q: int, draw: int) -> int:
-    """The torch seed of the students of one (Q, draw), from the study seed (stream 13)."""
+    """The torch seed of the students of one (Q, draw), from the study seed (stream 13).
+
+    Args:
+        seed: the study's seed.
+        Q: number of queries.
+        draw: the draw's index.
+
+    Returns:
+        A seed in ``[0, 2**31 − 1)``.
+
+    Raises:
+        ValueError: a negative ``seed``, ``Q`` or ``draw`` (numpy refuses negative seed entries).
+    """
     return int(np.random.default_rng([seed, 13, Q, draw]).integers(2**31 - 1))
 
 
@@ -40,6 +52,10 @@ def student_accuracies(released: dict, pool_images: np.ndarray, classes: tuple[i
 
     Returns:
         ``{(method, m, Q): array of accuracies in draw order}``.
+
+    Raises:
+        ParameterError: a released label outside ``classes``.
+        HeldOutAccessError: something reads the held-out half outside its scoring.
     """
     out: dict[tuple[str, int, int], list[float]] = {}
     everything = np.arange(len(pool_images))

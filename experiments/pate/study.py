@@ -45,6 +45,30 @@ class StudyConfig:
     (:func:`~darrm.experiments.pate.public_split.split_public`, ``held_out_fraction`` held out):
     queries are drawn from the pool only, and a student is trained on every released label set
     and scored on the held-out half (:mod:`~darrm.experiments.pate.student_study`).
+
+    Attributes:
+        dataset: ``"mnist"`` or ``"fashion-mnist"``.
+        ms: the m values (teachers per DaRRM subsample), each in [1, K].
+        queries: the Q values (queries answered per draw).
+        draws: repeated draws of the Q queries.
+        K: number of teachers.
+        epochs: teacher training epochs.
+        batch_size: teacher minibatch size.
+        lr_private: learning rate of the DP-SGD teachers.
+        lr_nonprivate: learning rate of the non-private teachers.
+        noise_multiplier: DP-SGD's σ (Section 6.2).
+        max_grad_norm: DP-SGD's clipping norm C (Section 6.2).
+        member_delta: each teacher's Δ (Section 6.2).
+        delta_prime: δ′ of the composition over Q queries.
+        train_size: a seeded subset of this many two-class training images (None: all).
+        classes: the two classes of the task.
+        seed: seeds the training split, the shards, the teachers, the query draws and the mechanisms.
+        student: the students' settings (None: no student, every test image may be queried).
+        held_out_fraction: share of the public set held out as the students' test set.
+        smoke_test: the run is a smoke test (its tables say so and show no paper columns).
+
+    Raises:
+        ParameterError: a bad setting, naming it (validated on construction).
     """
 
     dataset: str
@@ -130,6 +154,18 @@ def query_indices(seed: int, n_test: int, Q: int, draw: int) -> np.ndarray:
     """Indices of draw ``draw`` of Q test queries, uniformly without replacement (Appendix D.2).
 
     Depends only on (seed, Q, draw): every method and every m answers the same queries.
+
+    Args:
+        seed: the study's seed.
+        n_test: size of the set queried.
+        Q: number of queries.
+        draw: the draw's index.
+
+    Returns:
+        Q distinct indices into ``range(n_test)``.
+
+    Raises:
+        ParameterError: ``Q`` outside ``[1, n_test]``.
     """
     if not 1 <= Q <= n_test:
         raise ParameterError("Q", f"must be in [1, {n_test}], got {Q}")

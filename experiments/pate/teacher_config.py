@@ -18,7 +18,25 @@ TEACHER_ACCOUNTANTS: tuple[TeacherAccountant, ...] = ("prv", "rdp")
 
 @dataclass(frozen=True)
 class TeacherConfig:
-    """Settings of one ensemble of teachers (private or not).  Validated on construction."""
+    """Settings of one ensemble of teachers (private or not).  Validated on construction.
+
+    Attributes:
+        private: DP-SGD (Opacus) when True, plain SGD otherwise.
+        K: number of teachers (odd).
+        epochs: training epochs.
+        batch_size: expected minibatch size (the Poisson sampling rate is batch_size / shard size).
+        lr: SGD learning rate.
+        momentum: SGD momentum, in [0, 1).
+        noise_multiplier: σ_DPSGD (Section 6.2; private only).
+        max_grad_norm: the clipping norm C (Section 6.2; private only).
+        delta: Δ of each teacher's (ε, Δ) (Section 6.2; private only).
+        n_classes: the CNN's outputs (the reference scripts use the 10-way head with labels 5/8).
+        seed: seeds the teachers' initialisation and minibatches.
+        accountant: ``"prv"`` or ``"rdp"``, the DP-SGD accountant of both Opacus and darrm.accounting.
+
+    Raises:
+        ParameterError: a bad setting, naming it (validated on construction).
+    """
 
     private: bool
     K: int = 11

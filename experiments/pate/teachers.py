@@ -43,7 +43,14 @@ __all__ = [
 
 @dataclass(frozen=True)
 class TrainedTeacher:
-    """A trained teacher: its weights and a record of how it was trained."""
+    """A trained teacher: its weights and a record of how it was trained.
+
+    Attributes:
+        index: the teacher's index in its ensemble.
+        state_dict: the CNN's weights (on the CPU).
+        info: how it was trained (shard size, seed, device, steps, time; when private the sample
+            rate, ε from darrm.accounting and from Opacus, and Δ).
+    """
 
     index: int
     state_dict: dict
@@ -51,14 +58,36 @@ class TrainedTeacher:
 
 
 def pick_device(prefer: str | None = None) -> torch.device:
-    """CUDA when present (or ``prefer``), CPU otherwise; never requires a GPU."""
+    """CUDA when present (or ``prefer``), CPU otherwise; never requires a GPU.
+
+    Args:
+        prefer: a torch device name to use instead (e.g. ``"cpu"``, ``"cuda:1"``), or None.
+
+    Returns:
+        The torch device.
+
+    Raises:
+        RuntimeError: ``prefer`` is not a valid torch device string.
+    """
     if prefer:
         return torch.device(prefer)
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def shard_indices(n: int, K: int, seed: int) -> list[np.ndarray]:
-    """K disjoint shards of ``range(n)`` from a seeded permutation; sizes differ by at most one."""
+    """K disjoint shards of ``range(n)`` from a seeded permutation; sizes differ by at most one.
+
+    Args:
+        n: size of the training set.
+        K: number of shards.
+        seed: seeds the permutation.
+
+    Returns:
+        K sorted, disjoint index arrays covering ``range(n)``.
+
+    Raises:
+        ParameterError: ``K`` outside ``[1, n]``.
+    """
     if K < 1 or n < K:
         raise ParameterError("K", f"need 1 <= K <= n, got K={K}, n={n}")
     perm = np.random.default_rng(seed).permutation(n)
@@ -67,7 +96,21 @@ def shard_indices(n: int, K: int, seed: int) -> list[np.ndarray]:
 
 def teacher_epsilon(noise_multiplier: float, sample_rate: float, steps: int, delta: float,
                     accountant: Accountant = "prv") -> float:
-    """(ε, Δ) of DP-SGD with Poisson sampling, from the toolkit's accountant (``darrm.accounting.dpsgd``)."""
+    """(ε, Δ) of DP-SGD with Poisson sampling, from the toolkit's accountant (``darrm.accounting.dpsgd``).
+
+    Args:
+        noise_multiplier: DP-SGD's σ.
+        sample_rate: the Poisson sampling rate.
+        steps: number of noisy steps.
+        delta: Δ.
+        accountant: ``"prv"`` or ``"rdp"``.
+
+    Returns:
+        ε at Δ.
+
+    Raises:
+        ParameterError: a bad value (naming it).
+    """
     return float(dpsgd_epsilon(noise_multiplier, sample_rate, steps, delta, accountant=accountant))
 
 
@@ -93,7 +136,22 @@ def train_teacher(
     index: int,
     device: torch.device | None = None,
 ) -> TrainedTeacher:
-    """Train teacher ``index`` on (images, labels) with SGD, or DP-SGD via Opacus when ``cfg.private``."""
+    """Train teacher ``index`` on (images, labels) with SGD, or DP-SGD via Opacus when ``cfg.private``.
+
+    Args:
+        images: the shard's uint8 images ``(n, 28, 28)``.
+        labels: their labels.
+        cfg: the ensemble's settings.
+        index: the teacher's index (seeds it, with ``cfg.seed``).
+        device: torch device (default: :func:`pick_device`).
+
+    Returns:
+        The :class:`TrainedTeacher`.
+
+    Raises:
+        ImportError: opacus is needed (``cfg.private``) and not installed (the CLI checks this first).
+        ValueError: Opacus refuses the model or the settings.
+    """
     device = device or pick_device()
     seed = cfg.seed * 1000 + index + (500 if cfg.private else 0)
     torch.manual_seed(seed)
@@ -140,7 +198,21 @@ def train_teacher(
 @torch.no_grad()
 def predict(state_dict: dict, images: np.ndarray, n_classes: int = 10,
             device: torch.device | None = None, batch: int = 2048) -> np.ndarray:
-    """Predicted labels (argmax of the logits) of a teacher on ``images``; int64 array."""
+    """Predicted labels (argmax of the logits) of a teacher on ``images``; int64 array.
+
+    Args:
+        state_dict: the teacher's CNN weights.
+        images: uint8 images ``(n, 28, 28)``.
+        n_classes: the CNN's outputs.
+        device: torch device (default: :func:`pick_device`).
+        batch: images per forward pass.
+
+    Returns:
+        The n predicted labels.
+
+    Raises:
+        RuntimeError: ``state_dict`` does not fit a :class:`~darrm.experiments.pate.model.CNN` with ``n_classes``.
+    """
     device = device or pick_device()
     model = CNN(n_classes).to(device)
     model.load_state_dict(state_dict)
