@@ -67,6 +67,15 @@ def test_run_record_names_the_cache_by_key_not_by_absolute_path(run10):
     text = (out / "multiclass_run.json").read_text()
     key = json.loads(text)["teachers"]["cache"]
     assert str(out.parent) not in text and "/" not in key and key.startswith("mnist-multiclass-")
+
+    def strings(node):
+        if isinstance(node, dict):
+            return [s for k, v in node.items() for s in (k, *strings(v))]
+        if isinstance(node, list):
+            return [s for v in node for s in strings(v)]
+        return [node] if isinstance(node, str) else []
+
+    assert [s for s in strings(json.loads(text)) if s.startswith("/")] == []
     assert (out.parent / "cache" / key / "settings.json").is_file()
 
 
