@@ -175,7 +175,9 @@ class SweepOracle:
     block functions on the blocks next to where the last cuts were found (each block ±1 in each
     coordinate; the binding multisets of γ_opt sit in a few blocks: at K = 61, 14 of 1,891
     (n_(hi,lo), n_(lo,hi)) pairs): cuts it finds are real violations, so they are valid cuts, but
-    finding none proves nothing, and the solver then sweeps exhaustively.  Δ > 0 only: for pure DP
+    finding none proves nothing, and the solver then sweeps exhaustively (also after
+    :data:`SCREEN_STREAK` screens in a row, or a screen adding fewer than :data:`SCREEN_MIN_ROWS`
+    rows: the stop and every bound still come from exhaustive sweeps only).  Δ > 0 only: for pure DP
     (measured at K = 1001, m = 10) the screened cuts stayed local, the LP grew to ~29k rows and the
     gap closed more slowly than with an exhaustive sweep every round, which is cheap there."""
 
