@@ -149,6 +149,12 @@ SCREEN_MIN_WORK = 5 * 10**6
 #: at most this many screen rounds in a row: then an exhaustive sweep (new bounds, new blocks)
 SCREEN_STREAK = 10
 
+#: a screen that adds fewer LP rows than this (a multiset adds up to 4, its orientations) ends the
+#: streak: its blocks are exhausted at the LP point, so the next round sweeps exhaustively (a new
+#: upper bound and new blocks) instead of screening the same blocks again; 0 turns the rule off.
+#: Measured (benchmarks/bench_screen_streak.py, RESULTS.md "Ending a screening streak early")
+SCREEN_MIN_ROWS = 8
+
 
 def blocks_of(candidates: np.ndarray) -> set:
     """The sweep blocks of candidate multisets: (n_(hi,lo), n_(lo,hi)) pairs with the first ≥ the
@@ -169,7 +175,9 @@ class SweepOracle:
     block functions on the blocks next to where the last cuts were found (each block ±1 in each
     coordinate; the binding multisets of γ_opt sit in a few blocks: at K = 61, 14 of 1,891
     (n_(hi,lo), n_(lo,hi)) pairs): cuts it finds are real violations, so they are valid cuts, but
-    finding none proves nothing, and the solver then sweeps exhaustively.  Δ > 0 only: for pure DP
+    finding none proves nothing, and the solver then sweeps exhaustively (also after
+    :data:`SCREEN_STREAK` screens in a row, or a screen adding fewer than :data:`SCREEN_MIN_ROWS`
+    rows: the stop and every bound still come from exhaustive sweeps only).  Δ > 0 only: for pure DP
     (measured at K = 1001, m = 10) the screened cuts stayed local, the LP grew to ~29k rows and the
     gap closed more slowly than with an exhaustive sweep every round, which is cheap there."""
 
@@ -348,7 +356,8 @@ def solve_cutting_planes(
             # the loop checks the screen's cuts itself: only a multiset really violated at x_sep
             # counts; otherwise (or after SCREEN_STREAK screens) it sweeps exhaustively
             if new is not None and ws.violated(new, x_sep, tol_cp):
-                streak += 1
+                # a screen that found almost nothing new ends the streak (SCREEN_MIN_ROWS)
+                streak = streak + 1 if new.shape[0] >= SCREEN_MIN_ROWS else SCREEN_STREAK
                 sweeps += time.perf_counter() - ts
                 if log:
                     log(f"round {rnd}: {lp.rows.shape[0]} LP rows, screened {scr.checked:.3g} multisets near the "

@@ -255,3 +255,56 @@ def test_a_solve_that_does_not_fit_max_memory_is_refused_before_any_work():
     assert getattr(default_executor(P, 4 * 2**30), "workers", 1) == 1
     with pytest.raises(ParameterError, match="max_memory"):
         SolveOptions(max_memory=-1)
+
+
+class _TrickleScreen:
+    """A screening oracle that finds one real violation per screen (the worst multiset, by an
+    uncounted exhaustive sweep): at most 4 new rows, fewer than SCREEN_MIN_ROWS.  ``calls`` is the
+    order in which the solve called it: "screen" (cuts returned) or "sweep" (exhaustive)."""
+
+    def __init__(self, inner):
+        self.inner, self.calls = inner, []
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def screen(self, x, top, threshold):
+        from darrm.gamma import symmetric_from_upper
+        from darrm.privacy.sweep import sweep
+
+        self.inner.screens += 1
+        res = sweep(symmetric_from_upper(x, self.inner.params.K), self.inner.params, top=1, threshold=threshold)
+        if res.max_violation <= threshold:
+            return None
+        self.calls.append("screen")
+        return res
+
+    def exhaustive(self, x, top, threshold):
+        self.calls.append("sweep")
+        return self.inner.exhaustive(x, top, threshold)
+
+
+@pytest.mark.parametrize("min_rows", [0, 8])
+def test_a_screen_that_adds_few_rows_ends_the_streak(min_rows, monkeypatch):
+    """SCREEN_MIN_ROWS: a screen adding fewer rows than it is followed by an exhaustive sweep, never by
+    another screen (with the rule off, the same oracle screens several rounds in a row); the solve
+    still ends at the full LP's optimum, proven optimal and certified by a sweep of every multiset."""
+    import darrm.solver.cutting_planes as cpm
+
+    real, made = cpm.SweepOracle, []
+
+    def make(*a, **k):
+        made.append(_TrickleScreen(real(*a, **k)))
+        return made[-1]
+
+    monkeypatch.setattr(cpm, "SweepOracle", make)
+    monkeypatch.setattr(cpm, "SCREEN_MIN_ROWS", min_rows)
+    P = PrivacyParams(21, 5, 0.1, 1e-5)
+    full = solve_gamma_opt(P, options=SolveOptions(method="full"))
+    t = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes"))
+    pairs = list(zip(made[0].calls, made[0].calls[1:], strict=False))
+    assert "screen" in made[0].calls
+    assert (("screen", "screen") in pairs) == (min_rows == 0)
+    assert t.objective == pytest.approx(full.objective, abs=1e-9)
+    assert t.status == "optimal" and t.info["optimality_gap"] <= 1e-9
+    assert certify(t.gamma, P).certified
