@@ -40,8 +40,8 @@ def main() -> None:
         delta = 0.01 / n
         for r, kind, fn in cases:
             with beta_tables.no_reuse():
-                old, t_old = _timed(lambda r=r, fn=fn: fn(r, n, delta).eps)
-            new, t_new = _timed(lambda r=r, fn=fn: fn(r, n, delta).eps)
+                old, t_old = _timed(lambda r=r, fn=fn, n=n, delta=delta: fn(r, n, delta).eps)
+            new, t_new = _timed(lambda r=r, fn=fn, n=n, delta=delta: fn(r, n, delta).eps)
             print(f"| {n:.0e} | {r.name} | {kind} | {new:.6g} | {t_old:.2f} | {t_new:.2f} | "
                   f"{t_old / t_new:.2f} | {old == new} |", flush=True)
 

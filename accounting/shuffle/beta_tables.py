@@ -52,7 +52,7 @@ class BetaTable:
         """fn(a, b, p) elementwise (a, b: 1-d float arrays of integers in [0, 2^31))."""
         key = a.astype(np.int64) << _SHIFT | b.astype(np.int64)
         uk, first, inv = np.unique(key, return_index=True, return_inverse=True)
-        pos = np.searchsorted(self.keys, uk)  # sorted queries: cache-friendly
+        pos: np.ndarray = np.asarray(np.searchsorted(self.keys, uk))  # sorted queries: cache-friendly
         hit = np.zeros(len(uk), dtype=bool)
         inside = pos < len(self.keys)
         hit[inside] = self.keys[pos[inside]] == uk[inside]
@@ -133,7 +133,7 @@ def betainc(a: np.ndarray, b: np.ndarray, p: float) -> np.ndarray:
 def _binom_pmf(x: np.ndarray, m: np.ndarray, p: float) -> np.ndarray:
     from scipy import stats
 
-    return stats.binom.pmf(x, m, p)
+    return np.asarray(stats.binom.pmf(x, m, p), dtype=float)
 
 
 def binom_pmf(x: np.ndarray, m: np.ndarray, p: float) -> np.ndarray:
