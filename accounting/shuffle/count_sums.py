@@ -48,9 +48,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special, stats
 
 from darrm.numerics import binomial as B
+
+from . import beta_tables
 
 RHO = 1e-9
 ULP = np.finfo(float).eps
@@ -103,7 +104,7 @@ def _sf(x, m, p):
     mid = (x > 0) & (x <= m)
     if np.any(mid):
         xm, mm = x[mid], m[mid]
-        out[mid] = special.betainc(xm, mm - xm + 1, p) if 0 < p < 1 else (1.0 if p >= 1 else 0.0)
+        out[mid] = beta_tables.betainc(xm, mm - xm + 1, p) if 0 < p < 1 else (1.0 if p >= 1 else 0.0)
     return out
 
 
@@ -114,7 +115,7 @@ def _cdf(x, m, p):
     mid = (x >= 0) & (x < m)
     if np.any(mid):
         xm, mm = x[mid], m[mid]
-        out[mid] = special.betainc(mm - xm, xm + 1, 1 - p) if 0 < p < 1 else (1.0 if p <= 0 else 0.0)
+        out[mid] = beta_tables.betainc(mm - xm, xm + 1, 1 - p) if 0 < p < 1 else (1.0 if p <= 0 else 0.0)
     return out
 
 
@@ -123,7 +124,7 @@ def _pmf(x, m, p):
     ok = (x >= 0) & (x <= m) & (m >= 0)
     out = np.zeros(x.shape)
     if np.any(ok):
-        out[ok] = stats.binom.pmf(x[ok], m[ok], p)
+        out[ok] = beta_tables.binom_pmf(x[ok], m[ok], p)
     return out
 
 

@@ -47,7 +47,7 @@ import numpy as np
 from darrm import validation as v
 from darrm.errors import ParameterError
 
-from . import count_sums, lower_datasets
+from . import beta_tables, count_sums, lower_datasets
 from .bound import Bound, eps_for_delta
 from .randomizers import FiniteRandomizer, GenericLDP, RandomizedResponse, Randomizer, as_finite
 from .variation_ratio import krr_count_lower_delta
@@ -466,8 +466,9 @@ def delta_bound(randomizer: Randomizer, n: int, eps: float) -> Bound:
 
 def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
     delta, n = v.open_unit("delta", delta), v.count("n", n)
-    f = lambda x: capped_optimal_delta(randomizer, n, x, delta)  # noqa: E731
-    e = eps_for_delta(f, delta, _bracket(f, randomizer, n, delta), "upper", rtol=1e-5)
+    f = beta_tables.search_memo(lambda x: capped_optimal_delta(randomizer, n, x, delta))
+    with beta_tables.reuse_tables():  # same values, each computed once per search
+        e = eps_for_delta(f, delta, _bracket(f, randomizer, n, delta), "upper", rtol=1e-5)
     return Bound(NAME, "upper", True, e, delta, _UP_NOTE)
 
 
@@ -512,7 +513,12 @@ def lower_eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
         ParameterError: ``n`` or ``delta`` out of range.
     """
     delta, n = v.open_unit("delta", delta), v.count("n", n)
-    cands = _lower_candidates(randomizer, n)
+    with beta_tables.reuse_tables():  # same values, each computed once per search
+        return _lower_eps(randomizer, n, delta)
+
+
+def _lower_eps(randomizer: Randomizer, n: int, delta: float) -> Bound:
+    cands = [beta_tables.search_memo(f) for f in _lower_candidates(randomizer, n)]
     f_all = lambda x: min(1.0, max(f(x, delta) for f in cands))  # noqa: E731
     hi = _bracket(f_all, randomizer, n, delta)
     at_probe = [f(0.5 * hi, delta) for f in cands]
