@@ -39,7 +39,7 @@ from scipy.stats import norm
 from darrm import validation as v
 from darrm.errors import ParameterError
 
-from .data_dependent import _bounds_from_logq, _log1mexp, _log_q, _votes
+from .data_dependent import _bounds_from_logq, _votes, log1mexp, log_q_candidate
 
 __all__ = ["ConfidentGNMaxAccount", "confident_gnmax_epsilon", "confident_gnmax_rdp", "log_pr_answered"]
 
@@ -64,9 +64,21 @@ def log_pr_answered(votes: Sequence[int] | np.ndarray, threshold: float, sigma1:
     return float(norm.logsf(t - round(float(n.max())), scale=sigma1))
 
 
-def _step1_rdp(lp: float, sigma1: float, orders: np.ndarray) -> np.ndarray:
+def threshold_step_rdp(lp: float, sigma1: float, orders: np.ndarray) -> np.ndarray:
+    """Data-dependent RDP of Confident-GNMax's threshold check at each order (Papernot et al. 2018,
+    Theorem 6 applied to the check, as in pate_2018): the data-dependent bound from
+    q = min(p, 1 − p) with the check's noise √2·σ1, capped by the data-independent λ/(2σ1²).
+
+    Args:
+        lp: log Pr[the check passes] (:func:`log_pr_answered`).
+        sigma1: the threshold noise σ1.
+        orders: the RDP orders λ.
+
+    Returns:
+        The RDP at each order.
+    """
     independent = orders / (2.0 * sigma1 * sigma1)
-    lq = min(lp, _log1mexp(lp)) if lp < 0.0 else -math.inf
+    lq = min(lp, log1mexp(lp)) if lp < 0.0 else -math.inf
     if lq == -math.inf:
         return np.zeros_like(orders)
     dep = _bounds_from_logq(lq, math.sqrt(2.0) * sigma1, orders)
@@ -75,7 +87,7 @@ def _step1_rdp(lp: float, sigma1: float, orders: np.ndarray) -> np.ndarray:
 
 def _step2_rdp(n: np.ndarray, sigma2: float, orders: np.ndarray) -> np.ndarray:
     independent = orders / (sigma2 * sigma2)
-    lq = min(_log_q(n, sigma2, int(np.argmax(n))), math.log(1.0 - 1.0 / n.size))
+    lq = min(log_q_candidate(n, sigma2, int(np.argmax(n))), math.log(1.0 - 1.0 / n.size))
     if lq == -math.inf:
         return np.zeros_like(orders)
     dep = _bounds_from_logq(lq, sigma2, orders)
@@ -135,7 +147,7 @@ def confident_gnmax_rdp(histograms: Sequence[Sequence[int]], answered: Sequence[
     dep = np.zeros_like(lam)
     ind = np.zeros_like(lam)
     for n, a in zip(hs, ans, strict=True):
-        dep += _step1_rdp(log_pr_answered(n.astype(np.int64), threshold, sigma1), sigma1, lam)
+        dep += threshold_step_rdp(log_pr_answered(n.astype(np.int64), threshold, sigma1), sigma1, lam)
         ind += lam / (2.0 * sigma1 * sigma1)
         if a:
             dep += _step2_rdp(n, sigma2, lam)

@@ -82,18 +82,36 @@ def log_q(votes: Sequence[int], sigma: float, candidate: int) -> float:
     sigma = v.positive("sigma", sigma)
     if not 0 <= candidate < n.size:
         raise ParameterError("candidate", f"must index a class in [0, {n.size}), got {candidate}")
-    return _log_q(n, sigma, candidate)
+    return log_q_candidate(n, sigma, candidate)
 
 
-def _log_q(n: np.ndarray, sigma: float, candidate: int) -> float:
+def log_q_candidate(n: np.ndarray, sigma: float, candidate: int) -> float:
+    """log of the union bound on Pr[GNMax does not release ``candidate``] (Papernot et al. 2018,
+    Proposition 7): log min(1, Σ_{j≠c} Pr[N(0, 2σ²) ≥ n_c − n_j]).
+
+    Args:
+        n: the vote histogram.
+        sigma: GNMax's noise σ.
+        candidate: the class c.
+
+    Returns:
+        The bound's logarithm (≤ 0).
+    """
     gaps = n[candidate] - np.delete(n, candidate)
     return float(min(0.0, logsumexp(norm.logsf(gaps, scale=math.sqrt(2.0) * sigma))))
 
 
-def _log1mexp(x: float) -> float:
+def log1mexp(x: float) -> float:
     """log(1 − eˣ) for x < 0, accurate at both ends (Mächler 2012): log1p(−eˣ) below −log 2,
     log(−expm1(x)) above.  log(−expm1(x)) alone rounds to 0 once eˣ < 1e-16, which makes the
-    bound's nearly cancelling terms lose all relative accuracy when q is tiny."""
+    bound's nearly cancelling terms lose all relative accuracy when q is tiny.
+
+    Args:
+        x: a negative number.
+
+    Returns:
+        log(1 − eˣ).
+    """
     return math.log1p(-math.exp(x)) if x < -math.log(2.0) else math.log(-math.expm1(x))
 
 
@@ -113,8 +131,8 @@ def _bounds_from_logq(lq: float, sigma: float, orders: np.ndarray) -> np.ndarray
         return out
     ok = orders < mu1
     lam = orders[ok]
-    log1mq = _log1mexp(lq)
-    log_a = log1mq - _log1mexp((lq + eps2) * (1.0 - 1.0 / mu2))
+    log1mq = log1mexp(lq)
+    log_a = log1mq - log1mexp((lq + eps2) * (1.0 - 1.0 / mu2))
     log_b = eps1 - lq / (mu1 - 1.0)
     log_s = np.logaddexp(log1mq + (lam - 1.0) * log_a, lq + (lam - 1.0) * log_b)
     out[ok] = log_s / (lam - 1.0)
@@ -123,7 +141,7 @@ def _bounds_from_logq(lq: float, sigma: float, orders: np.ndarray) -> np.ndarray
 
 def _best_bounds(n: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndarray:
     """Min over candidate answers i* of the Theorem 6 bound (NaN where none applies)."""
-    per_candidate = np.array([_bounds_from_logq(_log_q(n, sigma, i), sigma, orders) for i in range(n.size)])
+    per_candidate = np.array([_bounds_from_logq(log_q_candidate(n, sigma, i), sigma, orders) for i in range(n.size)])
     with np.errstate(all="ignore"):
         best = np.nanmin(np.where(np.isnan(per_candidate), np.inf, per_candidate), axis=0)
     return np.where(np.isinf(best), np.nan, best)

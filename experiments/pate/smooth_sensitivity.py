@@ -48,8 +48,8 @@ from scipy.optimize import brentq
 from scipy.special import erfc, erfcinv
 from scipy.stats import norm
 
-from darrm.accounting.gnmax.confident import _step1_rdp, log_pr_answered
-from darrm.accounting.gnmax.data_dependent import _log1mexp, _log_q
+from darrm.accounting.gnmax.confident import log_pr_answered, threshold_step_rdp
+from darrm.accounting.gnmax.data_dependent import log1mexp, log_q_candidate
 from darrm.errors import ParameterError, SolveError
 from darrm.validation import count, open_unit, positive, real
 
@@ -64,8 +64,8 @@ def _theorem6(logq: float, sigma: float, order: float) -> float:
     mu2 = sigma * math.sqrt(-logq)
     mu1 = mu2 + 1.0
     eps1, eps2 = mu1 / var, mu2 / var
-    log1q = _log1mexp(logq)
-    log_a = (order - 1.0) * (log1q - _log1mexp((logq + eps2) * (1.0 - 1.0 / mu2)))
+    log1q = log1mexp(logq)
+    log_a = (order - 1.0) * (log1q - log1mexp((logq + eps2) * (1.0 - 1.0 / mu2)))
     log_b = (order - 1.0) * (eps1 - logq / (mu1 - 1.0))
     return float(np.logaddexp(log1q + log_a, logq + log_b) / (order - 1.0))
 
@@ -162,7 +162,7 @@ def _ls_gnmax_at(logq: float, sigma: float, C: int, order: float) -> float:
 
 def _log_q_gnmax(votes: np.ndarray, sigma: float) -> float:
     """Proposition 7's union bound at the argmax, capped at 1 − 1/C (as the authors' code)."""
-    return min(_log_q(votes, sigma, int(np.argmax(votes))), math.log(1.0 - 1.0 / votes.size))
+    return min(log_q_candidate(votes, sigma, int(np.argmax(votes))), math.log(1.0 - 1.0 / votes.size))
 
 
 def gnmax_local_sensitivities(votes: Sequence[int] | np.ndarray, teachers: int, sigma: float,
@@ -228,7 +228,7 @@ def threshold_rdp(log_p: float, sigma1: float, order: float) -> float:
     Raises:
         ZeroDivisionError: ``sigma1`` is 0.
     """
-    return float(_step1_rdp(log_p, sigma1, np.array([float(order)]))[0])
+    return float(threshold_step_rdp(log_p, sigma1, np.array([float(order)]))[0])
 
 
 @functools.lru_cache(maxsize=64)
