@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .shard_groups.params import ShardGroupParams as ShardGroupParams
     from .solver.objective import expected_signed_error as expected_signed_error
     from .solver.options import SolveOptions as SolveOptions
+    from .solver.warm_start import WarmStart as WarmStart
     from .status import SolveReport as SolveReport
     from .status import StopReason as StopReason
     from .table import GammaTable as GammaTable
@@ -105,6 +106,7 @@ __all__ = [
     "SolveReport",
     "StopReason",
     "TotalBudget",
+    "WarmStart",
     "WorkerLostError",
     "__version__",
     "aggregate",
@@ -159,6 +161,7 @@ _EXPORTS = {
     "privacy_profile": ".privacy.profile",
     "expected_signed_error": ".solver.objective",
     "SolveOptions": ".solver.options",
+    "WarmStart": ".solver.warm_start",
     "SolveReport": ".status",
     "StopReason": ".status",
     "GammaTable": ".table",

@@ -168,8 +168,14 @@ def _stabilize(v: str) -> float | str:
 
 
 def _options(args: argparse.Namespace) -> SolveOptions:
-    """SolveOptions from the parsed flags (argparse's defaults are SolveOptions' own)."""
-    return SolveOptions(**{name: getattr(args, name) for name in SolveOptions.field_names() if hasattr(args, name)})
+    """SolveOptions from the parsed flags (argparse's defaults are SolveOptions' own); ``--warm-start``
+    names a checkpoint file, read here (:meth:`darrm.WarmStart.from_checkpoint`)."""
+    kw = {name: getattr(args, name) for name in SolveOptions.field_names() if hasattr(args, name)}
+    if kw.get("warm_start") is not None:
+        from .solver.warm_start import WarmStart
+
+        kw["warm_start"] = WarmStart.from_checkpoint(kw["warm_start"])
+    return SolveOptions(**kw)
 
 
 def _round_log(progress: bool | None) -> Callable[[str], None]:
@@ -609,6 +615,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint",
                    help="constraint generation (shared members, --family opt, not the full LP): save/resume the "
                         "working set in this .npz file (default: none)")
+    p.add_argument("--warm-start", default=None, metavar="CHECKPOINT",
+                   help="constraint generation (shared members, --family opt, not the full LP): start from the "
+                        "working set of another solve's --checkpoint file, at other m, ε, Δ or K; its rows are "
+                        "derived afresh, so only the rounds change, never the certificate (default: none)")
     p.add_argument("--max-rounds", type=int, default=D.max_rounds,
                    help="constraint generation: round limit (default "
                         f"{DEFAULT_MAX_ROUNDS['shared']} shared, {DEFAULT_MAX_ROUNDS['disjoint']} disjoint)")

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 #: :class:`SolveOptions` fields the disjoint-members solver ignores (it is always constraint
 #: generation over its O(K) rows, with plain Kelley cuts and no screening)
-DISJOINT_IGNORED = ("stabilize", "screen")
+DISJOINT_IGNORED = ("stabilize", "screen", "warm_start")
 
 _WHY = "the disjoint LP has O(K) rows per round and is solved in this process: no sweep to distribute and " \
        "nothing to checkpoint"

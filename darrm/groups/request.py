@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..backends import Executor, TorchDevice
 
 #: :class:`SolveOptions` fields the grouped solver ignores (no screening)
-GROUPS_IGNORED = ("screen",)
+GROUPS_IGNORED = ("screen", "warm_start")
 
 _WHY = "the grouped certificate runs in this process (one factorised sweep per round): it is not distributed and " \
        "has nothing to checkpoint yet"

@@ -46,39 +46,63 @@ def load_checkpoint(path: Path, fp: str, C: int, K: int | None = None) -> np.nda
     path = Path(path)
     if not path.exists():
         return None
+    saved, w = read_working_set(path, "checkpoint")
+    if saved != fp:
+        raise ParameterError("checkpoint", f"{path}: checkpoint of another problem (fingerprint {saved[:16]!r}, this "
+                                           f"problem's is {fp!r}: other K, m, ε, Δ, δ or prior); refusing to "
+                                           "overwrite it: delete it or choose another --checkpoint")
+    if w.shape[1] != C:
+        raise ParameterError("checkpoint", f"{path}: working set has the wrong shape {w.shape}")
+    if K is not None and w.size and np.any(w.sum(axis=1) != K):
+        raise ParameterError("checkpoint", f"{path}: working set rows must be corner counts >= 0 summing to K={K}")
+    return w
+
+
+def read_working_set(path: Path, name: str, C: int | None = None) -> tuple[str, np.ndarray]:
+    """(fingerprint, working set) of the checkpoint at ``path``, whatever problem it was written for.
+
+    Args:
+        path: an existing checkpoint file (:func:`save_checkpoint`).
+        name: the parameter named in errors ("checkpoint", "warm_start").
+        C: the corners per multiset required (None: 4 or 8).
+
+    Returns:
+        The fingerprint string and the int64 corner counts, one multiset per row (each row ≥ 0; the
+        rows' sums are not checked here).
+
+    Raises:
+        ParameterError: (``name``) the file is missing, unreadable or not a checkpoint.
+    """
+    path = Path(path)
+    hint = "delete it or choose another --checkpoint" if name == "checkpoint" else "choose another file"
 
     def bad(why: str) -> ParameterError:
-        return ParameterError("checkpoint", f"{path}: {why}")
+        return ParameterError(name, f"{path}: {why}")
 
     if not path.is_file():
-        raise bad("not a regular file")
+        raise bad("not a regular file" if path.exists() else "no such file")
     try:
         z = np.load(path, allow_pickle=False)
         if not isinstance(z, np.lib.npyio.NpzFile):
-            raise bad("not a darrm checkpoint (not an .npz archive); delete it or choose another --checkpoint")
+            raise bad(f"not a darrm checkpoint (not an .npz archive); {hint}")
         with z:
             if set(z.files) != {"fingerprint", "working"}:
-                raise bad("not a darrm checkpoint (expected the arrays 'fingerprint' and 'working'); "
-                          "delete it or choose another --checkpoint")
+                raise bad(f"not a darrm checkpoint (expected the arrays 'fingerprint' and 'working'); {hint}")
             f = z["fingerprint"]
             if not isinstance(f, np.ndarray) or f.shape != () or f.dtype.kind != "U":
-                raise bad("not a darrm checkpoint (malformed fingerprint); delete it or choose another --checkpoint")
-            if str(f) != fp:
-                raise bad(f"checkpoint of another problem (fingerprint {str(f)[:16]!r}, this problem's is {fp!r}: "
-                          "other K, m, ε, Δ, δ or prior); refusing to overwrite it: delete it or choose another "
-                          "--checkpoint")
+                raise bad(f"not a darrm checkpoint (malformed fingerprint); {hint}")
             w = z["working"]
     except ParameterError:
         raise
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile,
             NotImplementedError, RuntimeError) as exc:
         raise bad(f"unreadable checkpoint ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
-                  "delete it to start afresh") from None
+                  + ("delete it to start afresh" if name == "checkpoint" else hint)) from None
     if not isinstance(w, np.ndarray) or w.dtype.kind not in "iu":
         raise bad(f"working set must be an integer array, got {getattr(w, 'dtype', type(w).__name__)}")
-    if w.ndim != 2 or w.shape[1] != C or w.shape[0] > MAX_ROWS:
+    if w.ndim != 2 or w.shape[1] not in ((4, 8) if C is None else (C,)) or w.shape[0] > MAX_ROWS:
         raise bad(f"working set has the wrong shape {w.shape}")
     w = w.astype(np.int64)
-    if w.size and (w.min() < 0 or (K is not None and np.any(w.sum(axis=1) != K))):
-        raise bad(f"working set rows must be corner counts >= 0 summing to K={K}")
-    return w
+    if w.size and w.min() < 0:
+        raise bad("working set rows must be corner counts >= 0")
+    return str(f), w

@@ -40,6 +40,7 @@ from ..status import StopReason
 from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
 from .options import SolveOptions
 from .restricted_lp import lagrangian_bound, make_restricted_lp
+from .warm_start import WarmStart
 
 
 def _unique_rows(a: np.ndarray) -> np.ndarray:
@@ -223,6 +224,22 @@ class SweepOracle:
         return res
 
 
+def seed_working_set(ws: WorkingSet, oracle: SweepOracle, warm: WarmStart | None, K: int,
+                     log: Callable[[str], None] | None) -> int:
+    """Add a warm start's multisets (adapted to K and this problem's corners, with their
+    orientations) to the working set and make their blocks the first ones screened; returns the
+    rows added.  Valid for any multisets (:mod:`darrm.solver.warm_start`)."""
+    if warm is None:
+        return 0
+    seed = ws.new_among(warm.for_problem(K, ws.cs.shape[0]))
+    if seed.shape[0]:
+        ws.add(seed)
+        oracle.hot |= blocks_of(seed)
+    if log:
+        log(f"warm start ({warm.source}): {seed.shape[0]} rows, {len(blocks_of(seed))} blocks")
+    return int(seed.shape[0])
+
+
 def solve_cutting_planes(
     params: PrivacyParams,
     c: np.ndarray,
@@ -294,6 +311,7 @@ def solve_cutting_planes(
     lp = ws.lp
     stab = Stabilizer(options.stabilize)
     oracle = SweepOracle(params, executor, progress) if oracle is None else oracle
+    warm_rows = seed_working_set(ws, oracle, options.warm_start, params.K, log)
     t0 = time.perf_counter()
     sweeps = 0.0
     checked = 0
@@ -323,6 +341,8 @@ def solve_cutting_planes(
              "seconds_sweeps": sweeps, "seconds_total": time.perf_counter() - t0,
              # a valid lower bound on c·x over every feasible x (module restricted_lp)
              "lp_lower_bound": lb}
+        if options.warm_start is not None:
+            d["warm_start"] = {"source": options.warm_start.source, "rows": warm_rows}
         if residual is not None and residual > tol_cp:
             d["residual_violation"] = residual
         return x, reason, d

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
 from ..validation import choice, count
+
+if TYPE_CHECKING:
+    from .warm_start import WarmStart
 
 #: round limits when ``max_rounds`` is None: a shared-data round sweeps C(K+7,7) multisets;
 #: a disjoint-members round costs O(K) rows and one warm HiGHS re-solve (measured: K = 2001
@@ -34,6 +38,9 @@ class SolveOptions:
         max_memory: bytes the sweeps may use (None: the memory available when the solve starts); the
             default executor runs as many workers as fit (:func:`darrm.privacy.sweep.sweep_memory`),
             and a solve that does not fit even serially is refused before any work.
+        warm_start: a :class:`~darrm.WarmStart` (a nearby solve's multisets: other m, ε, Δ or K):
+            its rows, derived for this problem, are the first cuts of constraint generation
+            (:mod:`darrm.solver.warm_start`); fewer rounds, the same certificate and gap (None: none).
     """
 
     method: str = "auto"
@@ -45,6 +52,7 @@ class SolveOptions:
     lp_backend: str = "highs"
     screen: bool = True
     max_memory: float | None = None
+    warm_start: WarmStart | None = None
 
     def __post_init__(self) -> None:
         choice("method", self.method, ("auto", "full", "cutting-planes"))
@@ -66,6 +74,13 @@ class SolveOptions:
             raise ParameterError("max_memory", f"must be a number of bytes > 0, got {mm!r}")
         if not isinstance(self.screen, bool):
             raise ParameterError("screen", f"must be True or False, got {self.screen!r}")
+        if self.warm_start is not None:
+            from .warm_start import WarmStart
+
+            if not isinstance(self.warm_start, WarmStart):
+                raise ParameterError("warm_start", "must be a darrm.WarmStart (WarmStart.from_checkpoint(path), "
+                                                   f"WarmStart.from_table(table)) or None, got "
+                                                   f"{type(self.warm_start).__name__}")
 
     def rounds(self, members: str) -> int:
         """The round limit for "shared" or "disjoint" members."""

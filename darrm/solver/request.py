@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 #: :class:`SolveOptions` fields read only by constraint generation over corner multisets: the
 #: full LP and the closed forms have no rounds, cuts, stabilisation or screening
-CUTTING_PLANES_FIELDS = ("max_rounds", "cuts_per_round", "stabilize", "screen")
+CUTTING_PLANES_FIELDS = ("max_rounds", "cuts_per_round", "stabilize", "screen", "warm_start")
 
 #: :class:`SolveOptions` fields a closed-form family uses (its certificate's memory budget)
 CLOSED_FORM_FIELDS = ("max_memory",)

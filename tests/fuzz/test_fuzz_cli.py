@@ -214,6 +214,8 @@ OPTIONS: list[Opt] = [
     Opt("darrm", _solve(), "--executor", lambda: st.sampled_from(EXEC_BAD)),
     Opt("darrm", _solve(), "--checkpoint", lambda: st.sampled_from(["{d}", "{d}/missing/c.npz", "{d}/out/g.json",
                                                                     "", "--"])),
+    Opt("darrm", _solve(), "--warm-start", lambda: st.sampled_from(["{d}", "{d}/missing/c.npz", "{d}/out/g.json",
+                                                                    "{d}/inputs/g.json", "", "--"])),
     Opt("darrm", _solve(), "--max-rounds", lambda: bad_text(int_in(1))),
     Opt("darrm", _solve(), "--cuts-per-round", lambda: bad_text(int_in(1))),
     Opt("darrm", _solve(), "--stabilize", lambda: bad_text(lambda t: t == "auto" or real_in(0.0, 1.0, False)(t))),
