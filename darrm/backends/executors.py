@@ -12,6 +12,7 @@ import multiprocessing as mp
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol
@@ -70,21 +71,52 @@ def _die_with_parent() -> None:
         pass
 
 
-def one_blas_thread():
+#: this process's BLAS is limited to one thread for good (a local pool's worker, :func:`_init`)
+_BLAS_LIMITED_FOR_LIFE = False
+#: depth of :func:`one_blas_thread` contexts open in this thread
+_BLAS_DEPTH = threading.local()
+
+
+class _OneBlasThread:
+    """:func:`one_blas_thread`'s context: the threadpoolctl limit on the outermost entry only."""
+
+    def __init__(self) -> None:
+        self._limit: Any = None
+
+    def __enter__(self) -> _OneBlasThread:
+        depth = getattr(_BLAS_DEPTH, "n", 0)
+        if depth == 0 and not _BLAS_LIMITED_FOR_LIFE:
+            from threadpoolctl import threadpool_limits
+
+            self._limit = threadpool_limits(limits=1, user_api="blas")
+        _BLAS_DEPTH.n = depth + 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _BLAS_DEPTH.n -= 1
+        if self._limit is not None:
+            self._limit.restore_original_limits()
+            self._limit = None
+
+
+def one_blas_thread() -> _OneBlasThread:
     """A context manager limiting BLAS to one thread (threadpoolctl).  The sweep's blocks are
     many small matrix products: a multi-threaded BLAS spends more on waking its threads than on
     the products, and on a busy machine far more (measured: a K = 1001 pure-DP block 200× slower
     with OpenBLAS's two threads while another process held a core).  Parallelism comes from the
-    executor's processes instead."""
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
+    executor's processes instead.  Nested inside another one (a sweep's blocks run serially inside
+    the sweep's own context) or in a worker limited for life it does nothing: threadpoolctl scans
+    the loaded libraries on every limit, ~2 ms, which a screening pass paid once per block."""
+    return _OneBlasThread()
 
 
 def _init(shared: Any) -> None:
-    global _SHARED
+    global _SHARED, _BLAS_LIMITED_FOR_LIFE
     _die_with_parent()
-    one_blas_thread()  # for the life of the worker
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")  # for the life of the worker
+    _BLAS_LIMITED_FOR_LIFE = True
     _SHARED = shared
 
 

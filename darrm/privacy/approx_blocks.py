@@ -6,7 +6,6 @@ n_(hi,lo) + n_(lo,hi) = K − R, visited as C(R+4, 4) tuples instead of C(R+5, 5
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,11 +16,12 @@ import numpy as np
 from .block_maxima import ExtremeCubes, block_maximum, blocks_to_visit
 from .condition import Check, pair_violation_extremes
 from .corners import count_vectors
+from .per_r_cache import per_r_cache
 from .sweep_results import SweepBlockResult, TopCollector, _as_numpy, _top, _worst
 from .sweep_tables import SweepTables, _on, _triple_cells, block_rows
 
 
-@functools.lru_cache(maxsize=8)
+@per_r_cache
 def _tetrahedron(R: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The triples (n_1, n_3, n_5) ≥ 0 with n_1 + n_3 + n_5 ≤ R, ordered by their sum (so those
     with sum ≤ M are a prefix, of length C(M+3, 3)), and their flat cells in the two layouts
@@ -39,14 +39,18 @@ def _tetrahedron(R: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         x.flags.writeable = False
     return trip, ia, ib
 
+@per_r_cache
 def _layout_cells(R: int) -> tuple[np.ndarray, np.ndarray]:
     """Flat cells, in the order of the U tables (:func:`_triple_cells`), of each triple (s, a, b)
     in the two layouts of :func:`sweep_R` (S = R + 1): A_t[b, s, a] (A transposed: n_4 first)
-    and B_f[R − a, s, b] (the n_2 axis reversed and outermost)."""
+    and B_f[R − a, s, b] (the n_2 axis reversed and outermost).  Read-only, cached."""
     S = R + 1
     t = _triple_cells(R)
     s, a, b = t // (S * S), (t // S) % S, t % S
-    return (b * S + s) * S + a, ((R - a) * S + s) * S + b
+    out = ((b * S + s) * S + a, ((R - a) * S + s) * S + b)
+    for x in out:
+        x.flags.writeable = False
+    return out
 
 class _BlockBuffers:
     """Per-R work arrays of :func:`sweep_R`, allocated once and reused by every block of that R.
@@ -188,11 +192,6 @@ def sweep_R(
 
     # V(·, c, cd − c) at every triple with s + a + b ≤ R, for c = 0..cd: one matrix product
     VR = block_rows(tables, R, xp)
-    cell_a, cell_b = (dev(x) for x in _layout_cells(R))
-    trip, ia_np, ib_np = _tetrahedron(R)
-    ia, ib = dev(ia_np), dev(ib_np)
-    buf = _BlockBuffers(R, xp, like)
-    groups = _gather_groups(R, ia, ib, xp, like)
     k_each = col.per_block
     e = chk.e
     take: Callable[..., Any]
@@ -217,6 +216,13 @@ def sweep_R(
         maxima = {c: block_maximum(VR[c], VR[cd - c], R, chk, cubes) for c in wanted}
         col.best = max([col.best, *maxima.values()])
         wanted = sorted(blocks_to_visit(maxima, col.top, threshold, col.per_block))
+    if not wanted:  # every block pruned (or none asked for): no tuple to visit
+        return col.result(math.comb(R + 5, 5) * visited)
+    cell_a, cell_b = (dev(x) for x in _layout_cells(R))
+    trip, ia_np, ib_np = _tetrahedron(R)
+    ia, ib = dev(ia_np), dev(ib_np)
+    buf = _BlockBuffers(R, xp, like)
+    groups = _gather_groups(R, ia, ib, xp, like)
     for c in wanted:
         d = cd - c
         buf.At[cell_a] = VR[c]

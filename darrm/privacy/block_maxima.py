@@ -35,17 +35,17 @@ up to ties, are unchanged.  Tests compare with the unpruned sweep bit for bit.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from .condition import Check
+from .per_r_cache import per_r_cache
 from .sweep_tables import SweepTables, _triple_cells, block_rows
 
 
-@functools.lru_cache(maxsize=8)
+@per_r_cache
 def collapse_cells(R: int) -> tuple[np.ndarray, np.ndarray]:
     """For the triples in the order of the sweep's tables (σ ascending, then s, then a;
     :func:`darrm.privacy.sweep_tables._triple_cells`), S = R + 1, in the cube laid out [a′, s′, k′]

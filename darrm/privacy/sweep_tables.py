@@ -22,6 +22,7 @@ from ..numerics.binomial import binomial_rows
 from ..params import PrivacyParams
 from .condition import flush_tiny
 from .corners import count_vectors
+from .per_r_cache import per_r_cache
 
 if TYPE_CHECKING:
     from .sweep_recipe import SweepRecipe
@@ -146,11 +147,11 @@ def build_pure_tables(gamma: np.ndarray, params: PrivacyParams) -> PureTables:
     return PureTables(K, flush_tiny(Xhi), flush_tiny(Xlo), Bhi, Blo)
 
 
-@functools.lru_cache(maxsize=4)
+@per_r_cache
 def _triple_cells(R: int) -> np.ndarray:
     """Flat cell (s·S + a)·S + b (S = R + 1) of every triple with s + a + b ≤ R, in the order of
     the U tables (σ = s + a + b ascending, then s, then a).  Read-only, cached (depends on R only;
-    a sweep asks for each R up to three times in a row)."""
+    a sweep asks for each R up to three times in a row, a screening pass again every round)."""
     S = R + 1
     out = []
     for sigma in range(R + 1):
