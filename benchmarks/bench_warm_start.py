@@ -6,7 +6,8 @@ Run:  nice -n 10 .venv/bin/python benchmarks/bench_warm_start.py [--K 61 81 101]
 For each K: a source solve at (K, m, ε, Δ) writes its checkpoint (its working set); then the target
 problem — ε → 1.2·ε (``--sweep eps``), m → m + 1 (``--sweep m``) or K → K + 2 (``--sweep K``) — is
 solved cold and warm-started from the source's checkpoint (:meth:`darrm.WarmStart.from_checkpoint`),
-in that order and then again in the opposite order, so both see the same load.  Every solve is a
+in that order and then again in the opposite order, so both see the same load (``--repeats 1``:
+once each).  Every solve is a
 certified γ_opt (constraint generation, gap_tol 1e-9, default options) in a fresh subprocess.  CPU
 seconds are the subprocess tree's user + system time (``resource.getrusage(RUSAGE_CHILDREN)`` around
 it: sweep workers are joined before it exits, so their time is included), the measure that a machine
@@ -64,6 +65,8 @@ def main() -> None:
     ap.add_argument("--m", type=float, default=5.0)
     ap.add_argument("--eps", type=float, default=0.1)
     ap.add_argument("--delta", type=float, default=1e-5)
+    ap.add_argument("--repeats", type=int, choices=(1, 2), default=2,
+                    help="2: cold, warm, warm, cold; 1: cold, warm (default 2)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--checkpoint", help=argparse.SUPPRESS)
     ap.add_argument("--warm", help=argparse.SUPPRESS)
@@ -85,7 +88,7 @@ def main() -> None:
             print(f"| {K} | {s_txt} | (source) | cold | {r['rounds']} | {r['exhaustive_sweeps']} | {r['screens']} "
                   f"| 0 | {cpu:.1f} | {wall:.1f} | {r['objective']:.10f} | {r['gap']:.1e} |", flush=True)
             objs: dict[str, float] = {}
-            for start in ("cold", "warm", "warm", "cold"):
+            for start in ("cold", "warm", "warm", "cold")[: 2 * a.repeats]:
                 r, cpu, wall = run(*tgt, warm=ck if start == "warm" else None)
                 assert r["status"] == "optimal" and r["violation"] <= 0.0, r
                 objs.setdefault(start, r["objective"])

@@ -43,6 +43,7 @@ from ..errors import ParameterError
 from .checkpoint import MAX_ROWS, read_working_set
 
 if TYPE_CHECKING:
+    from ..backends import Executor, TorchDevice
     from ..table import GammaTable
 
 #: corner index of a Δ = 0 problem that each of the eight Δ > 0 corners merges into
@@ -179,7 +180,7 @@ class WarmStart:
 
     @classmethod
     def from_table(cls, table: GammaTable, *, near: float = NEAR_BINDING, top: int = 1024,
-                   executor=None) -> WarmStart:
+                   executor: Executor | TorchDevice | None = None) -> WarmStart:
         """The multisets within ``near`` of binding at a shared-members table, by one exhaustive sweep
         under the table's own parameters (:func:`darrm.privacy.sweep.sweep`, one per sweep block).
 
