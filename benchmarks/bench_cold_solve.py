@@ -18,12 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from solve_runs import add_problem_args, cpu_children
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,19 +41,10 @@ def child(K: int, m: float, eps: float, delta: float) -> dict:
             "darrm": str(Path(darrm.__file__).parent)}
 
 
-def cpu_children() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--old", required=False, help="git revision to compare with (its darrm package)")
-    ap.add_argument("--K", type=int, nargs="+", default=[61, 81, 101])
-    ap.add_argument("--m", type=float, default=5.0)
-    ap.add_argument("--eps", type=float, default=0.1)
-    ap.add_argument("--delta", type=float, default=1e-5)
-    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    add_problem_args(ap)
     a = ap.parse_args()
     if a.child:
         print(json.dumps(child(a.K[0], a.m, a.eps, a.delta)))

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from solve_runs import add_problem_args, cpu_children
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,19 +39,10 @@ def child(K: int, m: float, eps: float, delta: float, min_rows: int) -> dict:
             "status": t.status, "stop": i["stop"]}
 
 
-def cpu_children() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--K", type=int, nargs="+", default=[61, 81, 101])
+    add_problem_args(ap)
     ap.add_argument("--min-rows", type=int, nargs="+", default=[0, 8], help="SCREEN_MIN_ROWS values (default 0 8)")
-    ap.add_argument("--m", type=float, default=5.0)
-    ap.add_argument("--eps", type=float, default=0.1)
-    ap.add_argument("--delta", type=float, default=1e-5)
-    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
         print(json.dumps(child(a.K[0], a.m, a.eps, a.delta, a.min_rows[0])))

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from solve_runs import add_problem_args, cpu_children
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,11 +42,6 @@ def child(K: int, m: float, eps: float, delta: float, checkpoint: str | None, wa
             "warm_rows": (i.get("warm_start") or {}).get("rows", 0)}
 
 
-def cpu_children() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def run(K: int, m: float, eps: float, delta: float, checkpoint: str | None = None,
         warm: str | None = None) -> tuple[dict, float, float]:
     cmd = [sys.executable, __file__, "--child", "--K", str(K), "--m", str(m), "--eps", repr(eps), "--delta",
@@ -60,14 +56,10 @@ def run(K: int, m: float, eps: float, delta: float, checkpoint: str | None = Non
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--K", type=int, nargs="+", default=[61, 81, 101])
+    add_problem_args(ap)
     ap.add_argument("--sweep", choices=("eps", "m", "K"), default="eps")
-    ap.add_argument("--m", type=float, default=5.0)
-    ap.add_argument("--eps", type=float, default=0.1)
-    ap.add_argument("--delta", type=float, default=1e-5)
     ap.add_argument("--repeats", type=int, choices=(1, 2), default=2,
                     help="2: cold, warm, warm, cold; 1: cold, warm (default 2)")
-    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--checkpoint", help=argparse.SUPPRESS)
     ap.add_argument("--warm", help=argparse.SUPPRESS)
     a = ap.parse_args()
