@@ -40,6 +40,7 @@ from .shard_groups.params import ShardGroupParams
 from .solver.options import SolveOptions
 from .table import GammaTable, validate_table_gamma
 from .validation import count, flag, function, instance, path
+from .weighted_shards.params import WeightedShardParams
 
 if TYPE_CHECKING:
     from .backends import Executor, TorchDevice
@@ -84,6 +85,28 @@ def _certify_shard_groups(gamma: np.ndarray, params: Any, tol: float, progress: 
     from .shard_groups.certificate import certify_shard_groups
 
     return certify_shard_groups(gamma, params, tol=tol, max_memory=max_memory)
+
+
+def _check_weighted_shards(*args: Any) -> None:
+    from .weighted_shards.request import check_weighted_shards
+
+    check_weighted_shards(*args)
+
+
+def _solve_weighted_shards(params: Any, prior: Prior, family: families.Family, opts: SolveOptions, executor: Any,
+                           checkpoint: Path | None, progress: bool | None,
+                           log: Callable[[str], None] | None) -> GammaTable:
+    from .weighted_shards.solver import solve_gamma_opt_weighted_shards
+
+    return solve_gamma_opt_weighted_shards(params, prior, options=opts, log=log)
+
+
+def _certify_weighted_shards(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
+                             max_memory: float | None, executor: Any = None) -> Certificate:
+    # one contraction per budget group in this process: the executor is not used
+    from .weighted_shards.certificate import certify_weighted_shards
+
+    return certify_weighted_shards(gamma, params, tol=tol, max_memory=max_memory)
 
 
 def _check_groups(*args: Any) -> None:
@@ -173,6 +196,10 @@ MEMBER_MODELS: dict[str, MemberModel] = {
                                 "(eps_g, delta_g) per record group",
                                 "every (record group, multiset of its copies' vertices, number of high members)",
                                 _certify_shard_groups, _check_shard_groups, _solve_shard_groups),
+    "weighted-shards": MemberModel("weighted-shards", WeightedShardParams, "darrm-gamma-weighted-shards/1",
+                                   "(eps_g, delta_g) per budget group",
+                                   "every (budget group, changed member's vertex, high members per group)",
+                                   _certify_weighted_shards, _check_weighted_shards, _solve_weighted_shards),
 }
 
 
@@ -230,7 +257,7 @@ def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
 
 # ----------------------------------------------------------------------------- requests
 def check_request(
-    params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams,
+    params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | WeightedShardParams,
     prior: Prior | None = None,
     *,
     family: str = "opt",
@@ -286,7 +313,7 @@ def check_request(
 
 
 def solve(
-    params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams,
+    params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | WeightedShardParams,
     prior: Prior | None = None,
     *,
     family: str = "opt",
@@ -359,7 +386,8 @@ def _key(gamma: np.ndarray, params: object, tol: float) -> tuple:
     return (hashlib.sha256(np.ascontiguousarray(gamma, dtype=np.float64).tobytes()).hexdigest(), repr(params), tol)
 
 
-def certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams, *,
+def certify(gamma: np.ndarray,
+            params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | WeightedShardParams, *,
             tol: float | None = None,
             progress: bool | None = None, max_memory: float | None = None,
             executor: Executor | TorchDevice | None = None) -> Certificate:
