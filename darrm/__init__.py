@@ -72,6 +72,8 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .utility import error_curve as error_curve
     from .verification import aggregate as aggregate
     from .verification import aggregate_counts as aggregate_counts
+    from .weighted_shards.params import BudgetGroup as BudgetGroup
+    from .weighted_shards.params import WeightedShardParams as WeightedShardParams
 
 __all__ = [
     "ApproxDP",
@@ -100,6 +102,8 @@ __all__ = [
     "PrivacyProfile",
     "RecordGroup",
     "ShardGroupParams",
+    "BudgetGroup",
+    "WeightedShardParams",
     "SolveError",
     "SolveOptions",
     "SolveReport",
@@ -137,6 +141,8 @@ _EXPORTS = {
     "MemberGroup": ".groups.params",
     "RecordGroup": ".shard_groups.params",
     "ShardGroupParams": ".shard_groups.params",
+    "BudgetGroup": ".weighted_shards.params",
+    "WeightedShardParams": ".weighted_shards.params",
     "gamma_const": ".gamma",
     "gamma_dsub": ".gamma",
     "gamma_sub": ".gamma",
