@@ -59,7 +59,8 @@ VOCABULARY_GROUPS: dict[str, frozenset[str]] = {
     }),
     # γ tables (solve, verify, demo, evaluate, aggregate)
     "gamma": frozenset({
-        "family", "members", "member_privacy", "groups", "gamma_form", "record_groups", "gamma", "prior",
+        "family", "members", "member_privacy", "groups", "gamma_form", "record_groups", "budget_groups",
+        "vote_weights", "gamma", "prior",
         "expected_error", "violation",
         "certified", "verified", "status", "report", "gamma_file", "labels", "labels_file", "secure",
         "seed", "p", "error_curves",
