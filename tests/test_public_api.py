@@ -13,6 +13,7 @@ PUBLIC = [
     "DisjointParams", "FAMILIES", "GammaFileError", "GammaTable", "GroupParams", "IIDPrior", "IndependentPrior",
     "LocalRR", "MemberGroup", "MissingDependencyError", "NeighboringRelation", "NonPrivate", "PaperMCPrior",
     "ParameterError", "Prior", "PrivacyParams", "PrivacyProfile", "RecordGroup", "ShardGroupParams", "SolveError",
+    "BudgetGroup", "WeightedShardParams",
     "SolveOptions", "SolveReport",
     "StopReason", "TotalBudget", "WorkerLostError", "__version__", "aggregate", "aggregate_counts", "certify",
     "certify_tight", "design_for_budget", "error_curve",
