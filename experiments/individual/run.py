@@ -25,7 +25,8 @@ from darrm.experiments.pate.teachers import shard_indices
 __all__ = ["METHODS", "run_individual"]
 
 #: the released label sets, in table order
-METHODS = ("darrm-individual", "darrm-worst", "gnmax-upsample", "gnmax-weight", "gnmax-worst", "majority")
+METHODS = ("darrm-individual", "darrm-per-group", "darrm-weighted", "darrm-worst", "gnmax-upsample", "gnmax-weight",
+           "gnmax-worst", "majority")
 
 
 def run_individual(cfg: IndividualConfig, *, data_dir: str | None = None, cache_dir: Path | None = None,
@@ -64,6 +65,9 @@ def run_individual(cfg: IndividualConfig, *, data_dir: str | None = None, cache_
             q = rng.choice(len(truth), size=min(Q, len(truth)), replace=False)
             released = {
                 "darrm-individual": darrm_labels(up[q], cal.individual, cfg.classes, rng),
+                # the weighting teachers' columns are in group order (group_shards): γ reads each group's count
+                "darrm-per-group": darrm_labels(weighted[q], cal.per_group, cfg.classes, rng),
+                "darrm-weighted": darrm_labels(weighted[q], cal.weighted, cfg.classes, rng),
                 "darrm-worst": darrm_labels(disjoint[q], cal.worst, cfg.classes, rng),
                 "gnmax-upsample": gnmax_labels(up[q], cal.sigma_upsample, cfg.classes, rng),
                 "gnmax-weight": gnmax_labels(weighted[q], cal.sigma_weight, cfg.classes, rng, w),
