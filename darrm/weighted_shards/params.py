@@ -25,7 +25,7 @@ from ..errors import ParameterError
 from ..neighboring import NeighboringRelation
 from ..numerics.binomial import OthersPmfs, others_pmfs, others_pmfs_bytes
 from ..privacy.condition import Check, check, relative_error_bound
-from ..validation import count, epsilon, float_array, half_open_unit
+from ..validation import colon_groups, count, epsilon, float_array, group_item, half_open_unit
 
 #: how γ reads the votes: every group's count, or only the weighted count Σ_g w_g·l_g
 GAMMA_FORMS = ("per-group", "weighted")
@@ -63,23 +63,7 @@ def parse_budget_groups(text: object) -> tuple[BudgetGroup, ...]:
     Raises:
         ParameterError: naming ``budget-groups``, for a malformed item or a value out of its domain.
     """
-    if not isinstance(text, str) or not text.strip():
-        raise ParameterError("budget-groups", f"must be size:eps:delta[,size:eps:delta…], got {text!r}")
-    out = []
-    for item in text.split(","):
-        parts = item.strip().split(":")
-        if len(parts) != 3:
-            raise ParameterError("budget-groups", f"each group is size:eps:delta, got {item.strip()!r}")
-        try:
-            k, eps, delta = int(parts[0]), float(parts[1]), float(parts[2])
-        except ValueError:
-            raise ParameterError("budget-groups", f"each group is size:eps:delta with an integer size and two "
-                                                  f"numbers, got {item.strip()!r}") from None
-        try:
-            out.append(BudgetGroup(k, eps, delta))
-        except ParameterError as exc:
-            raise ParameterError("budget-groups", f"group {item.strip()!r}: {exc}") from None
-    return tuple(out)
+    return colon_groups("budget-groups", text, "size:eps:delta", "size", BudgetGroup)
 
 
 def parse_vote_weights(text: object) -> tuple[float, ...]:
@@ -108,17 +92,6 @@ def _weights(name: str, ws: object) -> tuple[float, ...]:
             raise ParameterError(name, f"every weight must be finite and > 0, got {w!r}")
         out.append(float(w))
     return tuple(out)
-
-
-def _as_budget_group(g: object, i: int) -> BudgetGroup:
-    if isinstance(g, BudgetGroup):
-        return g
-    if isinstance(g, (tuple, list)) and len(g) in (2, 3):
-        try:
-            return BudgetGroup(*g)
-        except (ParameterError, TypeError) as exc:
-            raise ParameterError("groups", f"group {i}: {exc}") from None
-    raise ParameterError("groups", f"group {i} must be a BudgetGroup or (size, eps, delta), got {g!r}")
 
 
 @dataclass(frozen=True)
@@ -156,7 +129,7 @@ class WeightedShardParams:
             raise ParameterError("member", f"must be NonPrivate, ApproxDP or LocalRR, got {self.member!r}")
         if isinstance(self.groups, (str, bytes)) or not hasattr(self.groups, "__iter__"):
             raise ParameterError("groups", f"must be a sequence of budget groups, got {self.groups!r}")
-        groups = tuple(_as_budget_group(g, i) for i, g in enumerate(self.groups))
+        groups = tuple(group_item("groups", g, i, BudgetGroup, "size, eps, delta") for i, g in enumerate(self.groups))
         if not groups:
             raise ParameterError("groups", "must hold at least one budget group")
         K = sum(g.size for g in groups)
