@@ -103,6 +103,12 @@ def _certify_weighted_shards(gamma: np.ndarray, params: Any, tol: float, progres
     return certify_weighted_shards(gamma, params, tol=tol, max_memory=max_memory)
 
 
+def _check_weighted_shards(*args: Any) -> None:
+    from .weighted_shards.request import check_weighted_shards
+
+    check_weighted_shards(*args)
+
+
 def _check_groups(*args: Any) -> None:
     from .groups.request import check_groups
 
@@ -190,11 +196,10 @@ MEMBER_MODELS: dict[str, MemberModel] = {
                                 "(eps_g, delta_g) per record group",
                                 "every (record group, multiset of its copies' vertices, number of high members)",
                                 _certify_shard_groups, _check_shard_groups, _solve_shard_groups),
-    # the disjoint members' request check: the same loop in this process, the same options unused
     "weighted-shards": MemberModel("weighted-shards", WeightedShardParams, "darrm-gamma-weighted-shards/1",
                                    "(eps_g, delta_g) per budget group",
                                    "every (budget group, changed member's vertex, high members per group)",
-                                   _certify_weighted_shards, _check_disjoint, _solve_weighted_shards),
+                                   _certify_weighted_shards, _check_weighted_shards, _solve_weighted_shards),
 }
 
 

@@ -1,12 +1,17 @@
-"""γ_opt for budget groups on one-group shards: constraint generation over every group's rows, proven gap.
+"""γ_opt for budget groups on one-group shards: the sparse full LP or constraint generation, proven gap.
 
-**Why constraint generation, not one full LP.**  The rows number 4·Σ_g C·K_g·Π_{h≠g}(K_h + 1)
-(≈ 2.4·10⁶ at Individualized PATE's K = 34 + 44 + 23 with non-private teachers) over
-Π_g(K_g + 1)/2 per-group variables (18 900 there): the dense full LP does not fit, while every
-violation is one tensor contraction per group (:func:`~darrm.weighted_shards.certificate.violations`)
-and only the few hundred binding rows enter the LP.  So the loop of the disjoint members
-(:func:`darrm.disjoint.solver.constraint_generation`) is used with this model's table form;
-:func:`full_lp_reference` solves the every-row LP for small K (tests).
+**Which method, and why.**  The rows number 4·Σ_g C·K_g·Π_{h≠g}(K_h + 1) (≈ 1.8·10⁶ at
+Individualized PATE's K = 34 + 44 + 23) over Π_g(K_g + 1)/2 per-group variables (18 900 there).
+For non-private and (ε, Δ)-DP members each row has at most four non-zeros
+(:mod:`darrm.weighted_shards.full_lp`), so "auto" solves the sparse full LP in one HiGHS call while
+it has at most :data:`~darrm.weighted_shards.full_lp.FULL_LP_NONZEROS` non-zeros.  Otherwise
+(randomised-response members, whose rows are dense; or ``method="cutting-planes"``) the loop of the
+disjoint members (:func:`darrm.disjoint.solver.constraint_generation`) runs with this model's table
+form: every violation is one tensor contraction per group
+(:func:`~darrm.weighted_shards.certificate.violations`) and only the violated rows enter the LP —
+but it holds them densely, which at K = 101 in the per-group form grew past 5 GB (measured), so it is
+for small K or few variables (the weighted form).  :func:`full_lp_reference` solves the every-row
+LP densely for small K (tests).
 """
 
 from __future__ import annotations
@@ -55,8 +60,10 @@ def solve_gamma_opt_weighted_shards(
 ) -> GammaTable:
     """Certified γ_opt for members in budget groups on one-group shards (:mod:`darrm.weighted_shards`).
 
-    The loop of the disjoint members (:func:`darrm.disjoint.solver.constraint_generation`) over every
-    group's configurations: each round evaluates every group's normalised bound ṽ_g
+    The sparse full LP (:func:`darrm.weighted_shards.full_lp.solve_full_lp`) when ``options.method``
+    is "full", or "auto" and the rows are sparse enough (module docstring); else the loop of the
+    disjoint members (:func:`darrm.disjoint.solver.constraint_generation`) over every group's
+    configurations: each round evaluates every group's normalised bound ṽ_g
     (:func:`~darrm.weighted_shards.certificate.violations`), keeps the best repaired point as an upper
     bound, bounds the LP from below with the duals of the exact objective (Lagrangian bound), and
     adds the most violated rows.  The LP is the full LP of the reduction (every row of every group,
@@ -70,7 +77,8 @@ def solve_gamma_opt_weighted_shards(
         params: the budget groups (and the weights of the weighted form).
         prior: the prior of the objective (None: i.i.d. uniform); exchangeable or ``means:``
             (:func:`darrm.groups.per_group.joint_margins`).
-        options: :class:`~darrm.SolveOptions` (round limit: ``DEFAULT_MAX_ROUNDS["disjoint"]``).
+        options: :class:`~darrm.SolveOptions`: ``method`` ("auto", "full", "cutting-planes"), the
+            round limit (``DEFAULT_MAX_ROUNDS["disjoint"]``), ``gap_tol``, ``accept_gap``, ``max_memory``.
         tol: the certificate's threshold (None: 0).
         solver_opts: options for the LP back end.
         log: one line per round (and first the memory estimate).
@@ -83,8 +91,18 @@ def solve_gamma_opt_weighted_shards(
         ParameterError: ``max_memory`` is exceeded (checked before any work), or the prior has no
             per-group margins.
     """
+    from .full_lp import FULL_LP_NONZEROS, row_nonzeros, solve_full_lp
+
     opts = SolveOptions() if options is None else options
     prior = IIDPrior() if prior is None else prior
+    full = opts.method == "full" or (opts.method == "auto" and row_nonzeros(params) <= FULL_LP_NONZEROS)
+    if full:
+        params.check_memory(opts.max_memory)
+        if log:
+            log(f"budget groups on one-group shards: the sparse full LP ({row_nonzeros(params)} non-zeros at most)")
+        table = solve_full_lp(params, prior, opts, tol)
+        table.info["gamma_form"] = params.gamma_form
+        return table
     var = lp_variables(params)
     table = constraint_generation(
         params, prior, opts, what="budget groups on one-group shards",

@@ -16,22 +16,47 @@ from darrm.weighted_shards import WeightedShardParams, full_lp_reference, solve_
 PRIOR = darrm.IIDPrior(0.75)
 
 
+@pytest.mark.parametrize("method", ["full", "cutting-planes"])
 @pytest.mark.parametrize("member", [NonPrivate(), ApproxDP(0.5, 1e-5), LocalRR(1.0)], ids=["np", "dp", "rr"])
-def test_one_group_equals_the_disjoint_members_gamma_opt(member):
-    one = solve_gamma_opt_weighted_shards(WeightedShardParams(member, [(11, 1.0, 1e-4)]), PRIOR)
+def test_one_group_equals_the_disjoint_members_gamma_opt(member, method):
+    one = solve_gamma_opt_weighted_shards(WeightedShardParams(member, [(11, 1.0, 1e-4)]), PRIOR,
+                                          options=darrm.SolveOptions(method=method))
+    assert one.info["method"] == ("weighted-shards-full-lp" if method == "full" else "weighted-shards-cutting-planes")
     ref = darrm.solve(darrm.DisjointParams(11, member, 1.0, 1e-4), PRIOR)
     assert one.status == ref.status == "optimal"
     assert np.max(np.abs(one.gamma - ref.gamma)) <= 1e-12
     assert abs(one.objective - ref.objective) <= 1e-12
 
 
+@pytest.mark.parametrize("method", ["full", "cutting-planes"])
 @pytest.mark.parametrize("weights", [None, (1.0, 2.0, 3.0)], ids=["per-group", "weighted"])
-def test_constraint_generation_equals_the_full_lp(weights):
-    params = WeightedShardParams(NonPrivate(), [(3, 0.5, 1e-4), (3, 1.0, 1e-4), (1, 1.5, 1e-4)], weights)
-    table = solve_gamma_opt_weighted_shards(params, PRIOR)
+def test_both_methods_equal_the_dense_every_row_lp(weights, method):
+    params = WeightedShardParams(ApproxDP(0.2, 1e-5), [(3, 0.5, 1e-4), (3, 1.0, 1e-4), (1, 1.5, 1e-4)], weights)
+    table = solve_gamma_opt_weighted_shards(params, PRIOR, options=darrm.SolveOptions(method=method))
     _, err = full_lp_reference(params, PRIOR)
     assert table.status == "optimal"
     assert abs(table.objective - err) <= 1e-9
+
+
+@pytest.mark.parametrize("member", [NonPrivate(), ApproxDP(0.3, 1e-3), LocalRR(1.0)], ids=["np", "dp", "rr"])
+@pytest.mark.parametrize("weights", [None, (1.0, 2.5)], ids=["per-group", "weighted"])
+def test_the_sparse_rows_are_every_possibly_binding_constraint_row(member, weights):
+    """The Kronecker-built rows of the sparse full LP are, as a set, the rows of constraint_row over
+    every configuration, output and direction that some point of the box can violate."""
+    from darrm.solver.rows import possibly_binding
+    from darrm.weighted_shards import constraint_row, lp_variables
+    from darrm.weighted_shards.certificate import flat_violations, violations
+    from darrm.weighted_shards.full_lp import sparse_rows
+
+    params = WeightedShardParams(member, [(2, 0.5, 1e-4), (3, 1.2, 1e-3)], weights)
+    var = lp_variables(params)
+    n = flat_violations(violations(np.zeros(params.gamma_shape), params)).size
+    dense = np.array([constraint_row(params, i, var) for i in range(n)])
+    dense = dense[possibly_binding(dense, 1.0)]
+    sparse = sparse_rows(params).toarray()
+    key = lambda a: a[np.lexsort(np.round(a, 12).T[::-1])]  # noqa: E731 - rows in one canonical order
+    assert sparse.shape == dense.shape
+    assert np.max(np.abs(key(sparse) - key(dense))) <= 1e-12
 
 
 def test_the_lps_are_nested_per_group_weighted_worst_budget():
