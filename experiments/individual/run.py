@@ -65,15 +65,17 @@ def run_individual(cfg: IndividualConfig, *, data_dir: str | None = None, cache_
             q = rng.choice(len(truth), size=min(Q, len(truth)), replace=False)
             released = {
                 "darrm-individual": darrm_labels(up[q], cal.individual, cfg.classes, rng),
-                # the weighting teachers' columns are in group order (group_shards): γ reads each group's count
-                "darrm-per-group": darrm_labels(weighted[q], cal.per_group, cfg.classes, rng),
-                "darrm-weighted": darrm_labels(weighted[q], cal.weighted, cfg.classes, rng),
                 "darrm-worst": darrm_labels(disjoint[q], cal.worst, cfg.classes, rng),
                 "gnmax-upsample": gnmax_labels(up[q], cal.sigma_upsample, cfg.classes, rng),
                 "gnmax-weight": gnmax_labels(weighted[q], cal.sigma_weight, cfg.classes, rng, w),
                 "gnmax-worst": gnmax_labels(disjoint[q], cal.sigma_worst, cfg.classes, rng),
                 "majority": majority_labels(disjoint[q], cfg.classes),
             }
+            # DaRRM on the weighting teachers, whose columns are in group order (group_shards): γ reads
+            # each group's count.  Their own coins, so that the rows above keep their draws.
+            rng_w = np.random.default_rng([cfg.seed, 53, Q, draw])
+            released["darrm-per-group"] = darrm_labels(weighted[q], cal.per_group, cfg.classes, rng_w)
+            released["darrm-weighted"] = darrm_labels(weighted[q], cal.weighted, cfg.classes, rng_w)
             for m, lab in released.items():
                 acc[m].append(float(np.mean(lab == truth[q])))
         for m in METHODS:
