@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..disjoint.solver import constraint_generation
-from ..errors import SolveError
+from ..errors import ParameterError, SolveError
 from ..groups.per_group import joint_from_upper, joint_objective, upper_of
 from ..prior import IIDPrior, Prior
 from ..solver.finalize import TableForm
@@ -91,13 +91,18 @@ def solve_gamma_opt_weighted_shards(
         ParameterError: ``max_memory`` is exceeded (checked before any work), or the prior has no
             per-group margins.
     """
-    from .full_lp import FULL_LP_NONZEROS, row_nonzeros, solve_full_lp
+    from .full_lp import BYTES_PER_NONZERO, FULL_LP_NONZEROS, row_nonzeros, solve_full_lp
 
     opts = SolveOptions() if options is None else options
     prior = IIDPrior() if prior is None else prior
     full = opts.method == "full" or (opts.method == "auto" and row_nonzeros(params) <= FULL_LP_NONZEROS)
     if full:
         params.check_memory(opts.max_memory)
+        need = BYTES_PER_NONZERO * row_nonzeros(params)
+        if opts.max_memory is not None and need > opts.max_memory:
+            raise ParameterError("max_memory", f"the sparse full LP of these budget groups needs about "
+                                               f"{need / 2**30:.2f} GiB, more than the {opts.max_memory / 2**30:.2f} "
+                                               f"GiB allowed")
         if log:
             log(f"budget groups on one-group shards: the sparse full LP ({row_nonzeros(params)} non-zeros at most)")
         table = solve_full_lp(params, prior, opts, tol)

@@ -143,3 +143,9 @@ def test_labels_read_each_groups_count():
         assert np.all(darrm.aggregate(ones, table, rng=1) == 1)
     with pytest.raises(ParameterError, match="counts"):
         darrm.aggregate_counts(np.array([[3, 0]]), table)
+
+
+def test_a_full_lp_past_max_memory_is_refused_before_any_work():
+    params = WeightedShardParams(NonPrivate(), [(34, 0.1, 1e-7), (44, 0.2, 1e-7), (23, 0.3, 1e-7)])
+    with pytest.raises(ParameterError, match="max_memory"):
+        darrm.solve(params, options=darrm.SolveOptions(max_memory=1e8))
