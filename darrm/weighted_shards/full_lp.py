@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -120,12 +120,14 @@ def solve_full_lp(params: WeightedShardParams, prior: Prior, opts: SolveOptions,
     scale = float(np.max(np.abs(c))) or 1.0
     R = sparse_rows(params)
     t_rows = time.perf_counter() - t0
-    res = linprog(c / scale, A_ub=R, b_ub=np.full(R.shape[0], params.rhs), bounds=(0.0, 1.0), method="highs",
-                  options={k: v for k, v in HIGHS_DEFAULTS.items() if k != "small_matrix_value"})
+    # scipy's stubs type A_ub as dense; HiGHS takes the sparse matrix as is (and Rᵀy below is sparse @ dense)
+    rows = cast(Any, R)
+    res = linprog(c / scale, A_ub=rows, b_ub=np.full(R.shape[0], params.rhs), bounds=(0.0, 1.0), method="highs",
+                  options=cast(Any, {k: v for k, v in HIGHS_DEFAULTS.items() if k != "small_matrix_value"}))
     if res.status != 0 or res.x is None:
         raise SolveError(f"the sparse full budget-groups LP failed: {res.message}")
     y = -scale * np.asarray(res.ineqlin.marginals, dtype=np.float64)
-    lb = lagrangian_bound(c, R, params.rhs, y)
+    lb = lagrangian_bound(c, rows, params.rhs, y)
     info = {"method": "weighted-shards-full-lp", "stop": StopReason.FULL_LP.value, "rounds": 1,
             "gamma_form": params.gamma_form, "lp_lower_bound": lb, "lp_rows": int(R.shape[0]),
             "lp_nonzeros": int(R.nnz), "seconds_rows": t_rows, "seconds_solve": time.perf_counter() - t0}
