@@ -5,9 +5,10 @@ Run:  nice -n 10 .venv/bin/python benchmarks/bench_pure_rounds.py [--K 301 1001]
 
 For each K and each path, one certified γ_opt solve (Δ = 0, constraint generation, gap_tol 1e-9,
 default options, i.i.d. prior 0.75) runs in a fresh subprocess: "old" starts from an empty working
-set and separates at the LP point after every feasible separation point (:mod:`darrm.solver.pure_rounds`'s
-``PURE_SEED`` and ``PURE_RAMP`` off), "seed" starts from the two-corner family (``PURE_SEED`` only),
-"new" adds the λ ramp (both on: the default).  CPU seconds are the subprocess tree's user + system time
+set, separates at the LP point after every feasible separation point and purges rows slack for 5
+rounds (:mod:`darrm.solver.pure_rounds`'s ``PURE_SEED``, ``PURE_RAMP`` and ``PURE_KEEP_ROWS`` off),
+"seed" starts from the two-corner family (``PURE_SEED`` only), "new" adds the λ ramp and keeps
+every row (all three on: the default).  CPU seconds are the subprocess tree's user + system time
 (``resource.getrusage(RUSAGE_CHILDREN)`` around it: the sweep workers are joined before it exits, so
 their time is included), the measure that a machine loaded by other work distorts least; wall seconds
 are beside it.  Peak RSS is the largest of the subprocess and its workers (``ru_maxrss`` of
@@ -33,7 +34,7 @@ def child(K: int, m: float, eps: float, path: str, purge_after: int | None) -> d
     from darrm.solver import pure_rounds
 
     pure_rounds.PURE_SEED = path in ("seed", "new")
-    pure_rounds.PURE_RAMP = path == "new"
+    pure_rounds.PURE_RAMP = pure_rounds.PURE_KEEP_ROWS = path == "new"
     if purge_after is not None:
         inner = go.solve_cutting_planes
 

@@ -39,7 +39,7 @@ from ..privacy.sweep import sweep, sweep_work
 from ..status import StopReason
 from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
 from .options import SolveOptions
-from .pure_rounds import ramp_lambda, ramps, seed_multisets
+from .pure_rounds import purge_rounds, ramp_lambda, ramps, seed_multisets
 from .restricted_lp import lagrangian_bound, make_restricted_lp
 
 
@@ -242,7 +242,7 @@ def solve_cutting_planes(
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
     tie_break: float = 1e-7,
-    purge_after: int = 5,
+    purge_after: int | None = None,
     oracle: SweepOracle | None = None,
 ) -> tuple[np.ndarray, StopReason, dict]:
     """Near-optimal x = γ(mid..K) by stabilised constraint generation; returns (x, stop, info).
@@ -293,7 +293,8 @@ def solve_cutting_planes(
             degenerate; the tie-break picks the largest γ where the prior gives no weight.
             Bounds and objectives are always evaluated with the exact c.
         purge_after: a row slack at x_out for this many consecutive rounds leaves the LP
-            (its multiset is found again by the sweep if it ever matters); 0 keeps all.
+            (its multiset is found again by the sweep if it ever matters); 0 keeps all; None:
+            :func:`darrm.solver.pure_rounds.purge_rounds` (5, or 0 for Δ = 0).
     """
     # options were validated once, by SolveOptions
     gap_tol, top = options.gap_tol, options.cuts_per_round
@@ -415,7 +416,7 @@ def solve_cutting_planes(
             return finish(rnd, x_in, False, StopReason.LP_TOLERANCE, v)
         if rnd == max_rounds:
             return finish(rnd, x_in, False, StopReason.ROUND_LIMIT, v)
-        ws.purge(x_out, purge_after)
+        ws.purge(x_out, purge_rounds(params) if purge_after is None else purge_after)
         ws.add(new)
     # the last round's separation point was feasible (no cuts) but the gap is still open
     return finish(max_rounds, x_in, False, StopReason.ROUND_LIMIT, None)

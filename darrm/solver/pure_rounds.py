@@ -1,4 +1,13 @@
-"""An initial working set for pure-DP constraint generation: the two-corner family (Δ = 0).
+"""Pure-DP (Δ = 0) constraint generation: an initial working set, a λ ramp, no purge.
+
+Three changes to :func:`darrm.solver.cutting_planes.solve_cutting_planes` for Δ = 0 members, each
+with its switch for the benchmark's same-run comparison (``benchmarks/bench_pure_rounds.py``):
+the seed below (:data:`PURE_SEED`), the in-out λ ramp (:func:`ramp_lambda`, :data:`PURE_RAMP`) and
+keeping every row (:func:`purge_rounds`, :data:`PURE_KEEP_ROWS`).  None of them changes what a
+round proves: rows are rows of the full LP, bounds come from the exhaustive sweep at the point
+actually separated, and the final certificate sweeps every multiset.
+
+The seed.
 
 Claim.  For Δ = 0 members (corners (0,0), (1,1), (hi,lo), (lo,hi) of Lemma 5.1) the K + 1
 multisets that put c members at (hi,lo) and K − c at (0,0), c = 0..K, with their swaps and
@@ -100,3 +109,26 @@ def ramp_lambda(lam: float) -> float:
     """
     nxt = 1.0 - 0.5 * (1.0 - lam)
     return 1.0 if 1.0 - nxt < RAMP_FLOOR else nxt
+
+
+#: rows slack for this many rounds in a row leave the working-set LP (Δ > 0, and Δ = 0 without
+#: :data:`PURE_KEEP_ROWS`)
+PURGE_AFTER = 5
+
+#: pure DP keeps every row (no purge): measured at K = 1001 (benchmarks/RESULTS.md, "Pure-DP rounds"),
+#: purging after 5 slack rounds dropped seed rows that bound again later and cost rounds to find again
+PURE_KEEP_ROWS = True
+
+
+def purge_rounds(params: PrivacyParams) -> int:
+    """How many slack rounds in a row remove a row from the working-set LP (0: never).
+
+    Args:
+        params: the members' privacy parameters.
+
+    Returns:
+        0 for pure-DP members while :data:`PURE_KEEP_ROWS` is on (the LP has ~K/2 columns and keeps
+        ~15,000 rows at K = 1001, a warm dual-simplex re-solve of well under a second), else
+        :data:`PURGE_AFTER`.
+    """
+    return 0 if params.member_delta == 0 and PURE_KEEP_ROWS else PURGE_AFTER

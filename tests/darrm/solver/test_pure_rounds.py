@@ -42,7 +42,7 @@ def test_no_seed_for_approximate_dp_members():
 
 @pytest.mark.parametrize("K,m,stabilize", [(31, 3, "auto"), (41, 10, "auto"), (41, 10, 0.5)])
 def test_seeded_ramped_generation_ends_at_the_old_optimum_certified_by_every_multiset(K, m, stabilize, monkeypatch):
-    """With the seed and the λ ramp (the default) and without either (the old path), constraint
+    """With the seed, the λ ramp and no purge (the default) and without them (the old path), constraint
     generation reaches the same objective to 1e-9, both proven optimal (gap ≤ 1e-9); the new path
     needs fewer rounds; its final certificate swept all C(K+3, 3) multisets, and the direct
     per-multiset certificate (both outputs, both directions, Poisson-binomial pmfs) agrees.
@@ -52,6 +52,7 @@ def test_seeded_ramped_generation_ends_at_the_old_optimum_certified_by_every_mul
     new = solve_gamma_opt(P, options=opts)
     monkeypatch.setattr(pure_rounds, "PURE_SEED", False)
     monkeypatch.setattr(pure_rounds, "PURE_RAMP", False)
+    monkeypatch.setattr(pure_rounds, "PURE_KEEP_ROWS", False)
     old = solve_gamma_opt(P, options=opts)
     assert new.objective == pytest.approx(old.objective, abs=1e-9)
     assert new.status == old.status == "optimal"
@@ -78,3 +79,10 @@ def test_the_ramp_is_for_pure_dp_only(monkeypatch):
     assert not pure_rounds.ramps(PrivacyParams(21, 3, 0.1, 1e-5))
     monkeypatch.setattr(pure_rounds, "PURE_RAMP", False)
     assert not pure_rounds.ramps(PrivacyParams(21, 3, 0.1, 0.0))
+
+
+def test_pure_dp_keeps_every_row_and_approximate_dp_purges(monkeypatch):
+    assert pure_rounds.purge_rounds(PrivacyParams(21, 3, 0.1, 0.0)) == 0
+    assert pure_rounds.purge_rounds(PrivacyParams(21, 3, 0.1, 1e-5)) == pure_rounds.PURGE_AFTER == 5
+    monkeypatch.setattr(pure_rounds, "PURE_KEEP_ROWS", False)
+    assert pure_rounds.purge_rounds(PrivacyParams(21, 3, 0.1, 0.0)) == 5
