@@ -45,6 +45,16 @@ from ..params import PrivacyParams
 #: the previous path, kept for the benchmark's same-run comparison)
 PURE_SEED = True
 
+#: none of the three changes applies above this mε: the rows hold entries ~e^{mε}, and HiGHS called
+#: the seeded LP unbounded or failed on 16 of issue 23's 40 requests with mε in [18, 30] (K ≤ 31),
+#: which the old path (a few rows a round) solves
+PURE_MAX_MEPS = 10.0
+
+
+def _applies(params: PrivacyParams) -> bool:
+    """Δ = 0 and mε ≤ :data:`PURE_MAX_MEPS`."""
+    return params.member_delta == 0 and params.m * params.eps <= PURE_MAX_MEPS
+
 
 def seed_multisets(params: PrivacyParams) -> np.ndarray:
     """The two-corner family of the module docstring, one orientation each.
@@ -55,11 +65,11 @@ def seed_multisets(params: PrivacyParams) -> np.ndarray:
     Returns:
         An (K + 1, 4) array of count vectors over the corners of
         :func:`darrm.privacy.corners.corners` (n_(0,0), n_(1,1), n_(hi,lo), n_(lo,hi)) =
-        (K − c, 0, c, 0), c = 0..K; an empty (0, 8) array when Δ > 0 or :data:`PURE_SEED`
-        is off.  The working set adds their swaps and reflections itself
+        (K − c, 0, c, 0), c = 0..K; an empty array (0 rows, one column per corner) when Δ > 0,
+        mε > :data:`PURE_MAX_MEPS` or :data:`PURE_SEED` is off.  The working set adds their swaps and reflections itself
         (:meth:`darrm.solver.cutting_planes.WorkingSet.new_among`).
     """
-    if params.member_delta > 0 or not PURE_SEED:
+    if not (_applies(params) and PURE_SEED):
         return np.zeros((0, 8 if params.member_delta > 0 else 4), dtype=np.int64)
     c = np.arange(params.K + 1, dtype=np.int64)
     z = np.zeros_like(c)
@@ -83,7 +93,7 @@ def ramps(params: PrivacyParams) -> bool:
     Returns:
         True for pure-DP members while :data:`PURE_RAMP` is on.
     """
-    return params.member_delta == 0 and PURE_RAMP
+    return _applies(params) and PURE_RAMP
 
 
 def ramp_lambda(lam: float) -> float:
@@ -131,4 +141,4 @@ def purge_rounds(params: PrivacyParams) -> int:
         ~15,000 rows at K = 1001, a warm dual-simplex re-solve of well under a second), else
         :data:`PURGE_AFTER`.
     """
-    return 0 if params.member_delta == 0 and PURE_KEEP_ROWS else PURGE_AFTER
+    return 0 if _applies(params) and PURE_KEEP_ROWS else PURGE_AFTER

@@ -86,3 +86,10 @@ def test_pure_dp_keeps_every_row_and_approximate_dp_purges(monkeypatch):
     assert pure_rounds.purge_rounds(PrivacyParams(21, 3, 0.1, 1e-5)) == pure_rounds.PURGE_AFTER == 5
     monkeypatch.setattr(pure_rounds, "PURE_KEEP_ROWS", False)
     assert pure_rounds.purge_rounds(PrivacyParams(21, 3, 0.1, 0.0)) == 5
+
+
+def test_none_of_the_changes_applies_at_large_meps():
+    """Above PURE_MAX_MEPS the rows hold entries ~e^{mε}: the old path runs (issue 23's scan)."""
+    P = PrivacyParams(21, 3, 4.0, 0.0)  # mε = 12
+    assert pure_rounds.seed_multisets(P).shape[0] == 0
+    assert not pure_rounds.ramps(P) and pure_rounds.purge_rounds(P) == pure_rounds.PURGE_AFTER
