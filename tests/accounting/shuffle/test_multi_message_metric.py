@@ -226,3 +226,67 @@ def test_metric_pair_bounds_on_the_grid_path_bracket_the_exact_pair(monkeypatch)
     e = F(3, 2)
     exact = float(_exact(exact_m, 3, e, [(0, 2)], []))
     assert ml.pair_delta(mr, 3, 0, 2, math.log(e), "lower") <= exact <= ml.pair_delta(mr, 3, 0, 2, math.log(e))
+
+
+# ----------------------------------------------------------------------------------- command line
+
+def _cli(argv, capsys):
+    import argparse
+
+    from darrm.accounting.cli.shuffle import register
+
+    p = argparse.ArgumentParser()
+    register(p.add_subparsers())
+    args = p.parse_args(argv)
+    return args.func(args), capsys.readouterr().out
+
+
+def test_specs_build_the_library_protocols():
+    from darrm.accounting.shuffle import RandomizedResponse
+    from darrm.accounting.shuffle.randomizer_spec import parse_randomizer
+
+    spec = parse_randomizer("rr:3+2")
+    assert spec.own_bounds and spec.label == "rr:3+2"
+    assert spec.build_protocol(1.0) == mm.uniform_blankets(RandomizedResponse(1.0, 3), 2)
+    geo = parse_randomizer("geo:4").build_protocol(0.5)
+    np.testing.assert_array_equal(geo.randomizer.array, ml.geometric_line(4, 0.5).randomizer.array)
+    assert parse_randomizer("grid:3").build_protocol(0.5).n_inputs == 9
+    with pytest.raises(ParameterError, match="own bounds") as exc:
+        spec.build(1.0)  # not a single-message randomizer: rounds/target/plot refuse it
+    assert exc.value.parameter == "randomizer"
+
+
+@pytest.mark.parametrize("text,match", [
+    ("rr:3+0", "B >= 1"), ("rr:3+", "expected"), ("rr:3+x", "expected"), ("generic+2", "specific"),
+    ("rr:2@0.5+1", "without @RATE"), ("geo:3@0.5", "no @RATE"), ("grid:5", r"\[2, 4\]"), ("geo", "number of inputs"),
+    ("geo:3+1", "specific"),
+])
+def test_bad_protocol_specs_name_the_randomizer(text, match):
+    from darrm.accounting.shuffle.randomizer_spec import parse_randomizer
+
+    with pytest.raises(ParameterError, match=match) as exc:
+        parse_randomizer(text)
+    assert exc.value.parameter == "randomizer"
+
+
+def test_cli_protocol_json_is_the_library_bounds(capsys):
+    import json
+
+    from darrm.json_vocabulary import VOCABULARY
+
+    rc, out = _cli(["shuffle", "--n", "50", "--eps0", "1", "--delta", "1e-3", "--randomizer", "rr:2+1", "--json"],
+                   capsys)
+    recs = json.loads(out)
+    assert rc == 0 and {k for r in recs for k in r} <= VOCABULARY
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    lib = mm.bounds(mm.uniform_blankets(RandomizedResponse(1.0, 2), 1), 50, 1e-3)
+    assert [(r["kind"], r["epsilon"], r["blankets"]) for r in recs] == [(b.kind, b.eps, 1) for b in lib]
+    rc, out = _cli(["shuffle", "--n", "5", "--eps0", "1", "--delta", "1e-2", "--randomizer", "geo:3", "--json"],
+                   capsys)
+    recs = json.loads(out)
+    assert rc == 0 and {k for r in recs for k in r} <= VOCABULARY
+    assert sorted({r["distance"] for r in recs}) == [1.0, 2.0]
+    for extra in (["--rounds", "2"], ["--plot", "x.png"]):
+        with pytest.raises(ParameterError):
+            _cli(["shuffle", "--n", "5", "--eps0", "1", "--delta", "1e-2", "--randomizer", "geo:3", *extra], capsys)
