@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -35,7 +36,7 @@ from darrm import validation as v
 from darrm.errors import ParameterError
 
 from . import small_sums
-from .bound import Bound, eps_for_delta
+from .bound import Bound, Kind, eps_for_delta
 from .decomposition import Atoms, blanket_atoms, dataset_atoms, mixture_atoms, positive_part
 from .randomizers import FiniteRandomizer, joint
 
@@ -195,7 +196,7 @@ def _distinct(atoms: list[Atoms]) -> list[int]:
     return out
 
 
-def max_eps(atoms: list[Atoms], n: int, delta: float, hi: float, kind: str) -> tuple[float, int]:
+def max_eps(atoms: list[Atoms], n: int, delta: float, hi: float, kind: Kind) -> tuple[float, int]:
     """ε(δ) of max_i δ_i(ε), δ_i the (kind) bound of GPARV i, searching only the binding ones.
 
     Claim: the result equals the search over the maximum, up to the searches' tolerance, and is a
@@ -283,7 +284,8 @@ def pair_bounds(mr: MetricRandomizer, n: int, x0: int, x1: int, delta: float) ->
     hi = mr.eps_unit * mr.distance[x0][x1]
     m = mr.randomizer.array
     out = []
-    for kind, name, note in (("upper", UPPER_NAME, _UP_NOTE), ("lower", LOWER_NAME, _LO_NOTE)):
+    kinds: tuple[tuple[Kind, str, str], ...] = (("upper", UPPER_NAME, _UP_NOTE), ("lower", LOWER_NAME, _LO_NOTE))
+    for kind, name, note in kinds:
         atoms = _upper_atoms(m, x0, x1) if kind == "upper" else _lower_atoms(m, x0, x1)
         e = max_eps(atoms, n, delta, hi, kind)[0]
         out.append(Bound(name, kind, True, e, delta, f"{note}; pair ({x0}, {x1})"))
@@ -334,8 +336,9 @@ def distance_profile(mr: MetricRandomizer, n: int, delta: float) -> list[Distanc
     for d in sorted(by_d):
         pairs = by_d[d]
         res = {}
-        for kind, name, note, make in (("upper", UPPER_NAME, _UP_NOTE, _upper_atoms),
-                                       ("lower", LOWER_NAME, _LO_NOTE, _lower_atoms)):
+        kinds: tuple[tuple[Kind, str, str, Callable[[np.ndarray, int, int], list[Atoms]]], ...] = (
+            ("upper", UPPER_NAME, _UP_NOTE, _upper_atoms), ("lower", LOWER_NAME, _LO_NOTE, _lower_atoms))
+        for kind, name, note, make in kinds:
             atoms, owner = [], []
             for pr in pairs:
                 new = make(m, *pr)
