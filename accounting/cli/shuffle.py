@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _protocol(args, n: int, eps0s: list[float], delta: float, spec) -> int:
     """A multi-message (``rr:4+2``) or metric (``geo:K``) spec: its own upper and lower bounds."""
-    from ..shuffle.protocol_records import protocol_records
+    from ..shuffle.protocol_bounds import protocol_records
 
     recs = protocol_records(n, eps0s, delta, spec)
     if args.json:

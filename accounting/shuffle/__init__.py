@@ -29,7 +29,7 @@ from .laplace import laplace_binned, laplace_dominating
 from .metric_ldp import DistanceBound, MetricRandomizer, distance_profile, geometric_grid, geometric_line, pair_bounds
 from .multi_message import MultiMessageProtocol, binary_sum, uniform_blankets
 from .multi_message import bounds as multi_message_bounds
-from .protocol_records import protocol_records
+from .protocol_bounds import protocol_records
 from .randomizer_spec import RandomizerSpec, parse_randomizer
 from .randomizers import (
     FiniteRandomizer,

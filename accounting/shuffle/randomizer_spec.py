@@ -87,7 +87,7 @@ class RandomizerSpec:
     @property
     def own_bounds(self) -> bool:
         """True for a multi-message or metric spec: :meth:`build_protocol` builds it and its bounds are
-        :mod:`.protocol_records`' (not the single-message methods')."""
+        :mod:`.protocol_bounds`' (not the single-message methods')."""
         return bool(self.blankets) or self.family in METRIC_FAMILIES
 
     def build_protocol(self, eps0: float) -> "MultiMessageProtocol | MetricRandomizer":
