@@ -207,6 +207,13 @@ def max_eps(atoms: list[Atoms], n: int, delta: float, hi: float, kind: Kind) -> 
     are non-increasing in ε, so all are <= δ at ε_best.  Lower: the binding i has δ_i(ε_best) > δ,
     so the protocol's δ(ε_best) > δ (or ε_best = 0).
 
+    Args:
+        atoms: the GPARVs (duplicates are evaluated once).
+        n: the number of users.
+        delta: the target δ.
+        hi: an ε where every δ_i vanishes (ε·d(x0, x1)).
+        kind: "upper" or "lower".
+
     Returns:
         (ε, the index in ``atoms`` of the GPARV that attains it).
     """

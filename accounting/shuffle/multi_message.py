@@ -376,6 +376,18 @@ def bounds(proto: MultiMessageProtocol, n: int, delta: float) -> list[Bound]:
 
 def as_protocol(local: np.ndarray | Sequence[Sequence[float]], blanket: Sequence[float], blankets: int
                 ) -> MultiMessageProtocol:
-    """A :class:`MultiMessageProtocol` from arrays (validated as at construction)."""
+    """A :class:`MultiMessageProtocol` from arrays (validated as at construction).
+
+    Args:
+        local: ``local[x][y]`` = P[R(x) = y].
+        blanket: B(y).
+        blankets: blanket messages per user (>= 1).
+
+    Returns:
+        The protocol.
+
+    Raises:
+        ParameterError: as :class:`MultiMessageProtocol`.
+    """
     return MultiMessageProtocol(tuple(tuple(float(x) for x in row) for row in np.asarray(local, dtype=float)),
                                 tuple(float(x) for x in np.asarray(blanket, dtype=float)), blankets)
