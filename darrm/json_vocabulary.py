@@ -51,6 +51,8 @@ VOCABULARY_GROUPS: dict[str, frozenset[str]] = {
         "member_randomness", "lower_bound", "bracket", "value_discretization_interval",
         # a total budget (darrm solve --total-eps …)
         "total_budget", "epsilon_total_composed", "target", "parameter",
+        # darrm shuffle --randomizer rr:K+B / geo:K (multi-message and metric protocols)
+        "blankets", "distance",
     }),
     # what produced a number
     "provenance": frozenset({

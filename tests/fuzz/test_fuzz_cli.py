@@ -305,7 +305,9 @@ OPTIONS: list[Opt] = [
     Opt("darrm", ("shuffle", "--n", "1000", "--eps0", "1", "--delta", "1e-6", "--plot", "{d}/out/s.png"),
         "--randomizer", lambda: st.sampled_from(["", "bogus:3", "oue", "rr:1", "rr:x", "rr:2@", "rr:2:3", "rappor:17",
                                                  "oue:4@0", "oue:4@1.5", "oue:4@nan", "generic:3", "generic@0.5",
-                                                 "hadamard:2@-1", "oue:3"])),  # oue:3 is valid: --plot refuses it
+                                                 "hadamard:2@-1", "oue:3", "rr:3+0", "rr:3+x", "generic+2",
+                                                 "grid:5", "geo:3@0.5", "rr:2@0.5+1",
+                                                 "geo:3", "rr:2+1"])),  # oue:3, geo:3, rr:2+1 valid: --plot refuses
     Opt("darrm", ("shuffle", "--n", "1000", "--target-eps", "1", "--delta", "1e-6"), "--target-eps",
         lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
     # darrm account-votes
