@@ -35,7 +35,7 @@ from ..errors import SolveError
 from ..groups.per_group import upper_mask
 from ..prior import Prior
 from ..privacy.condition import rhs
-from ..solver.finalize import certified_gamma_opt
+from ..solver.finalize import TableForm, certified_gamma_opt
 from ..solver.options import SolveOptions
 from ..solver.restricted_lp import HIGHS_DEFAULTS, lagrangian_bound
 from ..status import StopReason
@@ -100,22 +100,20 @@ def sparse_rows(params: WeightedShardParams) -> sp.csr_matrix:
     return sp.vstack(blocks, format="csr")
 
 
-def solve_full_lp(params: WeightedShardParams, prior: Prior, opts: SolveOptions,
+def solve_full_lp(params: WeightedShardParams, prior: Prior, opts: SolveOptions, form: TableForm,
                   tol: float | None = None) -> GammaTable:
     """γ_opt from the sparse full LP (every possibly binding row, one HiGHS solve through scipy),
     its proven lower bound the Lagrangian of the LP's own duals on the same rows
     (:func:`darrm.solver.restricted_lp.lagrangian_bound`: valid for any y ≥ 0), certified and
-    labelled by :func:`darrm.solver.finalize.certified_gamma_opt`.
+    labelled by :func:`darrm.solver.finalize.certified_gamma_opt`.  ``form`` is the LP's table form
+    (:func:`darrm.weighted_shards.solver.table_form`).
 
     Raises:
         SolveError: the LP failed, or the proven gap exceeds ``gap_tol`` without ``accept_gap``.
     """
     from scipy.optimize import linprog
 
-    from .solver import table_form
-
     t0 = time.perf_counter()
-    form = table_form(params, prior)
     c = form.costs
     scale = float(np.max(np.abs(c))) or 1.0
     R = sparse_rows(params)

@@ -105,7 +105,7 @@ def solve_gamma_opt_weighted_shards(
                                                f"GiB allowed")
         if log:
             log(f"budget groups on one-group shards: the sparse full LP ({row_nonzeros(params)} non-zeros at most)")
-        table = solve_full_lp(params, prior, opts, tol)
+        table = solve_full_lp(params, prior, opts, table_form(params, prior), tol)
         table.info["gamma_form"] = params.gamma_form
         return table
     var = lp_variables(params)
