@@ -52,6 +52,7 @@ import numpy as np
 from darrm.numerics import binomial as B
 
 from . import beta_tables
+from . import s_blocks as SB
 
 RHO = 1e-9
 ULP = np.finfo(float).eps
@@ -247,9 +248,24 @@ def _j_parts(a, b, m, q, idx, ngroups):
 
 # --- the sum -------------------------------------------------------------
 
-def expected_positive_part(vals, w, n: int, kind: str, max_cells: int = MAX_CELLS) -> tuple[float, bool]:
+def expected_positive_part(vals, w, n: int, kind: str, max_cells: int = MAX_CELLS,
+                           s_block: int | None = None) -> tuple[float, bool]:
     """Bound on E[(Σ_{i<=n} G_i)_+] (upper: >=, lower: <=) and whether it is exact
-    up to the error terms (no coarsening, no cell merging)."""
+    up to the error terms (no coarsening, no cell merging).
+
+    Args:
+        vals: the GPARV's atoms.
+        w: their probabilities.
+        n: the number of summands.
+        kind: ``"upper"`` or ``"lower"``.
+        max_cells: above this many cells, runs of cells are merged (module docstring).
+        s_block: the width g of the blocks of S summed through one value each
+            (:mod:`.s_blocks`); None: :func:`.s_blocks.block_width`, 1: every S.
+
+    Returns:
+        (bound, exact): ``exact`` is False when atoms were coarsened or cells merged (blocks
+        of S do not count: their bound is as rigorous, see :mod:`.s_blocks`).
+    """
     if kind not in ("upper", "lower"):
         raise ValueError(kind)
     vals = np.asarray(vals, dtype=float)
@@ -273,15 +289,19 @@ def expected_positive_part(vals, w, n: int, kind: str, max_cells: int = MAX_CELL
     s_lo, s_hi, drop_s = B.tail_window(n, wS)
     s = np.arange(s_lo, s_hi + 1, dtype=np.int64)
     PS = _pmf(s, n, wS) if wS < 1 else np.ones(len(s))
-    m = n - s
     rest = 1.0 - wS
     q = 0.0 if (wD <= 0 or rest <= 0) else min(1.0, wD / rest)
+    # blocks of S (s_blocks): one representative per block, the block's mass, X shifted by c
+    kappa = SB.drift(A, Bv, Dv, p)
+    g = SB.block_width(v, ww, n, p, Delta, kappa) if s_block is None else max(1, int(s_block))
+    s, PS, shift = SB.blocks(s, PS, g, kappa, kind)
+    m = n - s
     sf = s.astype(float)
     mf = m.astype(float)
     if Dv > 0:
-        q, e, C = 1.0 - q, Dv, Bv * sf + Dv * mf
+        q, e, C = 1.0 - q, Dv, Bv * sf + Dv * mf + shift
     else:
-        e, C = -Dv, Bv * sf
+        e, C = -Dv, Bv * sf + shift
     # --- J windows (J | s ~ Bin(m, q)); det: J is a constant ---
     det = e == 0.0 or q <= 0.0 or q >= 1.0
     drop_j = np.zeros(len(s))
@@ -398,8 +418,8 @@ def expected_positive_part(vals, w, n: int, kind: str, max_cells: int = MAX_CELL
     fp = RHO * 8 * float(np.dot(PS, mag_s)) + float(np.dot(PS, risk_s))
     if not upper:
         return max(0.0, main - fp), exact
-    xmax = n * A
+    xmax = n * A + max(shift, 0.0)  # X + c <= n·A + c
     trunc = xmax * drop_s + float(
-        np.dot(PS, xmax * drop_j + xmax * low_tail + Delta * sf * high_tail)
+        np.dot(PS, xmax * drop_j + xmax * low_tail + (Delta * sf + max(shift, 0.0)) * high_tail)
     )
     return main + fp + trunc, exact
