@@ -32,15 +32,15 @@ Consequences (the blocks).  For a block of g consecutive values of S:
   with c = −(s − s_i)κ), so the block's sum is >= P(S ∈ block)·H(s_i, −(g − 1)κ).
 
 Both are exact inequalities, whatever g: g only trades time against tightness.  The shift
-c = ±(g − 1)κ enters the count sum as a constant added to X (its threshold), and the block's
-mass is the sum of the same pmf values the unblocked sum uses (g positive terms: relative
-rounding <= g·ulp, within the count sums' allowance RHO because g <= :data:`MAX_WIDTH`).
+c = ±(g − 1)κ enters the count sum as a constant added to X (its threshold); the block's mass
+P(S ∈ block) is a difference of two binomial tails on their accurate side, whose rounding
+(relative RHO per tail, as every special-function value of the count sums) is bounded and
+added to (upper) or subtracted from (lower) the sum by :mod:`.count_sums`.
 
 Tightness: the loss of a block is about (g − 1)κ·P(X > 0) plus h's own variation over the
-block, against h ≈ P(X > 0)·(mean excess of X over 0, ≈ σ/z with z = max(1, |E ΣG|/σ)).
-:func:`block_width` picks g so that the estimated loss is ≈ :data:`REL_LOSS` of h (measured
-1.2e-7 .. 2.4e-5 per step of g, within a factor 1.4 of the estimate or below it); the benchmark
-records the resulting ε against the unblocked path (``s_block=1``).
+block, against h ≈ P(X > 0)·(mean excess of X over 0, ≈ σ/z with z = |E ΣG|/σ).
+:func:`block_width` picks g so that the estimated loss moves ε by about :data:`EPS_LOSS`
+relative; the benchmark records the resulting ε against the unblocked path (``s_block=1``).
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ import math
 
 import numpy as np
 
-#: target relative loss of a block (see the module docstring); a few 1e-6 relative in ε
-REL_LOSS = 3e-5
-#: widest block (its mass is a sum of g pmf values: g·ulp stays far below count_sums.RHO)
+#: relative loss in ε allowed to the blocks (estimated, see :func:`block_width`)
+EPS_LOSS = 1e-5
+#: widest block
 MAX_WIDTH = 4096
 #: κ is rounded up by this relative margin (its own floating-point error is a few ulps)
 _KAPPA_MARGIN = 1e-12
@@ -73,10 +73,15 @@ def drift(a: float, b: float, d: float, p: float) -> float:
     return kappa * (1 + _KAPPA_MARGIN) + (abs(a) + abs(b) + abs(d)) * 1e-15
 
 
-def block_width(v: np.ndarray, w: np.ndarray, n: int, p: float, delta_ab: float, kappa: float) -> int:
-    """The block width g: the estimated loss per step of a block, κ·z/σ (the shift against
-    the mean excess ≈ σ/z) plus ½Δ²p(1−p)·(z/σ)² (h's curvature in s), times g, at most
-    :data:`REL_LOSS`; σ² = Var(ΣG), z = max(1, −E[ΣG]/σ).  Only tightness depends on g.
+def block_width(v: np.ndarray, w: np.ndarray, n: int, p: float, delta_ab: float, kappa: float,
+                eps_loss: float | None = None) -> int:
+    """The block width g, from a Gaussian model of ΣG (mean −zσ, sd σ; used only to choose g).
+
+    In that model h ≈ σ(ϕ(z) − zQ(z)) and P(X > 0) ≈ Q(z), so a block loses per step of g
+    about κ·Q/(σ(ϕ − zQ)) (the shift) plus ½Δ²p(1−p)·ϕ/(σ²(ϕ − zQ)) (h's curvature in s),
+    relative to h; and ln δ(ε) falls with slope z·Q/(ϕ − zQ) in ln ε.  g is the largest width
+    whose loss, divided by that slope, is at most ``eps_loss`` relative in ε.  Measured losses
+    are at most the estimate (1.2e-7 .. 2.4e-5 per step of g in δ).  Only tightness depends on g.
 
     Args:
         v: the (at most three) non-zero atoms.
@@ -85,6 +90,7 @@ def block_width(v: np.ndarray, w: np.ndarray, n: int, p: float, delta_ab: float,
         p: P(an A | an A or a B).
         delta_ab: Δ = A − B.
         kappa: :func:`drift`.
+        eps_loss: the relative loss in ε allowed (default :data:`EPS_LOSS`).
 
     Returns:
         g in [1, :data:`MAX_WIDTH`] (1: no blocks).
@@ -94,30 +100,41 @@ def block_width(v: np.ndarray, w: np.ndarray, n: int, p: float, delta_ab: float,
     if not var > 0:
         return 1
     sigma = math.sqrt(var)
-    z = max(1.0, -n * m1 / sigma)
-    per_step = kappa * z / sigma + 0.5 * delta_ab * delta_ab * p * (1.0 - p) * (z / sigma) ** 2
-    g = REL_LOSS / per_step if per_step > 0 else math.inf
+    z = min(20.0, max(0.05, -n * m1 / sigma))
+    q = 0.5 * math.erfc(z / math.sqrt(2.0))
+    phi = math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+    psi = phi - z * q  # E[(N(0,1) − z)_+] > 0
+    if not psi > 0:
+        return 1
+    slope = z * q / psi
+    per_step = kappa * q / (sigma * psi) + 0.5 * delta_ab * delta_ab * p * (1.0 - p) * phi / (var * psi)
+    budget = (EPS_LOSS if eps_loss is None else eps_loss) * slope
+    if not budget > 0:
+        return 1
+    g = budget / per_step if per_step > 0 else math.inf
     return int(max(1, min(MAX_WIDTH, math.floor(g) if math.isfinite(g) else MAX_WIDTH)))
 
 
-def blocks(s: np.ndarray, ps: np.ndarray, g: int, kappa: float, kind: str) -> tuple[np.ndarray, np.ndarray, float]:
-    """Consecutive blocks of g values of S, their representatives, masses and the shift of X.
+def blocks(lo: int, hi: int, g: int, kappa: float, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The blocks of g consecutive values of S covering [lo, hi], their representatives and the
+    shift of X.
 
     Args:
-        s: consecutive values of S (increasing).
-        ps: P(S = s) for each.
+        lo: the window's first value of S.
+        hi: its last value (>= lo).
         g: the block width (>= 1).
         kappa: :func:`drift`.
         kind: ``"upper"`` (representative: the block's last s, shift +(g − 1)κ) or
             ``"lower"`` (its first s, shift −(g − 1)κ).
 
     Returns:
-        (representatives, block masses, shift c added to X).
+        (representatives, first s of each block, last s of each block, shift c added to X);
+        the blocks partition [lo, hi] (the last one may be shorter).
     """
-    if g <= 1 or len(s) <= 1:
-        return s, ps, 0.0
-    starts = np.arange(0, len(s), g)
-    mass = np.add.reduceat(ps, starts)
+    first = np.arange(lo, hi + 1, max(1, g), dtype=np.int64)
+    last = np.minimum(first + max(1, g) - 1, hi)
+    if g <= 1:
+        return first, first, last, 0.0
     if kind == "upper":
-        return s[np.minimum(starts + g - 1, len(s) - 1)], mass, (g - 1) * kappa
-    return s[starts], mass, -(g - 1) * kappa
+        return last, first, last, (g - 1) * kappa
+    return first, first, last, -(g - 1) * kappa

@@ -119,11 +119,21 @@ def test_block_width_grows_with_n_and_is_one_where_blocks_would_cost_tightness()
     assert widths[0] == 1 and widths[0] < widths[1] < widths[2] <= SB.MAX_WIDTH
 
 
-def test_blocks_partition_the_window_and_keep_its_mass():
-    s = np.arange(10, 31)
-    ps = binom.pmf(s, 40, 0.5)
+def test_blocks_partition_the_window():
     for kind in ("upper", "lower"):
-        reps, mass, shift = SB.blocks(s, ps, 4, 0.25, kind)
-        assert mass.sum() == pytest.approx(ps.sum(), rel=1e-15)
-        assert len(reps) == 6 and shift == (0.75 if kind == "upper" else -0.75)
-        assert reps[-1] == (30 if kind == "upper" else 30) and reps[0] == (13 if kind == "upper" else 10)
+        reps, first, last, shift = SB.blocks(10, 30, 4, 0.25, kind)
+        assert list(first) == [10, 14, 18, 22, 26, 30] and list(last) == [13, 17, 21, 25, 29, 30]
+        assert list(reps) == list(last if kind == "upper" else first)
+        assert shift == (0.75 if kind == "upper" else -0.75)
+    reps, first, last, shift = SB.blocks(10, 30, 1, 0.25, "upper")
+    assert list(reps) == list(range(10, 31)) and shift == 0.0
+
+
+def test_block_masses_match_pmf_sums_within_their_error_bound():
+    n, w = 10_000, 0.17
+    s_lo, s_hi = 1500, 1900
+    first = np.arange(s_lo, s_hi + 1, 37)
+    last = np.minimum(first + 36, s_hi)
+    val, err = CS._interval_masses(first, last, n, w)
+    ref = np.array([binom.pmf(np.arange(a, b + 1), n, w).sum() for a, b in zip(first, last, strict=True)])
+    assert np.all(np.abs(val - ref) <= err + 1e-15 * ref) and np.all(err <= 1e-7 * ref + 1e-15)
