@@ -523,6 +523,11 @@ def lower_eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
         return _lower_eps(randomizer, n, delta)
 
 
+def _capped(cand: Callable[[float, float | None], float], delta: float) -> Callable[[float], float]:
+    """ε ↦ min(1, cand(ε, δ)): one lower candidate as the δ(ε) of a search."""
+    return lambda x: min(1.0, cand(x, delta))
+
+
 def _lower_eps(randomizer: Randomizer, n: int, delta: float) -> Bound:
     cands = [beta_tables.search_memo(f) for f in _lower_candidates(randomizer, n)]
     f_all = lambda x: min(1.0, max(f(x, delta) for f in cands))  # noqa: E731
@@ -539,7 +544,7 @@ def _lower_eps(randomizer: Randomizer, n: int, delta: float) -> Bound:
         i = max(range(len(cands)), key=above.__getitem__)
         if above[i] <= delta:
             break
-        e = eps_for_delta(lambda x, d=cands[i]: min(1.0, d(x, delta)), delta, hi, "lower", rtol=LOWER_EPS_RTOL)
+        e = eps_for_delta(_capped(cands[i], delta), delta, hi, "lower", rtol=LOWER_EPS_RTOL)
     else:
         e = eps_for_delta(f_all, delta, hi, "lower", rtol=LOWER_EPS_RTOL)
     return Bound(LOWER_NAME, "lower", True, e, delta, _lower_note(randomizer))
