@@ -64,6 +64,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .privacy.profile import privacy_profile as privacy_profile
     from .shard_groups.params import RecordGroup as RecordGroup
     from .shard_groups.params import ShardGroupParams as ShardGroupParams
+    from .shard_groups.profile import record_group_profiles as record_group_profiles
     from .solver.objective import expected_signed_error as expected_signed_error
     from .solver.options import SolveOptions as SolveOptions
     from .status import SolveReport as SolveReport
@@ -124,6 +125,7 @@ __all__ = [
     "gamma_sub",
     "load",
     "privacy_profile",
+    "record_group_profiles",
     "save",
     "solve",
 ]
@@ -163,6 +165,7 @@ _EXPORTS = {
     "solve": ".api",
     "PrivacyProfile": ".privacy.profile",
     "privacy_profile": ".privacy.profile",
+    "record_group_profiles": ".shard_groups.profile",
     "expected_signed_error": ".solver.objective",
     "SolveOptions": ".solver.options",
     "SolveReport": ".status",

@@ -155,6 +155,24 @@ def _certify_disjoint(gamma: np.ndarray, params: Any, tol: float, progress: bool
     return certify_disjoint(gamma, params, tol=tol, max_memory=max_memory)
 
 
+def _error_levels(gamma: np.ndarray, params: Any, prior: Prior) -> float:
+    """A γ(0..K) table's expected error under ``prior`` (Eq. 2's objective,
+    :func:`darrm.solver.objective.expected_signed_error`): every model whose γ reads the vote count L."""
+    from .solver.objective import expected_signed_error
+
+    return expected_signed_error(gamma, prior)
+
+
+def _error_groups(gamma: np.ndarray, params: Any, prior: Prior) -> float:
+    """A grouped table's expected error: γ(L) as :func:`_error_levels`, γ(l_1, …, l_G) by
+    :func:`darrm.groups.per_group.joint_expected_error` (the objective its LP minimises)."""
+    if not params.per_group:
+        return _error_levels(gamma, params, prior)
+    from .groups.per_group import joint_expected_error
+
+    return joint_expected_error(gamma, params, prior)
+
+
 @dataclass(frozen=True)
 class MemberModel:
     """One member model: its parameters type and what certifies and solves for it.
@@ -170,6 +188,9 @@ class MemberModel:
         check: ``(params, family, options, executor, checkpoint) -> None``; raises ParameterError
             for what its solver would drop silently.
         solve: ``(params, prior, family, options, executor, checkpoint, progress, log) -> GammaTable``.
+        expected_error: ``(γ, params, prior) -> float``, a table's expected error under a prior (the
+            objective its solver minimises; :func:`darrm.gamma_file.check_objective` checks a
+            file's recorded value against it); default: γ(0..K)'s.
     """
 
     name: str
@@ -180,6 +201,7 @@ class MemberModel:
     certify: Callable[..., Certificate]
     check: Callable[..., None]
     solve: Callable[..., GammaTable]
+    expected_error: Callable[[np.ndarray, Any, Prior], float] = _error_levels
 
 
 #: every member model, by name
@@ -191,7 +213,7 @@ MEMBER_MODELS: dict[str, MemberModel] = {
                             _certify_disjoint, _check_disjoint, _solve_disjoint),
     "groups": MemberModel("groups", GroupParams, "darrm-gamma-groups/1", "(target_eps, target_delta)",
                           "every configuration of one corner multiset per group",
-                          _certify_groups, _check_groups, _solve_groups),
+                          _certify_groups, _check_groups, _solve_groups, _error_groups),
     "shard-groups": MemberModel("shard-groups", ShardGroupParams, "darrm-gamma-shard-groups/1",
                                 "(eps_g, delta_g) per record group",
                                 "every (record group, multiset of its copies' vertices, number of high members)",

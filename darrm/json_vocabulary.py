@@ -49,6 +49,8 @@ VOCABULARY_GROUPS: dict[str, frozenset[str]] = {
         "lam", "tau", "subsampled",
         # darrm account queries (darrm.accounting.queries.QueryBound)
         "member_randomness", "lower_bound", "bracket", "value_discretization_interval",
+        # … of a table of record groups on shards: each group's own total, by [copies, eps, delta]
+        "record_group_totals", "record_group",
         # a total budget (darrm solve --total-eps …)
         "total_budget", "epsilon_total_composed", "target", "parameter",
         # darrm shuffle --randomizer rr:K+B / geo:K (multi-message and metric protocols)

@@ -18,7 +18,7 @@ PUBLIC = [
     "StopReason", "TotalBudget", "WorkerLostError", "__version__", "aggregate", "aggregate_counts", "certify",
     "certify_tight", "design_for_budget", "error_curve",
     "expected_signed_error", "family_gamma", "gamma_const", "gamma_dsub", "gamma_sub", "load",
-    "privacy_profile", "save", "solve",
+    "privacy_profile", "record_group_profiles", "save", "solve",
 ]
 
 

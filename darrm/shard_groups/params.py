@@ -142,6 +142,20 @@ class ShardGroupParams:
         """e^{max_g ε_g}."""
         return math.exp(self.query_budget[0])
 
+    def record_group_params(self, g: int) -> "ShardGroupParams":
+        """The same ensemble with record group g only (its own profile, its own total); it shares
+        this object's cache of the unchanged members' laws (they depend on K, the member model and
+        r_g only).
+
+        Raises:
+            ParameterError: ``g`` is not a group index.
+        """
+        if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g < len(self.groups):
+            raise ParameterError("g", f"must be a record-group index in 0..{len(self.groups) - 1}, got {g!r}")
+        sub = ShardGroupParams(self.K, self.member, (self.groups[g],))
+        object.__setattr__(sub, "_others", self._others)
+        return sub
+
     # ------------------------------------------------------------------ the unchanged members
     def copies(self) -> tuple[int, ...]:
         """The distinct numbers of copies r_g, ascending."""
