@@ -164,8 +164,9 @@ def _error_levels(gamma: np.ndarray, params: Any, prior: Prior) -> float:
 
 
 def _error_groups(gamma: np.ndarray, params: Any, prior: Prior) -> float:
-    """A grouped table's expected error: γ(L) as :func:`_error_levels`, γ(l_1, …, l_G) by
-    :func:`darrm.groups.per_group.joint_expected_error` (the objective its LP minimises)."""
+    """A grouped table's expected error (grouped members, teachers of one budget group each):
+    γ(L) as :func:`_error_levels`, γ(l_1, …, l_G) — weighted tables too, which are stored per group
+    count — by :func:`darrm.groups.per_group.joint_expected_error` (the objective its LP minimises)."""
     if not params.per_group:
         return _error_levels(gamma, params, prior)
     from .groups.per_group import joint_expected_error
@@ -221,7 +222,8 @@ MEMBER_MODELS: dict[str, MemberModel] = {
     "weighted-shards": MemberModel("weighted-shards", WeightedShardParams, "darrm-gamma-weighted-shards/1",
                                    "(eps_g, delta_g) per budget group",
                                    "every (budget group, changed member's vertex, high members per group)",
-                                   _certify_weighted_shards, _check_weighted_shards, _solve_weighted_shards),
+                                   _certify_weighted_shards, _check_weighted_shards, _solve_weighted_shards,
+                                   _error_groups),
 }
 
 
