@@ -81,7 +81,17 @@ def test_a_density_prior_cannot_be_rebuilt_and_its_objective_is_kept(tmp_path):
         prior_from_dict(solved.prior)
 
 
-def test_every_member_models_objective_is_checked_by_its_own_expected_error(tmp_path):
+def _grouped_params(kind):
+    import darrm
+
+    if kind == "groups":
+        return darrm.GroupParams(((2, 0.2, 1e-4), (3, 0.6, 1e-4)), 0.8, 1e-3, "per-group")
+    groups = [darrm.BudgetGroup(3, 0.3, 1e-5), darrm.BudgetGroup(4, 0.6, 1e-5)]
+    return darrm.WeightedShardParams(darrm.NonPrivate(), groups, weights=(1, 2) if kind == "weighted" else None)
+
+
+@pytest.mark.parametrize("kind", ["groups", "weighted-shards", "weighted"])
+def test_every_member_models_objective_is_checked_by_its_own_expected_error(tmp_path, kind):
     """The load-time check asks the table's member model (darrm.api.MemberModel.expected_error): a
     per-group table's true error loads, half of it is refused, and the γ(0..K) formula would not even
     read its table (so the check cannot have used it)."""
@@ -93,7 +103,7 @@ def test_every_member_models_objective_is_checked_by_its_own_expected_error(tmp_
     from darrm.groups.per_group import joint_expected_error
     from darrm.solver.objective import expected_signed_error
 
-    params = darrm.GroupParams(((2, 0.2, 1e-4), (3, 0.6, 1e-4)), 0.8, 1e-3, "per-group")
+    params = _grouped_params(kind)
     solved = darrm.solve(params, darrm.IIDPrior(0.75))
     assert model_of(params).expected_error(solved.gamma, params, darrm.IIDPrior(0.75)) == \
         joint_expected_error(solved.gamma, params, darrm.IIDPrior(0.75))
