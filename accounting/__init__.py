@@ -17,7 +17,8 @@ The everyday API, importable from here (``from darrm.accounting import best_uppe
 * the paper's tables — :func:`paper_tables`;
 * total budgets of DaRRM queries through each table's exact privacy profile —
   :func:`composed_epsilon`, :func:`composed_delta`, :class:`QueryAccountant`, :class:`QueryBound`,
-  :func:`query_pld` (a dp_accounting PLD to compose with other mechanisms);
+  :func:`query_pld` (a dp_accounting PLD to compose with other mechanisms), and each record
+  group's own total for records copied into shards, :func:`record_group_bounds`;
 * a budgeted labelling session over a certified γ table — :class:`LabellingSession`
   (:class:`PrivacyBudgetExceeded` when a batch would overspend);
 * :class:`NeighboringRelation` (dp_accounting's), stated by each result where it matters.
@@ -59,6 +60,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .queries import composed_delta as composed_delta
     from .queries import composed_epsilon as composed_epsilon
     from .queries import query_pld as query_pld
+    from .queries import record_group_bounds as record_group_bounds
     from .session import LabellingSession as LabellingSession
     from .session import PrivacyBudgetExceeded as PrivacyBudgetExceeded
     from .shuffle import Bound as Bound
@@ -103,6 +105,7 @@ __all__ = [
     "paper_tables",
     "parallel",
     "query_pld",
+    "record_group_bounds",
     "shuffled_votes_guarantee",
     "simple",
     "teacher_majority_budget",
@@ -132,6 +135,7 @@ _EXPORTS = {
     "composed_delta": ".queries",
     "composed_epsilon": ".queries",
     "query_pld": ".queries",
+    "record_group_bounds": ".queries",
     "LabellingSession": ".session",
     "PrivacyBudgetExceeded": ".session",
     "Bound": ".shuffle",

@@ -8,6 +8,8 @@ Public API (stable; the total-budget solver and the comparisons build on it):
 * :class:`QueryAccountant`: ``step(table, n)``, ``get_epsilon(delta)``, ``get_delta(eps)``,
   ``pld()`` (export), ``ledger``; Opacus-style;
 * :func:`fixed_members_bound`: what holds when the same trained members answer every query;
+* :func:`record_group_bounds`: each record group's own total for a table of record groups on
+  shards (:class:`~darrm.ShardGroupParams`), fresh or fixed members;
 * :func:`generic_epsilon`: the generic (Kairouz–Oh–Viswanath optimal homogeneous) bound, for comparison.
 
 **When composition applies** (``member_randomness``, which the caller must state):
@@ -24,8 +26,22 @@ Public API (stable; the total-budget solver and the comparisons build on it):
   number of queries: for members on disjoint shards that are (ε, Δ)-DP on their shard, one record
   changes one member, so every release is (ε, Δ)-DP (bound ``"members-disjoint-post-processing"``);
   for K members on shared data, each (ε, Δ)-DP, the vote vectors are the K-fold composition
-  (bound ``"members-shared-composition"``, Kairouz–Oh–Viswanath's exact homogeneous composition).
-  Each member's guarantee must cover everything it outputs (all its votes).
+  (bound ``"members-shared-composition"``, Kairouz–Oh–Viswanath's exact homogeneous composition);
+  for records copied into r_g shards (:class:`~darrm.ShardGroupParams`), one record of group g
+  changes the r_g members holding its copies, each (ε, Δ)-DP on its shard with its own
+  randomness, so every release is a post-processing of r_g such mechanisms: their exact
+  homogeneous composition (bound ``"members-record-copies-composition"``; r_g for group g's
+  records, max_g r_g for every record).  Each member's guarantee must cover everything it outputs
+  (all its votes).
+
+**Record groups** (:class:`~darrm.ShardGroupParams`).  Each record group g has its own per-query
+profile δ_g (:func:`darrm.shard_groups.profile.record_group_profiles`): for fresh members the
+records of group g are owed the Q-fold composition of group g's pair (Zhu et al. Theorem 10 with
+group g's pair, which dominates every query's conditional law for those records);
+:func:`record_group_bounds` reports it group by group, and the largest is a total for every record.
+:func:`composed_epsilon` on such a table composes the pair every record meets (the union of the
+groups' clouds, :func:`darrm.privacy.profile.privacy_profile`): also valid, for any sequence of
+tables, but looser than the largest group total when the groups' worst cases differ.
 
 **Discretisation, both ways.**  One query's privacy loss L = log(P(j)/Q(j)) under P, with the
 infinite-loss atom P(0) as dp_accounting's ``infinity_mass``, is rounded *up* to multiples of the
@@ -44,7 +60,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -56,6 +72,7 @@ from darrm.groups.params import GroupParams
 from darrm.numerics.delta import composed_delta as failure_delta
 from darrm.params import PrivacyParams
 from darrm.privacy.profile import PrivacyProfile, privacy_profile
+from darrm.shard_groups.params import ShardGroupParams
 from darrm.table import GammaTable
 
 from .composition import optimal_homogeneous_delta, optimal_homogeneous_epsilon
@@ -63,7 +80,7 @@ from .composition import optimal_homogeneous_delta, optimal_homogeneous_epsilon
 __all__ = [
     "BOUND_FRESH", "BOUND_GENERIC", "MEMBER_RANDOMNESS", "QueryAccountant", "QueryBound", "bound_name",
     "composed_delta", "composed_epsilon", "fixed_members_bound", "generic_epsilon", "loss_cap_for",
-    "loss_distribution", "query_pld", "table_profile",
+    "loss_distribution", "query_pld", "record_group_bounds", "table_profile",
 ]
 
 #: what the caller must say about the members' randomness across queries
@@ -75,6 +92,7 @@ BOUND_GENERIC = "kairouz-oh-viswanath-optimal"
 BOUND_FIXED_DISJOINT = "members-disjoint-post-processing"
 BOUND_FIXED_SHARED = "members-shared-composition"
 BOUND_FIXED_GROUPS = "members-groups-composition"
+BOUND_FIXED_COPIES = "members-record-copies-composition"
 
 #: default discretisation interval of the PLDs (privacy-loss units)
 DEFAULT_INTERVAL = 1e-4
@@ -242,10 +260,10 @@ def _composed(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], interval
 
 
 def _check_fixed_model(params: object) -> None:
-    """Fixed-members bounds cover members on shared data, on disjoint shards and in groups of their
-    own budgets on shared data; other member models (records copied into several shards) are
+    """Fixed-members bounds cover members on shared data, on disjoint shards, in groups of their
+    own budgets on shared data and on shards holding copies of records; another member model is
     refused, naming the option."""
-    if not isinstance(params, (PrivacyParams, DisjointParams, GroupParams)):
+    if not isinstance(params, (PrivacyParams, DisjointParams, GroupParams, ShardGroupParams)):
         raise ParameterError("member_randomness", f"'fixed' covers members on shared data, on disjoint shards or "
                                                   f"in groups, not the {getattr(params, 'members', '?')!r} member "
                                                   "model (not implemented)")
@@ -263,17 +281,11 @@ def fixed_members_bound(table: GammaTable, delta_total: float | None = None,
         raise ParameterError("delta_total", "give exactly one of delta_total and epsilon_total")
     p = table.params
     _check_fixed_model(p)
-    if isinstance(p, DisjointParams):
-        m = p.member
-        if isinstance(m, ApproxDP):  # one record changes one member: (ε, Δ) by post-processing
-            e, d, k, name = m.eps, m.delta, 1, BOUND_FIXED_DISJOINT
-        elif isinstance(m, LocalRR):
-            raise ParameterError("member_randomness", "local-RR members randomise every report afresh: use "
-                                                      "member_randomness='fresh'")
-        else:
-            return QueryBound(math.inf, 1.0, BOUND_FIXED_DISJOINT, "fixed", 0, math.inf,
-                              solved_for="epsilon" if delta_total is not None else "delta")
-    elif isinstance(p, GroupParams):  # every member sees the record: the heterogeneous composition of all K
+    if isinstance(p, DisjointParams):  # one record changes one member
+        return _shard_members_bound(p.member, 1, BOUND_FIXED_DISJOINT, delta_total, epsilon_total)
+    if isinstance(p, ShardGroupParams):  # one record changes at most max_g r_g members
+        return _shard_members_bound(p.member, max(p.copies()), BOUND_FIXED_COPIES, delta_total, epsilon_total)
+    if isinstance(p, GroupParams):  # every member sees the record: the heterogeneous composition of all K
         from .composition import heterogeneous_composition
 
         total = heterogeneous_composition([(g.eps, g.Delta) for g in p.groups for _ in range(g.size)])
@@ -284,8 +296,26 @@ def fixed_members_bound(table: GammaTable, delta_total: float | None = None,
         et = v.epsilon("epsilon_total", epsilon_total, allow_zero=True)
         dl = min(1.0, float(total.get_delta_for_epsilon(et)))
         return QueryBound(et, dl, BOUND_FIXED_GROUPS, "fixed", 0, dl, 0.0, "delta")
-    else:
-        e, d, k, name = p.eps, p.member_delta, p.K, BOUND_FIXED_SHARED
+    return _homogeneous_bound(p.eps, p.member_delta, p.K, BOUND_FIXED_SHARED, delta_total, epsilon_total)
+
+
+def _shard_members_bound(member: object, copies: int, name: str, delta_total: float | None,
+                         epsilon_total: float | None) -> QueryBound:
+    """Members on shards, ``copies`` of them changed by one record (module docstring): the exact
+    composition of ``copies`` (ε, Δ)-DP members; members with no guarantee give ε = inf; local-RR
+    members are refused (they randomise every report afresh)."""
+    if isinstance(member, LocalRR):
+        raise ParameterError("member_randomness", "local-RR members randomise every report afresh: use "
+                                                  "member_randomness='fresh'")
+    if not isinstance(member, ApproxDP):
+        return QueryBound(math.inf, 1.0, name, "fixed", 0, math.inf,
+                          solved_for="epsilon" if delta_total is not None else "delta")
+    return _homogeneous_bound(member.eps, member.delta, copies, name, delta_total, epsilon_total)
+
+
+def _homogeneous_bound(e: float, d: float, k: int, name: str, delta_total: float | None,
+                       epsilon_total: float | None) -> QueryBound:
+    """k (e, d)-DP mechanisms composed (Kairouz–Oh–Viswanath's exact homogeneous composition)."""
     if delta_total is not None:
         dt = v.open_unit("delta_total", delta_total)
         eps = math.inf if dt < failure_delta(d, k) else optimal_homogeneous_epsilon(e, d, k, dt)
@@ -404,11 +434,67 @@ def _fixed(steps: list[tuple[GammaTable, int]], **target: float) -> QueryBound:
         _check_fixed_model(t.params)
     members = {t.params.member.to_dict().__repr__() if isinstance(t.params, DisjointParams)
                else repr(t.params.groups) if isinstance(t.params, GroupParams)
+               else repr((t.params.member.to_dict(), t.params.copies())) if isinstance(t.params, ShardGroupParams)
                else (t.params.K, t.params.eps, t.params.member_delta) for t, _ in steps}
     if len(members) > 1:
         raise ParameterError("table", "with member_randomness='fixed' every table must describe the same members")
     b = fixed_members_bound(steps[0][0], **target)
     return QueryBound(b.epsilon, b.delta, b.bound, "fixed", sum(n for _, n in steps), b.lower, 0.0, b.solved_for)
+
+
+def record_group_bounds(table: GammaTable, queries: int, *, member_randomness: str,
+                        delta_total: float | None = None, epsilon_total: float | None = None,
+                        value_discretization_interval: float | None = None, bracket: float = DEFAULT_BRACKET,
+                        loss_cap: float | None = None) -> tuple[QueryBound, ...]:
+    """Each record group's own total over ``queries`` answers of a record-groups table (module
+    docstring, *Record groups*), in the order of ``table.params.groups``.  Give ``delta_total``
+    (→ each group's total ε) or ``epsilon_total`` (→ each group's total δ).
+
+    Args:
+        table: a certified :class:`~darrm.GammaTable` of :class:`~darrm.ShardGroupParams`.
+        queries: the number Q of answered queries.
+        member_randomness: "fresh" (the Q-fold PLD composition of group g's own dominating pair,
+            :func:`darrm.shard_groups.profile.record_group_profiles`) or "fixed" (the exact
+            composition of the r_g members a record of group g changes, any Q).
+        delta_total: the total δ, in (0, 1).
+        epsilon_total: the total ε (≥ 0).
+        value_discretization_interval: the PLD interval (None: refined to ``bracket``, as
+            :func:`composed_epsilon`).
+        bracket: relative bracket width targeted (> 0).
+        loss_cap: the losses' cap (None: :func:`loss_cap_for` per group).
+
+    Returns:
+        One :class:`QueryBound` per record group; the largest is a total for every record.
+
+    Raises:
+        ParameterError: not a record-groups table, neither or both totals, or another bad argument.
+    """
+    from darrm.shard_groups.profile import record_group_profiles
+
+    v.instance("table", table, GammaTable, "a darrm.GammaTable")
+    p = table.params
+    if not isinstance(p, ShardGroupParams):
+        raise ParameterError("table", f"must be a table of record groups on shards (darrm.ShardGroupParams), "
+                                      f"not of {p.members!r} members: use composed_epsilon")
+    if (delta_total is None) == (epsilon_total is None):
+        raise ParameterError("delta_total", "give exactly one of delta_total and epsilon_total")
+    want_eps = delta_total is not None
+    target = v.open_unit("delta_total", delta_total) if want_eps else \
+        v.epsilon("epsilon_total", epsilon_total, allow_zero=True)
+    q = v.count("queries", queries)
+    v.positive("bracket", bracket)
+    if check_member_randomness(member_randomness) == "fixed":
+        dt, et = (target, None) if want_eps else (None, target)
+        return tuple(replace(_shard_members_bound(p.member, g.copies, BOUND_FIXED_COPIES, dt, et), queries=q)
+                     for g in p.groups)
+    h = None if value_discretization_interval is None else \
+        v.positive("value_discretization_interval", value_discretization_interval)
+    out = []
+    for prof in record_group_profiles(table):
+        hi, lo, used = _refined([(prof, q)], target, want_eps, h, bracket, loss_cap)
+        out.append(QueryBound(hi, target, BOUND_FRESH, "fresh", q, lo, used) if want_eps
+                   else QueryBound(target, min(1.0, hi), BOUND_FRESH, "fresh", q, lo, used, "delta"))
+    return tuple(out)
 
 
 @dataclass
@@ -524,5 +610,7 @@ def bound_name(member_randomness: str, table: GammaTable | None) -> str:
         return BOUND_FRESH
     if table is not None and table.params.members == "groups":
         return BOUND_FIXED_GROUPS
+    if table is not None and isinstance(table.params, ShardGroupParams):
+        return BOUND_FIXED_COPIES
     return BOUND_FIXED_DISJOINT if table is not None and isinstance(table.params, DisjointParams) \
         else BOUND_FIXED_SHARED

@@ -64,6 +64,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .privacy.profile import privacy_profile as privacy_profile
     from .shard_groups.params import RecordGroup as RecordGroup
     from .shard_groups.params import ShardGroupParams as ShardGroupParams
+    from .shard_groups.profile import record_group_profiles as record_group_profiles
     from .solver.objective import expected_signed_error as expected_signed_error
     from .solver.options import SolveOptions as SolveOptions
     from .solver.warm_start import WarmStart as WarmStart
@@ -73,6 +74,8 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .utility import error_curve as error_curve
     from .verification import aggregate as aggregate
     from .verification import aggregate_counts as aggregate_counts
+    from .weighted_shards.params import BudgetGroup as BudgetGroup
+    from .weighted_shards.params import WeightedShardParams as WeightedShardParams
 
 __all__ = [
     "ApproxDP",
@@ -101,6 +104,8 @@ __all__ = [
     "PrivacyProfile",
     "RecordGroup",
     "ShardGroupParams",
+    "BudgetGroup",
+    "WeightedShardParams",
     "SolveError",
     "SolveOptions",
     "SolveReport",
@@ -122,6 +127,7 @@ __all__ = [
     "gamma_sub",
     "load",
     "privacy_profile",
+    "record_group_profiles",
     "save",
     "solve",
 ]
@@ -139,6 +145,8 @@ _EXPORTS = {
     "MemberGroup": ".groups.params",
     "RecordGroup": ".shard_groups.params",
     "ShardGroupParams": ".shard_groups.params",
+    "BudgetGroup": ".weighted_shards.params",
+    "WeightedShardParams": ".weighted_shards.params",
     "gamma_const": ".gamma",
     "gamma_dsub": ".gamma",
     "gamma_sub": ".gamma",
@@ -159,6 +167,7 @@ _EXPORTS = {
     "solve": ".api",
     "PrivacyProfile": ".privacy.profile",
     "privacy_profile": ".privacy.profile",
+    "record_group_profiles": ".shard_groups.profile",
     "expected_signed_error": ".solver.objective",
     "SolveOptions": ".solver.options",
     "WarmStart": ".solver.warm_start",

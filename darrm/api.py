@@ -40,6 +40,7 @@ from .shard_groups.params import ShardGroupParams
 from .solver.options import SolveOptions
 from .table import GammaTable, validate_table_gamma
 from .validation import count, flag, function, instance, path
+from .weighted_shards.params import WeightedShardParams
 
 if TYPE_CHECKING:
     from .backends import Executor, TorchDevice
@@ -84,6 +85,28 @@ def _certify_shard_groups(gamma: np.ndarray, params: Any, tol: float, progress: 
     from .shard_groups.certificate import certify_shard_groups
 
     return certify_shard_groups(gamma, params, tol=tol, max_memory=max_memory)
+
+
+def _solve_weighted_shards(params: Any, prior: Prior, family: families.Family, opts: SolveOptions, executor: Any,
+                           checkpoint: Path | None, progress: bool | None,
+                           log: Callable[[str], None] | None) -> GammaTable:
+    from .weighted_shards.solver import solve_gamma_opt_weighted_shards
+
+    return solve_gamma_opt_weighted_shards(params, prior, options=opts, log=log)
+
+
+def _certify_weighted_shards(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
+                             max_memory: float | None, executor: Any = None) -> Certificate:
+    # one contraction per budget group in this process: the executor is not used
+    from .weighted_shards.certificate import certify_weighted_shards
+
+    return certify_weighted_shards(gamma, params, tol=tol, max_memory=max_memory)
+
+
+def _check_weighted_shards(*args: Any) -> None:
+    from .weighted_shards.request import check_weighted_shards
+
+    check_weighted_shards(*args)
 
 
 def _check_groups(*args: Any) -> None:
@@ -132,6 +155,25 @@ def _certify_disjoint(gamma: np.ndarray, params: Any, tol: float, progress: bool
     return certify_disjoint(gamma, params, tol=tol, max_memory=max_memory)
 
 
+def _error_levels(gamma: np.ndarray, params: Any, prior: Prior) -> float:
+    """A γ(0..K) table's expected error under ``prior`` (Eq. 2's objective,
+    :func:`darrm.solver.objective.expected_signed_error`): every model whose γ reads the vote count L."""
+    from .solver.objective import expected_signed_error
+
+    return expected_signed_error(gamma, prior)
+
+
+def _error_groups(gamma: np.ndarray, params: Any, prior: Prior) -> float:
+    """A grouped table's expected error (grouped members, teachers of one budget group each):
+    γ(L) as :func:`_error_levels`, γ(l_1, …, l_G) — weighted tables too, which are stored per group
+    count — by :func:`darrm.groups.per_group.joint_expected_error` (the objective its LP minimises)."""
+    if not params.per_group:
+        return _error_levels(gamma, params, prior)
+    from .groups.per_group import joint_expected_error
+
+    return joint_expected_error(gamma, params, prior)
+
+
 @dataclass(frozen=True)
 class MemberModel:
     """One member model: its parameters type and what certifies and solves for it.
@@ -147,6 +189,9 @@ class MemberModel:
         check: ``(params, family, options, executor, checkpoint) -> None``; raises ParameterError
             for what its solver would drop silently.
         solve: ``(params, prior, family, options, executor, checkpoint, progress, log) -> GammaTable``.
+        expected_error: ``(γ, params, prior) -> float``, a table's expected error under a prior (the
+            objective its solver minimises; :func:`darrm.gamma_file.check_objective` checks a
+            file's recorded value against it); default: γ(0..K)'s.
     """
 
     name: str
@@ -157,6 +202,7 @@ class MemberModel:
     certify: Callable[..., Certificate]
     check: Callable[..., None]
     solve: Callable[..., GammaTable]
+    expected_error: Callable[[np.ndarray, Any, Prior], float] = _error_levels
 
 
 #: every member model, by name
@@ -168,11 +214,16 @@ MEMBER_MODELS: dict[str, MemberModel] = {
                             _certify_disjoint, _check_disjoint, _solve_disjoint),
     "groups": MemberModel("groups", GroupParams, "darrm-gamma-groups/1", "(target_eps, target_delta)",
                           "every configuration of one corner multiset per group",
-                          _certify_groups, _check_groups, _solve_groups),
+                          _certify_groups, _check_groups, _solve_groups, _error_groups),
     "shard-groups": MemberModel("shard-groups", ShardGroupParams, "darrm-gamma-shard-groups/1",
                                 "(eps_g, delta_g) per record group",
                                 "every (record group, multiset of its copies' vertices, number of high members)",
                                 _certify_shard_groups, _check_shard_groups, _solve_shard_groups),
+    "weighted-shards": MemberModel("weighted-shards", WeightedShardParams, "darrm-gamma-weighted-shards/1",
+                                   "(eps_g, delta_g) per budget group",
+                                   "every (budget group, changed member's vertex, high members per group)",
+                                   _certify_weighted_shards, _check_weighted_shards, _solve_weighted_shards,
+                                   _error_groups),
 }
 
 
@@ -230,7 +281,7 @@ def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
 
 # ----------------------------------------------------------------------------- requests
 def check_request(
-    params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams,
+    params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | WeightedShardParams,
     prior: Prior | None = None,
     *,
     family: str = "opt",
@@ -286,7 +337,7 @@ def check_request(
 
 
 def solve(
-    params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams,
+    params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | WeightedShardParams,
     prior: Prior | None = None,
     *,
     family: str = "opt",
@@ -359,7 +410,8 @@ def _key(gamma: np.ndarray, params: object, tol: float) -> tuple:
     return (hashlib.sha256(np.ascontiguousarray(gamma, dtype=np.float64).tobytes()).hexdigest(), repr(params), tol)
 
 
-def certify(gamma: np.ndarray, params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams, *,
+def certify(gamma: np.ndarray,
+            params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | WeightedShardParams, *,
             tol: float | None = None,
             progress: bool | None = None, max_memory: float | None = None,
             executor: Executor | TorchDevice | None = None) -> Certificate:

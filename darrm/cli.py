@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from ._version import __version__
 from .cli_conventions import (
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from .params import PrivacyParams
     from .shard_groups.params import ShardGroupParams
     from .table import GammaTable
+    from .weighted_shards.params import WeightedShardParams
 
 #: Entry-point group of subcommands other layers add through ``register(subparsers)``
 #: (pyproject.toml; the core never names them, so it never imports upward).
@@ -82,10 +83,31 @@ def _check_record_groups(args: argparse.Namespace) -> None:
                                                          "gives its own copies:eps:delta)")
 
 
+def _check_budget_groups(args: argparse.Namespace) -> None:
+    """``--budget-groups`` needs members on shards and replaces the one per-query target;
+    ``--vote-weights`` needs ``--budget-groups``."""
+    if getattr(args, "budget_groups", None) is None:
+        if getattr(args, "vote_weights", None) is not None:
+            raise ParameterError("vote-weights", "applies with --budget-groups only (the weight of each budget "
+                                                 "group's votes)")
+        return
+    if args.members != "disjoint" or getattr(args, "groups", None) is not None:
+        raise ParameterError("budget-groups", "describes members on one-group disjoint shards: use it with "
+                                              "--members disjoint --member-privacy, not --groups")
+    if getattr(args, "record_groups", None) is not None:
+        raise ParameterError("budget-groups", "and --record-groups are two models (one-group shards, copied "
+                                              "records): give one")
+    for dest in ("target_eps", "target_delta", *BUDGET_OPTIONS):
+        if getattr(args, dest) is not None:
+            raise ParameterError(dest.replace("_", "-"), "does not apply with --budget-groups (each budget group "
+                                                         "gives its own size:eps:delta)")
+
+
 def _check_members(args: argparse.Namespace) -> None:
     """Refuse an option of the other kind of members instead of ignoring it."""
     given: tuple[str, ...]
     _check_record_groups(args)
+    _check_budget_groups(args)
     if getattr(args, "groups", None) is not None:  # grouped members: shared data, per-group budgets
         if args.members != "shared":
             raise ParameterError("groups", f"describes members on shared data; drop --members {args.members}")
@@ -186,7 +208,8 @@ def _round_log(progress: bool | None) -> Callable[[str], None]:
     return lambda line: log.log(level, line)
 
 
-def _table_for(params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams, family: str, prior_spec: str,
+def _table_for(params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | WeightedShardParams,
+               family: str, prior_spec: str,
                progress: bool | None, args: argparse.Namespace | None = None,
                budget: TotalBudget | None = None) -> GammaTable:
     """The certified table the flags ask for (:func:`darrm.solve`)."""
@@ -224,7 +247,8 @@ def _describe(table: GammaTable) -> str:
     p = table.params
     eps_q, delta_q = p.query_budget
     over = model_of(p).scope
-    per = "per query" if p.members != "shard-groups" else "per query for every record (each group its own target)"
+    per = ("per query" if p.members not in ("shard-groups", "weighted-shards")
+           else "per query for every record (each group its own target)")
     lines = [
         f"DaRRM γ_{table.family}: {p.describe()}",
         f"  guarantee: ({eps_q:.6g}, {delta_q:.6g})-DP {per} "
@@ -251,10 +275,10 @@ def _gamma_text(table: GammaTable) -> str:
     from .groups.params import GroupParams
     from .report import gamma_table_text
 
-    if isinstance(table.params, GroupParams) and table.params.per_group:
+    if getattr(table.params, "per_group", False):  # GroupParams per group, WeightedShardParams
         from .groups.per_group import per_group_text
 
-        return per_group_text(table.gamma, table.params)
+        return per_group_text(table.gamma, cast(GroupParams, table.params))
     return gamma_table_text({table.family: table.gamma})
 
 
@@ -323,10 +347,26 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _disjoint_params(args: argparse.Namespace) -> DisjointParams | ShardGroupParams:
+def _disjoint_params(args: argparse.Namespace) -> DisjointParams | ShardGroupParams | WeightedShardParams:
     from .disjoint.members import parse_member
     from .disjoint.params import DisjointParams
 
+    if getattr(args, "budget_groups", None) is not None:
+        from .weighted_shards.params import WeightedShardParams, parse_budget_groups, parse_vote_weights
+
+        if args.member_privacy is None:
+            raise ParameterError("member-privacy", "is required with --budget-groups (the members' privacy with "
+                                                   "respect to their own shard; nonprivate for PATE's teachers)")
+        groups = parse_budget_groups(args.budget_groups)
+        weights = None if args.vote_weights is None else parse_vote_weights(args.vote_weights)
+        if weights is not None and len(weights) != len(groups):
+            raise ParameterError("vote-weights", f"needs one weight per budget group ({len(groups)}), got "
+                                                 f"{len(weights)}")
+        params = WeightedShardParams(parse_member(args.member_privacy), groups, weights)
+        if args.K is not None and args.K != params.K:
+            raise ParameterError("K", f"is {args.K} but the --budget-groups sizes sum to {params.K}; drop --K or "
+                                      f"fix the groups")
+        return params
     if getattr(args, "record_groups", None) is not None:
         from .shard_groups.params import ShardGroupParams, parse_record_groups
 
@@ -366,7 +406,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         budget = _budget(args)
         if budget is not None:
             args.m = 1.0  # only K, ε and Δ are used: the design records its own per-query (m*ε, δ)
-        params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams
+        params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | WeightedShardParams
         if args.groups is not None:
             params = _group_params(args)
         else:
@@ -433,10 +473,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     title: dict[str, Any] = {"params": params}
     from .groups.params import GroupParams
 
-    if isinstance(params, GroupParams):  # no closed-form baselines: the table alone, for i.i.d. members
-        from .groups.per_group import level_average
+    if isinstance(params, GroupParams) or getattr(params, "per_group", False):  # no closed-form baselines:
+        from .groups.per_group import level_average  # the table alone, for i.i.d. members
 
-        gammas = {table.family: level_average(table.gamma, params) if params.per_group else table.gamma}
+        per = getattr(params, "per_group", False)
+        if per:  # γ̄(L) is symmetric; its float sums need not be: average it with its mirror (commutative)
+            avg = level_average(table.gamma, cast(GroupParams, params))
+            gammas = {table.family: 0.5 * (avg + avg[::-1])}
+        else:
+            gammas = {table.family: table.gamma}
         title = {"title": params.describe()}
     elif not isinstance(params, PrivacyParams):  # the closed-form baselines exist for shared members only
         raise ParameterError("file", "evaluate compares shared-data baselines; "
@@ -452,7 +497,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(json.dumps({"p": ps.tolist(), **{k: error_curve(v, ps).tolist() for k, v in gammas.items()}}))
         return 0
     print(_describe(table))
-    print(_gamma_text(table) if params.members == "groups" else gamma_table_text(gammas))
+    print(_gamma_text(table) if params.members in ("groups", "weighted-shards") else gamma_table_text(gammas))
     print()
     print(error_curve_text(gammas, grid) if grid else error_curve_text(gammas))
     if args.plot:
@@ -599,6 +644,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "upsampling): COPIES:EPS:DELTA per record group, comma-separated, e.g. "
                         "1:1:1e-5,2:2:1e-5,3:3:1e-5 (each record of the group sits in COPIES shards and is owed a "
                         "per-query (EPS, DELTA); replaces --target-eps/--target-delta) (default: none)")
+    p.add_argument("--budget-groups", default=None,
+                   help="disjoint members trained on the records of one budget group each (Individualized PATE's "
+                        "weighting model): SIZE:EPS:DELTA per group, comma-separated, e.g. 34:0.1:1e-7,44:0.2:1e-7 "
+                        "(SIZE members, each on its own shard of the group's records, owed a per-query (EPS, "
+                        "DELTA)); γ reads each group's vote count, the votes' columns are the members in group "
+                        "order; K is the sum; replaces --target-eps/--target-delta (default: none)")
+    p.add_argument("--vote-weights", default=None,
+                   help="with --budget-groups: W1,W2,… one positive weight per group; γ then reads only the "
+                        "weighted count Σ W_g·l_g (never better than γ per group count) (default: none, γ per "
+                        "group count)")
     p.add_argument("--target-eps", type=float, default=None,
                    help="disjoint members and --groups: per-query target ε (default: none; required with them)")
     p.add_argument("--target-delta", type=float, default=None,

@@ -142,7 +142,7 @@ def _const(params: PrivacyParams, *, tau: float | None = None, lam: float | None
 
 register(Family("opt", "γ_opt: the optimum of the LP over corner multisets, certified",
                 "Section 5 (the LP over Lemma 5.1's corner multisets)", members=("shared", "disjoint", "groups",
-                                                                                 "shard-groups")))
+                                                                                 "shard-groups", "weighted-shards")))
 def _integer_m(params: PrivacyParams) -> bool:
     return float(params.m).is_integer()
 

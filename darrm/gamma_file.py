@@ -39,7 +39,7 @@ import hashlib
 import json
 import math
 import os
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +49,6 @@ from .atomic import atomic_write_bytes
 from .errors import CertificationError, DarrmError, GammaFileError, ParameterError
 from .prior import DensityPrior, prior_from_dict
 from .privacy.certify import validate_max_memory, validate_tol
-from .solver.objective import expected_signed_error
 from .status import GAP_BOUNDED, OPTIMAL
 from .strict_json import StrictJSONError, loads_strict, read_bounded
 from .table import GammaTable, validate_table_gamma
@@ -72,20 +71,20 @@ OBJECTIVE_TOL = 1e-9
 MAX_FILE_BYTES = 64 << 20
 
 
-def check_objective(prior: object, objective: object, gamma: np.ndarray, params: object = None) -> None:
+def check_objective(prior: object, objective: object, gamma: np.ndarray, params: object) -> None:
     """Refuse a recorded ``objective`` that is not γ's expected error under the recorded ``prior``.
 
     Args:
         prior: the file's ``prior`` field (a registered prior's description, or None).
         objective: the file's ``objective`` field (a number, or None).
-        gamma: the file's table γ(0..K), or a per-group table.
-        params: the table's parameters (a per-group table's error is
-            :func:`darrm.groups.per_group.joint_expected_error`); None: γ(0..K).
+        gamma: the file's table (γ(0..K), or a per-group table).
+        params: the table's parameters: their member model's ``expected_error``
+            (:class:`darrm.api.MemberModel`) gives the true value.
 
     Raises:
         ParameterError: naming ``objective`` (no prior, or off by more than :data:`OBJECTIVE_TOL`
-            from :func:`~darrm.solver.objective.expected_signed_error`) or ``prior`` (not a
-            registered prior's description).
+            from the model's expected error) or ``prior`` (not a registered prior's description),
+            or ``params`` (no registered model's parameters).
     """
     if objective is not None and (isinstance(objective, bool) or not isinstance(objective, (int, float))):
         raise ParameterError("objective", f"must be a number or null, got {type(objective).__name__}")
@@ -98,12 +97,7 @@ def check_objective(prior: object, objective: object, gamma: np.ndarray, params:
     rebuilt = prior_from_dict(prior)
     if objective is None:
         return
-    if getattr(params, "per_group", False):  # grouped members, γ(l_1, …, l_G)
-        from .groups.per_group import joint_expected_error
-
-        true = joint_expected_error(gamma, cast(Any, params), rebuilt)
-    else:
-        true = expected_signed_error(gamma, rebuilt)
+    true = model_of(params).expected_error(gamma, params, rebuilt)
     if not abs(float(objective) - true) <= OBJECTIVE_TOL:
         raise ParameterError("objective", f"records {float(objective)!r}, but γ's expected error under its prior "
                                           f"{prior} is {true!r}")

@@ -49,8 +49,12 @@ VOCABULARY_GROUPS: dict[str, frozenset[str]] = {
         "lam", "tau", "subsampled",
         # darrm account queries (darrm.accounting.queries.QueryBound)
         "member_randomness", "lower_bound", "bracket", "value_discretization_interval",
+        # … of a table of record groups on shards: each group's own total, by [copies, eps, delta]
+        "record_group_totals", "record_group",
         # a total budget (darrm solve --total-eps …)
         "total_budget", "epsilon_total_composed", "target", "parameter",
+        # darrm shuffle --randomizer rr:K+B / geo:K (multi-message and metric protocols)
+        "blankets", "distance",
     }),
     # what produced a number
     "provenance": frozenset({
@@ -59,7 +63,8 @@ VOCABULARY_GROUPS: dict[str, frozenset[str]] = {
     }),
     # γ tables (solve, verify, demo, evaluate, aggregate)
     "gamma": frozenset({
-        "family", "members", "member_privacy", "groups", "gamma_form", "record_groups", "gamma", "prior",
+        "family", "members", "member_privacy", "groups", "gamma_form", "record_groups", "budget_groups",
+        "vote_weights", "gamma", "prior",
         "expected_error", "violation",
         "certified", "verified", "status", "report", "gamma_file", "labels", "labels_file", "secure",
         "seed", "p", "error_curves",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar, cast, overload
 
@@ -219,3 +220,60 @@ def float_array(name: str, value: object):
 def _short(value: object) -> str:
     r = repr(value).replace("\n", " ")
     return r if len(r) <= 60 else f"{type(value).__name__} {r[:50]}…"
+
+
+_Group = TypeVar("_Group")
+
+
+def colon_groups(option: str, text: object, spelling: str, integer: str,
+                 make: Callable[[int, float, float], _Group]) -> tuple[_Group, ...]:
+    """Groups written ``a:b:c,a:b:c,…`` (an integer and two numbers each; ``darrm solve --groups``,
+    ``--record-groups``, ``--budget-groups``), each built by ``make``.
+
+    Args:
+        option: the option named by every error.
+        text: the option's value.
+        spelling: how one group is written in messages, e.g. ``"count:eps:Delta"``.
+        integer: what the integer is called in messages, e.g. ``"count"``.
+        make: builds one group from its three values (raising ParameterError when out of domain).
+
+    Returns:
+        The groups, in the order written.
+
+    Raises:
+        ParameterError: naming ``option``, for a malformed item or a value out of its domain.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ParameterError(option, f"must be {spelling}[,{spelling}…], got {text!r}")
+    out = []
+    for item in text.split(","):
+        parts = item.strip().split(":")
+        if len(parts) != 3:
+            raise ParameterError(option, f"each group is {spelling}, got {item.strip()!r}")
+        try:
+            a, b, c = int(parts[0]), float(parts[1]), float(parts[2])
+        except ValueError:
+            raise ParameterError(option, f"each group is {spelling} with an integer {integer} and two numbers, "
+                                         f"got {item.strip()!r}") from None
+        try:
+            out.append(make(a, b, c))
+        except ParameterError as exc:
+            raise ParameterError(option, f"group {item.strip()!r}: {exc}") from None
+    return tuple(out)
+
+
+def group_item(name: str, g: object, i: int, kind: type[_Group], spelling: str) -> _Group:
+    """Group ``i`` of a sequence given to a parameters type: a ``kind`` as is, or a 2- or 3-tuple
+    (or list) of its fields.
+
+    Raises:
+        ParameterError: naming ``name``, for anything else or a value out of its domain.
+    """
+    if isinstance(g, kind):
+        return g
+    if isinstance(g, (tuple, list)) and len(g) in (2, 3):
+        try:
+            return kind(*g)
+        except (ParameterError, TypeError) as exc:
+            raise ParameterError(name, f"group {i}: {exc}") from None
+    raise ParameterError(name, f"group {i} must be a {kind.__name__} or ({spelling}), got {g!r}")

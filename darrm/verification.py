@@ -7,14 +7,13 @@ The certificate itself is chosen by the table's member model in :func:`darrm.api
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from . import mechanism
 from .api import certify
 from .errors import CertificationError
-from .groups.params import GroupParams
 from .privacy.certify import Certificate
 from .table import GammaTable
 from .validation import instance
@@ -41,7 +40,7 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
     """Private majority labels from a *certified* table (:func:`darrm.mechanism.aggregate`).
 
     ``votes`` is a (Q, K) 0/1 matrix (one query: (1, K)); counts go through :func:`aggregate_counts`.
-    For grouped members with a per-group table (``GroupParams(gamma_form="per-group")``) the
+    For a per-group table (``GroupParams(gamma_form="per-group")``, ``WeightedShardParams``) the
     columns are the members in group order and γ reads each group's count (:mod:`darrm.groups.labels`).
     ``secure=True`` draws every coin from the OS CSPRNG (:mod:`darrm.secure_random`, exact
     Bernoulli(γ(L)) draws) and ignores ``rng``.  ``executor``: where the table's certificate runs
@@ -63,10 +62,10 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
     """
     _check_certified(table, executor)
     p = table.params
-    if isinstance(p, GroupParams) and p.per_group:  # grouped members, γ(l_1, …, l_G): columns in group order
+    if getattr(p, "per_group", False):  # γ(l_1, …, l_G) (GroupParams, WeightedShardParams): columns in group order
         from .groups.labels import group_counts, label_group_counts
 
-        return label_group_counts(group_counts(votes, p), table.gamma, p, rng, secure)
+        return label_group_counts(group_counts(votes, cast(Any, p)), table.gamma, cast(Any, p), rng, secure)
     return mechanism.aggregate(votes, table.gamma, rng, secure=secure)
 
 
@@ -101,8 +100,8 @@ def aggregate_counts(counts: object, table: GammaTable, rng: np.random.Generator
     """
     _check_certified(table, executor)
     p = table.params
-    if isinstance(p, GroupParams) and p.per_group:  # grouped members, γ(l_1, …, l_G): (Q, G) counts
+    if getattr(p, "per_group", False):  # γ(l_1, …, l_G) (GroupParams, WeightedShardParams): (Q, G) counts
         from .groups.labels import check_group_counts, label_group_counts
 
-        return label_group_counts(check_group_counts(counts, p), table.gamma, p, rng, secure)
+        return label_group_counts(check_group_counts(counts, cast(Any, p)), table.gamma, cast(Any, p), rng, secure)
     return mechanism.aggregate_counts(counts, table.gamma, rng, secure=secure)

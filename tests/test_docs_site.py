@@ -57,6 +57,7 @@ def test_every_public_name_of_the_facades_is_documented(site, module, page):
 @pytest.mark.parametrize("modname,page", [("darrm.disjoint", "api/disjoint/index.html"),
                                           ("darrm.groups", "api/groups/index.html"),
                                           ("darrm.shard_groups", "api/shard_groups/index.html"),
+                                          ("darrm.weighted_shards", "api/weighted_shards/index.html"),
                                           ("darrm.accounting.shuffle", "api/shuffle/index.html"),
                                           ("darrm.experiments.data.loader", "api/experiments/index.html"),
                                           ("darrm.experiments.releases", "api/experiments/index.html")])

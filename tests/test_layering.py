@@ -102,8 +102,9 @@ CORE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("solver", ("darrm.solver",)),
     # the other member models (disjoint shards, grouped budgets) beside each other, never importing each other
     ("disjoint", ("darrm.disjoint", "darrm.groups")),
-    # record groups on shards: the disjoint members' regions and constraint-generation loop, per group
-    ("shard_groups", ("darrm.shard_groups",)),
+    # record groups on shards, and budget groups on one-group shards: the disjoint members' regions and
+    # constraint-generation loop, per group (budget groups also read per-group tables as darrm.groups does)
+    ("shard_groups", ("darrm.shard_groups", "darrm.weighted_shards")),
     # budget: γ for a total budget, designed with the solver's LPs and certified by the profile
     ("budget", ("darrm.budget",)),
     # profile_reference: the high-precision brute force of every member model's privacy profile

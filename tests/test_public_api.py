@@ -13,12 +13,13 @@ PUBLIC = [
     "DisjointParams", "FAMILIES", "GammaFileError", "GammaTable", "GroupParams", "IIDPrior", "IndependentPrior",
     "LocalRR", "MemberGroup", "MissingDependencyError", "NeighboringRelation", "NonPrivate", "PaperMCPrior",
     "ParameterError", "Prior", "PrivacyParams", "PrivacyProfile", "RecordGroup", "ShardGroupParams", "SolveError",
+    "BudgetGroup", "WeightedShardParams",
     "SolveOptions", "SolveReport",
     "StopReason", "TotalBudget", "WarmStart", "WorkerLostError", "__version__", "aggregate", "aggregate_counts",
     "certify",
     "certify_tight", "design_for_budget", "error_curve",
     "expected_signed_error", "family_gamma", "gamma_const", "gamma_dsub", "gamma_sub", "load",
-    "privacy_profile", "save", "solve",
+    "privacy_profile", "record_group_profiles", "save", "solve",
 ]
 
 

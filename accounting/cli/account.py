@@ -8,7 +8,8 @@ Subcommands (each prints one library function's records):
 * ``paper-tables`` — :func:`darrm.accounting.paper.tables`;
 * ``queries``      — :func:`darrm.accounting.queries.composed_epsilon` / ``composed_delta`` of a
   γ file's answers (the table's own privacy profile, PLD-composed, or the fixed members' bound),
-  beside the generic bound.
+  beside the generic bound; for record groups on shards,
+  :func:`darrm.accounting.queries.record_group_bounds` (each group's own total).
 
 The numerical modules are imported when a subcommand runs, not when the parser is built.
 ``--json`` keys follow :mod:`darrm.json_vocabulary` (``epsilon``, ``epsilon_total`` …).
@@ -113,6 +114,8 @@ def _cmd_queries(args: argparse.Namespace) -> int:
         v.positive("interval", args.interval)
     table = load(args.file)
     opts = {"member_randomness": args.member_randomness, "value_discretization_interval": args.interval}
+    if table.params.members == "shard-groups":
+        return _record_group_queries(args, table, opts)
     if args.delta_total is not None:
         b = queries.composed_epsilon(table, args.queries, delta_total=args.delta_total, **opts)
         generic = queries.generic_epsilon(table, args.queries, b.delta)
@@ -130,6 +133,31 @@ def _cmd_queries(args: argparse.Namespace) -> int:
         rows.append([queries.BOUND_GENERIC, generic, b.delta, generic])
     print_table(["accountant", "epsilon_total", "delta_total", "lower_bound"], rows,
                 f"{args.queries} queries of {args.file}, members {args.member_randomness}")
+    return 0
+
+
+def _record_group_queries(args: argparse.Namespace, table, opts: dict) -> int:
+    """``account queries`` for a table of record groups on shards: each record group's own total
+    (:func:`darrm.accounting.queries.record_group_bounds`), and the largest, which every record meets."""
+    from .. import queries
+
+    target = {"delta_total": args.delta_total} if args.delta_total is not None else \
+        {"epsilon_total": args.epsilon_total}
+    per = queries.record_group_bounds(table, args.queries, **target, **opts)
+    worst = max(per, key=lambda b: b.upper)
+    groups = table.params.groups
+    rec = {**worst.to_dict(), "queries": args.queries,
+           "record_group_totals": [{"record_group": g.to_list(), **b.to_dict()}
+                                   for g, b in zip(groups, per, strict=True)]}
+    if args.json:
+        print_json(rec)
+        return 0
+    rows = [[f"{g.copies}×({g.target_eps:g}, {g.target_delta:g})", b.bound, b.epsilon, b.delta,
+             b.lower if b.bound == queries.BOUND_FRESH else b.upper] for g, b in zip(groups, per, strict=True)]
+    rows.append(["every record", worst.bound, worst.epsilon, worst.delta,
+                 worst.lower if worst.bound == queries.BOUND_FRESH else worst.upper])
+    print_table(["record group copies×(ε, δ)", "accountant", "epsilon_total", "delta_total", "lower_bound"], rows,
+                f"{args.queries} queries of {args.file}, members {args.member_randomness}: each record group's total")
     return 0
 
 
@@ -213,7 +241,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "PLD composition of the table's own dominating pair (its exact privacy profile), "
                     "bracketed by optimistic and pessimistic discretisation; with fixed, the post-processing "
                     "bound of the members' own guarantees (any Q).  The generic bound (Q identical "
-                    "(ε_q, δ_q) queries, Kairouz-Oh-Viswanath) is printed beside it (docs/accounting.md)."))
+                    "(ε_q, δ_q) queries, Kairouz-Oh-Viswanath) is printed beside it (docs/accounting.md).  "
+                    "For records copied into shards (darrm solve --record-groups), each record group's own "
+                    "total is printed, and the largest, which every record meets."))
     p.add_argument("file", help="the γ file (written by `darrm solve --out`)")
     p.add_argument("--queries", type=count_arg, required=True, help="number Q of answered queries")
     p.add_argument("--delta-total", type=float, help="total δ in (0, 1): print epsilon_total (default: none)")

@@ -9,7 +9,9 @@ Without ``--classes`` the randomizer is a generic ε0-LDP one; with ``--classes 
 randomized response (k = 2: binary RR) and every bound, upper and lower, is for that
 randomizer.  ``--randomizer SPEC`` names any supported randomizer instead
 (:mod:`darrm.accounting.shuffle.randomizer_spec`: ``generic``, ``rr:K``, ``rappor:K``, ``oue:K``,
-``hadamard:K``, each optionally ``@RATE`` for Poisson subsampling).  JSON output: the records
+``hadamard:K``, each optionally ``@RATE`` for Poisson subsampling, or ``+B`` for B uniform blanket
+messages per user; ``geo:K`` / ``grid:K`` for metric privacy on a line / grid, whose records carry
+``distance``).  JSON output: the records
 of :func:`darrm.accounting.shuffle.best.bound_records` in the CLI vocabulary (:mod:`darrm.json_vocabulary`),
 ``{"method", "kind", "valid", "epsilon", "delta", "epsilon0", "n", "note"}``, one per method and
 ε0 (``kind``: "upper" or "lower"); records with ``"valid": false`` are published results whose
@@ -58,8 +60,10 @@ def run(args: argparse.Namespace) -> int:
         if args.plot:
             raise ParameterError("plot", "--plot draws one round; leave it out with --rounds")
         return _rounds(args, n, eps0s, delta, spec, rounds)
-    if args.plot and (spec.family not in ("generic", "rr") or spec.rate != 1.0):
+    if args.plot and (spec.family not in ("generic", "rr") or spec.rate != 1.0 or spec.blankets):
         raise ParameterError("plot", "--plot draws a generic randomizer or k-ary RR only")
+    if spec.own_bounds:
+        return _protocol(args, n, eps0s, delta, spec)
     from ..shuffle.best import bound_records
 
     recs = bound_records(n, eps0s, delta, spec=spec)
@@ -72,6 +76,21 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_table(["eps0", "method", "bound", "valid", "eps"],
                     [[r["eps0"], r["method"], r["bound"], str(r["valid"]), r["eps"]] for r in recs],
+                    f"shuffle amplification, n={n}, delta={delta:g}, {_what(spec)}")
+    return 0
+
+
+def _protocol(args, n: int, eps0s: list[float], delta: float, spec) -> int:
+    """A multi-message (``rr:4+2``) or metric (``geo:K``) spec: its own upper and lower bounds."""
+    from ..shuffle.protocol_bounds import protocol_records
+
+    recs = protocol_records(n, eps0s, delta, spec)
+    if args.json:
+        print_json(recs)
+    else:
+        extra = "distance" if spec.blankets == 0 else "blankets"
+        print_table(["eps0", extra, "method", "bound", "valid", "eps"],
+                    [[r["eps0"], r[extra], r["method"], r["bound"], str(r["valid"]), r["eps"]] for r in recs],
                     f"shuffle amplification, n={n}, delta={delta:g}, {_what(spec)}")
     return 0
 
@@ -90,8 +109,12 @@ def _spec(text: str | None, classes: int | None):
 def _what(spec) -> str:
     if spec.family == "generic":
         return "generic eps0-LDP"
-    if spec.family == "rr" and spec.rate == 1.0:
+    if spec.family == "rr" and spec.rate == 1.0 and not spec.blankets:
         return f"{spec.k}-ary randomized response"
+    if spec.blankets:
+        return f"multi-message {spec.label}: each user also sends {spec.blankets} uniform blanket message(s)"
+    if spec.family in ("geo", "grid"):
+        return f"metric {spec.label}: eps0 per unit of distance, worst pair at each distance"
     return f"randomizer {spec.label}"
 
 
@@ -139,8 +162,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="k-ary randomized response over this many classes (default: generic eps0-LDP)")
     p.add_argument("--randomizer", default=None, metavar="SPEC",
                    help="the local randomizer: generic, rr:K, rappor:K, oue:K or hadamard:K over K inputs, "
-                        "optionally @RATE for Poisson subsampling (e.g. oue:8@0.1) (default: generic, or rr:K "
-                        "with --classes K)")
+                        "optionally @RATE for Poisson subsampling (e.g. oue:8@0.1) or +B for B uniform blanket "
+                        "messages per user (multi-message, e.g. rr:4+2); geo:K / grid:K: the clamped geometric "
+                        "mechanism on K points / a KxK grid, eps0 per unit of l1 distance, bounds per distance "
+                        "(default: generic, or rr:K with --classes K)")
     p.add_argument("--rounds", type=int, default=1,
                    help="compose this many shuffled rounds, delta being the total (default: 1, every bound)")
     p.add_argument("--target-eps", type=float, default=None,

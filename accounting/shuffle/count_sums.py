@@ -52,6 +52,7 @@ import numpy as np
 from darrm.numerics import binomial as B
 
 from . import beta_tables
+from . import s_blocks as SB
 
 RHO = 1e-9
 ULP = np.finfo(float).eps
@@ -126,6 +127,22 @@ def _pmf(x, m, p):
     if np.any(ok):
         out[ok] = beta_tables.binom_pmf(x[ok], m[ok], p)
     return out
+
+
+def _interval_masses(lo: np.ndarray, hi: np.ndarray, n: int, w: float) -> tuple[np.ndarray, np.ndarray]:
+    """P(lo <= S <= hi), S ~ Bin(n, w), elementwise for integer arrays lo <= hi, and a bound on
+    each value's error: two tails on their accurate side (both ends below the mean: CDFs, both
+    above: survival functions, else 1 minus both tails), each accurate to a relative RHO."""
+    mean = n * w
+    below = hi < mean
+    above = lo > mean
+    f_hi, f_lo = _cdf(hi, n, w), _cdf(lo - 1, n, w)
+    s_lo, s_hi = _sf(lo, n, w), _sf(hi + 1, n, w)
+    mid = ~below & ~above
+    val = np.where(below, f_hi - f_lo, np.where(above, s_lo - s_hi, 1.0 - f_lo - s_hi))
+    err = np.where(below, f_hi + f_lo, np.where(above, s_lo + s_hi, f_lo + s_hi))
+    err = 2 * RHO * err + np.where(mid, 4 * ULP, 2 * ULP * np.abs(val))
+    return np.maximum(val, 0.0), err
 
 
 def _stop_loss_above(t, m, p):
@@ -247,9 +264,24 @@ def _j_parts(a, b, m, q, idx, ngroups):
 
 # --- the sum -------------------------------------------------------------
 
-def expected_positive_part(vals, w, n: int, kind: str, max_cells: int = MAX_CELLS) -> tuple[float, bool]:
+def expected_positive_part(vals, w, n: int, kind: str, max_cells: int = MAX_CELLS,
+                           s_block: int | None = None) -> tuple[float, bool]:
     """Bound on E[(Σ_{i<=n} G_i)_+] (upper: >=, lower: <=) and whether it is exact
-    up to the error terms (no coarsening, no cell merging)."""
+    up to the error terms (no coarsening, no cell merging).
+
+    Args:
+        vals: the GPARV's atoms.
+        w: their probabilities.
+        n: the number of summands.
+        kind: ``"upper"`` or ``"lower"``.
+        max_cells: above this many cells, runs of cells are merged (module docstring).
+        s_block: the width g of the blocks of S summed through one value each
+            (:mod:`.s_blocks`); None: :func:`.s_blocks.block_width`, 1: every S.
+
+    Returns:
+        (bound, exact): ``exact`` is False when atoms were coarsened or cells merged (blocks
+        of S do not count: their bound is as rigorous, see :mod:`.s_blocks`).
+    """
     if kind not in ("upper", "lower"):
         raise ValueError(kind)
     vals = np.asarray(vals, dtype=float)
@@ -271,17 +303,25 @@ def expected_positive_part(vals, w, n: int, kind: str, max_cells: int = MAX_CELL
     Delta = A - Bv
     # --- s window (S ~ Bin(n, wS)) ---
     s_lo, s_hi, drop_s = B.tail_window(n, wS)
-    s = np.arange(s_lo, s_hi + 1, dtype=np.int64)
-    PS = _pmf(s, n, wS) if wS < 1 else np.ones(len(s))
-    m = n - s
     rest = 1.0 - wS
     q = 0.0 if (wD <= 0 or rest <= 0) else min(1.0, wD / rest)
+    # blocks of S (s_blocks): one representative per block, the block's mass, X shifted by c
+    kappa = SB.drift(A, Bv, Dv, p)
+    g = SB.block_width(v, ww, n, p, Delta, kappa) if s_block is None else max(1, int(s_block))
+    s, first, last, shift = SB.blocks(s_lo, s_hi, g, kappa, kind)
+    if wS >= 1:
+        PS, PS_err = np.ones(len(s)), np.zeros(len(s))
+    elif g == 1:
+        PS, PS_err = _pmf(s, n, wS), np.zeros(len(s))
+    else:
+        PS, PS_err = _interval_masses(first, last, n, wS)
+    m = n - s
     sf = s.astype(float)
     mf = m.astype(float)
     if Dv > 0:
-        q, e, C = 1.0 - q, Dv, Bv * sf + Dv * mf
+        q, e, C = 1.0 - q, Dv, Bv * sf + Dv * mf + shift
     else:
-        e, C = -Dv, Bv * sf
+        e, C = -Dv, Bv * sf + shift
     # --- J windows (J | s ~ Bin(m, q)); det: J is a constant ---
     det = e == 0.0 or q <= 0.0 or q >= 1.0
     drop_j = np.zeros(len(s))
@@ -395,11 +435,12 @@ def expected_positive_part(vals, w, n: int, kind: str, max_cells: int = MAX_CELL
     x_prev = Delta * (t - 1) + Ci - e * (lo_j if g == 1 else jr)
     risky = keep & ((x_in < eta_c) | ((x_prev > -eta_c) & (t > t_floor[idx])))
     risk_s = np.bincount(idx, weights=risky * eta_c, minlength=len(s))
-    fp = RHO * 8 * float(np.dot(PS, mag_s)) + float(np.dot(PS, risk_s))
+    # PS_err: the block masses' own error (blocks of S only), times the largest |per-s term|
+    fp = RHO * 8 * float(np.dot(PS, mag_s)) + float(np.dot(PS, risk_s)) + float(np.dot(PS_err, mag_s))
     if not upper:
         return max(0.0, main - fp), exact
-    xmax = n * A
+    xmax = n * A + max(shift, 0.0)  # X + c <= n·A + c
     trunc = xmax * drop_s + float(
-        np.dot(PS, xmax * drop_j + xmax * low_tail + Delta * sf * high_tail)
+        np.dot(PS + PS_err, xmax * drop_j + xmax * low_tail + (Delta * sf + max(shift, 0.0)) * high_tail)
     )
     return main + fp + trunc, exact

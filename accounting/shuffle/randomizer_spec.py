@@ -6,21 +6,38 @@ encoding), ``hadamard:K`` (Hadamard response), each over K inputs, optionally fo
 ``@RATE`` for Poisson subsampling with participation probability RATE in (0, 1]
 (``rr:2@0.1``).  The local ε0 is not part of the name: :meth:`RandomizerSpec.build` takes it,
 so one spec serves every ε0 of a table, a calibration search or a composition.
+
+Two kinds of protocol have their own bounds (:meth:`RandomizerSpec.build_protocol`, not
+:meth:`~RandomizerSpec.build`): a specific family followed by ``+B`` (``rr:4+2``) is the
+multi-message protocol in which every user also sends B messages uniform over the randomizer's
+outputs (:func:`.multi_message.uniform_blankets`; ``rr:K+B`` is mixDUMP), and ``geo:K`` /
+``grid:K`` are the clamped geometric mechanism on the line of K points / the K × K grid with the
+ℓ1 metric, ε0 being the privacy per unit of distance (:mod:`.metric_ldp`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from darrm import validation as v
 from darrm.errors import ParameterError
 
 from .common_randomizers import MAX_OUTPUTS, hadamard_response, oue, poisson_subsampled, rappor
-from .randomizers import GenericLDP, RandomizedResponse, Randomizer
+from .randomizers import FiniteRandomizer, GenericLDP, RandomizedResponse, Randomizer
+
+if TYPE_CHECKING:
+    from .metric_ldp import MetricRandomizer
+    from .multi_message import MultiMessageProtocol
 
 #: the family names and how many inputs each accepts at most
 FAMILIES: dict[str, int] = {"rr": 1 << 20, "rappor": 16, "oue": 16, "hadamard": MAX_OUTPUTS - 1}
-GRAMMAR = "generic | rr:K | rappor:K | oue:K | hadamard:K, optionally @RATE (e.g. rr:2, oue:8@0.1)"
+#: the metric families (ε0 per unit of distance) and their largest K (every pair is evaluated)
+METRIC_FAMILIES: dict[str, int] = {"geo": 16, "grid": 4}
+#: the most blanket messages per user ``+B`` accepts
+MAX_BLANKETS = 1000
+GRAMMAR = ("generic | rr:K | rappor:K | oue:K | hadamard:K, optionally @RATE or +B blanket messages "
+           "(e.g. rr:2, oue:8@0.1, rr:4+2) | geo:K | grid:K")
 
 
 @dataclass(frozen=True)
@@ -28,18 +45,29 @@ class RandomizerSpec:
     """A randomizer family with its number of inputs and sampling rate, without ε0.
 
     Attributes:
-        family: "generic" or a key of :data:`FAMILIES`.
-        k: the number of inputs (None for "generic").
+        family: "generic", a key of :data:`FAMILIES` or of :data:`METRIC_FAMILIES`.
+        k: the number of inputs (None for "generic"; points per axis for "geo"/"grid").
         rate: Poisson participation probability in (0, 1] (1: every user reports).
+        blankets: blanket messages per user (0: a single-message protocol).
     """
 
     family: str
     k: int | None = None
     rate: float = 1.0
+    blankets: int = 0
 
     def __post_init__(self) -> None:
-        v.choice("randomizer", self.family, ("generic", *FAMILIES))
-        if self.family == "generic":
+        v.choice("randomizer", self.family, ("generic", *FAMILIES, *METRIC_FAMILIES))
+        object.__setattr__(self, "blankets", v.count("randomizer", self.blankets, minimum=0, maximum=MAX_BLANKETS))
+        if self.blankets and (self.family not in FAMILIES or self.rate != 1.0):
+            raise ParameterError("randomizer", "+B blanket messages need a specific single-message family "
+                                 "(rr, rappor, oue, hadamard) without @RATE")
+        if self.family in METRIC_FAMILIES:
+            if self.rate != 1.0:
+                raise ParameterError("randomizer", f"{self.family} takes no @RATE")
+            object.__setattr__(self, "k", v.count("randomizer", self.k, minimum=2,
+                                                  maximum=METRIC_FAMILIES[self.family]))
+        elif self.family == "generic":
             if self.k is not None:
                 raise ParameterError("randomizer", "a generic eps0-LDP randomizer has no number of inputs")
             if self.rate != 1.0:
@@ -53,7 +81,41 @@ class RandomizerSpec:
     def label(self) -> str:
         """The spec written back in the grammar (``rr:2@0.1``)."""
         name = self.family if self.k is None else f"{self.family}:{self.k}"
-        return name if self.rate == 1.0 else f"{name}@{self.rate:g}"
+        name = name if self.rate == 1.0 else f"{name}@{self.rate:g}"
+        return f"{name}+{self.blankets}" if self.blankets else name
+
+    @property
+    def own_bounds(self) -> bool:
+        """True for a multi-message or metric spec: :meth:`build_protocol` builds it and its bounds are
+        :mod:`.protocol_bounds`' (not the single-message methods')."""
+        return bool(self.blankets) or self.family in METRIC_FAMILIES
+
+    def build_protocol(self, eps0: float) -> "MultiMessageProtocol | MetricRandomizer":
+        """The multi-message protocol or metric randomizer of a spec with :attr:`own_bounds`.
+
+        Args:
+            eps0: the input-dependent message's ε0, or the metric's ε per unit of distance (> 0).
+
+        Returns:
+            A :class:`~.multi_message.MultiMessageProtocol` or :class:`~.metric_ldp.MetricRandomizer`.
+
+        Raises:
+            ParameterError: ``eps0`` out of range, or a single-message spec (use :meth:`build`).
+        """
+        from .metric_ldp import geometric_grid, geometric_line
+        from .multi_message import uniform_blankets
+
+        eps0 = v.epsilon("eps0", eps0)
+        if not self.own_bounds:
+            raise ParameterError("randomizer", f"{self.label} is a single-message randomizer: use build()")
+        assert self.k is not None
+        if self.family == "geo":
+            return geometric_line(self.k, eps0)
+        if self.family == "grid":
+            return geometric_grid(self.k, self.k, eps0)
+        single = RandomizerSpec(self.family, self.k).build(eps0)
+        assert isinstance(single, (FiniteRandomizer, RandomizedResponse))
+        return uniform_blankets(single, self.blankets)
 
     def build(self, eps0: float) -> Randomizer:
         """The randomizer with local budget ``eps0``.
@@ -65,9 +127,14 @@ class RandomizerSpec:
             A :class:`GenericLDP`, :class:`RandomizedResponse` or finite randomizer.
 
         Raises:
-            ParameterError: ``eps0`` out of range.
+            ParameterError: ``eps0`` out of range, or a multi-message or metric spec (those are
+                built by :meth:`build_protocol`).
         """
         eps0 = v.epsilon("eps0", eps0)
+        if self.own_bounds:
+            raise ParameterError("randomizer", f"{self.label} is a multi-message or metric protocol with its own "
+                                 "bounds (darrm shuffle --eps0 ... prints them); rounds, --target-eps and --plot "
+                                 "take single-message randomizers only")
         if self.family == "generic":
             return GenericLDP(eps0)
         assert self.k is not None
@@ -94,15 +161,19 @@ def parse_randomizer(text: str) -> RandomizerSpec:
     """
     if not isinstance(text, str) or not text.strip():
         raise ParameterError("randomizer", f"expected {GRAMMAR}, got {text!r}")
-    body, at, rate_text = text.strip().partition("@")
+    head, plus, blankets_text = text.strip().partition("+")
+    body, at, rate_text = head.partition("@")
     family, colon, k_text = body.partition(":")
     try:
         rate = float(rate_text) if at else 1.0
         k = int(k_text) if colon else None
+        blankets = int(blankets_text) if plus else 0
     except ValueError:
         raise ParameterError("randomizer", f"expected {GRAMMAR}, got {text!r}") from None
-    if family in FAMILIES and k is None:
+    if plus and blankets < 1:
+        raise ParameterError("randomizer", f"+B needs B >= 1 blanket messages, got {text!r}")
+    if (family in FAMILIES or family in METRIC_FAMILIES) and k is None:
         raise ParameterError("randomizer", f"{family} needs its number of inputs, e.g. {family}:4")
-    if family not in ("generic", *FAMILIES):
+    if family not in ("generic", *FAMILIES, *METRIC_FAMILIES):
         raise ParameterError("randomizer", f"unknown randomizer {family!r}: expected {GRAMMAR}")
-    return RandomizerSpec(family, k, rate)
+    return RandomizerSpec(family, k, rate, blankets)

@@ -8,12 +8,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..gamma import symmetric_from_upper
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import Certificate, repair
 from ..solver.cuts import most_violated
-from ..solver.finalize import certified_gamma_opt
-from ..solver.objective import objective_coefficients
+from ..solver.finalize import TableForm, certified_gamma_opt, total_form
 from ..solver.options import SolveOptions
 from ..solver.restricted_lp import lagrangian_bound, make_restricted_lp
 from ..status import StopReason
@@ -124,9 +122,11 @@ def constraint_generation(
     what: str,
     solver_opts: dict | None = None,
     log: Callable[[str], None] | None = None,
+    form: TableForm | None = None,
 ) -> GammaTable:
     """The loop of :func:`solve_gamma_opt_disjoint` for any member model whose every constraint is
-    evaluated at once (the disjoint members; the record groups of :mod:`darrm.shard_groups`).
+    evaluated at once (the disjoint members; the record groups of :mod:`darrm.shard_groups`; the
+    budget groups of :mod:`darrm.weighted_shards`).
 
     Args:
         params: the model's parameters: ``K``, ``rhs`` (the right-hand side of ``row_fn``'s rows),
@@ -143,6 +143,8 @@ def constraint_generation(
         what: the members' name in the first log line (the memory estimate).
         solver_opts: options for the LP back end.
         log: one line per round.
+        form: how an LP point makes a table and what it costs (None: the paper's γ(mid..K),
+            :func:`darrm.solver.finalize.total_form`).
 
     Returns:
         The certified table with its proven gap (:func:`darrm.solver.finalize.certified_gamma_opt`).
@@ -155,7 +157,8 @@ def constraint_generation(
     prior = IIDPrior() if prior is None else prior
     t0 = time.perf_counter()
     K, rhs = params.K, params.rhs
-    c, A = objective_coefficients(K, prior)
+    form = total_form(K, prior) if form is None else form
+    c = form.costs
     scale = float(np.max(np.abs(c))) or 1.0
     # Tie-break toward larger γ: for large K the prior's mass underflows to 0 away from
     # its mean, and a degenerate LP would leave those γ(l) arbitrary (and constraint
@@ -170,7 +173,7 @@ def constraint_generation(
     for rnd in range(1, int(max_rounds) + 1):
         x, _ = lp.solve()
         x = np.clip(x, 0.0, 1.0)
-        V = violations_fn(symmetric_from_upper(x, K))
+        V = violations_fn(form.full(x))
         v = float(V.max())
         polish = TOL_CP < v <= POLISH_BELOW  # only the LP's own tolerance is left to remove
         basis_x = lp.basis() if polish else None
@@ -188,7 +191,7 @@ def constraint_generation(
         if polish and ub - lb > gap_tol:
             # the LP's vertex recomputed exactly from its basis: a second certified candidate
             x_p = _polished(x, lp.rows, rhs, c, basis_x)[0]
-            v_p = float(violations_fn(symmetric_from_upper(x_p, K)).max())
+            v_p = float(violations_fn(form.full(x_p)).max())
             x_pf = repair(x_p, params, v_p)[0] if v_p > 0.0 else x_p
             if float(c @ x_pf) < ub:
                 x_best, ub = x_pf, float(c @ x_pf)
@@ -212,4 +215,4 @@ def constraint_generation(
     info = {"method": method, "stop": stop.value, "rounds": rnd, "lp_lower_bound": lb,
             "lp_rows": int(lp.rows.shape[0]), "lp_backend": lp_backend, "seconds_solve": time.perf_counter() - t0}
     return certified_gamma_opt(
-        x_best, params, prior, certify_fn, opts, info, lp_backend=lp_backend)
+        x_best, params, prior, certify_fn, opts, info, lp_backend=lp_backend, form=form)

@@ -44,7 +44,7 @@ from ..member_params import TargetQueryBudget
 from ..neighboring import NeighboringRelation
 from ..privacy.condition import Check, check, rhs
 from ..privacy.corners import corner_count, multiset_count
-from ..validation import choice, count, epsilon, float_array, half_open_unit
+from ..validation import choice, colon_groups, count, epsilon, float_array, group_item, half_open_unit
 
 #: how γ reads the votes: "total" (γ(L), the paper's form) or "per-group" (γ(l_1, …, l_G),
 #: :mod:`darrm.groups.per_group`)
@@ -91,34 +91,11 @@ def parse_groups(text: object) -> tuple[MemberGroup, ...]:
     Raises:
         ParameterError: naming ``groups``, for a malformed item or a value out of its domain.
     """
-    if not isinstance(text, str) or not text.strip():
-        raise ParameterError("groups", f"must be count:eps:Delta[,count:eps:Delta…], got {text!r}")
-    out = []
-    for item in text.split(","):
-        parts = item.strip().split(":")
-        if len(parts) != 3:
-            raise ParameterError("groups", f"each group is count:eps:Delta, got {item.strip()!r}")
-        try:
-            size, eps, Delta = int(parts[0]), float(parts[1]), float(parts[2])
-        except ValueError:
-            raise ParameterError("groups", f"each group is count:eps:Delta with an integer count and two "
-                                           f"numbers, got {item.strip()!r}") from None
-        try:
-            out.append(MemberGroup(size, eps, Delta))
-        except ParameterError as exc:
-            raise ParameterError("groups", f"group {item.strip()!r}: {exc}") from None
-    return tuple(out)
+    return colon_groups("groups", text, "count:eps:Delta", "count", MemberGroup)
 
 
 def _as_group(g: object, i: int) -> MemberGroup:
-    if isinstance(g, MemberGroup):
-        return g
-    if isinstance(g, (tuple, list)) and len(g) in (2, 3):
-        try:
-            return MemberGroup(*g)
-        except ParameterError as exc:
-            raise ParameterError("groups", f"group {i}: {exc}") from None
-    raise ParameterError("groups", f"group {i} must be a MemberGroup or (size, eps, Delta), got {g!r}")
+    return group_item("groups", g, i, MemberGroup, "size, eps, Delta")
 
 
 @dataclass(frozen=True)

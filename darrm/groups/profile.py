@@ -83,8 +83,8 @@ def group_profile_cloud(gamma: np.ndarray, params: GroupParams, *, exhaustive: b
 
 
 def profile_cloud(gamma: Any, params: GroupParams, max_memory: float | None,
-                  exhaustive: bool | None) -> tuple[Envelope, int, float]:
-    """(envelope, points, η_G) for :func:`darrm.privacy.profile.privacy_profile`, which rounds the
+                  exhaustive: bool | None) -> tuple[Envelope, int, float, float]:
+    """(envelope, points, η_G, 0: no mass left out) for :func:`darrm.privacy.profile.privacy_profile`, which rounds the
     envelope outward (registered there as ``PROFILE_CLOUDS["groups"]``).
 
     Raises:
@@ -93,7 +93,7 @@ def profile_cloud(gamma: Any, params: GroupParams, max_memory: float | None,
     g = validate_group_gamma(gamma, params)
     check_memory(params, max_memory, exhaustive=bool(exhaustive))
     env, n = group_profile_cloud(g, params, exhaustive=exhaustive)
-    return env, n, underflow_bound(params)
+    return env, n, underflow_bound(params), 0.0
 
 
 PROFILE_CLOUDS["groups"] = profile_cloud

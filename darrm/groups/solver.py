@@ -50,7 +50,7 @@ from ..status import StopReason
 from ..table import GammaTable
 from .certificate import certify_groups, check_memory, iter_group_pmfs, joint_pmf
 from .params import GroupParams
-from .per_group import joint_folded_rows, joint_from_upper, joint_objective, upper_of
+from .per_group import joint_folded_rows, joint_from_upper, joint_objective, upper_of, variables
 from .sweep import sweep_groups
 
 #: Subtracted from every scaled LP cost: among (near-)optimal γ prefer the largest (as the other solvers).
@@ -109,6 +109,24 @@ def _separate(gamma: np.ndarray, params: GroupParams, seen: set,
     return res.max_violation, [(j, counts) for _, j, counts in res.candidates]
 
 
+#: per-group form: ``cuts_per_round`` counts per (K + 1)/2 LP variables (:func:`cuts_per_round`)
+SCALE_PER_GROUP_CUTS = True
+
+
+def cuts_per_round(params: GroupParams, opts: SolveOptions) -> int:
+    """The cuts added per round: ``opts.cuts_per_round`` for γ(L); for γ(l_1, …, l_G) that many per
+    (K + 1)/2 LP variables (the γ(L) LP's size), i.e. times ⌈Π_g(K_g + 1) / (K + 1)⌉.
+
+    The per-group LP has far more variables and needs proportionally more binding rows, while a
+    round's cost is dominated by one sweep over every configuration, which finds many cuts as
+    cheaply as few: at G = 3, K = 15 (5 + 5 + 5, 128 variables) 256 cuts per round took 49 rounds
+    and 41.6 CPU s, 256 × 16 = 4096 took 15 rounds and 17.7 CPU s (benchmarks/RESULTS.md)."""
+    n = int(opts.cuts_per_round)
+    if not (params.per_group and SCALE_PER_GROUP_CUTS):
+        return n
+    return n * math.ceil(variables(params) / ((params.K + 1) // 2))
+
+
 def table_form(params: GroupParams, prior: Prior) -> TableForm:
     """The LP's variables and objective for the parameters' γ form: γ(mid..K) (the paper's), or
     γ(l) on U = {l : Σ_g l_g ≥ mid} (:mod:`darrm.groups.per_group`)."""
@@ -138,7 +156,8 @@ def solve_gamma_opt_groups(
         params: the grouped members and the per-query target.
         prior: the objective's prior (default i.i.d. mean 0.75).
         options: :class:`~darrm.SolveOptions`: ``method`` ("full", "cutting-planes", "auto"),
-            ``max_rounds`` (default that of shared members), ``cuts_per_round``, ``gap_tol``,
+            ``max_rounds`` (default that of shared members), ``cuts_per_round`` (per (K + 1)/2
+            variables in the per-group form: :func:`cuts_per_round`), ``gap_tol``,
             ``accept_gap``, ``lp_backend``, ``max_memory`` (the configurations' violations must fit).
         log: called with one line per round.
 
@@ -158,8 +177,10 @@ def solve_gamma_opt_groups(
     c = form.costs
     scale = float(np.max(np.abs(c))) or 1.0
     method = choose_method(params, opts.method)
+    cuts = cuts_per_round(params, opts)
     if log:
-        log(f"groups: {params.configurations} configurations, method {method}")
+        log(f"groups: {params.configurations} configurations, method {method}"
+            + (f", {cuts} cuts per round" if method != "full" else ""))
 
     def cert(g: np.ndarray):
         return certify_groups(g, params, max_memory=opts.max_memory)
@@ -190,7 +211,7 @@ def solve_gamma_opt_groups(
         x_out, _ = rlp.solve()
         x_out = np.clip(x_out, 0.0, 1.0)
         x, at_out = stab.separation_point(x_best, x_out)
-        v, candidates = _separate(form.full(x), params, seen, int(opts.cuts_per_round))
+        v, candidates = _separate(form.full(x), params, seen, cuts)
         rlp.set_objective(c / scale)  # the same rows, exact objective: the tightest bound they allow
         _, y = rlp.solve()
         rlp.set_objective(c_lp)

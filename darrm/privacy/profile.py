@@ -104,6 +104,7 @@ from .sweep_tables import PureTables, SweepTables, build_pure_tables, build_tabl
 if TYPE_CHECKING:  # disjoint members build on this floor: their parameters are used through MemberParams
     from ..disjoint.params import DisjointParams
     from ..groups.params import GroupParams
+    from ..shard_groups.params import ShardGroupParams
 
 __all__ = ["Envelope", "PrivacyProfile", "privacy_profile", "upper_hull"]
 
@@ -200,8 +201,9 @@ class PrivacyProfile:
             δ(ε′) = max_j (y_j − e^{ε′}·x_j).
         K: the number of members.
         model: "shared" (every member sees the differing record; Lemma 5.1's corners),
-            "disjoint" (one member's shard changes; :mod:`darrm.disjoint`) or "groups" (members
-            on shared data with per-group budgets; :mod:`darrm.groups.profile`).
+            "disjoint" (one member's shard changes; :mod:`darrm.disjoint`), "groups" (members
+            on shared data with per-group budgets; :mod:`darrm.groups.profile`) or "shard-groups"
+            (a record copied into r_g shards; :mod:`darrm.shard_groups.profile`).
         rho: the relative error bound the outward rounding used.
         eta: the absolute error bound the outward rounding used.
         points: how many cloud points were examined (both outputs and directions).
@@ -285,9 +287,11 @@ class PrivacyProfile:
 
 
 #: the profile clouds of member models above this floor, by name: ``(γ, params, max_memory,
-#: exhaustive) -> (Envelope, points, extra η)``, registered by the model when it is imported
-#: (grouped members: :mod:`darrm.groups.profile`, imported with :mod:`darrm.groups`)
-PROFILE_CLOUDS: dict[str, Callable[[Any, Any, float | None, bool | None], tuple[Envelope, int, float]]] = {}
+#: exhaustive) -> (Envelope, points, extra η, extra y)`` (η: the model's own absolute rounding
+#: term; y: mass its evaluation leaves out, added to y only), registered by the model when it is
+#: imported (grouped members: :mod:`darrm.groups.profile`, imported with :mod:`darrm.groups`;
+#: record groups: :mod:`darrm.shard_groups.profile`, imported with :mod:`darrm.shard_groups`)
+PROFILE_CLOUDS: dict[str, Callable[[Any, Any, float | None, bool | None], tuple[Envelope, int, float, float]]] = {}
 
 
 def _absolute_error(K: int) -> float:
@@ -413,7 +417,7 @@ def _disjoint(g: np.ndarray, params: DisjointParams) -> tuple[Envelope, int, flo
 
 def privacy_profile(
     table: GammaTable | np.ndarray,
-    params: PrivacyParams | DisjointParams | GroupParams | None = None,
+    params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | None = None,
     *,
     executor: Executor | TorchDevice | None = None,
     method: str = "auto",
@@ -425,10 +429,12 @@ def privacy_profile(
         table: a :class:`~darrm.GammaTable` (its parameters are used) or a γ array (then
             ``params`` is required).
         params: :class:`~darrm.PrivacyParams` (members on shared data; only K, ε and Δ matter:
-            the profile is over every ε′), :class:`~darrm.DisjointParams` (disjoint shards) or
+            the profile is over every ε′), :class:`~darrm.DisjointParams` (disjoint shards),
             :class:`~darrm.GroupParams` (groups of their own budgets, either γ form; only the groups
             matter; in this process: "direct" visits every configuration, "sweep" runs the
-            factorised sweep).
+            factorised sweep) or :class:`~darrm.ShardGroupParams` (records copied into r_g shards:
+            the profile every record meets, the largest of the record groups' own profiles,
+            :func:`darrm.shard_groups.profile.record_group_profiles`; in this process).
         executor: where the sweep's blocks run (serial, processes, Dask, a torch device); default:
             as many local processes as fit (:func:`darrm.privacy.sweep.sweep_executor`).
         method: "auto" (direct enumeration up to :data:`DIRECT_MAX_MULTISETS` multisets, else the
@@ -451,19 +457,21 @@ def privacy_profile(
         if params is None:
             raise ParameterError("table", f"must be a darrm.GammaTable, or a γ array with params, got {table!r}")
     if not isinstance(params, MemberParams):
-        raise ParameterError("params", f"must be a darrm.PrivacyParams or DisjointParams, got {params!r}")
-    if params.members not in ("shared", "disjoint", "groups"):
+        raise ParameterError("params", f"must be a darrm.PrivacyParams, DisjointParams, GroupParams or "
+                                       f"ShardGroupParams, got {params!r}")
+    if params.members not in ("shared", "disjoint", *PROFILE_CLOUDS):
         raise ParameterError("params", f"the privacy profile covers members on shared data, on disjoint "
-                                       f"shards or in groups, not the {params.members!r} member model")
+                                       f"shards, in groups or with record groups, not the {params.members!r} "
+                                       "member model (import its package first)")
     choice("method", method, ("auto", "direct", "sweep"))
     check_executor("executor", executor)
     max_memory = validate_max_memory(max_memory)
-    if params.members == "groups":  # the groups' corner configurations, through their parameters' method
+    if params.members in PROFILE_CLOUDS:  # a model's own configurations, through its registered cloud
         if executor is not None and not isinstance(executor, SerialExecutor):
-            raise ParameterError("executor", "the grouped profile runs in this process (one factorised sweep)")
+            raise ParameterError("executor", f"the {params.members} profile runs in this process")
         exhaustive = {"auto": None, "direct": True, "sweep": False}[method]
-        env, n, eta_g = PROFILE_CLOUDS["groups"](gamma, params, max_memory, exhaustive)
-        return _finish(env.x, env.y, params.K, "groups", n, extra_eta=eta_g)
+        env, n, eta_m, extra_y = PROFILE_CLOUDS[params.members](gamma, params, max_memory, exhaustive)
+        return _finish(env.x, env.y, params.K, params.members, n, extra_y=extra_y, extra_eta=eta_m)
     g = validate_gamma(gamma, params.K)
     if params.members == "disjoint":  # the O(K) reduction of darrm.disjoint, through its parameters' methods
         dp = cast("DisjointParams", params)

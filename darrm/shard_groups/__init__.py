@@ -58,11 +58,14 @@ constants (:meth:`ShardGroupParams.check_for`).  The certificate reports max_g 2
 factor repairs for every group (:attr:`ShardGroupParams.check`).
 """
 
+from . import profile as profile  # registers the record groups' privacy profile with darrm.privacy.profile
 from .certificate import certify_shard_groups, constraint_row, vertex_multisets, violations
 from .params import RecordGroup, ShardGroupParams, parse_record_groups
+from .profile import record_group_profiles
 from .solver import full_lp_reference, solve_gamma_opt_shard_groups
 
 __all__ = [
     "RecordGroup", "ShardGroupParams", "certify_shard_groups", "constraint_row", "full_lp_reference",
-    "parse_record_groups", "solve_gamma_opt_shard_groups", "vertex_multisets", "violations",
+    "parse_record_groups", "record_group_profiles", "solve_gamma_opt_shard_groups", "vertex_multisets",
+    "violations",
 ]

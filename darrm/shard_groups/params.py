@@ -23,7 +23,7 @@ from ..errors import ParameterError
 from ..neighboring import NeighboringRelation
 from ..numerics.binomial import OthersPmfs, others_pmfs, others_pmfs_bytes
 from ..privacy.condition import Check, check, relative_error_bound
-from ..validation import count, epsilon, half_open_unit, odd_count
+from ..validation import colon_groups, count, epsilon, group_item, half_open_unit, odd_count
 
 
 @dataclass(frozen=True)
@@ -56,34 +56,7 @@ def parse_record_groups(text: object) -> tuple[RecordGroup, ...]:
     Raises:
         ParameterError: naming ``record-groups``, for a malformed item or a value out of its domain.
     """
-    if not isinstance(text, str) or not text.strip():
-        raise ParameterError("record-groups", f"must be copies:eps:delta[,copies:eps:delta…], got {text!r}")
-    out = []
-    for item in text.split(","):
-        parts = item.strip().split(":")
-        if len(parts) != 3:
-            raise ParameterError("record-groups", f"each group is copies:eps:delta, got {item.strip()!r}")
-        try:
-            r, eps, delta = int(parts[0]), float(parts[1]), float(parts[2])
-        except ValueError:
-            raise ParameterError("record-groups", f"each group is copies:eps:delta with an integer count of "
-                                                  f"copies and two numbers, got {item.strip()!r}") from None
-        try:
-            out.append(RecordGroup(r, eps, delta))
-        except ParameterError as exc:
-            raise ParameterError("record-groups", f"group {item.strip()!r}: {exc}") from None
-    return tuple(out)
-
-
-def _as_record_group(g: object, i: int) -> RecordGroup:
-    if isinstance(g, RecordGroup):
-        return g
-    if isinstance(g, (tuple, list)) and len(g) in (2, 3):
-        try:
-            return RecordGroup(*g)
-        except ParameterError as exc:
-            raise ParameterError("groups", f"group {i}: {exc}") from None
-    raise ParameterError("groups", f"group {i} must be a RecordGroup or (copies, eps, delta), got {g!r}")
+    return colon_groups("record-groups", text, "copies:eps:delta", "count of copies", RecordGroup)
 
 
 @dataclass(frozen=True)
@@ -118,7 +91,7 @@ class ShardGroupParams:
             raise ParameterError("member", f"must be NonPrivate, ApproxDP or LocalRR, got {self.member!r}")
         if isinstance(self.groups, (str, bytes)) or not hasattr(self.groups, "__iter__"):
             raise ParameterError("groups", f"must be a sequence of record groups, got {self.groups!r}")
-        groups = tuple(_as_record_group(g, i) for i, g in enumerate(self.groups))
+        groups = tuple(group_item("groups", g, i, RecordGroup, "copies, eps, delta") for i, g in enumerate(self.groups))
         if not groups:
             raise ParameterError("groups", "must hold at least one record group")
         for i, g in enumerate(groups):
@@ -168,6 +141,20 @@ class ShardGroupParams:
     def exp_eps(self) -> float:
         """e^{max_g ε_g}."""
         return math.exp(self.query_budget[0])
+
+    def record_group_params(self, g: int) -> "ShardGroupParams":
+        """The same ensemble with record group g only (its own profile, its own total); it shares
+        this object's cache of the unchanged members' laws (they depend on K, the member model and
+        r_g only).
+
+        Raises:
+            ParameterError: ``g`` is not a group index.
+        """
+        if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g < len(self.groups):
+            raise ParameterError("g", f"must be a record-group index in 0..{len(self.groups) - 1}, got {g!r}")
+        sub = ShardGroupParams(self.K, self.member, (self.groups[g],))
+        object.__setattr__(sub, "_others", self._others)
+        return sub
 
     # ------------------------------------------------------------------ the unchanged members
     def copies(self) -> tuple[int, ...]:

@@ -39,6 +39,7 @@ from ..privacy.sweep import sweep, sweep_work
 from ..status import StopReason
 from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
 from .options import SolveOptions
+from .pure_rounds import purge_rounds, ramp_lambda, ramps, seed_multisets
 from .restricted_lp import lagrangian_bound, make_restricted_lp
 from .warm_start import WarmStart
 
@@ -55,12 +56,13 @@ class Stabilizer:
     """λ of in-out separation (Ben-Ameur & Neto 2007): a fixed λ in (0, 1], or "auto": plain
     Kelley cuts (λ = 1) until the LP point's violation first rises, then :data:`AUTO_LAMBDA`."""
 
-    def __init__(self, stabilize: float | str):
+    def __init__(self, stabilize: float | str, ramp: bool = False):
         self.auto = stabilize == "auto"
         self.lam0 = AUTO_LAMBDA if self.auto else float(stabilize)
         self.lam = 1.0 if self.auto else self.lam0
         self.kelley = True
         self.last_out: float | None = None
+        self.ramp = ramp
 
     def separation_point(self, x_in: np.ndarray | None, x_out: np.ndarray) -> tuple[np.ndarray, bool]:
         """(x_sep, whether x_sep is the LP point itself)."""
@@ -71,6 +73,11 @@ class Stabilizer:
     def look_at_lp_point(self) -> None:
         """Separate at the LP point next (the last separation point gave no new cut)."""
         self.lam = 1.0
+
+    def after_feasible(self) -> None:
+        """The separation point was feasible (it is the new x_in): separate at the LP point next,
+        or with ``ramp`` (:func:`darrm.solver.pure_rounds.ramp_lambda`) halfway from λ to it."""
+        self.lam = ramp_lambda(self.lam) if self.ramp else 1.0
 
     def after_violation(self, v: float, at_out: bool) -> None:
         """Plain Kelley cuts while the LP point's violation keeps falling; in-out from the first
@@ -252,7 +259,7 @@ def solve_cutting_planes(
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
     tie_break: float = 1e-7,
-    purge_after: int = 5,
+    purge_after: int | None = None,
     oracle: SweepOracle | None = None,
 ) -> tuple[np.ndarray, StopReason, dict]:
     """Near-optimal x = γ(mid..K) by stabilised constraint generation; returns (x, stop, info).
@@ -273,7 +280,11 @@ def solve_cutting_planes(
     x_in when it is better, giving an upper bound UB.  After a separation point that turns
     out feasible (no cuts) the next round tries x_out itself (λ = 1).  ``stabilize="auto"``
     uses λ = 1 (plain Kelley cuts, fewest rounds for K ≤ 301) until the LP point's violation
-    first rises, then :data:`AUTO_LAMBDA` (K = 1001, Δ = 0: plain cuts oscillate there).
+    first rises, then :data:`AUTO_LAMBDA` (K = 1001, Δ = 0: plain cuts oscillate there).  For
+    Δ = 0 the working set starts from the two-corner family
+    (:func:`darrm.solver.pure_rounds.seed_multisets`: rows of the full LP, so every bound keeps its
+    meaning) and after a feasible separation point λ moves halfway to 1
+    (:func:`darrm.solver.pure_rounds.ramp_lambda`) instead of jumping to the LP point.
 
     Stops when (a) x_out itself violates no multiset by more than ``tol_cp`` (classic
     convergence; x_out is returned), or (b) UB − LB ≤ ``gap_tol`` (x_in, feasible and
@@ -299,7 +310,8 @@ def solve_cutting_planes(
             degenerate; the tie-break picks the largest γ where the prior gives no weight.
             Bounds and objectives are always evaluated with the exact c.
         purge_after: a row slack at x_out for this many consecutive rounds leaves the LP
-            (its multiset is found again by the sweep if it ever matters); 0 keeps all.
+            (its multiset is found again by the sweep if it ever matters); 0 keeps all; None:
+            :func:`darrm.solver.pure_rounds.purge_rounds` (5, or 0 for Δ = 0).
     """
     # options were validated once, by SolveOptions
     gap_tol, top = options.gap_tol, options.cuts_per_round
@@ -308,8 +320,11 @@ def solve_cutting_planes(
     scale = float(np.max(np.abs(c))) or 1.0
     c_lp = c / scale - tie_break
     ws = WorkingSet(params, c, make_restricted_lp(lp_backend, c_lp, rhs, solver_opts), checkpoint)
+    seed = ws.new_among(seed_multisets(params))  # Δ = 0: the two-corner family (module pure_rounds)
+    if seed.shape[0]:
+        ws.add(seed)
     lp = ws.lp
-    stab = Stabilizer(options.stabilize)
+    stab = Stabilizer(options.stabilize, ramp=ramps(params))
     oracle = SweepOracle(params, executor, progress) if oracle is None else oracle
     warm_rows = seed_working_set(ws, oracle, options.warm_start, params.K, log)
     t0 = time.perf_counter()
@@ -408,7 +423,7 @@ def solve_cutting_planes(
                 continue
             return finish(rnd, x_in, False, StopReason.NO_VIOLATION, v)
         if v <= tol_cp:
-            stab.look_at_lp_point()  # the separation point is feasible (the new x_in)
+            stab.after_feasible()  # the separation point is feasible (the new x_in)
             continue
         stab.after_violation(v, at_out)
         new = ws.new_among(res.candidates)
@@ -421,7 +436,7 @@ def solve_cutting_planes(
             return finish(rnd, x_in, False, StopReason.LP_TOLERANCE, v)
         if rnd == max_rounds:
             return finish(rnd, x_in, False, StopReason.ROUND_LIMIT, v)
-        ws.purge(x_out, purge_after)
+        ws.purge(x_out, purge_rounds(params) if purge_after is None else purge_after)
         ws.add(new)
     # the last round's separation point was feasible (no cuts) but the gap is still open
     return finish(max_rounds, x_in, False, StopReason.ROUND_LIMIT, None)

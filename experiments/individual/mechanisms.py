@@ -15,16 +15,24 @@ Every group g is owed (ε_g, δ_total) in total over Q queries.
   (:class:`darrm.ShardGroupParams`), or, at the worst budget, for disjoint shards
   (:class:`darrm.DisjointParams`).  The teachers are non-private (PATE's teachers): γ alone gives
   the privacy.
+* **DaRRM on the weighting teachers** (:class:`darrm.WeightedShardParams`): the same teachers as
+  GNMax's weighting (K_g trained on group-g records only, one copy of each record), so a record of
+  group g changes one teacher of group g; γ reads each group's vote count ("per-group"), or only the
+  weighted count Σ_g w_g·l_g with the fixed weights w_g = ε_g / min_h ε_h (the totals' ratios: 1, 2,
+  3 in the paper's setting; "weighted").  Either releases the majority of all K votes with
+  probability γ, else a fair coin, and each is certified for every group's (ε_q,g, δ_q).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
 import darrm
 from darrm.experiments.individual.config import IndividualConfig
+from darrm.experiments.individual.shards import teachers_per_group
 from darrm.experiments.pate.multiclass_aggregators import gnmax_release, gnmax_sigma, plurality_budget
 
 __all__ = ["Calibration", "calibrate", "darrm_labels", "gnmax_labels", "majority_labels"]
@@ -43,6 +51,8 @@ class Calibration:
     weights: tuple[float, ...]         # the weighting's w_g
     individual: darrm.GammaTable       # DaRRM, ShardGroupParams
     worst: darrm.GammaTable            # DaRRM, DisjointParams at the worst budget
+    per_group: darrm.GammaTable        # DaRRM, WeightedShardParams: γ per group count (weighting teachers)
+    weighted: darrm.GammaTable         # DaRRM, WeightedShardParams: γ of the weighted count
 
     def record(self) -> dict:
         """A JSON-ready record (no γ tables: their errors and status only)."""
@@ -52,7 +62,17 @@ class Calibration:
                 "darrm_individual": {"expected_error": self.individual.objective, "status": self.individual.status,
                                      "gamma_mid": float(self.individual.gamma[(self.individual.params.K + 1) // 2])},
                 "darrm_worst": {"expected_error": self.worst.objective, "status": self.worst.status,
-                                "gamma_mid": float(self.worst.gamma[(self.worst.params.K + 1) // 2])}}
+                                "gamma_mid": float(self.worst.gamma[(self.worst.params.K + 1) // 2])},
+                "darrm_per_group": _solve_record(self.per_group), "darrm_weighted": _solve_record(self.weighted)}
+
+
+def _solve_record(table: darrm.GammaTable) -> dict:
+    """A budget-groups table's record: its error, status, γ form, weights, group sizes and solve effort."""
+    p = cast(darrm.WeightedShardParams, table.params)
+    return {"expected_error": table.objective, "status": table.status, "gamma_form": p.gamma_form,
+            "vote_weights": None if p.weights is None else list(p.weights), "sizes": [g.size for g in p.groups],
+            "rounds": table.info.get("rounds"), "lp_rows": table.info.get("lp_rows"),
+            "seconds": table.info.get("seconds_solve")}
 
 
 def calibrate(cfg: IndividualConfig, Q: int, prior: darrm.Prior | None = None) -> Calibration:
@@ -65,9 +85,13 @@ def calibrate(cfg: IndividualConfig, Q: int, prior: darrm.Prior | None = None) -
     individual = darrm.solve(darrm.ShardGroupParams(
         cfg.K, darrm.NonPrivate(), [(r, p.eps_query, dq) for r, p in zip(cfg.copies, per, strict=True)]), prior)
     worst = darrm.solve(darrm.DisjointParams(cfg.K, darrm.NonPrivate(), per[w].eps_query, dq), prior)
+    budget_groups = [(k, p.eps_query, dq) for k, p in zip(teachers_per_group(cfg.K, cfg.shares), per, strict=True)]
+    per_group = darrm.solve(darrm.WeightedShardParams(darrm.NonPrivate(), budget_groups), prior)
+    ratios = tuple(b / cfg.budgets[w] for b in cfg.budgets)
+    weighted = darrm.solve(darrm.WeightedShardParams(darrm.NonPrivate(), budget_groups, ratios), prior)
     return Calibration(Q, tuple(p.eps_query for p in per), dq, sig[w],
                        max(r * s for r, s in zip(cfg.copies, sig, strict=True)), sig[w],
-                       tuple(sig[w] / s for s in sig), individual, worst)
+                       tuple(sig[w] / s for s in sig), individual, worst, per_group, weighted)
 
 
 def _binary(votes: np.ndarray, classes: tuple[int, int]) -> np.ndarray:

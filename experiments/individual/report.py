@@ -27,12 +27,13 @@ def markdown(result: dict) -> str:
         lines.append(f"| {m} | " + " | ".join(
             f"{by[(m, q)]['accuracy_mean']:.3f} ± {by[(m, q)]['accuracy_std']:.3f}" for q in cfg["queries"]) + " |")
     lines += ["", "| Q | DaRRM ε_q per group | GNMax σ worst / upsample / weight | weights | "
-                  "DaRRM E[error] individual / worst |", "|---|---|---|---|---|"]
+                  "DaRRM E[error] individual / per-group / weighted / worst |", "|---|---|---|---|---|"]
     for c in result["calibration"]:
         lines.append(f"| {c['Q']} | {', '.join(f'{e:.4f}' for e in c['eps_query'])} | {c['sigma_worst']:.1f} / "
                      f"{c['sigma_upsample']:.1f} / {c['sigma_weight']:.1f} | "
                      f"{', '.join(f'{w:.2f}' for w in c['weights'])} | "
-                     f"{c['darrm_individual']['expected_error']:.4f} / {c['darrm_worst']['expected_error']:.4f} |")
+                     f"{c['darrm_individual']['expected_error']:.4f} / {c['darrm_per_group']['expected_error']:.4f} / "
+                     f"{c['darrm_weighted']['expected_error']:.4f} / {c['darrm_worst']['expected_error']:.4f} |")
     lines += ["", "Shared data (issue 26): K = 11, k members at (0.1, 1e-5), 11 − k at (0.3, 1e-5), target "
                   "(0.5, 1e-4), prior i.i.d. 0.75; expected error of γ_opt(L).", "",
               "| k at 0.1 | groups | all at the worst budget (0.3) | all at 0.1 |", "|---|---|---|---|"]

@@ -25,7 +25,8 @@ from darrm.experiments.pate.teachers import shard_indices
 __all__ = ["METHODS", "run_individual"]
 
 #: the released label sets, in table order
-METHODS = ("darrm-individual", "darrm-worst", "gnmax-upsample", "gnmax-weight", "gnmax-worst", "majority")
+METHODS = ("darrm-individual", "darrm-per-group", "darrm-weighted", "darrm-worst", "gnmax-upsample", "gnmax-weight",
+           "gnmax-worst", "majority")
 
 
 def run_individual(cfg: IndividualConfig, *, data_dir: str | None = None, cache_dir: Path | None = None,
@@ -70,6 +71,11 @@ def run_individual(cfg: IndividualConfig, *, data_dir: str | None = None, cache_
                 "gnmax-worst": gnmax_labels(disjoint[q], cal.sigma_worst, cfg.classes, rng),
                 "majority": majority_labels(disjoint[q], cfg.classes),
             }
+            # DaRRM on the weighting teachers, whose columns are in group order (group_shards): γ reads
+            # each group's count.  Their own coins, so that the rows above keep their draws.
+            rng_w = np.random.default_rng([cfg.seed, 53, Q, draw])
+            released["darrm-per-group"] = darrm_labels(weighted[q], cal.per_group, cfg.classes, rng_w)
+            released["darrm-weighted"] = darrm_labels(weighted[q], cal.weighted, cfg.classes, rng_w)
             for m, lab in released.items():
                 acc[m].append(float(np.mean(lab == truth[q])))
         for m in METHODS:

@@ -14,8 +14,8 @@ EXPECTED = ['Bound', 'DPSGDRun', 'FiniteRandomizer', 'GenericLDP', 'LabellingSes
             'composed_delta', 'composed_epsilon', 'confident_gnmax_epsilon',
             'data_dependent_rdp', 'dpsgd_epsilon', 'gnmax_epsilon', 'heterogeneous_pld', 'kairouz_general',
             'largest_eps0', 'noise_multiplier_for', 'optimal_homogeneous_delta', 'optimal_homogeneous_epsilon',
-            'paper_tables', 'parallel', 'query_pld', 'shuffled_votes_guarantee', 'simple', 'teacher_majority_budget',
-            'tight_total_epsilon']
+            'paper_tables', 'parallel', 'query_pld', 'record_group_bounds', 'shuffled_votes_guarantee', 'simple',
+            'teacher_majority_budget', 'tight_total_epsilon']
 
 
 def test_all_is_pinned():

@@ -79,3 +79,37 @@ def test_a_density_prior_cannot_be_rebuilt_and_its_objective_is_kept(tmp_path):
     assert gamma_file.load(path).objective == solved.objective
     with pytest.raises(Exception, match="density is code"):
         prior_from_dict(solved.prior)
+
+
+def _grouped_params(kind):
+    import darrm
+
+    if kind == "groups":
+        return darrm.GroupParams(((2, 0.2, 1e-4), (3, 0.6, 1e-4)), 0.8, 1e-3, "per-group")
+    groups = [darrm.BudgetGroup(3, 0.3, 1e-5), darrm.BudgetGroup(4, 0.6, 1e-5)]
+    return darrm.WeightedShardParams(darrm.NonPrivate(), groups, weights=(1, 2) if kind == "weighted" else None)
+
+
+@pytest.mark.parametrize("kind", ["groups", "weighted-shards", "weighted"])
+def test_every_member_models_objective_is_checked_by_its_own_expected_error(tmp_path, kind):
+    """The load-time check asks the table's member model (darrm.api.MemberModel.expected_error): a
+    per-group table's true error loads, half of it is refused, and the γ(0..K) formula would not even
+    read its table (so the check cannot have used it)."""
+    import numpy as np
+
+    import darrm
+    from darrm.api import MEMBER_MODELS, model_of
+    from darrm.errors import ParameterError
+    from darrm.groups.per_group import joint_expected_error
+    from darrm.solver.objective import expected_signed_error
+
+    params = _grouped_params(kind)
+    solved = darrm.solve(params, darrm.IIDPrior(0.75))
+    assert model_of(params).expected_error(solved.gamma, params, darrm.IIDPrior(0.75)) == \
+        joint_expected_error(solved.gamma, params, darrm.IIDPrior(0.75))
+    assert gamma_file.load(_saved_with(solved, tmp_path)).objective == solved.objective
+    with pytest.raises(GammaFileError, match="objective.*expected error under its prior"):
+        gamma_file.load(_saved_with(solved, tmp_path, objective=solved.objective / 2))
+    with pytest.raises(ParameterError):
+        expected_signed_error(np.asarray(solved.gamma), darrm.IIDPrior(0.75))
+    assert all(callable(m.expected_error) for m in MEMBER_MODELS.values())

@@ -10,6 +10,7 @@ fuzzed; :func:`test_every_public_callable_is_fuzzed` keeps the list of targets c
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import os
@@ -133,6 +134,15 @@ def ms_bad(b):
 
 K5 = 5
 DISJOINT5 = darrm.DisjointParams(5, darrm.LocalRR(1.0), 1.0)
+
+
+@functools.cache
+def shard_table() -> darrm.GammaTable:
+    """A certified table of record groups on shards (the per-group profile and totals need one)."""
+    return darrm.solve(darrm.ShardGroupParams(5, darrm.ApproxDP(0.3, 1e-5), [(1, 0.5, 1e-4), (2, 1.0, 1e-4)]),
+                       darrm.IIDPrior(0.75))
+
+
 TARGETS: list[Target] = [
     # -- darrm ---------------------------------------------------------------------------------
     Target("PrivacyParams", darrm.PrivacyParams, lambda c: dict(K=5, m=3, eps=0.1, member_delta=1e-5, delta=None),
@@ -247,6 +257,21 @@ TARGETS: list[Target] = [
            {"K": lambda b: b.odd(), "member": member_bad,
             "groups": lambda b: st.sampled_from([None, (), 3, "g", (3,), ((9, 0.1, 0.0),), ((1, -1.0),),
                                                  [object()]])}),
+    Target("BudgetGroup", darrm.BudgetGroup, lambda c: dict(size=2, target_eps=1.0, target_delta=1e-5),
+           {"size": lambda b: b.count(), "target_eps": lambda b: b.epsilon(),
+            "target_delta": lambda b: b.half_unit()}),
+    Target("WeightedShardParams", darrm.WeightedShardParams,
+           lambda c: dict(member=darrm.NonPrivate(), groups=(darrm.BudgetGroup(2, 0.5, 1e-5), (3, 1.0, 1e-5)),
+                          weights=(1.0, 2.0)),
+           {"member": member_bad,
+            "groups": lambda b: st.sampled_from([None, (), 3, "g", (3,), ((2, 0.1, 0.0),), ((1, -1.0),),
+                                                 [object()]]),
+            "weights": lambda b: st.sampled_from([(), (1.0,), (1.0, 0.0), (1.0, -2.0), (1.0, math.nan),
+                                                  (1.0, math.inf), (True, 1.0), ("1", 2.0), 3, "12"])}),
+    Target("record_group_profiles", darrm.record_group_profiles, lambda c: dict(table=shard_table()),
+           {"table": table_bad, "params": params_bad, "max_memory": lambda b: b.positive()},
+           [dict(table=None), dict(table=np.full(4, 0.5), params=shard_table().params.record_group_params(0)),
+            dict(table=shard_table().gamma, params=DISJOINT5)]),
     Target("solve", darrm.solve, lambda c: dict(params=c.params, prior=darrm.IIDPrior(), progress=False),
            {"params": params_bad, "prior": prior_bad, "family": lambda b: b.choice(darrm.FAMILIES),
             "budget": lambda b: st.sampled_from([(1.0, 1e-3, 2), 3, "budget", object()]),
@@ -300,6 +325,13 @@ TARGETS: list[Target] = [
             "member_randomness": lambda b: b.choice(("fresh", "fixed")),
             "value_discretization_interval": lambda b: b.positive(), "bracket": lambda b: b.positive(),
             "loss_cap": lambda b: b.positive()}),
+    Target("record_group_bounds", acc.record_group_bounds,
+           lambda c: dict(table=shard_table(), queries=3, delta_total=1e-3, member_randomness="fresh"),
+           {"table": table_bad, "queries": lambda b: b.count(), "delta_total": lambda b: b.open_unit(),
+            "member_randomness": lambda b: b.choice(("fresh", "fixed")),
+            "value_discretization_interval": lambda b: b.positive(), "bracket": lambda b: b.positive(),
+            "loss_cap": lambda b: b.positive()},
+           [dict(epsilon_total=1.0), dict(table=None)]),
     Target("confident_gnmax_epsilon", acc.confident_gnmax_epsilon,
            lambda c: dict(histograms=[[8, 2, 1], [5, 5, 1]], answered=[True, False], threshold=5.0, sigma1=10.0,
                           sigma2=5.0, delta=1e-5),

@@ -186,6 +186,8 @@ GROUPS = ("--no-progress", "solve", "--groups", "1:0.3:1e-4,2:0.5:1e-4", "--targ
           "1e-3", "--out", "{d}/out/g.json")
 RECORD_GROUPS = ("--no-progress", "solve", "--members", "disjoint", "--member-privacy", "nonprivate", "--K", "3",
                  "--record-groups", "1:0.5:1e-5,2:1:1e-5", "--out", "{d}/out/g.json")
+BUDGET_GROUPS = ("--no-progress", "solve", "--members", "disjoint", "--member-privacy", "nonprivate",
+                 "--budget-groups", "1:0.5:1e-5,2:1:1e-5", "--vote-weights", "1,2", "--out", "{d}/out/g.json")
 QUERIES = ("account", "queries", "{d}/inputs/g.json", "--queries", "3", "--delta-total", "1e-3",
            "--member-randomness", "fresh")
 AGG = ("aggregate", "{d}/inputs/g.json", "--votes", "{d}/inputs/v.npy", "--out", "{d}/out/labels.txt")
@@ -232,6 +234,12 @@ OPTIONS: list[Opt] = [
     Opt("darrm", RECORD_GROUPS, "--record-groups", lambda: st.sampled_from(
         ["", "--", "1", "1:0.5", "1:0.5:1e-5:5", "0:0.5:1e-5", "-1:0.5:1e-5", "x:0.5:1e-5", "1:0:1e-5",
          "1:nan:1e-5", "1:0.5:1", "1:0.5:-1e-5", "4:0.5:1e-5", "1:0.5:1e-5,", ",", "1.5:0.5:1e-5", "1:inf:0"])),
+    Opt("darrm", BUDGET_GROUPS, "--budget-groups", lambda: st.sampled_from(
+        ["", "--", "1", "1:0.5", "1:0.5:1e-5:5", "0:0.5:1e-5", "-1:0.5:1e-5", "x:0.5:1e-5", "1:0:1e-5",
+         "1:nan:1e-5", "1:0.5:1", "1:0.5:-1e-5", "2:0.5:1e-5,2:1:1e-5", "1:0.5:1e-5,", ",", "1.5:0.5:1e-5",
+         "1:inf:0"])),
+    Opt("darrm", BUDGET_GROUPS, "--vote-weights", lambda: st.sampled_from(
+        ["", "--", "1", "1,0", "1,-1", "1,nan", "1,inf", "a,b", "1,2,3", ",", "1,", "1,1e400"])),
     Opt("darrm", DISJOINT, "--member-privacy", lambda: st.sampled_from(MEMBER_BAD)),
     Opt("darrm", DISJOINT, "--target-eps", lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
     Opt("darrm", DISJOINT, "--target-delta", lambda: bad_text(real_in(0.0, 1.0, hi_closed=False))),
@@ -299,7 +307,9 @@ OPTIONS: list[Opt] = [
     Opt("darrm", ("shuffle", "--n", "1000", "--eps0", "1", "--delta", "1e-6", "--plot", "{d}/out/s.png"),
         "--randomizer", lambda: st.sampled_from(["", "bogus:3", "oue", "rr:1", "rr:x", "rr:2@", "rr:2:3", "rappor:17",
                                                  "oue:4@0", "oue:4@1.5", "oue:4@nan", "generic:3", "generic@0.5",
-                                                 "hadamard:2@-1", "oue:3"])),  # oue:3 is valid: --plot refuses it
+                                                 "hadamard:2@-1", "oue:3", "rr:3+0", "rr:3+x", "generic+2",
+                                                 "grid:5", "geo:3@0.5", "rr:2@0.5+1",
+                                                 "geo:3", "rr:2+1"])),  # oue:3, geo:3, rr:2+1 valid: --plot refuses
     Opt("darrm", ("shuffle", "--n", "1000", "--target-eps", "1", "--delta", "1e-6"), "--target-eps",
         lambda: bad_text(real_in(0.0, 700.0, lo_closed=False))),
     # darrm account-votes

@@ -73,3 +73,23 @@ def test_requests_the_grouped_solver_would_ignore_are_refused(tmp_path):
         darrm.solve(params, options=SolveOptions(screen=False))
     with pytest.raises(darrm.ParameterError, match="family"):
         darrm.solve(params, family="sub")
+
+
+def test_per_group_cuts_scale_with_the_variables_and_reach_the_same_optimum(monkeypatch):
+    """γ(l_1, …, l_G) adds cuts_per_round per (K + 1)/2 LP variables (darrm.groups.solver.cuts_per_round);
+    the optimum is the one the flat 256 cuts reach (both certified, each within its proven gap), in no
+    more rounds; γ(L) keeps the flat count."""
+    from darrm.groups import solver
+
+    params = darrm.GroupParams(((3, 0.1, 1e-5), (3, 0.2, 1e-5), (3, 0.3, 1e-5)), 0.5, 1e-4, "per-group")
+    opts = darrm.SolveOptions(method="cutting-planes")
+    assert solver.cuts_per_round(params, opts) == 256 * 7  # 32 variables, (K + 1)/2 = 5
+    total = darrm.GroupParams(params.groups, 0.5, 1e-4)
+    assert solver.cuts_per_round(total, opts) == 256
+    new = darrm.solve(params, darrm.IIDPrior(0.75), options=opts)
+    monkeypatch.setattr(solver, "SCALE_PER_GROUP_CUTS", False)
+    assert solver.cuts_per_round(params, opts) == 256
+    old = darrm.solve(params, darrm.IIDPrior(0.75), options=opts)
+    assert new.status == old.status == "optimal"
+    assert abs(new.objective - old.objective) <= new.info["optimality_gap"] + old.info["optimality_gap"]
+    assert new.info["rounds"] <= old.info["rounds"]

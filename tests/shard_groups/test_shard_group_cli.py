@@ -63,3 +63,31 @@ def test_an_edited_record_group_fails_verification(cli, tmp_path):
     out.write_text(json.dumps(doc))
     rc, _, err = cli("verify", str(out))
     assert rc == 2 and err.count("\n") == 1
+
+
+def test_account_queries_reports_each_record_groups_total(cli, tmp_path):
+    """``darrm account queries`` on a record-groups file: one total per record group (the same as
+    :func:`darrm.accounting.queries.record_group_bounds`), the largest as the headline, every key in
+    the JSON vocabulary; a text table with a row per group and one for every record."""
+    from darrm.accounting.queries import record_group_bounds
+    from darrm.json_vocabulary import keys, vocabulary
+
+    out = tmp_path / "h.json"
+    argv = ["--members", "disjoint", "--member-privacy", "0.3,1e-5", "--K", "7",
+            "--record-groups", "1:0.5:1e-4,3:1.0:1e-4"]
+    assert cli("solve", *argv, "--out", str(out))[0] == 0
+    table = darrm.load(out)
+    for randomness in ("fresh", "fixed"):
+        rc, text, err = cli("account", "queries", str(out), "--queries", "10", "--delta-total", "1e-3",
+                            "--member-randomness", randomness, "--json")
+        assert rc == 0, err
+        rec = json.loads(text)
+        assert keys(rec) <= vocabulary()
+        want = record_group_bounds(table, 10, delta_total=1e-3, member_randomness=randomness)
+        got = rec["record_group_totals"]
+        assert [g["record_group"] for g in got] == [[1, 0.5, 1e-4], [3, 1.0, 1e-4]]
+        assert [g["epsilon_total"] for g in got] == [b.epsilon for b in want]
+        assert rec["epsilon_total"] == max(b.epsilon for b in want) == got[1]["epsilon_total"]
+    rc, text, _ = cli("account", "queries", str(out), "--queries", "10", "--epsilon-total", "3",
+                      "--member-randomness", "fresh")
+    assert rc == 0 and "1×(0.5, 0.0001)" in text and "3×(1, 0.0001)" in text and "every record" in text

@@ -96,15 +96,22 @@ def test_a_table_survives_save_and_load_and_an_edited_group_is_refused(tmp_path)
 
 
 @pytest.mark.parametrize("randomness", ["fresh", "fixed"])
-def test_a_labelling_session_refuses_record_groups_by_name_not_by_crash(randomness):
-    """Neither the table's privacy profile (fresh members) nor the fixed-members bound covers records copied
-    into several shards yet: a ParameterError naming what is missing, never an internal error."""
-    from darrm.accounting import LabellingSession
+def test_a_labelling_session_charges_the_bound_every_record_meets(randomness):
+    """A session over a record-groups table charges what holds for every record: the composition of
+    the pair every record meets (fresh members) or the composition of the most copies' members
+    (fixed), the same as the accountant's."""
+    from darrm.accounting import LabellingSession, QueryAccountant
+    from darrm.accounting.queries import record_group_bounds
 
-    table = darrm.solve(ShardGroupParams(7, NonPrivate(), [(1, 0.5, 1e-5), (2, 1.0, 1e-5)]), PRIOR)
-    with pytest.raises(ParameterError, match="shard-groups"):
-        session = LabellingSession(table, member_randomness=randomness, budget_epsilon=5.0, delta=1e-3)
-        session.label(np.zeros((2, 7), dtype=int))
+    table = darrm.solve(ShardGroupParams(7, ApproxDP(0.5, 1e-5), [(1, 0.5, 1e-5), (2, 1.0, 1e-5)]), PRIOR)
+    session = LabellingSession(table, member_randomness=randomness, budget_epsilon=50.0, delta=1e-3)
+    session.label(np.zeros((2, 7), dtype=int))
+    assert session.queries == 2
+    acc = QueryAccountant(randomness)
+    acc.step(table, 2)
+    assert session.get_epsilon() == pytest.approx(acc.get_epsilon(1e-3), rel=1e-6)  # its own PLD grid
+    per = record_group_bounds(table, 2, delta_total=1e-3, member_randomness=randomness)
+    assert max(b.epsilon for b in per) <= session.get_epsilon() + 1e-3  # PLD intervals apart
 
 
 def test_large_K_is_certified_optimal_with_few_rows():

@@ -102,7 +102,7 @@ def test_is_a_lower_bound_for_a_generic_randomizer_only():
 
 def test_refuses_what_it_does_not_compute():
     with pytest.raises(NotApplicable, match="n <= "):
-        bx.exact_eps(1.0, bx.MAX_N + 1, 1e-6)
+        bx.exact_eps(1.0, bx.MAX_N_BLOCKS + 1, 1e-6)
     with pytest.raises(NotApplicable, match="randomizer"):
         bx.eps_bound(RandomizedResponse(1.0, 3), 100, 1e-6)
     with pytest.raises(ParameterError, match="kind"):
@@ -115,3 +115,57 @@ def test_no_amplification_past_eps0_and_none_needed_at_eps0():
     assert bx.exact_delta(1.0, 40, 1.0) == 0.0
     assert bx.exact_eps(2.0, 5, 1e-300, "upper") <= 2.0
     assert math.isclose(bx.exact_delta(1.0, 1, 0.0, "lower"), math.tanh(0.5), rel_tol=1e-12)
+
+
+def _forward(n: int, j: int, eps0: float, eps: float) -> float:
+    """H_{e^ε}(Y_j + B_p || Y_j + B_{1-p}) by direct convolution of the binomial pmfs."""
+    from scipy.stats import binom
+
+    p = 1 / (1 + math.exp(-eps0))
+    y = np.convolve(binom.pmf(np.arange(j + 1), j, p), binom.pmf(np.arange(n - j), n - 1 - j, 1 - p))
+    P = np.convolve(y, [1 - p, p])
+    Q = np.convolve(y, [p, 1 - p])
+    return float(np.maximum(P - math.exp(eps) * Q, 0.0).sum())
+
+
+@pytest.mark.parametrize("eps0,eps", [(0.5, 0.1), (1.0, 0.3), (3.0, 1.0)])
+def test_taking_one_other_out_never_lowers_the_divergence(eps0, eps):
+    # the blocks' lemma: H_j(n) <= H_{j-1}(n-1) and H_j(n) <= H_j(n-1)
+    for n in (6, 17, 40):
+        for j in range(n):
+            h = _forward(n, j, eps0, eps)
+            if j >= 1:
+                assert h <= _forward(n - 1, j - 1, eps0, eps) * (1 + 1e-12) + 1e-16
+            if j <= n - 2:
+                assert h <= _forward(n - 1, j, eps0, eps) * (1 + 1e-12) + 1e-16
+
+
+def test_blocks_of_splits_bracket_the_enumerated_worst_case(monkeypatch):
+    # force blocks at small n (5 blocks of 10 splits at n = 50): the upper bound (block starts
+    # with n - g + 1 users) stays above the worst case over every dataset, the lower below it
+    n, eps0 = 50, 1.0
+    monkeypatch.setattr(bx, "MAX_N", 5)
+    monkeypatch.setattr(bx, "MIN_BLOCKS", 5)
+    monkeypatch.setattr(bx, "_CELLS", 0)
+    m, js = bx.splits(n, eps0, "upper")
+    assert m == 41 and list(js) == [0, 10, 20, 30, 40]
+    eps = np.array([0.05, 0.3, 0.6])
+    truth = worst_case_delta(RandomizedResponse(eps0, 2), n, eps).delta
+    for e, t in zip(eps, truth, strict=True):
+        up, lo = bx.exact_delta(eps0, n, e, "upper"), bx.exact_delta(eps0, n, e, "lower")
+        assert lo <= t <= up
+        # deliberately wrong: the block starts with all n users miss the worst split (j = 1)
+        wrong = max(_forward(n, j, eps0, e) for j in js)
+        assert wrong < t or e == 0.05
+    assert max(_forward(n, j, eps0, 0.3) for j in js) < 0.99 * truth[1]
+
+
+def test_above_max_n_the_bracket_stays_tight_and_beats_the_blanket():
+    from darrm.accounting.shuffle import decomposition
+
+    n, eps0, delta = 25_000, 2.0, 1e-7
+    up, lo = bx.exact_eps(eps0, n, delta, "upper"), bx.exact_eps(eps0, n, delta, "lower")
+    assert lo <= up <= lo * 1.001
+    rr = RandomizedResponse(eps0, 2)
+    assert up < decomposition.eps_bound(rr, n, delta).eps  # the blanket (optimal decomposition)
+    assert lo >= decomposition.lower_eps_bound(rr, n, delta).eps * (1 - 1e-4)  # j = 0 is a split

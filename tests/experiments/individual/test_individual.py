@@ -54,6 +54,19 @@ def test_every_mechanism_meets_every_groups_total_budget(Q):
     # and DaRRM's worst-budget γ is not private for records copied twice at the middle budget
     twice = darrm.ShardGroupParams(21, darrm.NonPrivate(), [(3, cal.eps_query[0], cal.delta_query)])
     assert not darrm.certify(cal.worst.gamma, twice).certified
+    # DaRRM on the weighting teachers: every group at its own per-query target, certified; the LPs nested
+    sizes = teachers_per_group(21, cfg.shares)
+    for table in (cal.per_group, cal.weighted):
+        p = table.params
+        assert [(g.size, g.target_eps, g.target_delta) for g in p.groups] == [
+            (k, e, cal.delta_query) for k, e in zip(sizes, cal.eps_query, strict=True)]
+        assert darrm.certify(table.gamma, p).certified and table.status == "optimal"
+        # the per-group γ spends the better groups' budgets: at the worst group's target for all it is refused
+        all_worst = darrm.WeightedShardParams(darrm.NonPrivate(), [(k, cal.eps_query[0], cal.delta_query)
+                                                                   for k in sizes], p.weights)
+        assert not darrm.certify(table.gamma, all_worst).certified
+    assert cal.weighted.params.weights == (1.0, 2.0, 3.0)
+    assert cal.per_group.objective <= cal.weighted.objective + 1e-9
 
 
 def test_weighted_gnmax_reads_the_weighted_histogram():

@@ -1,0 +1,393 @@
+"""Multi-message shuffle protocols: one input-dependent message and blanket messages per user.
+
+Wang et al. (variation-ratio, Section 4.3, "Multi-message protocols" and Table 4) treat the
+protocols in which every user sends one message R(x) that depends on its input and ``b`` further
+messages drawn independently from one fixed distribution B (their "Type II": the binary sums of
+Balcer & Cheu 2020 and Balcer et al. 2021, Cheu & Zhilyaev 2022, balls-into-bins, pureDUMP and
+mixDUMP).  All n(b + 1) messages are shuffled together.  Their "Type I" (several independent
+single-message protocols) is a composition (:mod:`.composition`); their "Type III" (correlated
+messages of one user, secret sharing) is out of scope here as it is there.
+
+**Upper bound.**  Claim: for neighbouring datasets (x0, x_2..x_n) and (x1, x_2..x_n) and every
+ε ≥ 0,
+
+    D_{e^ε}(shuffled protocol on X^0 ‖ on X^1) <= (1/N) E[(G_1 + ... + G_N)_+],   N = n·b + 1,
+
+with G_i i.i.d., G = (R(x0)(Y) − e^ε R(x1)(Y)) / B(Y), Y ~ B (Su et al.'s generalised privacy
+amplification random variable, Def. 9, for the "filler" distribution B).  Proof: (i) the other
+users' input-dependent messages are independent of the victim's input and of everything else, so
+the shuffled output is a randomized post-processing of the shuffled output without them (add them
+and re-shuffle); by the data-processing inequality dropping them can only increase the
+divergence.  (ii) What is left is the victim's message R(x_j) and n·b i.i.d. messages from B (the
+victim's own blankets included: they are independent of its input), i.e. the single-message
+shuffle of N = n·b + 1 "users" where the victim holds x_j and the others all hold a filler input
+whose row is B.  (iii) For that dataset pair Su et al. Thm 14 (GKMP20's Lemma, as in
+:func:`.decomposition.dataset_atoms`) gives the divergence *exactly* as (1/N) E[(ΣG_i)_+], since
+Pr[Mult(N−1, B) = h − e_y] = Pr[Mult(N, B) = h]·h_y/(N·B(y)).  It needs B(y) > 0 wherever
+R(x0)(y) or R(x1)(y) is > 0 (checked at construction: otherwise an output of the victim alone
+reveals its input and no amplification is possible).  The maximum over ordered pairs (x0, x1)
+covers both directions.  E[(ΣG)_+] is bounded from above by :func:`.decomposition.positive_part`
+(exact count sums for at most three non-zero atoms, rigorous grids otherwise).
+
+**Lower bound.**  Claim: each of the following is ≤ the protocol's δ(ε) for some actual pair of
+neighbouring datasets, hence a valid lower bound:
+
+* a *deterministic* row: if R(x*) is a point mass, the dataset (x_j, x*, ..., x*) adds the same
+  known n − 1 messages to both outputs (a bijection of histograms, invertible by the analyser), so
+  its divergence *equals* the reduced pair of the upper bound — the two bounds coincide;
+* a *blanket-matching mixture*: if some distribution μ over inputs has μᵀR = B, let the other
+  users' inputs be i.i.d. ~ μ.  Their messages are then i.i.d. ~ B and the output is the
+  single-message shuffle of N' = n(b + 1) users with the victim at x_j and every other at the
+  filler: exactly (1/N') E[(ΣG_i)_+] over N' copies of the same G.  This is the divergence of a
+  *mixture* of dataset pairs (one per draw of the others' inputs) with the same victim pair, so by
+  the joint convexity of the hockey-stick divergence it is ≤ the worst dataset pair's.  μ is found
+  by non-negative least squares; the residual r = μᵀR − B actually computed is charged:
+  replacing n − 1 laws by B moves each output's law by at most (n − 1)·‖r‖₁/2 in total variation,
+  so (1 + e^ε)(n − 1)‖r‖₁/2 is subtracted.
+
+E[(ΣG)_+] is bounded from below by :func:`.decomposition.positive_part` (``kind="lower"``).  When
+neither candidate exists the lower bound is refused (:class:`~.bound.NotApplicable`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+from scipy.optimize import nnls
+
+from darrm import validation as v
+from darrm.errors import ParameterError
+
+from .bound import Bound, NotApplicable, eps_for_delta
+from .decomposition import Atoms, dataset_atoms, positive_part
+from .randomizers import FiniteRandomizer, RandomizedResponse
+
+#: the methods' names (every Bound they return carries one)
+UPPER_NAME = "multi-message"
+LOWER_NAME = "multi-message-lower"
+#: an ε search whose δ(ε) never reaches the target below this cap reports ε = ∞ (upper) / the cap (lower)
+EPS_CAP = 50.0
+
+_UP_NOTE = ("victim's message among the n*b blanket messages, the others' input-dependent messages dropped "
+            "(post-processing); exact GPARV divergence (Su et al. Thm 14) over N = n*b + 1 messages, rounded up")
+_LO_NOTE_DET = "others at a deterministic input: equals the upper bound's reduced pair"
+_LO_NOTE_MIX = ("others' inputs i.i.d. from a mixture whose messages are distributed as the blankets "
+                "(joint convexity); GPARV divergence over N' = n*(b + 1) messages, rounded down")
+
+
+def _probability_rows(name: str, m: np.ndarray) -> np.ndarray:
+    if not np.all(np.isfinite(m)) or np.any(m < 0):
+        raise ParameterError(name, "entries must be finite and >= 0")
+    sums = m.sum(axis=-1)
+    if np.any(np.abs(sums - 1.0) > 1e-9):
+        raise ParameterError(name, f"rows must sum to 1 (got {sums})")
+    return m / np.asarray(sums)[..., None]
+
+
+@dataclass(frozen=True)
+class MultiMessageProtocol:
+    """Every user sends R(x) and ``blankets`` messages drawn i.i.d. from ``blanket`` (module docstring).
+
+    Unlike a :class:`~.randomizers.FiniteRandomizer`, ``local`` need not be pure LDP (zeros and
+    point masses are allowed: the binary sum sends its bit in the clear); the blankets provide the
+    privacy.  Validated at construction.
+
+    Attributes:
+        local: ``local[x][y]`` = P[R(x) = y], one row per input (>= 2 rows, not all equal).
+        blanket: B(y), a probability vector over the same outputs, > 0 wherever a row is > 0.
+        blankets: b, the number of blanket messages per user (>= 1).
+        label: a short name for tables (default: derived from the sizes).
+    """
+
+    local: tuple[tuple[float, ...], ...]
+    blanket: tuple[float, ...]
+    blankets: int
+    label: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            m = np.array(self.local, dtype=float)
+            bl = np.array(self.blanket, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ParameterError("local", f"not a numeric matrix and vector: {exc}") from None
+        if m.ndim != 2 or m.shape[0] < 2 or m.shape[1] < 2:
+            raise ParameterError("local", f"must be 2-D with >= 2 rows and >= 2 outputs, got shape {m.shape}")
+        if bl.shape != (m.shape[1],):
+            raise ParameterError("blanket", f"must have one probability per output ({m.shape[1]}), "
+                                 f"got shape {bl.shape}")
+        m = _probability_rows("local", m)
+        bl = _probability_rows("blanket", bl)
+        if np.all(np.abs(m - m[0]).max(axis=1) <= 1e-15):
+            raise ParameterError("local", "all rows are equal: the messages do not depend on the input")
+        uncovered = (bl <= 0) & (m.max(axis=0) > 0)
+        if uncovered.any():
+            y = int(np.flatnonzero(uncovered)[0])
+            raise ParameterError("blanket", f"output {y} has blanket probability 0 but some input sends it: "
+                                 "that message alone reveals the input (no amplification)")
+        blankets = v.count("blankets", self.blankets)
+        object.__setattr__(self, "local", tuple(tuple(float(x) for x in row) for row in m))
+        object.__setattr__(self, "blanket", tuple(float(x) for x in bl))
+        object.__setattr__(self, "blankets", blankets)
+        if not self.label:
+            object.__setattr__(self, "label", f"{m.shape[0]}x{m.shape[1]} message + {blankets} blanket(s)")
+
+    @property
+    def name(self) -> str:
+        """A short label for tables and plots."""
+        return f"multi-message {self.label}"
+
+    @property
+    def array(self) -> np.ndarray:
+        """R as a float array (rows: inputs, columns: outputs)."""
+        return np.array(self.local, dtype=float)
+
+    @property
+    def extended(self) -> np.ndarray:
+        """R with B appended as a last row: the filler input of the reduced single-message shuffle."""
+        return np.vstack([self.array, np.array(self.blanket)[None, :]])
+
+    @property
+    def log_ratio(self) -> float:
+        """ln p: the largest ln(R(x0)(y)/R(x1)(y)) over inputs and outputs (∞ when some R(x1)(y) = 0 < R(x0)(y))."""
+        m = self.array
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = m[:, None, :] / m[None, :, :]
+        r = np.where(m[:, None, :] > 0, r, 0.0)
+        top = float(np.max(r))
+        return math.inf if math.isinf(top) else math.log(max(top, 1.0))
+
+
+def binary_sum(coin: float, blankets: int) -> MultiMessageProtocol:
+    """Binary summation with blanket coins (Balcer & Cheu 2020; Balcer et al. 2021 for coin = 1/2):
+    each user sends its bit x ∈ {0, 1} in the clear and ``blankets`` Bernoulli(coin) bits (Wang et al.
+    Table 4: p = ∞, β = 1, q = max(1/coin, 1/(1 − coin))).
+
+    Args:
+        coin: P[blanket bit = 1], in (0, 1).
+        blankets: blanket bits per user (>= 1).
+
+    Returns:
+        The protocol (its bounds are exact: upper = lower, the input-dependent message is deterministic).
+
+    Raises:
+        ParameterError: ``coin`` outside (0, 1) or ``blankets`` < 1.
+    """
+    coin = v.open_unit("coin", coin)
+    return MultiMessageProtocol(((1.0, 0.0), (0.0, 1.0)), (1.0 - coin, coin), blankets,
+                                f"binary sum, coin {coin:g}, {blankets} blanket(s)")
+
+
+def uniform_blankets(randomizer: FiniteRandomizer | RandomizedResponse, blankets: int) -> MultiMessageProtocol:
+    """A single-message randomizer plus ``blankets`` messages uniform over its outputs per user.
+
+    k-RR with uniform blankets is mixDUMP (Li et al. 2023, flip probability f = (k − 1)/(e^{ε0} + k − 1);
+    Wang et al. Table 4); ``darrm shuffle --randomizer rr:K+B`` builds it.
+
+    Args:
+        randomizer: the input-dependent message's randomizer.
+        blankets: blanket messages per user (>= 1).
+
+    Returns:
+        The protocol.
+
+    Raises:
+        ParameterError: ``randomizer`` is not a specific randomizer, or ``blankets`` < 1.
+    """
+    v.instance("randomizer", randomizer, (FiniteRandomizer, RandomizedResponse),
+               "a FiniteRandomizer or RandomizedResponse")
+    fin = randomizer.to_finite() if isinstance(randomizer, RandomizedResponse) else randomizer
+    d = len(fin.matrix[0])
+    return MultiMessageProtocol(fin.matrix, tuple([1.0 / d] * d), blankets,
+                                f"{getattr(randomizer, 'name', fin.name)} + {blankets} uniform blanket(s)")
+
+
+@functools.lru_cache(maxsize=32)
+def _gparvs(proto: MultiMessageProtocol) -> tuple[Atoms, ...]:
+    """The distinct GPARVs (r0, r1, w) = (R(x0)(y)/B(y), R(x1)(y)/B(y), B(y)) over ordered victim pairs."""
+    ext = proto.extended
+    k = ext.shape[0] - 1
+    out, seen = [], set()
+    for a in range(k):
+        for b in range(k):
+            if a == b or np.array_equal(ext[a], ext[b]):
+                continue
+            at = dataset_atoms(ext, a, b, k)
+            rows = np.round(np.stack([at.r0, at.r1, at.w], axis=1), 12)
+            key = tuple(map(tuple, rows[np.lexsort(rows.T[::-1])]))
+            if key not in seen:
+                seen.add(key)
+                out.append(at)
+    return tuple(out)
+
+
+def _delta(proto: MultiMessageProtocol, summands: int, eps: float, kind: str) -> float:
+    """max over the GPARVs of the (kind) bound on (1/N) E[(Σ_{i<=N} G_i)_+], N = ``summands``."""
+    best = 0.0
+    for at in _gparvs(proto):
+        best = max(best, positive_part(at.values(eps), at.w, summands, kind)[0] / summands)
+    return min(1.0, best)
+
+
+def upper_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
+    """δ(ε) upper bound of the shuffled protocol with n users (module docstring, upper bound).
+
+    Args:
+        proto: the protocol.
+        n: the number of users (>= 1).
+        eps: ε (>= 0).
+
+    Returns:
+        A δ with which the protocol is (ε, δ)-DP (replace-one neighbours).
+
+    Raises:
+        ParameterError: a parameter out of range.
+    """
+    v.instance("proto", proto, MultiMessageProtocol, "a MultiMessageProtocol")
+    n, eps = v.count("n", n), v.epsilon("eps", eps, allow_zero=True)
+    if eps >= proto.log_ratio:
+        return 0.0
+    return _delta(proto, n * proto.blankets + 1, eps, "upper")
+
+
+@functools.lru_cache(maxsize=32)
+def _candidates(proto: MultiMessageProtocol) -> tuple[bool, float | None]:
+    """(a deterministic row exists, residual ‖μᵀR − B‖₁ of the best mixture μ or None when B is
+    not a mixture of the rows to 1e-9)."""
+    m = proto.array
+    det = bool(np.any(np.count_nonzero(m, axis=1) == 1))  # a point mass (rows were renormalised)
+    bl = np.array(proto.blanket)
+    a = np.vstack([m.T, np.ones((1, m.shape[0]))])
+    mu, _ = nnls(a, np.append(bl, 1.0))
+    mu = mu / mu.sum()
+    resid = float(np.abs(mu @ m - bl).sum())
+    return det, (resid if resid <= 1e-9 else None)
+
+
+def lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
+    """δ(ε) lower bound: the larger of the module docstring's candidates that exist.
+
+    Args:
+        proto: the protocol.
+        n: the number of users (>= 1).
+        eps: ε (>= 0).
+
+    Returns:
+        A δ that some pair of neighbouring datasets (or a mixture of such pairs) attains or exceeds.
+
+    Raises:
+        NotApplicable: no row is deterministic and B is not a mixture of the rows.
+        ParameterError: a parameter out of range.
+    """
+    v.instance("proto", proto, MultiMessageProtocol, "a MultiMessageProtocol")
+    n, eps = v.count("n", n), v.epsilon("eps", eps, allow_zero=True)
+    det, resid = _candidates(proto)
+    if not det and resid is None:
+        raise NotApplicable("proto", "no input's message is deterministic and the blanket distribution is not "
+                            "a mixture of the messages' distributions: no exact dataset pair is available")
+    if eps >= proto.log_ratio:
+        return 0.0
+    best = 0.0
+    if det:
+        best = _delta(proto, n * proto.blankets + 1, eps, "lower")
+    if resid is not None:
+        charge = (1.0 + math.exp(eps)) * (n - 1) * resid / 2
+        best = max(best, _delta(proto, n * (proto.blankets + 1), eps, "lower") - charge)
+    return max(0.0, best)
+
+
+def _search(f: Callable[[float], float], delta: float, hi: float, kind: str) -> float:
+    """ε(δ) of a non-increasing δ(ε) = ``f``: [0, hi] when finite, else hi doubled from 1 up to
+    :data:`EPS_CAP` (unreachable: ∞ for an upper bound, the cap for a lower one — both valid)."""
+    if math.isinf(hi):
+        hi = 1.0
+        while f(hi) > delta:
+            hi *= 2
+            if hi > EPS_CAP:
+                return math.inf if kind == "upper" else EPS_CAP
+    return eps_for_delta(f, delta, hi, "upper" if kind == "upper" else "lower")
+
+
+def eps_bound(proto: MultiMessageProtocol, n: int, delta: float) -> Bound:
+    """ε(δ) upper bound (:func:`upper_delta`; ε = ∞ when δ is out of reach below ε = 50).
+
+    Args:
+        proto: the protocol.
+        n: the number of users.
+        delta: the target δ in (0, 1).
+
+    Returns:
+        An upper :class:`~.bound.Bound` named :data:`UPPER_NAME`.
+
+    Raises:
+        ParameterError: a parameter out of range.
+    """
+    delta, n = v.open_unit("delta", delta), v.count("n", n)
+    e = _search(lambda x: upper_delta(proto, n, x), delta, proto.log_ratio, "upper")
+    return Bound(UPPER_NAME, "upper", True, e, delta, _UP_NOTE)
+
+
+def lower_eps_bound(proto: MultiMessageProtocol, n: int, delta: float) -> Bound:
+    """ε(δ) lower bound (:func:`lower_delta`).
+
+    Args:
+        proto: the protocol.
+        n: the number of users.
+        delta: the target δ in (0, 1).
+
+    Returns:
+        A lower :class:`~.bound.Bound` named :data:`LOWER_NAME`.
+
+    Raises:
+        NotApplicable: no exact dataset pair is available (:func:`lower_delta`).
+        ParameterError: a parameter out of range.
+    """
+    delta, n = v.open_unit("delta", delta), v.count("n", n)
+    det, _ = _candidates(proto)
+    e = _search(lambda x: lower_delta(proto, n, x), delta, proto.log_ratio, "lower")
+    return Bound(LOWER_NAME, "lower", True, e, delta, _LO_NOTE_DET if det else _LO_NOTE_MIX)
+
+
+def bounds(proto: MultiMessageProtocol, n: int, delta: float) -> list[Bound]:
+    """The upper and (where available) the lower ε(δ) bound; a refused lower bound is returned as
+    an invalid Bound whose note says why.
+
+    Args:
+        proto: the protocol.
+        n: the number of users.
+        delta: the target δ in (0, 1).
+
+    Returns:
+        [upper, lower].
+
+    Raises:
+        ParameterError: a parameter out of range.
+    """
+    up = eps_bound(proto, n, delta)
+    try:
+        lo = lower_eps_bound(proto, n, delta)
+    except NotApplicable as exc:
+        lo = Bound.not_applicable(LOWER_NAME, "lower", str(exc), delta=delta)
+    return [up, lo]
+
+
+def as_protocol(local: np.ndarray | Sequence[Sequence[float]], blanket: Sequence[float], blankets: int
+                ) -> MultiMessageProtocol:
+    """A :class:`MultiMessageProtocol` from arrays (validated as at construction).
+
+    Args:
+        local: ``local[x][y]`` = P[R(x) = y].
+        blanket: B(y).
+        blankets: blanket messages per user (>= 1).
+
+    Returns:
+        The protocol.
+
+    Raises:
+        ParameterError: as :class:`MultiMessageProtocol`.
+    """
+    return MultiMessageProtocol(tuple(tuple(float(x) for x in row) for row in np.asarray(local, dtype=float)),
+                                tuple(float(x) for x in np.asarray(blanket, dtype=float)), blankets)

@@ -1,0 +1,144 @@
+"""Pure-DP (Δ = 0) constraint generation: an initial working set, a λ ramp, no purge.
+
+Three changes to :func:`darrm.solver.cutting_planes.solve_cutting_planes` for Δ = 0 members, each
+with its switch for the benchmark's same-run comparison (``benchmarks/bench_pure_rounds.py``):
+the seed below (:data:`PURE_SEED`), the in-out λ ramp (:func:`ramp_lambda`, :data:`PURE_RAMP`) and
+keeping every row (:func:`purge_rounds`, :data:`PURE_KEEP_ROWS`).  None of them changes what a
+round proves: rows are rows of the full LP, bounds come from the exhaustive sweep at the point
+actually separated, and the final certificate sweeps every multiset.
+
+The seed.
+
+Claim.  For Δ = 0 members (corners (0,0), (1,1), (hi,lo), (lo,hi) of Lemma 5.1) the K + 1
+multisets that put c members at (hi,lo) and K − c at (0,0), c = 0..K, with their swaps and
+reflections (:func:`darrm.privacy.corners.orientations`: 4(K + 1) − 4 distinct multisets), may
+be put in the working set of :func:`darrm.solver.cutting_planes.solve_cutting_planes` before the
+first round without changing what the solve returns or what its bounds mean.
+
+Proof.  Each of them is a corner multiset, so its folded row (:mod:`darrm.solver.rows`, Lemma 3.4's
+Eq. 1 folded by the symmetry of γ) is a constraint of the full LP (Eq. 2 with the corner
+reduction of Lemma 5.1).  A working set of full-LP rows gives a relaxation of the full LP
+whichever rows it holds, so the Lagrangian lower bound of every round
+(:func:`darrm.solver.restricted_lp.lagrangian_bound`) stays valid; the upper bounds, the stop and
+the final certificate come from exhaustive sweeps over every multiset, as without the seed.  So
+"optimal" and the proven gap keep their meaning; only the path (the rounds) changes.
+
+Why these.  At the pure-DP optimum almost every binding multiset is of this family (measured,
+m = 10, ε = 0.1, i.i.d. prior 0.75: 10 of the 12 multisets with a positive dual at K = 101, 21 of
+25 at K = 301; the others mix (1,1) or (lo,hi) members in as well): the members that
+separate D from D′ the most, beside members that never vote 1.  Without them the first
+rounds' LP is unbounded in most directions (its lower bound stays at the trivial −½ for
+dozens of rounds at K = 1001, 256 cuts a round).  The rows cost ~0.1 s at K = 1001
+(:func:`darrm.privacy.corner_pmfs.factored_pmf_pairs`: one binomial pmf per multiset).
+
+Δ > 0 is left alone (:func:`seed_multisets` returns no rows): its solver has its own screening
+rounds, and the eight-corner optimum binds elsewhere.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..params import PrivacyParams
+
+#: seed pure-DP constraint generation with :func:`seed_multisets` (False: start from no rows,
+#: the previous path, kept for the benchmark's same-run comparison)
+PURE_SEED = True
+
+#: none of the three changes applies above this mε: the rows hold entries ~e^{mε}, and HiGHS called
+#: the seeded LP unbounded or failed on 16 of issue 23's 40 requests with mε in [18, 30] (K ≤ 31),
+#: which the old path (a few rows a round) solves
+PURE_MAX_MEPS = 10.0
+
+
+def _applies(params: PrivacyParams) -> bool:
+    """Δ = 0 and mε ≤ :data:`PURE_MAX_MEPS`."""
+    return params.member_delta == 0 and params.m * params.eps <= PURE_MAX_MEPS
+
+
+def seed_multisets(params: PrivacyParams) -> np.ndarray:
+    """The two-corner family of the module docstring, one orientation each.
+
+    Args:
+        params: the members' privacy parameters (K, ε, Δ).
+
+    Returns:
+        An (K + 1, 4) array of count vectors over the corners of
+        :func:`darrm.privacy.corners.corners` (n_(0,0), n_(1,1), n_(hi,lo), n_(lo,hi)) =
+        (K − c, 0, c, 0), c = 0..K; an empty array (0 rows, one column per corner) when Δ > 0,
+        mε > :data:`PURE_MAX_MEPS` or :data:`PURE_SEED` is off.  The working set adds their swaps and reflections itself
+        (:meth:`darrm.solver.cutting_planes.WorkingSet.new_among`).
+    """
+    if not (_applies(params) and PURE_SEED):
+        return np.zeros((0, 8 if params.member_delta > 0 else 4), dtype=np.int64)
+    c = np.arange(params.K + 1, dtype=np.int64)
+    z = np.zeros_like(c)
+    return np.stack([params.K - c, z, c, z], axis=1)
+
+
+#: pure DP: after a feasible separation point, move λ halfway to 1 (:func:`ramp_lambda`) instead of
+#: separating at the LP point itself (False: the previous schedule, for the same-run comparison)
+PURE_RAMP = True
+
+#: :func:`ramp_lambda` goes to λ = 1 once 1 − λ would fall below this
+RAMP_FLOOR = 0.1
+
+
+def ramps(params: PrivacyParams) -> bool:
+    """Whether constraint generation for ``params`` uses the λ ramp (Δ = 0 and :data:`PURE_RAMP`).
+
+    Args:
+        params: the members' privacy parameters.
+
+    Returns:
+        True for pure-DP members while :data:`PURE_RAMP` is on.
+    """
+    return _applies(params) and PURE_RAMP
+
+
+def ramp_lambda(lam: float) -> float:
+    """The next in-out λ after a feasible separation point at ``lam`` (the ramp).
+
+    The separation point x_in + λ(x_out − x_in) was feasible, so it became x_in and the distance
+    to the LP point's objective shrank by the factor 1 − λ.  Near the end of a pure-DP solve
+    (K = 1001) the LP point itself is violated round after round by multisets in the directions the
+    objective does not weigh (prior weights below 1e-300, where the tie-break pushes γ up), so a
+    round at λ = 1 mostly adds cuts and leaves the upper bound where it was, and the gap closes by
+    halves.  The ramp tries 1 − (1 − λ)/2 instead (0.5 → 0.75 → 0.875 → 1): each feasible
+    round shrinks the gap further, and a violated one still cuts off the LP point (a multiset violated
+    between a feasible x_in and x_out is violated at x_out: the rows are linear), after which
+    :meth:`darrm.solver.cutting_planes.Stabilizer.after_violation` returns λ to its base value.
+    Which λ is tried never changes what a round proves: bounds come from the exhaustive sweep at the
+    point actually separated.
+
+    Args:
+        lam: the λ in (0, 1) of the feasible separation point.
+
+    Returns:
+        1 − (1 − lam)/2, or 1.0 once that is within :data:`RAMP_FLOOR` of 1.
+    """
+    nxt = 1.0 - 0.5 * (1.0 - lam)
+    return 1.0 if 1.0 - nxt < RAMP_FLOOR else nxt
+
+
+#: rows slack for this many rounds in a row leave the working-set LP (Δ > 0, and Δ = 0 without
+#: :data:`PURE_KEEP_ROWS`)
+PURGE_AFTER = 5
+
+#: pure DP keeps every row (no purge): measured at K = 1001 (benchmarks/RESULTS.md, "Pure-DP rounds"),
+#: purging after 5 slack rounds dropped seed rows that bound again later and cost rounds to find again
+PURE_KEEP_ROWS = True
+
+
+def purge_rounds(params: PrivacyParams) -> int:
+    """How many slack rounds in a row remove a row from the working-set LP (0: never).
+
+    Args:
+        params: the members' privacy parameters.
+
+    Returns:
+        0 for pure-DP members while :data:`PURE_KEEP_ROWS` is on (the LP has ~K/2 columns and keeps
+        ~15,000 rows at K = 1001, a warm dual-simplex re-solve of well under a second), else
+        :data:`PURGE_AFTER`.
+    """
+    return 0 if _applies(params) and PURE_KEEP_ROWS else PURGE_AFTER
