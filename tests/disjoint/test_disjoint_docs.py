@@ -12,7 +12,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "disjoint.md"
 
 def test_disjoint_docs_examples_print_their_comments():
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
-    assert len(blocks) == 5
+    assert len(blocks) == 6
     for block in blocks:
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
