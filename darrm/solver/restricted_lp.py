@@ -70,6 +70,20 @@ HIGHS_DEFAULTS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_toler
                   "small_matrix_value": 1e-12}
 
 
+#: what a failed restricted-LP solve is retried with, in order, each on a fresh model (after a plain
+#: fresh model).  Nothing rests on the restricted LP being solved exactly (see ``DROP``): privacy
+#: comes from the exact sweep and certificate, and the lower bound holds for any y ≥ 0.
+#: (1) HiGHS's own ``small_matrix_value`` (1e-9): seen once at K = 1001, Δ = 0 (status "Not Set"
+#: after ~70 rounds), HiGHS can fail on the 1e-12 entries it keeps by default here; (2) the interior
+#: point method (with crossover, so a basis is still there) at tolerances 1e-9: seen at K = 2001,
+#: m = 10, Δ = 0 (round 18, 22.6k dense rows, "Not Set" from the warm, the fresh and the (1) model).
+RETRIES: tuple[dict, ...] = (
+    {"small_matrix_value": 1e-9},
+    {"small_matrix_value": 1e-9, "solver": "ipm", "run_crossover": "on",
+     "primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9},
+)
+
+
 def lagrangian_bound(c: np.ndarray, rows: np.ndarray, rhs: float, y: np.ndarray) -> float:
     """Σ_l min(0, (c + Rᵀy)_l) − rhs·Σy with y clipped to ≥ 0 (module docstring): a lower
     bound on min c·x over {0 ≤ x ≤ 1, R x ≤ rhs} ⊇ the full LP's feasible set."""
@@ -117,6 +131,7 @@ class HighsRestrictedLP(RestrictedLP):
 
     def __init__(self, c: np.ndarray, rhs: float, solver_opts: dict | None = None):
         super().__init__(c, rhs, solver_opts)
+        self._user = dict(self.opts)  # the caller's own options: a retry never changes them
         self._new_model()
 
     def _new_model(self) -> None:
@@ -159,21 +174,16 @@ class HighsRestrictedLP(RestrictedLP):
         h = self._h
         self._run(h)
         status = h.getModelStatus()
-        if status != highspy.HighsModelStatus.kOptimal:
-            # a warm start can stall on a degenerate basis after rows were deleted or the
-            # costs changed: retry from a fresh model before giving up
+        # each retry is a fresh model with the working set (a warm start can stall on a degenerate
+        # basis after rows were deleted or the costs changed), then with the options of RETRIES
+        for extra in ({},) + RETRIES:
+            if status == highspy.HighsModelStatus.kOptimal:
+                break
+            if extra and (all(self.opts.get(k) == v for k, v in extra.items())
+                          or any(k in self._user and self._user[k] != v for k, v in extra.items())):
+                continue  # already tried with these options, or the caller chose otherwise
             rows, self.rows = self.rows, np.zeros((0, self.c.shape[0]))
-            self._new_model()
-            self.add(rows)
-            h = self._h
-            self._run(h)
-            status = h.getModelStatus()
-        if status != highspy.HighsModelStatus.kOptimal and "small_matrix_value" not in self.opts:
-            # seen once at K = 1001, Δ = 0 (status "Not Set" after ~70 rounds): HiGHS can fail on
-            # the 1e-12 entries it keeps by default here; a fresh model with its own default
-            # (1e-9) solves a slightly perturbed relaxation, which nothing rests on (see DROP)
-            rows, self.rows = self.rows, np.zeros((0, self.c.shape[0]))
-            self.opts = {**self.opts, "small_matrix_value": 1e-9}
+            self.opts = {**self.opts, **extra}
             self._new_model()
             self.add(rows)
             h = self._h
@@ -181,6 +191,10 @@ class HighsRestrictedLP(RestrictedLP):
             status = h.getModelStatus()
         if status != highspy.HighsModelStatus.kOptimal:
             raise SolveError(f"LP not solved: HiGHS status {h.modelStatusToString(status)!r}")
+        if self.opts.get("solver") == "ipm" and "solver" not in self._user:
+            # the next rounds warm-start the simplex from the crossover's basis again
+            self.opts = {k: v for k, v in self.opts.items() if k not in ("solver", "run_crossover")}
+            h.setOptionValue("solver", "choose")
         sol = h.getSolution()
         x = np.asarray(sol.col_value, dtype=np.float64)
         # HiGHS's row dual of a ≤ row in a minimisation is ≤ 0 (∂objective/∂rhs)

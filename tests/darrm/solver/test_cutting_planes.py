@@ -129,6 +129,48 @@ def test_restricted_lp_backends_agree_and_their_lagrangian_bound_is_tight(backen
     assert c @ x2 <= c @ x + 1e-12
 
 
+@pytest.mark.parametrize("works_from", [1, 2, 3, 4, 99])
+def test_a_failing_highs_solve_is_retried_down_to_the_interior_point_method_or_refused(works_from, monkeypatch):
+    """HiGHS ending without an optimum (status "Not Set", seen at K = 2001, Δ = 0) is retried on a fresh
+    model, then with each of RETRIES (the last: interior point with crossover); the optimum is the
+    same, the next round is back on the simplex, and when every attempt fails the solve is a
+    SolveError, never a silent point."""
+    from darrm.errors import SolveError
+    from darrm.solver import restricted_lp as rl
+    from darrm.solver.full_lp import build_rows, solve_lp
+    from darrm.solver.objective import objective_coefficients
+
+    P = PrivacyParams(11, 3, 0.1, 1e-5)
+    c, _ = objective_coefficients(P.K, IIDPrior())
+    rows = build_rows(P)
+    x_ref, _ = solve_lp(rows, P.rhs, c)
+    calls = []
+    real = rl.HighsRestrictedLP._run
+
+    def flaky(h):  # attempt n (1: the warm model, 2: fresh, 3: RETRIES[0], 4: RETRIES[1]) runs from works_from on
+        calls.append(h.getOptions().solver)
+        if len(calls) >= works_from:
+            real(h)
+        else:
+            h.clearSolver()
+
+    monkeypatch.setattr(rl.HighsRestrictedLP, "_run", staticmethod(flaky))
+    lp = rl.make_restricted_lp("highs", c, P.rhs)
+    lp.add(rows)
+    if works_from > 1 + len(rl.RETRIES) + 1:
+        with pytest.raises(SolveError, match="LP not solved"):
+            lp.solve()
+        assert len(calls) == 2 + len(rl.RETRIES)
+        return
+    x, _ = lp.solve()
+    assert c @ x == pytest.approx(c @ x_ref, abs=1e-8)
+    assert len(calls) == works_from
+    if works_from == 4:
+        assert calls[-1] == "ipm"
+    lp.solve()  # the next round: the simplex again
+    assert calls[-1] != "ipm" and lp.opts.get("solver") is None
+
+
 def test_unknown_lp_backend_is_refused_by_name():
     from darrm.errors import ParameterError
 
