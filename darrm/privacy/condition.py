@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -115,6 +116,56 @@ def check(eps_total: float, delta: float, K: int) -> Check:
     slack = 2.0 * eta * (1.0 + 2.0 * e_hat)
     margin = REPAIR_MARGIN_ULPS * math.sqrt(K + 2) * UNIT_ROUNDOFF + 4.0 * slack
     return Check(e=e_c, delta=d_c, slack=slack, rho=rho, exp_eps=e_hat, margin=margin)
+
+
+def normalised_check(checks: list[Check], K: int) -> Check:
+    """The test that one repair factor scales with when configuration groups owe different targets.
+
+    A certificate over groups g with their own tests ``checks[g]`` reports group g's bound v̂_g in
+    units of its own room, ṽ_g = 2·v̂_g / rhs_g.  Each v̂_g(s·γ) = −rhs_g/2 + s·(v̂_g(γ) + rhs_g/2)
+    (:func:`repair_factor`), so ṽ_g(s·γ) = −1 + s·(ṽ_g + 1): the returned Check has rhs 2 (e = 3,
+    no δ, no slack) and the margin max_g 2·m_g / rhs_g, so that one factor (1 − M)/(1 + max_g ṽ_g)
+    puts every group at or below its own margin.  ``exp_eps`` is the largest e^{ε_g} (reports)."""
+    margin = max(2.0 * c.margin / c.rhs for c in checks)
+    return Check(e=3.0, delta=0.0, slack=0.0, rho=relative_error_bound(K),
+                 exp_eps=max(c.exp_eps for c in checks), margin=margin)
+
+
+class GroupTargets:
+    """Per-group targets (ε_g, δ_g) of a release (mixed into :class:`darrm.ShardGroupParams` and
+    :class:`darrm.WeightedShardParams`): the normalised test, its rows' right-hand side and the
+    budget an accountant may compose.  The class provides ``groups`` (items with ``target_eps`` and
+    ``target_delta``), ``K`` and ``check_for(g)``, group g's own :class:`Check`."""
+
+    if TYPE_CHECKING:
+        groups: tuple[Any, ...]
+
+        @property
+        def K(self) -> int: ...
+
+        def check_for(self, g: int) -> Check: ...
+
+    @property
+    def check(self) -> Check:
+        """The *normalised* test that :func:`darrm.privacy.certify.repair` scales with
+        (:func:`normalised_check` of every group's :meth:`check_for`)."""
+        return normalised_check([self.check_for(i) for i in range(len(self.groups))], self.K)
+
+    @property
+    def rhs(self) -> float:
+        """Right-hand side of the normalised LP rows: 1 (each group's folded row divided by its rhs)."""
+        return 1.0
+
+    @property
+    def query_budget(self) -> tuple[float, float]:
+        """(max_g ε_g, max_g δ_g): one release is (ε_g, δ_g)-DP for the records of group g, so it is
+        this pair for every record (the weakest guarantee, the one an accountant may compose)."""
+        return max(g.target_eps for g in self.groups), max(g.target_delta for g in self.groups)
+
+    @property
+    def exp_eps(self) -> float:
+        """e^{max_g ε_g}."""
+        return math.exp(self.query_budget[0])
 
 
 def flush_tiny(a: np.ndarray) -> np.ndarray:

@@ -15,12 +15,12 @@ import itertools
 import mpmath
 import numpy as np
 
-from ..disjoint.members import ApproxDP, LocalRR
+from ..disjoint.members import ApproxDP, LocalRR, MemberPrivacy, NonPrivate
 from ..disjoint.params import DisjointParams
 from ..gamma import validate_gamma
 from ..params import PrivacyParams
 
-__all__ = ["cloud_reference", "mp_corners", "profile_reference"]
+__all__ = ["cloud_reference", "mp_corners", "mp_member_region", "mp_pmf", "profile_reference"]
 
 
 def _weights(gamma: np.ndarray) -> list:
@@ -30,7 +30,8 @@ def _weights(gamma: np.ndarray) -> list:
             for i, gv in enumerate(gamma)]
 
 
-def _pmf(ps: list) -> list:
+def mp_pmf(ps: list) -> list:
+    """The law of a sum of independent Bernoulli(p) votes, by its definition (at mpmath's precision)."""
     a = [mpmath.mpf(1)]
     for p in ps:
         nxt = [mpmath.mpf(0)] * (len(a) + 1)
@@ -51,6 +52,23 @@ def mp_corners(eps: float, Delta: float) -> list:
     return [(0, 0), (1, 1), (0, D), (D, 0), (1 - D, 1), (1, 1 - D), (hi, lo), (lo, hi)]
 
 
+def mp_member_region(member: MemberPrivacy) -> tuple[list[tuple], tuple]:
+    """(the vertices of a changed member's (p, p′) region, the two ends (lo, hi) of an unchanged
+    member's p) for a disjoint-members model (:mod:`darrm.disjoint.members`), in mpmath from the
+    models' definitions: (ε, Δ)-DP members: the corners of :func:`mp_corners` and [0, 1];
+    local randomized response with ε₀: r = 1/(e^{ε₀} + 1), the vertices {r, 1 − r}² and [r, 1 − r];
+    non-private members: {0, 1}² and [0, 1]."""
+    one = mpmath.mpf(1)
+    if isinstance(member, ApproxDP):
+        return [(mpmath.mpf(p), mpmath.mpf(q)) for p, q in mp_corners(member.eps, member.delta)], (0 * one, one)
+    if isinstance(member, LocalRR):
+        r = 1 / (mpmath.exp(mpmath.mpf(member.eps0)) + 1)
+        return [(a, b) for a in (r, 1 - r) for b in (r, 1 - r)], (r, 1 - r)
+    if isinstance(member, NonPrivate):
+        return [(a * one, b * one) for a in (0, 1) for b in (0, 1)], (0 * one, one)
+    raise TypeError(f"no region for member model {member!r}")
+
+
 def cloud_reference(gamma: np.ndarray, params: PrivacyParams | DisjointParams, dps: int = 40) -> list:
     """Every (Pr[A(D)=o], Pr[A(D′)=o]) pair, both outputs and both directions, in mpmath."""
     g = validate_gamma(gamma, params.K)
@@ -59,14 +77,7 @@ def cloud_reference(gamma: np.ndarray, params: PrivacyParams | DisjointParams, d
         w = _weights(g)
         pairs = []
         if isinstance(params, DisjointParams):
-            m = params.member
-            if isinstance(m, ApproxDP):
-                vs, (lo, hi) = mp_corners(m.eps, m.delta), (mpmath.mpf(0), mpmath.mpf(1))
-            elif isinstance(m, LocalRR):
-                r = 1 / (mpmath.exp(mpmath.mpf(m.eps0)) + 1)
-                vs, (lo, hi) = [(r, r), (1 - r, 1 - r), (1 - r, r), (r, 1 - r)], (r, 1 - r)
-            else:
-                vs, (lo, hi) = [(0, 0), (1, 1), (0, 1), (1, 0)], (mpmath.mpf(0), mpmath.mpf(1))
+            vs, (lo, hi) = mp_member_region(params.member)
             configs = [([p] + [hi] * n + [lo] * (K - 1 - n), [pp] + [hi] * n + [lo] * (K - 1 - n))
                        for (p, pp) in vs for n in range(K)]
         else:
@@ -75,7 +86,7 @@ def cloud_reference(gamma: np.ndarray, params: PrivacyParams | DisjointParams, d
             for combo in itertools.combinations_with_replacement(range(len(cs)), K):
                 configs.append(([cs[c][0] for c in combo], [cs[c][1] for c in combo]))
         for ps, pps in configs:
-            a, ap = _pmf(ps), _pmf(pps)
+            a, ap = mp_pmf(ps), mp_pmf(pps)
             p1 = mpmath.fsum(x * y for x, y in zip(a, w, strict=True))
             pp1 = mpmath.fsum(x * y for x, y in zip(ap, w, strict=True))
             pairs += [(p1, pp1), (pp1, p1), (1 - p1, 1 - pp1), (1 - pp1, 1 - p1)]

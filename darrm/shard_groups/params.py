@@ -13,7 +13,6 @@ group g, hence exactly the r_g members whose shards hold its copies
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -22,7 +21,7 @@ from ..disjoint.members import MemberPrivacy, member_from_dict
 from ..errors import ParameterError
 from ..neighboring import NeighboringRelation
 from ..numerics.binomial import OthersPmfs, others_pmfs, others_pmfs_bytes
-from ..privacy.condition import Check, check, relative_error_bound
+from ..privacy.condition import Check, GroupTargets, check
 from ..validation import colon_groups, count, epsilon, group_item, half_open_unit, odd_count
 
 
@@ -60,7 +59,7 @@ def parse_record_groups(text: object) -> tuple[RecordGroup, ...]:
 
 
 @dataclass(frozen=True)
-class ShardGroupParams:
+class ShardGroupParams(GroupTargets):
     """K members on shards; records in groups g, each record copied into r_g shards and owed (ε_g, δ_g).
 
     Attributes:
@@ -112,35 +111,6 @@ class ShardGroupParams:
         grp = self.groups[g]
         return check(grp.target_eps, grp.target_delta, self.K)
 
-    @property
-    def check(self) -> Check:
-        """The *normalised* test that :func:`darrm.privacy.certify.repair` scales with.
-
-        The certificate (:func:`darrm.shard_groups.certificate.violations`) reports group g's bound
-        v̂_g in units of its own room, ṽ_g = 2·v̂_g / rhs_g (rhs_g = :attr:`Check.rhs` of
-        :meth:`check_for`).  Each v̂_g(s·γ) = −rhs_g/2 + s·(v̂_g(γ) + rhs_g/2)
-        (:func:`darrm.privacy.condition.repair_factor`), so ṽ_g(s·γ) = −1 + s·(ṽ_g + 1): this Check
-        has rhs 2 (e = 3, no δ, no slack) and the margin max_g 2·m_g / rhs_g, so the one factor
-        (1 − M)/(1 + max_g ṽ_g) puts every group at or below its own margin."""
-        margin = max(2.0 * c.margin / c.rhs for c in (self.check_for(i) for i in range(len(self.groups))))
-        return Check(e=3.0, delta=0.0, slack=0.0, rho=relative_error_bound(self.K),
-                     exp_eps=max(math.exp(g.target_eps) for g in self.groups), margin=margin)
-
-    @property
-    def rhs(self) -> float:
-        """Right-hand side of the normalised LP rows: 1 (each group's folded row divided by its rhs)."""
-        return 1.0
-
-    @property
-    def query_budget(self) -> tuple[float, float]:
-        """(max_g ε_g, max_g δ_g): one release is (ε_g, δ_g)-DP for the records of group g, so it is
-        this pair for every record (the weakest guarantee, the one an accountant may compose)."""
-        return max(g.target_eps for g in self.groups), max(g.target_delta for g in self.groups)
-
-    @property
-    def exp_eps(self) -> float:
-        """e^{max_g ε_g}."""
-        return math.exp(self.query_budget[0])
 
     def record_group_params(self, g: int) -> "ShardGroupParams":
         """The same ensemble with record group g only (its own profile, its own total); it shares

@@ -24,7 +24,7 @@ from ..disjoint.members import MemberPrivacy, member_from_dict
 from ..errors import ParameterError
 from ..neighboring import NeighboringRelation
 from ..numerics.binomial import OthersPmfs, others_pmfs, others_pmfs_bytes
-from ..privacy.condition import Check, check, relative_error_bound
+from ..privacy.condition import Check, GroupTargets, check
 from ..validation import colon_groups, count, epsilon, float_array, group_item, half_open_unit
 
 #: how γ reads the votes: every group's count, or only the weighted count Σ_g w_g·l_g
@@ -95,7 +95,7 @@ def _weights(name: str, ws: object) -> tuple[float, ...]:
 
 
 @dataclass(frozen=True)
-class WeightedShardParams:
+class WeightedShardParams(GroupTargets):
     """Members in budget groups on disjoint shards; γ reads each group's vote count (module docstring).
 
     Attributes:
@@ -235,31 +235,6 @@ class WeightedShardParams:
         extra = 2.0 * eta_g * (1.0 + 2.0 * base.exp_eps)
         return replace(base, slack=base.slack + extra, margin=base.margin + 4.0 * extra)
 
-    @property
-    def check(self) -> Check:
-        """The *normalised* test that :func:`darrm.privacy.certify.repair` scales with: each group's
-        bound v̂_g is reported as ṽ_g = 2·v̂_g / rhs_g, and ṽ_g(s·γ) = −1 + s·(ṽ_g + 1), so this
-        Check has rhs 2 and the margin max_g 2·m_g / rhs_g (the argument of
-        :attr:`darrm.ShardGroupParams.check`): one factor puts every group at or below its margin."""
-        margin = max(2.0 * c.margin / c.rhs for c in (self.check_for(i) for i in range(len(self.groups))))
-        return Check(e=3.0, delta=0.0, slack=0.0, rho=relative_error_bound(self.K),
-                     exp_eps=max(math.exp(g.target_eps) for g in self.groups), margin=margin)
-
-    @property
-    def rhs(self) -> float:
-        """Right-hand side of the normalised LP rows: 1 (each group's folded row divided by its rhs)."""
-        return 1.0
-
-    @property
-    def query_budget(self) -> tuple[float, float]:
-        """(max_g ε_g, max_g δ_g): one release is (ε_g, δ_g)-DP for the records of group g, so it is
-        this pair for every record (the weakest guarantee, the one an accountant may compose)."""
-        return max(g.target_eps for g in self.groups), max(g.target_delta for g in self.groups)
-
-    @property
-    def exp_eps(self) -> float:
-        """e^{max_g ε_g}."""
-        return math.exp(self.query_budget[0])
 
     # ------------------------------------------------------------------ the unchanged members
     def others(self, n: int) -> OthersPmfs:

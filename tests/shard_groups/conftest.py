@@ -5,8 +5,10 @@ It puts each of group g's r_g changed members, one by one (an ordered tuple, not
 every vertex of the member region, and each unchanged member, one by one, at each end of its
 interval; it builds the vote-count pmf at 40 digits with mpmath from the members' own vote
 probabilities and evaluates Pr[A(D) = o] and Pr[A(D′) = o] for both outputs directly (no
-reflection argument).  It shares no code with :mod:`darrm.shard_groups` except γ; the vertices are
-recomputed here from the member model's definition.
+reflection argument).  It shares no code with :mod:`darrm.shard_groups` except γ; the vertices and
+the Bernoulli-sum law come from the high-precision reference
+(:func:`darrm.privacy.profile_reference.mp_member_region`, :func:`~darrm.privacy.profile_reference.mp_pmf`:
+the member models' closed forms in mpmath, not the certificate's float64 code).
 """
 
 from __future__ import annotations
@@ -18,32 +20,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from darrm.disjoint import LocalRR, NonPrivate
+from darrm.privacy.profile_reference import mp_member_region as region
+from darrm.privacy.profile_reference import mp_pmf as pmf
 
 mpmath.mp.dps = 40
-
-
-def region(member) -> tuple[list[tuple], tuple]:
-    """(vertices of the changed member's (p, p′) region, ends of an unchanged member's p), at 40 digits."""
-    if isinstance(member, NonPrivate):
-        return [(mpmath.mpf(a), mpmath.mpf(b)) for a in (0, 1) for b in (0, 1)], (mpmath.mpf(0), mpmath.mpf(1))
-    if isinstance(member, LocalRR):
-        r = 1 / (mpmath.exp(mpmath.mpf(member.eps0)) + 1)
-        return [(a, b) for a in (r, 1 - r) for b in (r, 1 - r)], (r, 1 - r)
-    e, D = mpmath.exp(mpmath.mpf(member.eps)), mpmath.mpf(member.delta)
-    hi, lo = (e + D) / (e + 1), (1 - D) / (e + 1)
-    pts = [(0, 0), (1, 1), (hi, lo), (lo, hi)]
-    if member.delta > 0:
-        pts += [(0, D), (D, 0), (1 - D, 1), (1, 1 - D)]
-    return [(mpmath.mpf(p), mpmath.mpf(q)) for p, q in pts], (mpmath.mpf(0), mpmath.mpf(1))
-
-
-def pmf(ps) -> list:
-    """The law of a sum of independent Bernoulli(p) votes, by definition (40 digits)."""
-    a = [mpmath.mpf(1)]
-    for p in ps:
-        a = [(a[i] if i < len(a) else 0) * (1 - p) + (a[i - 1] * p if i > 0 else 0) for i in range(len(a) + 1)]
-    return a
 
 
 def release_one(alpha, gamma) -> mpmath.mpf:

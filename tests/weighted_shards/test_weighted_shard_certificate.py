@@ -7,7 +7,8 @@ group's vote-count law at 40 digits with mpmath from the members' own vote proba
 evaluates Algorithm 1 read per group count, Pr[A = 1] = Σ_l Π_h α_h[l_h]·(γ(l)·1{Σ l ≥ mid} +
 (1 − γ(l))/2), and Pr[A = 0] = 1 − Pr[A = 1] at 40 digits, for both outputs and both directions
 with group g's (ε_g, δ_g).  It shares no code with :mod:`darrm.weighted_shards` except γ; the
-vertices are recomputed here from the member model's definition.
+vertices and the Bernoulli-sum law come from the high-precision reference
+(:func:`darrm.privacy.profile_reference.mp_member_region`, :func:`~darrm.privacy.profile_reference.mp_pmf`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import pytest
 from darrm.disjoint import ApproxDP, LocalRR, NonPrivate
 from darrm.prior import IIDPrior
 from darrm.privacy.condition import rhs as exact_rhs
+from darrm.privacy.profile_reference import mp_member_region as _region
+from darrm.privacy.profile_reference import mp_pmf as _pmf
 from darrm.weighted_shards import (
     WeightedShardParams,
     certify_weighted_shards,
@@ -32,29 +35,6 @@ from darrm.weighted_shards import (
 from darrm.weighted_shards.certificate import flat_violations
 
 mpmath.mp.dps = 40
-
-
-def _region(member) -> tuple[list[tuple], tuple]:
-    """(vertices of the changed member's (p, p′) region, ends of an unchanged member's p), at 40 digits."""
-    if isinstance(member, NonPrivate):
-        return [(mpmath.mpf(a), mpmath.mpf(b)) for a in (0, 1) for b in (0, 1)], (mpmath.mpf(0), mpmath.mpf(1))
-    if isinstance(member, LocalRR):
-        r = 1 / (mpmath.exp(mpmath.mpf(member.eps0)) + 1)
-        return [(a, b) for a in (r, 1 - r) for b in (r, 1 - r)], (r, 1 - r)
-    e, D = mpmath.exp(mpmath.mpf(member.eps)), mpmath.mpf(member.delta)
-    hi, lo = (e + D) / (e + 1), (1 - D) / (e + 1)
-    pts = [(0, 0), (1, 1), (hi, lo), (lo, hi)]
-    if member.delta > 0:
-        pts += [(0, D), (D, 0), (1 - D, 1), (1, 1 - D)]
-    return [(mpmath.mpf(p), mpmath.mpf(q)) for p, q in pts], (mpmath.mpf(0), mpmath.mpf(1))
-
-
-def _pmf(ps) -> list:
-    """The law of a sum of independent Bernoulli(p) votes, by definition (40 digits)."""
-    a = [mpmath.mpf(1)]
-    for p in ps:
-        a = [(a[i] if i < len(a) else 0) * (1 - p) + (a[i - 1] * p if i > 0 else 0) for i in range(len(a) + 1)]
-    return a
 
 
 def _release_one(laws, gamma, mid) -> mpmath.mpf:
