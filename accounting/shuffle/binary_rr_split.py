@@ -339,7 +339,7 @@ TARGET_MIN = 1e-4
 #: target is halved while the work is under a third of it, and refinement stops at 4 times it
 CELL_BUDGET = 25_000_000
 #: most split evaluations of one bound
-MAX_EVALS = 2000
+MAX_EVALS = 1000
 #: the mass left outside the summed binomial's window, relative to δ
 _TOL = 1e-10
 
@@ -390,23 +390,37 @@ _SLACK = 1e-6
 _TOL_DELTA = 1e-25
 
 
+def _exponent(f, n: int, lo: float, hi: float, default: float) -> float:
+    """The local exponent a of f(m) ∝ m^{-a} near m = n, from f at n and n - n/16 (at the
+    split j = m - 1: one binomial, cheap); ``default`` where f is 0 or not finite.  It only steers
+    the refinement (:func:`_refined_max`)."""
+    m = n - max(1, n // 16)
+    f1, f2 = f(n), f(m)
+    if not (f1 > 0 and f2 > 0 and math.isfinite(f1) and math.isfinite(f2)) or f1 == f2:
+        return default
+    return min(hi, max(lo, math.log(f2 / f1) / math.log(n / m)))
+
+
 def blocks_eps_upper(n: int, eps0: float, delta: float) -> float:
     """A proven upper bound on ε(δ) of shuffled binary RR with n users, over every split.
 
     Blocks of splits (:func:`coin_pair_anchor`, whose slack is taken off δ), refined by
-    :func:`_refined_max` with the estimate ε·sqrt(n_a/n) (ε ∝ n^{-1/2})."""
+    :func:`_refined_max` with the estimate ε·(n_a/n)^a, a the local exponent of ε ∝ n^{-a}
+    (:func:`_exponent`; 1/2 for small δ, larger where ε is far below 1/sqrt(n))."""
     p = _p(eps0)
     tol = delta * _TOL
 
     def evaluate(n_a: int, j_a: int, slack: float, offset: float | None):
         return split_eps(n_a, j_a, eps0, delta - slack, "upper", tol, offset)
 
-    return min(_refined_max(n, p, evaluate, lambda v, n_a: v * math.sqrt(n_a / n), delta * _SLACK), eps0)
+    a = _exponent(lambda m: split_eps(m, m - 1, eps0, delta, "upper", tol)[0], n, 0.25, 8.0, 0.5)
+    return min(_refined_max(n, p, evaluate, lambda v, n_a: v * (n_a / n) ** a, delta * _SLACK), eps0)
 
 
 def blocks_delta_upper(n: int, eps0: float, eps: float) -> float:
     """A proven upper bound on δ(ε) of shuffled binary RR with n users, over every split
-    (the anchors' slack added), refined with the estimate δ^{n/n_a} (ln δ ∝ -n at fixed ε)."""
+    (the anchors' slack added), refined with the estimate exp(ln δ·(n/n_a)^b), b the local
+    exponent of -ln δ ∝ n^b (:func:`_exponent`; 1 in the Gaussian regime)."""
     if eps >= eps0:
         return 0.0
     p = _p(eps0)
@@ -416,8 +430,14 @@ def blocks_delta_upper(n: int, eps0: float, eps: float) -> float:
         val, off, cells = split_delta(n_a, j_a, eps0, eps, "upper", tol, offset)
         return min(1.0, val + slack), off, cells
 
+    def minus_log(m: int) -> float:
+        v = split_delta(m, m - 1, eps0, eps, "upper", tol)[0]
+        return 1.0 / -math.log(v) if 0 < v < 1 else math.inf
+
+    b = _exponent(minus_log, n, 0.1, 4.0, 1.0)
+
     def scale(v: float, n_a: int) -> float:
-        return v ** (n / n_a) if 0 < v < 1 else v
+        return math.exp(math.log(v) * (n / n_a) ** b) if 0 < v < 1 else v
 
     return min(1.0, _refined_max(n, p, evaluate, scale, _TOL_DELTA, target_max=2e-2))
 

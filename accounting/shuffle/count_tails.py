@@ -63,41 +63,61 @@ def _window_pmf(N: int, q: float, lo: int, hi: int) -> tuple[np.ndarray, float]:
     cq = q / (1.0 - q)
     out = np.empty(hi - lo + 1)
     out[anchor - lo] = c
-    if hi > anchor:
+    if hi > anchor:  # out[a+1] = out[a]·(N-a)/(a+1)·cq, in place (the same roundings)
         a = np.arange(anchor, hi, dtype=float)
-        out[anchor - lo + 1:] = c * np.cumprod((N - a) / (a + 1.0) * cq)
-    if lo < anchor:
+        r = np.subtract(N, a)
+        a += 1.0
+        r /= a
+        r *= cq
+        np.cumprod(r, out=r)
+        r *= c
+        out[anchor - lo + 1:] = r
+    if lo < anchor:  # out[a-1] = out[a]·a/(N-a+1)/cq
         a = np.arange(anchor, lo, -1, dtype=float)
-        out[:anchor - lo][::-1] = c * np.cumprod(a / (N - a + 1.0) / cq)
+        r = np.subtract(N + 1.0, a)
+        np.divide(a, r, out=r)
+        r /= cq
+        np.cumprod(r, out=r)
+        r *= c
+        out[:anchor - lo][::-1] = r
     k = max(hi - anchor, anchor - lo)
     return out, RHO + 6.0 * (k + 1) * _U
 
 
-def _above(N: int, q: float, hi: int) -> float:
-    """Bound on P(Bin(N, q) > hi) by log-concavity from scipy's pmf at hi (module docstring);
-    1.0 when hi is not past the mode."""
-    if q <= 0.0 or N == 0 or hi >= N:
-        return 0.0
+def _above(N: int, q: float, hi: np.ndarray) -> np.ndarray:
+    """Bounds on P(Bin(N, q) > hi), elementwise over the integers ``hi``, by log-concavity from
+    scipy's pmf at hi (module docstring); 1.0 where hi is not past the mode."""
+    hi = np.asarray(hi, dtype=float)
+    if q <= 0.0 or N == 0:
+        return np.zeros(hi.shape)
     if q >= 1.0:
-        return 1.0
-    r = (N - hi) / (hi + 1.0) * (q / (1.0 - q)) * (1 + 8 * _U)
-    if r >= 1.0:
-        return 1.0
-    return (float(stats.binom.pmf(hi, N, q)) * (1 + RHO) + _TINY) * r / (1.0 - r) * (1 + 8 * _U)
+        return np.where(hi >= N, 0.0, 1.0)
+    h = np.minimum(hi, N)
+    r = (N - h) / (h + 1.0) * (q / (1.0 - q)) * (1 + 8 * _U)
+    pm = stats.binom.pmf(h, N, q) * (1 + RHO) + _TINY
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(r < 1.0, pm * r / (1.0 - r) * (1 + 8 * _U), 1.0)
+    return np.where(hi >= N, 0.0, out)
 
 
-def _below(N: int, q: float, lo: int) -> float:
-    """Bound on P(Bin(N, q) < lo), as :func:`_above` (by symmetry)."""
-    return _above(N, 1.0 - q, N - lo) if 0.0 < q < 1.0 else (1.0 if (q >= 1.0 and 0 < lo <= N) else 0.0)
+def _below(N: int, q: float, lo: np.ndarray) -> np.ndarray:
+    """Bounds on P(Bin(N, q) < lo), as :func:`_above` (by symmetry)."""
+    lo = np.asarray(lo, dtype=float)
+    if 0.0 < q < 1.0:
+        return _above(N, 1.0 - q, N - lo)
+    return np.where((q >= 1.0) & (lo > 0) & (lo <= N), 1.0, 0.0)
 
 
-def _sf_upper(N: int, q: float, v: int) -> float:
-    """An upper bound on P(Bin(N, q) ≥ v) (scipy's survival function, relative RHO)."""
-    if v <= 0:
-        return 1.0
-    if v > N:
-        return 0.0
-    return min(1.0, float(stats.binom.sf(v - 1, N, q)) * (1 + RHO) + _TINY)
+def _sf_upper(N: int, q: float, v: np.ndarray) -> np.ndarray:
+    """Upper bounds on P(Bin(N, q) ≥ v) (scipy's survival function, relative RHO), elementwise."""
+    v = np.asarray(v, dtype=float)
+    sf = np.minimum(1.0, stats.binom.sf(v - 1, N, q) * (1 + RHO) + _TINY)
+    return np.where(v <= 0, 1.0, np.where(v > N, 0.0, sf))
+
+
+#: the window's half-widths tried, k·sd + k² for k in these (top, then bottom; see CountTails)
+_K_TOP = 9.0 * 1.1 ** np.arange(30)
+_K_BOTTOM = 2.0 * 1.1 ** np.arange(46)
 
 
 class CountTails:
@@ -120,21 +140,16 @@ class CountTails:
         # the window of X: its top widened until P(X > x_hi) ≤ tol/2; its bottom until
         # P(X < x_lo)·P(V ≥ t_lo - x_lo + 1) ≤ tol/2 (for x < x_lo, P(V ≥ t - x) is at most that;
         # t is far in the upper tail, so the bottom can be much closer to the mean)
-        k = 9.0
-        while True:
-            x_hi = min(N1, math.ceil(mean + k * sd + k * k))
-            T_hi = _above(N1, q1, x_hi)
-            if T_hi <= tol / 2 or x_hi == N1:
-                break
-            k *= 1.1
-        k = 2.0
-        while True:
-            x_lo = max(0, min(x_hi, math.floor(mean - k * sd - k * k)))
-            T_lo = _below(N1, q1, x_lo)
-            sf_edge = _sf_upper(N2, q2, self.t_lo - x_lo + 1)
-            if T_lo * sf_edge <= tol / 2 or x_lo == 0:
-                break
-            k *= 1.1
+        his = np.minimum(N1, np.ceil(mean + _K_TOP * sd + _K_TOP**2))
+        T_his = _above(N1, q1, his)
+        ok = (T_his <= tol / 2) | (his >= N1)
+        i = int(np.argmax(ok))
+        x_hi, T_hi = (int(his[i]), float(T_his[i])) if ok[i] else (N1, 0.0)
+        los = np.maximum(0, np.minimum(x_hi, np.floor(mean - _K_BOTTOM * sd - _K_BOTTOM**2)))
+        T_los, sf_edges = _below(N1, q1, los), _sf_upper(N2, q2, self.t_lo - los + 1)
+        ok = (T_los * sf_edges <= tol / 2) | (los <= 0)
+        i = int(np.argmax(ok))
+        x_lo, T_lo, sf_edge = (int(los[i]), float(T_los[i]), float(sf_edges[i])) if ok[i] else (0, 0.0, 1.0)
         px, ex = _window_pmf(N1, q1, x_lo, x_hi)
         # dropped mass: P(Y ≥ t) loses ≤ T_hi + T_lo·sf_edge; P(Y = t) ≤ T_hi + T_lo·P(V = v_e) with
         # v_e = t_lo - x_lo + 1 when v_e is past V's mode (P(V = v) decreases beyond it), else T_lo
