@@ -212,7 +212,7 @@ def _eps_at(sp: Split, s_star: int, eps0: float, delta: float, kind: str) -> flo
         if np.any((tp > delta) & (tq <= 0)):
             return eps0
         num = (tp - delta) + 2 * _U * (tp + delta)
-        g = np.where(tp > delta, num / np.where(tq > 0, tq, 1.0) * (1 + 2 * _U), 0.0)
+        g = np.where(tp > delta, num / np.where(tq > 0, tq, 1.0) * (1 + 4 * _U), 0.0)
         gmax = float(g.max())
         eps_c = _log_up(gmax) if gmax > 1.0 else 0.0
         if eps_c >= eps0:
@@ -411,7 +411,9 @@ def blocks_eps_upper(n: int, eps0: float, delta: float) -> float:
     tol = delta * _TOL
 
     def evaluate(n_a: int, j_a: int, slack: float, offset: float | None):
-        return split_eps(n_a, j_a, eps0, delta - slack, "upper", tol, offset)
+        # δ' ≤ δ - slack despite rounding: H_j(n) ≤ slack + H_anchor ≤ slack + δ' ≤ δ
+        d = delta * (1 - 4 * _U) - slack * (1 + 4 * _U)
+        return split_eps(n_a, j_a, eps0, d, "upper", tol, offset)
 
     a = _exponent(lambda m: split_eps(m, m - 1, eps0, delta, "upper", tol)[0], n, 0.25, 8.0, 0.5)
     return min(_refined_max(n, p, evaluate, lambda v, n_a: v * (n_a / n) ** a, delta * _SLACK), eps0)
@@ -428,7 +430,7 @@ def blocks_delta_upper(n: int, eps0: float, eps: float) -> float:
 
     def evaluate(n_a: int, j_a: int, slack: float, offset: float | None):
         val, off, cells = split_delta(n_a, j_a, eps0, eps, "upper", tol, offset)
-        return min(1.0, val + slack), off, cells
+        return min(1.0, (val + slack) * (1 + 2 * _U)), off, cells
 
     def minus_log(m: int) -> float:
         v = split_delta(m, m - 1, eps0, eps, "upper", tol)[0]
