@@ -5,8 +5,8 @@
 
 Per point: the best valid upper bound (``best_upper_bound``, the winning method named) and the
 best valid lower bound (``all_bounds(..., kinds=("lower",))``, largest ε), each timed as one
-plain call, and their ratio; the true ε lies between them.  δ = 0.01/n as in Wang et al.'s
-Table 5.  The generic row's lower bound is attained by binary RR (an ε0-LDP randomizer).
+plain call (wall and process CPU seconds), and their ratio; the true ε lies between them.
+δ = 0.01/n as in Wang et al.'s Table 5.  The generic row's lower bound is attained by binary RR (an ε0-LDP randomizer).
 Points run in order of n; once ``--budget`` seconds have passed the remaining points are listed
 as not run (a Markdown row each, so a cut run still says what it left out).
 """
@@ -26,20 +26,20 @@ def _randomizer(name: str, eps0: float):
 
 
 def _timed(fn):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     out = fn()
-    return out, time.perf_counter() - t
+    return out, time.perf_counter() - t, time.process_time() - c
 
 
 def point(name: str, n: int, eps0: float) -> str:
-    """One Markdown row: n, ε0, randomizer, upper (method), lower (method), ratio, times."""
+    """One Markdown row: n, ε0, randomizer, upper (method), lower (method), ratio, wall and CPU times."""
     r, delta = _randomizer(name, eps0), 0.01 / n
-    up, tu = _timed(lambda: best_upper_bound(r, n, delta=delta))
-    lows, tl = _timed(lambda: all_bounds(r, n, delta=delta, kinds=("lower",)))
+    up, tu, cu = _timed(lambda: best_upper_bound(r, n, delta=delta))
+    lows, tl, cl = _timed(lambda: all_bounds(r, n, delta=delta, kinds=("lower",)))
     lo = max(lows, key=lambda b: b.eps)
     ratio = up.eps / lo.eps if lo.eps > 0 else float("inf")
     return (f"| {n:.0e} | {eps0:g} | {name} | {up.eps:.5g} ({up.method}) | {lo.eps:.5g} ({lo.method}) | "
-            f"{ratio:.4f} | {tu:.2f} | {tl:.2f} |")
+            f"{ratio:.4f} | {tu:.2f} | {tl:.2f} | {cu:.2f} | {cl:.2f} |")
 
 
 def main() -> None:
@@ -53,14 +53,15 @@ def main() -> None:
     ns = [int(float(x)) for x in a.ns.split(",")]
     eps0s = [float(x) for x in a.eps0s.split(",")]
     names = a.randomizers.split(",")
-    print("| n | eps0 | randomizer | upper eps (method) | lower eps (method) | upper/lower | upper s | lower s |")
-    print("|---|---|---|---|---|---|---|---|", flush=True)
+    print("| n | eps0 | randomizer | upper eps (method) | lower eps (method) | upper/lower | upper s | lower s "
+          "| upper CPU s | lower CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
     start = time.perf_counter()
     for n in ns:
         for e0 in eps0s:
             for name in names:
                 if time.perf_counter() - start > a.budget:
-                    print(f"| {n:.0e} | {e0:g} | {name} | not run (budget) | | | | |", flush=True)
+                    print(f"| {n:.0e} | {e0:g} | {name} | not run (budget) | | | | | | |", flush=True)
                     continue
                 print(point(name, n, e0), flush=True)
 

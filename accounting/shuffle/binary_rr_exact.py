@@ -58,28 +58,11 @@ err_j = W·(E1 + E2 + 2u) + T_j adds up
 The upper bound uses TP + err and TQ - err, the lower bound TP - err and TQ + err.  Cost: n
 inverse FFTs of W ≈ 24·sqrt(n p(1-p)) points, so every split is computed for n ≤ :data:`MAX_N`.
 
-Large n (blocks of splits).  Write H_j(n) = H_{e^ε}(P_j || Q_j) for n users.
-Claim: H_j(n) ≤ H_{j-1}(n-1) (j ≥ 1) and H_j(n) ≤ H_j(n-1) (j ≤ n-2).
-Proof: take one of the others holding 1 (resp. 0) out: Y_j = W + B_p (resp. W + B_{1-p}) with
-W the count of the remaining n-2 others, independent of that user's report.  So P_j and Q_j are
-the same mixture, with weights p and 1-p (resp. 1-p and p), of the laws of W + 1 + B_p vs
-W + 1 + B_{1-p} and of W + B_p vs W + B_{1-p}; the hockey-stick divergence is jointly convex and
-invariant under a shift, so H_j(n) is at most that of W + B_p vs W + B_{1-p}, the pair of n-1
-users with j-1 (resp. j) others holding 1.  ∎
-Hence, for a block of splits j ∈ [j0, j0 + g) with j0 ≤ n - g, taking j - j0 one-holders and
-then g-1-(j-j0) zero-holders out gives H_j(n) ≤ H_{j0}(n - g + 1).  Above :data:`MAX_N` the upper
-bound is therefore the maximum over blocks of the exact curve of n - g + 1 users at the block's
-first split (blocks cover 0..n-1, the last one starting at n - g), and the lower bound the
-maximum over the same splits j0 with n users (a subset of the splits: still attained by a
-dataset pair).  With R blocks (about ``_CELLS / W``, at least :data:`MIN_BLOCKS`) the upper
-bound is that of n(1 - 1/R) users: ε grows by about 1/(2R) relative (≤ 0.3 %).
-
-Above :data:`MAX_N` the phase (2j-n+1)·θ(t) reaches n·π, so it is computed in long double
-(unit roundoff u_L, 2^-64 on x86-64) and reduced mod 2π before the double-precision FFT, and
-the error terms are weighted by |φ(t_k)|: E1 = (1/W) Σ_k w_k |φ_k| (4((n+2)θ_k + 8)u_L + 8u +
-|L_k|(6/(2p-1)^2 + 4)u + 3u), with L_k = ln|φ_k| (the exponent's relative error through log1p,
-whose condition number is at most 1/(2p-1)^2, times |L_k|), and the cumulative sum's rounding
-is bounded per entry by u·Σ_{i ≥ r} |G_i| (each partial sum is rounded once).
+Large n (n > :data:`MAX_N`): :mod:`.binary_rr_split` — the splits in blocks, each block
+bounded by one split of fewer users (H_j(n) ≤ H_{j-1}(n-1) and ≤ H_j(n-1): taking one of the
+others out never lowers the divergence, the count being a mixture of the smaller protocol's
+counts and their shifts; the coin-pair refinement keeps part of the block's users), and each
+split's curve from FFT-free tails of the count (:mod:`.count_tails`, relative error ~1e-9).
 """
 
 from __future__ import annotations
@@ -91,22 +74,18 @@ from scipy.stats import binom
 
 from darrm import validation as val
 
+from . import binary_rr_split as S
 from .bound import Bound, NotApplicable
 from .randomizers import GenericLDP, RandomizedResponse, Randomizer
 
 #: method names in :data:`~darrm.accounting.shuffle.best.METHODS` and in every Bound
 NAME = "binary-rr-exact"
 LOWER_NAME = "binary-rr-exact-lower"
-#: largest n computed (n inverse FFTs of W points; about a second at n = 20000)
+#: largest n computed by the FFT over every split (n inverse FFTs of W points; about a second
+#: at n = 20000); above it :mod:`.binary_rr_split` (blocks of splits, FFT-free tails)
 MAX_N = 20000
-#: largest n computed at all (blocks of splits above MAX_N)
+#: largest n computed at all
 MAX_N_BLOCKS = 10**10
-#: fewest blocks of splits above MAX_N (ε of the upper bound grows by about 1/(2·blocks))
-MIN_BLOCKS = 200
-#: rows × window points aimed at above MAX_N (as many blocks as that allows)
-_CELLS = 1 << 23
-_UL = float(np.finfo(np.longdouble).eps) / 2  # long double unit roundoff (= _U where it is double)
-_PI_L = np.longdouble("3.141592653589793238462643383279502884")
 #: relative accuracy assumed of scipy's binomial cdf/sf (as in :mod:`.count_sums`)
 RHO = 1e-9
 _U = float(np.finfo(float).eps) / 2  # unit roundoff
@@ -121,29 +100,19 @@ def _p(eps0: float) -> float:
     return 1.0 / (1.0 + math.exp(-eps0))
 
 
-def _tail_outside(n: int, p: float, js: np.ndarray, lo: np.ndarray, W: int, split: bool = False) -> np.ndarray:
-    """Upper bound on P(Y_j ∉ [lo_j, lo_j + W - 1]) from the two binomial parts' tails.
-
-    The margin h is split between the parts equally, or (``split``) in proportion to their
-    standard deviations (h_a + h_b = h, so |Y - EY| ≥ h still implies one part off by its
-    share), and then also bounded by Bernstein's inequality for Y itself, a sum of independent
-    Bernoulli variables: P(|Y - EY| ≥ h) ≤ 2 exp(-h²/(2(σ² + h/3))); the smaller is kept."""
+def _tail_outside(n: int, p: float, js: np.ndarray, lo: np.ndarray, W: int) -> np.ndarray:
+    """Upper bound on P(Y_j ∉ [lo_j, lo_j + W - 1]) from the two binomial parts' tails (the
+    margin h split equally between them: |Y - EY| ≥ h implies one part off by h/2)."""
     m = n - 1 - js
     mu = js * p + m * (1 - p)
     h = np.minimum(mu - (lo - 1), (lo + W) - mu) * (1 - 1e-12)
     out = np.zeros(js.shape)
-    sd_a, sd_b = np.sqrt(js * p * (1 - p)), np.sqrt(m * p * (1 - p))
-    for cnt, q, sd in ((js, p, sd_a), (m, 1 - p, sd_b)):
-        x = h * sd / np.maximum(sd_a + sd_b, 1e-300) if split else h / 2
+    for cnt, q in ((js, p), (m, 1 - p)):
+        x = h / 2
         mean = cnt * q
         low = binom.cdf(np.floor(mean - x), cnt, q)
         high = binom.sf(np.ceil(mean + x) - 1, cnt, q)
         out += (low + high) * (1 + RHO)
-    if split:
-        var = (n - 1) * p * (1 - p)
-        with np.errstate(divide="ignore", over="ignore"):
-            bern = 2 * np.exp(-h * h / (2 * (var + np.maximum(h, 0) / 3)))
-        out = np.minimum(out, bern * (1 + 1e-12))
     return np.where(h <= 0, 1.0, np.minimum(out, 1.0))
 
 
@@ -154,8 +123,7 @@ def _first_window(n: int, p: float) -> tuple[int, int]:
     return min(full, max(2, 1 << math.ceil(math.log2(2 * (_K_SD * sd + 8))))), full
 
 
-def _window(n: int, eps0: float, tol: float, js: np.ndarray,
-            precise: bool = False) -> tuple[int, np.ndarray, np.ndarray]:
+def _window(n: int, eps0: float, tol: float, js: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
     """(W, lo_j, T_j) for the splits ``js``: the smallest power-of-two window (≥ 14 sd) whose
     outside mass is ≤ tol for every j, or the whole support [0, n-1] (T = 0)."""
     p = _p(eps0)
@@ -166,15 +134,14 @@ def _window(n: int, eps0: float, tol: float, js: np.ndarray,
             return full, np.zeros(len(js)), np.zeros(len(js))
         mu = js * p + (n - 1 - js) * (1 - p)
         lo = np.round(mu) - W // 2
-        T = _tail_outside(n, p, js, lo, W, split=precise)
+        T = _tail_outside(n, p, js, lo, W)
         if float(T.max()) <= tol:
             return W, lo, T
         W *= 2
 
 
-def _survivals(n: int, eps0: float, W: int, lo: np.ndarray, js: np.ndarray, precise: bool = False) -> np.ndarray:
-    """G[j, r] ≈ P(Y_j ≥ lo_j + r), r = 0..W (G[:, W] = 0), from the inverse DFT of φ_j
-    (``precise``: the phase in long double, see the module docstring)."""
+def _survivals(n: int, eps0: float, W: int, lo: np.ndarray, js: np.ndarray) -> np.ndarray:
+    """G[j, r] ≈ P(Y_j ≥ lo_j + r), r = 0..W (G[:, W] = 0), from the inverse DFT of φ_j."""
     p = _p(eps0)
     k = np.arange(W // 2 + 1)
     t = 2 * math.pi * k / W
@@ -182,16 +149,7 @@ def _survivals(n: int, eps0: float, W: int, lo: np.ndarray, js: np.ndarray, prec
     theta = np.arctan2(p * np.sin(t), (1 - p) + p * np.cos(t))
     m = n - 1 - js.astype(np.int64)
     shift = (m - lo.astype(np.int64))[:, None] % W  # integer phase (m - lo)·k, reduced mod W
-    if precise:  # the phase in long double, reduced mod 2π (module docstring, large n)
-        two_pi = 2 * _PI_L
-        tl = two_pi * k.astype(np.longdouble) / W
-        pl = np.longdouble(p)
-        theta_l = np.arctan2(pl * np.sin(tl), (1 - pl) + pl * np.cos(tl))
-        ph = ((2 * js.astype(np.int64) - n + 1).astype(np.longdouble)[:, None] * theta_l[None, :]
-              + two_pi * ((shift * k[None, :]) % W).astype(np.longdouble) / W)
-        phase = (ph - two_pi * np.round(ph / two_pi)).astype(float)
-    else:
-        phase = (2 * js[:, None] - n + 1) * theta[None, :] + 2 * math.pi * ((shift * k[None, :]) % W) / W
+    phase = (2 * js[:, None] - n + 1) * theta[None, :] + 2 * math.pi * ((shift * k[None, :]) % W) / W
     x = mag[None, :] * np.exp(-1j * phase)  # conj(φ_j(t_k) e^{-i lo t_k})
     pmf = np.fft.irfft(x, W, axis=1)
     G = np.zeros((len(js), W + 1))
@@ -215,65 +173,19 @@ def _entry_error(n: int, eps0: float, W: int) -> float:
     return e1 + e2 + 2 * _U
 
 
-def _entry_error_precise(n: int, eps0: float, W: int) -> float:
-    """E1 + E2 per survival entry's summand with the long-double phase (module docstring)."""
-    p = _p(eps0)
-    k = np.arange(W // 2 + 1)
-    t = 2 * math.pi * k / W
-    L = 0.5 * (n - 1) * np.log1p(-4 * p * (1 - p) * np.sin(t / 2) ** 2)
-    mag = np.exp(L)
-    theta = np.abs(np.arctan2(p * np.sin(t), (1 - p) + p * np.cos(t))) * (1 + 1e-12)
-    wts = np.full(mag.shape, 2.0)
-    wts[0] = 1.0
-    wts[-1] = 1.0
-    cond = 1.0 / (2 * p - 1) ** 2
-    per_k = 4 * ((n + 2) * theta + 8) * _UL + 8 * _U + np.abs(L) * (6 * cond + 4) * _U + 3 * _U
-    e1 = float((wts * mag * per_k).sum()) / W * (1 + 1e-6)
-    l2 = math.sqrt(float((wts * mag**2).sum()))
-    e2 = 1.01 * math.log2(W) * 8 * _U * l2 / math.sqrt(W)
-    return e1 + e2
-
-
-def splits(n: int, eps0: float, kind: str) -> tuple[int, np.ndarray]:
-    """(number of users, splits j) whose exact curves bound the protocol's (module docstring).
-
-    Args:
-        n: the number of users.
-        eps0: the local budget of binary RR.
-        kind: "upper" or "lower".
-
-    Returns:
-        (n, every split 0..n-1) for n ≤ :data:`MAX_N`; above it the blocks' first splits j0,
-        with n - g + 1 users for the upper bound (H_j(n) ≤ H_{j0}(n - g + 1) on a block of g
-        splits) and n users for the lower bound (a subset of the splits).
-    """
-    if n <= MAX_N:
-        return n, np.arange(n)
-    W, _ = _first_window(n, _p(eps0))
-    blocks = min(n, max(MIN_BLOCKS, _CELLS // W))
-    g = -(-n // blocks)
-    j0 = np.unique(np.minimum(np.arange(0, n, g), n - g))
-    return (n - g + 1 if kind == "upper" else n), j0
-
-
-def _blocks(n: int, eps0: float, tol: float, js: np.ndarray, precise: bool):
+def _blocks(n: int, eps0: float, tol: float, js: np.ndarray):
     """Yield (TP, TQ, err, T) per chunk of the splits ``js``: TP/TQ[j, r] for s0 = lo_j + r,
-    r = 1..W (``precise``: long-double phase and entry-wise error terms, module docstring)."""
-    W, lo, T = _window(n, eps0, tol, js, precise)
+    r = 1..W, with the error terms of the module docstring."""
+    W, lo, T = _window(n, eps0, tol, js)
     p = _p(eps0)
-    e = W * (_entry_error_precise(n, eps0, W) if precise else _entry_error(n, eps0, W))
+    e = W * _entry_error(n, eps0, W)
     rows = max(1, _CHUNK_CELLS // W)
     for a in range(0, len(js), rows):
         sel = slice(a, min(len(js), a + rows))
-        G = _survivals(n, eps0, W, lo[sel], js[sel].astype(float), precise)
+        G = _survivals(n, eps0, W, lo[sel], js[sel].astype(float))
         TP = p * G[:, :-1] + (1 - p) * G[:, 1:]
         TQ = (1 - p) * G[:, :-1] + p * G[:, 1:]
-        if precise:  # cumulative sums: each partial sum rounded once (module docstring)
-            csum = np.cumsum(np.abs(G)[:, ::-1], axis=1)[:, ::-1] * (1.01 * _U)
-            err = e + T[sel][:, None] + csum[:, :-1] + csum[:, 1:]
-        else:
-            err = (e + T[sel])[:, None]
-        yield TP, TQ, err, T[sel]
+        yield TP, TQ, (e + T[sel])[:, None], T[sel]
 
 
 def _binary(randomizer: Randomizer, n: int, kind: str) -> float:
@@ -313,10 +225,13 @@ def exact_delta(eps0: float, n: int, eps: float, kind: str = "upper") -> float:
     _check_n(n)
     if eps >= eps0:
         return 0.0
+    if n > MAX_N:
+        if kind == "upper":
+            return S.blocks_delta_upper(n, eps0, eps)
+        return S.lower_scan(n, eps0, eps, "delta")
     ee = math.exp(eps)
     best = 0.0
-    m, js = splits(n, eps0, kind)
-    for TP, TQ, err, T in _blocks(m, eps0, 1e-20, js, n > MAX_N):
+    for TP, TQ, err, T in _blocks(n, eps0, 1e-20, np.arange(n)):
         if kind == "upper":
             vals = (TP + err) - ee * np.maximum(TQ - err, 0.0)
             best = max(best, float(vals.max()), float((ee * T).max()))
@@ -348,10 +263,13 @@ def exact_eps(eps0: float, n: int, delta: float, kind: str = "upper") -> float:
     val.choice("kind", kind, ("upper", "lower"))
     _check_n(n)
     # the window's outside mass T must satisfy e^ε T ≤ δ·1e-6 for every ε ≤ ε0 (see docstring)
+    if n > MAX_N:
+        if kind == "upper":
+            return S.blocks_eps_upper(n, eps0, delta)
+        return S.lower_scan(n, eps0, delta, "eps")
     tol = delta * 1e-6 * math.exp(-eps0)
     best = 0.0
-    m, js = splits(n, eps0, kind)
-    for TP, TQ, err, _T in _blocks(m, eps0, tol, js, n > MAX_N):
+    for TP, TQ, err, _T in _blocks(n, eps0, tol, np.arange(n)):
         if kind == "upper":
             num, den = TP + err - delta, TQ - err
             bad = (num > 0) & (den <= 0)
