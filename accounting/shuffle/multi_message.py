@@ -45,8 +45,46 @@ neighbouring datasets, hence a valid lower bound:
   replacing n − 1 laws by B moves each output's law by at most (n − 1)·‖r‖₁/2 in total variation,
   so (1 + e^ε)(n − 1)‖r‖₁/2 is subtracted.
 
+* a *filler outside the victim pair* (k-RR, k >= 3, uniform blankets): the others all hold one
+  x* ∉ {x0, x1}.  The counts (N_x0, N_x1) are a function of the shuffled output, so by the
+  data-processing inequality their divergence is <= that dataset pair's.  Their law is Wang et
+  al.'s Thm 4.7 pair (:func:`.variation_ratio.vr_delta`, as in the single-message
+  :func:`.variation_ratio.krr_count_lower_delta`) with the count C of the non-victim messages
+  in {x0, x1} distributed as Bin(n − 1, 2q) + Bin(n·b, 2/k) (independent: each other's k-RR
+  message lands on x0 and on x1 with probability q = 1/(e^{ε0} + k − 1) each, each blanket —
+  the victim's own included — with probability 1/k each; given C every such message is on x0
+  or x1 with probability 1/2 each, independently), and the victim's message on its own input
+  with probability e^{ε0} q, on the other one with q, elsewhere with 1 − (e^{ε0} + 1) q, as in
+  the single-message pair; :class:`.variation_ratio.CountLaw` carries the convolution's
+  rigorous error terms, subtracted.
+
 E[(ΣG)_+] is bounded from below by :func:`.decomposition.positive_part` (``kind="lower"``).  When
-neither candidate exists the lower bound is refused (:class:`~.bound.NotApplicable`).
+none of the candidates exists the lower bound is refused (:class:`~.bound.NotApplicable`).
+
+**Tighter upper bound: the others' blanket share.**  Let γ = min over inputs x and outputs y
+with B(y) > 0 of R(x)(y)/B(y) (k-RR with uniform blankets: γ = k q; the binary sum: γ = 0,
+nothing to gain).  Claim: for every dataset pair,
+
+    D_{e^ε} <= E_{M ~ Bin(n − 1, γ)} [δ_{N + M}(ε)],   δ_N(ε) = (1/N) E[(G_1 + ... + G_N)_+],
+
+N = n·b + 1, maximised over the victim pairs as above.  Proof: every other user's message is a
+mixture R(x_i) = γ B + (1 − γ) R'_i with R'_i = (R(x_i) − γ B)/(1 − γ) >= 0 (by the choice of
+γ < 1; γ = 1 would make all rows equal to B, refused at construction).  Draw, independently of
+everything else and of the victim's input, L_i ~ Bernoulli(γ) and the message from B if
+L_i = 1, from R'_i otherwise: the output's law is unchanged.  For both datasets of the pair the
+output is the same mixture over L = (L_2..L_n) (weights independent of the victim's input), so
+by the joint convexity of the hockey-stick divergence D <= E_L[D(P_L ‖ Q_L)].  Given L, the
+messages from R'_i are independent of the victim's input and of the rest: dropping them can
+only increase the divergence (data-processing inequality, as in (i)), and what is left is the
+victim's message among n·b + M i.i.d. B messages, M = Σ L_i ~ Bin(n − 1, γ): exactly
+δ_{N+M}(ε) by (ii)–(iii).  δ_N is non-increasing in N (one more independent B message is a
+post-processing), so blocks of M are bounded by their lowest M: with a partition of [0, n − 1]
+into intervals [a_j, b_j], E_M[δ_{N+M}] <= Σ_j P(M ∈ [a_j, b_j]) δ_{N+a_j}; the interval masses
+are computed with their rigorous error (:func:`.count_sums._interval_masses`, added) and each
+δ_{N+a_j} bounded from above as before.  The first block starts at M = 0, whose value is the
+plain bound: the result is never above it (the minimum with it is returned).  At M ≡ n − 1
+(γ = 1) the bound would be δ_{n(b+1)}, the value of the blanket-matching mixture lower bound:
+the gap between the two bounds is the others' messages that are not blankets.
 """
 
 from __future__ import annotations
@@ -62,9 +100,11 @@ from scipy.optimize import nnls
 from darrm import validation as v
 from darrm.errors import ParameterError
 
+from . import count_sums
 from .bound import Bound, NotApplicable, eps_for_delta
 from .decomposition import Atoms, dataset_atoms, positive_part
 from .randomizers import FiniteRandomizer, RandomizedResponse
+from .variation_ratio import VRParams, binomial_sum_law, vr_delta
 
 #: the methods' names (every Bound they return carries one)
 UPPER_NAME = "multi-message"
@@ -72,11 +112,16 @@ LOWER_NAME = "multi-message-lower"
 #: an ε search whose δ(ε) never reaches the target below this cap reports ε = ∞ (upper) / the cap (lower)
 EPS_CAP = 50.0
 
-_UP_NOTE = ("victim's message among the n*b blanket messages, the others' input-dependent messages dropped "
-            "(post-processing); exact GPARV divergence (Su et al. Thm 14) over N = n*b + 1 messages, rounded up")
+_UP_NOTE = ("victim's message among the n*b blanket messages and the others' blanket shares (the others' "
+            "messages as mixtures gamma*B + (1-gamma)*R', joint convexity; the R' parts dropped by post-processing); "
+            "exact GPARV divergence (Su et al. Thm 14) over N = n*b + 1 + M messages, M ~ Bin(n-1, gamma), "
+            "rounded up")
 _LO_NOTE_DET = "others at a deterministic input: equals the upper bound's reduced pair"
 _LO_NOTE_MIX = ("others' inputs i.i.d. from a mixture whose messages are distributed as the blankets "
                 "(joint convexity); GPARV divergence over N' = n*(b + 1) messages, rounded down")
+_LO_NOTE_COUNT = ("k-RR with uniform blankets: others at one input outside the victim pair, exact divergence of the "
+                  "counts (N_x0, N_x1) (Wang et al. Thm 4.7 pair, clone count Bin(n-1, 2q) + Bin(n*b, 2/k)), "
+                  "rounded down; or the blanket-matching mixture, whichever is larger")
 
 
 def _probability_rows(name: str, m: np.ndarray) -> np.ndarray:
@@ -250,7 +295,79 @@ def upper_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
     n, eps = v.count("n", n), v.epsilon("eps", eps, allow_zero=True)
     if eps >= proto.log_ratio:
         return 0.0
+    return _share_upper(proto, n, eps)
+
+
+def plain_upper_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
+    """The upper bound without the others' blanket shares (δ_N over N = n·b + 1 messages): the
+    previous bound, kept for comparisons (benchmarks, tests).
+
+    Args:
+        proto: the protocol.
+        n: the number of users (>= 1).
+        eps: ε (>= 0).
+
+    Returns:
+        A δ with which the protocol is (ε, δ)-DP, >= :func:`upper_delta`'s.
+    """
+    v.instance("proto", proto, MultiMessageProtocol, "a MultiMessageProtocol")
+    n, eps = v.count("n", n), v.epsilon("eps", eps, allow_zero=True)
+    if eps >= proto.log_ratio:
+        return 0.0
     return _delta(proto, n * proto.blankets + 1, eps, "upper")
+
+
+@functools.lru_cache(maxsize=32)
+def blanket_share(proto: MultiMessageProtocol) -> float:
+    """γ = min over inputs x and outputs y (B(y) > 0) of R(x)(y)/B(y), rounded down by a relative
+    1e-12 (a smaller γ keeps R(x) − γB >= 0; the module docstring's bound holds for every γ in
+    [0, that minimum]).
+
+    Args:
+        proto: the protocol.
+
+    Returns:
+        γ in [0, 1).
+    """
+    m, bl = proto.array, np.array(proto.blanket)
+    pos = bl > 0
+    g = float(np.min(m[:, pos] / bl[pos]))
+    return max(0.0, min(g * (1 - 1e-12), 1.0 - 1e-12))
+
+
+#: block edges of M, in standard deviations from its mean, outside the central part
+_TAIL_Z = (-10.0, -7.0, -5.5)
+#: the central part [-CORE_Z, CORE_Z] sd is cut into blocks of width h sd (see :func:`_share_blocks`)
+CORE_Z = 4.5
+
+
+def _share_blocks(m: int, gamma: float, n0: int) -> tuple[np.ndarray, np.ndarray]:
+    """A partition of [0, m] into intervals [lo_j, hi_j] (lo_0 = 0) for the blocks of M ~ Bin(m, γ):
+    edges at the mean + z·sd for z in :data:`_TAIL_Z`, then every h sd up to :data:`CORE_Z` sd, the
+    last block open to m.  h = 2e-3·(n0 + mean)/sd clipped to [0.25, 2]: δ_N falls like
+    exp(−c·N) with c·N ~ ln(1/δ) <= 25, so a block of h sd costs a factor <= e^{25·2e-3} ≈ 1.05 in δ
+    (the bound stays valid for every partition; only its tightness depends on it)."""
+    mean, sd = m * gamma, math.sqrt(m * gamma * (1 - gamma))
+    h = min(2.0, max(0.25, 2e-3 * (n0 + mean) / max(sd, 1e-300)))
+    zs = list(_TAIL_Z) + list(np.arange(-CORE_Z, CORE_Z + 1e-9, h))
+    edges = sorted({int(math.floor(mean + z * sd)) for z in zs} | {0})
+    lo = np.array([e for e in edges if 0 <= e <= m], dtype=np.int64)
+    hi = np.append(lo[1:] - 1, m)
+    return lo, hi
+
+
+def _share_upper(proto: MultiMessageProtocol, n: int, eps: float) -> float:
+    """min(plain bound, Σ_j (P(M ∈ block j) + its error) · δ_{N + lo_j}) (module docstring)."""
+    n0 = n * proto.blankets + 1
+    plain = _delta(proto, n0, eps, "upper")
+    gamma = blanket_share(proto)
+    if gamma <= 0.0 or n == 1 or plain == 0.0:
+        return plain
+    lo, hi = _share_blocks(n - 1, gamma, n0)
+    mass, err = count_sums._interval_masses(lo, hi, n - 1, gamma)
+    vals = np.array([plain if a == 0 else _delta(proto, n0 + int(a), eps, "upper") for a in lo])
+    share = float(np.dot(mass + err, vals)) * (1 + 4 * len(lo) * np.finfo(float).eps)
+    return min(plain, share)
 
 
 @functools.lru_cache(maxsize=32)
@@ -265,6 +382,49 @@ def _candidates(proto: MultiMessageProtocol) -> tuple[bool, float | None]:
     mu = mu / mu.sum()
     resid = float(np.abs(mu @ m - bl).sum())
     return det, (resid if resid <= 1e-9 else None)
+
+
+@functools.lru_cache(maxsize=32)
+def _krr_uniform(proto: MultiMessageProtocol) -> tuple[int, float, float] | None:
+    """(k, P[R(x) = x], q) when R is k-ary randomized response with k >= 3 (every diagonal entry
+    equal, every off-diagonal entry equal and smaller, to 1e-12) and B is uniform; else None."""
+    m, bl = proto.array, np.array(proto.blanket)
+    k = m.shape[0]
+    if k < 3 or m.shape[1] != k:
+        return None
+    diag, off = np.diag(m), m[~np.eye(k, dtype=bool)]
+    if (np.ptp(diag) > 1e-12 or np.ptp(off) > 1e-12 or np.ptp(bl) > 1e-12 or not diag[0] > off[0]):
+        return None
+    return k, float(diag[0]), float(off[0])
+
+
+def count_lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
+    """δ(ε) lower bound of k-RR with uniform blankets from the others at x* ∉ {x0, x1}: the exact
+    divergence of the counts (N_x0, N_x1), rounded down (module docstring, lower bound).
+
+    Args:
+        proto: k-ary randomized response (k >= 3) with uniform blankets.
+        n: the number of users (>= 1).
+        eps: ε (>= 0).
+
+    Returns:
+        A δ that a pair of neighbouring datasets attains or exceeds.
+
+    Raises:
+        NotApplicable: ``proto`` is not k-RR (k >= 3) with uniform blankets.
+        ParameterError: a parameter out of range.
+    """
+    v.instance("proto", proto, MultiMessageProtocol, "a MultiMessageProtocol")
+    n, eps = v.count("n", n), v.epsilon("eps", eps, allow_zero=True)
+    krr = _krr_uniform(proto)
+    if krr is None:
+        raise NotApplicable("proto", "the count lower bound needs k-ary randomized response (k >= 3) with "
+                            "uniform blankets")
+    k, pv, q = krr
+    ratio = pv / q  # e^{ε0}
+    params = VRParams(ratio, (ratio - 1) * q, ratio)  # pα = e^{ε0} q, α = q (Wang et al. Table 2, GRR row)
+    law = binomial_sum_law(((n - 1, 2 * q), (n * proto.blankets, 2.0 / k)))
+    return vr_delta(eps, n, params, kind="lower", count_law=law)
 
 
 def lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
@@ -285,12 +445,13 @@ def lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
     v.instance("proto", proto, MultiMessageProtocol, "a MultiMessageProtocol")
     n, eps = v.count("n", n), v.epsilon("eps", eps, allow_zero=True)
     det, resid = _candidates(proto)
-    if not det and resid is None:
+    krr = _krr_uniform(proto)
+    if not det and resid is None and krr is None:
         raise NotApplicable("proto", "no input's message is deterministic and the blanket distribution is not "
                             "a mixture of the messages' distributions: no exact dataset pair is available")
     if eps >= proto.log_ratio:
         return 0.0
-    best = 0.0
+    best = 0.0 if krr is None else count_lower_delta(proto, n, eps)
     if det:
         best = _delta(proto, n * proto.blankets + 1, eps, "lower")
     if resid is not None:
@@ -348,7 +509,8 @@ def lower_eps_bound(proto: MultiMessageProtocol, n: int, delta: float) -> Bound:
     delta, n = v.open_unit("delta", delta), v.count("n", n)
     det, _ = _candidates(proto)
     e = _search(lambda x: lower_delta(proto, n, x), delta, proto.log_ratio, "lower")
-    return Bound(LOWER_NAME, "lower", True, e, delta, _LO_NOTE_DET if det else _LO_NOTE_MIX)
+    note = _LO_NOTE_DET if det else (_LO_NOTE_COUNT if _krr_uniform(proto) is not None else _LO_NOTE_MIX)
+    return Bound(LOWER_NAME, "lower", True, e, delta, note)
 
 
 def bounds(proto: MultiMessageProtocol, n: int, delta: float) -> list[Bound]:

@@ -18,6 +18,7 @@ import pytest
 from darrm.accounting.shuffle import decomposition as D
 from darrm.accounting.shuffle import metric_ldp as ml
 from darrm.accounting.shuffle import multi_message as mm
+from darrm.accounting.shuffle.bound import NotApplicable
 from darrm.errors import ParameterError
 
 E_RATIOS = [F(1), F(9, 8), F(3, 2), F(2), F(3)]  # e^ε, so ε = ln of each
@@ -310,3 +311,114 @@ def test_binary_sum_matches_the_variation_ratio_limit_and_beats_it_for_a_biased_
     biased = mm.binary_sum(0.2, 3)
     for eps in (0.05, 0.1, 0.2):
         assert mm.upper_delta(biased, 3000, eps) < vr_delta(eps, 3 * 3000 + 1, VRParams(math.inf, 1.0, 5.0))
+
+
+# ------------------------------------------------ k-RR with uniform blankets: the tighter bracket
+
+def _krr(k: int, ratio: F) -> list[list[F]]:
+    """k-RR with e^{ε0} = ratio, exactly."""
+    q = 1 / (ratio + k - 1)
+    return [[ratio * q if x == y else q for y in range(k)] for x in range(k)]
+
+
+def _mixture_average(k: int, ratio: F, blankets: int, n: int, e: F) -> F:
+    """E_{M ~ Bin(n−1, kq)} of the exact divergence of the victim's message (x0 vs x1) among
+    n·b + M uniform messages: the value the module's blanket-share upper bound rounds up,
+    computed from the definitions (every histogram) in rational arithmetic."""
+    rows = _krr(k, ratio)
+    gamma = k / (ratio + k - 1)
+    uni = [F(1, k)] * k
+    total = F(0)
+    for m in range(n):
+        fill = [uni] * (n * blankets + m)
+        d = _hockey(_hist([rows[0]] + fill), _hist([rows[1]] + fill), e)
+        total += math.comb(n - 1, m) * gamma ** m * (1 - gamma) ** (n - 1 - m) * d
+    return total
+
+
+KRR_CASES = [(3, F(2), 1, 2), (3, F(2), 2, 2), (3, F(3), 1, 3), (4, F(2), 1, 2), (4, F(3), 1, 3), (4, F(2), 2, 2)]
+
+
+@pytest.mark.parametrize("k,ratio,blankets,n", KRR_CASES)
+def test_krr_blanket_bounds_bracket_the_exact_protocol_and_the_share_average(k, ratio, blankets, n):
+    """lower <= exact worst case over every dataset pair <= E_M[δ_{N+M}] (the blanket-share claim,
+    checked in rationals) <= the float upper bound <= the plain upper bound."""
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    local = _krr(k, ratio)
+    proto = mm.uniform_blankets(RandomizedResponse(math.log(ratio), k), blankets)
+    np.testing.assert_allclose(proto.array, _as_float(local), rtol=1e-14)
+    for e in E_RATIOS:
+        eps = math.log(e)
+        exact = _protocol_exact(local, [F(1, k)] * k, blankets, n, e)
+        avg = _mixture_average(k, ratio, blankets, n, e)
+        up, plain = mm.upper_delta(proto, n, eps), mm.plain_upper_delta(proto, n, eps)
+        lo, count = mm.lower_delta(proto, n, eps), mm.count_lower_delta(proto, n, eps)
+        assert count <= lo <= float(exact) <= float(avg) <= up <= plain, (k, n, e, lo, exact, avg, up, plain)
+
+
+@pytest.mark.parametrize("ratio,blankets,n", [(F(2), 1, 2), (F(3), 1, 3), (F(2), 2, 2)])
+def test_krr_count_lower_bound_is_the_exact_divergence_for_three_inputs(ratio, blankets, n):
+    """k = 3: the counts (N_x0, N_x1) determine the histogram, so the count lower bound is the exact
+    divergence of the dataset (x0 | x2, ..., x2) vs (x1 | x2, ..., x2), computed here from every
+    histogram, up to its rounding charges (relative 1e-7)."""
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    local = _krr(3, ratio)
+    proto = mm.uniform_blankets(RandomizedResponse(math.log(ratio), 3), blankets)
+    base = [local[2]] * (n - 1) + [[F(1, 3)] * 3] * (n * blankets)
+    for e in E_RATIOS:
+        exact = float(_hockey(_hist([local[0]] + base), _hist([local[1]] + base), e))
+        got = mm.count_lower_delta(proto, n, math.log(e))
+        assert got <= exact and got == pytest.approx(exact, rel=1e-7, abs=1e-15)
+
+
+def test_broken_blanket_share_and_count_variants_are_caught():
+    """Two deliberately broken variants fall on the wrong side of the exact protocol: the upper bound
+    with every other message counted as a blanket (M = n − 1 instead of M ~ Bin(n − 1, kq)) and the
+    count lower bound without the victim's own blankets (C ~ Bin(n − 1, 2q) + Bin((n − 1)·b, 2/k))."""
+    from darrm.accounting.shuffle import RandomizedResponse
+    from darrm.accounting.shuffle.variation_ratio import VRParams, binomial_sum_law, vr_delta
+
+    k, ratio, b, n = 4, F(3), 1, 3
+    local = _krr(k, ratio)
+    proto = mm.uniform_blankets(RandomizedResponse(math.log(ratio), k), b)
+    q = 1 / (3 + k - 1)
+    up_caught, lo_caught = [], []
+    for e in E_RATIOS[:4]:
+        exact = float(_protocol_exact(local, [F(1, k)] * k, b, n, e))
+        broken_up = mm._delta(proto, n * b + 1 + (n - 1), math.log(e), "upper")
+        law = binomial_sum_law(((n - 1, 2 * q), ((n - 1) * b, 2 / k)))
+        broken_lo = vr_delta(math.log(e), n, VRParams(3.0, 2 * q, 3.0), kind="lower", count_law=law)
+        up_caught.append(broken_up < exact)
+        lo_caught.append(broken_lo > exact)
+        assert mm.lower_delta(proto, n, math.log(e)) <= exact <= mm.upper_delta(proto, n, math.log(e))
+    assert any(up_caught) and any(lo_caught)
+
+
+@pytest.mark.parametrize("k", [3, 4, 10])
+def test_krr_blanket_bracket_only_tightens_on_a_grid(k):
+    """On a grid (b = 1, 2; n = 50, 2000; ε0 = 1, 3; four ε) the new lower bound is >= the mixture
+    lower bound, the new upper bound <= the plain one, and lower <= upper."""
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    for e0 in (1.0, 3.0):
+        for b in (1, 2):
+            proto = mm.uniform_blankets(RandomizedResponse(e0, k), b)
+            for n in (50, 2000):
+                for eps in (0.02, 0.1, 0.3, 0.8):
+                    resid = mm._candidates(proto)[1]  # the mixture bound as before, with its residual charge
+                    old_lo = max(0.0, mm._delta(proto, n * (b + 1), eps, "lower")
+                                 - (1 + math.exp(eps)) * (n - 1) * resid / 2)
+                    lo, up = mm.lower_delta(proto, n, eps), mm.upper_delta(proto, n, eps)
+                    assert old_lo <= lo <= up <= mm.plain_upper_delta(proto, n, eps), (e0, b, n, eps)
+
+
+def test_blanket_share_of_the_library_protocols():
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    assert mm.blanket_share(mm.binary_sum(0.3, 2)) == 0.0
+    p = mm.uniform_blankets(RandomizedResponse(1.0, 4), 1)
+    assert mm.blanket_share(p) == pytest.approx(4 / (math.e + 3), rel=1e-11) and mm.blanket_share(p) < 4 / (math.e + 3)
+    with pytest.raises(NotApplicable, match="k-ary"):
+        mm.count_lower_delta(mm.binary_sum(0.3, 2), 10, 0.1)
