@@ -99,6 +99,7 @@ from scipy.optimize import nnls
 
 from darrm import validation as v
 from darrm.errors import ParameterError
+from darrm.numerics.inversion import inverse_monotone
 
 from . import count_sums
 from .bound import Bound, NotApplicable, eps_for_delta
@@ -452,6 +453,13 @@ def lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
     if eps >= proto.log_ratio:
         return 0.0
     best = 0.0 if krr is None else count_lower_delta(proto, n, eps)
+    return max(best, _gparv_lower(proto, n, eps))
+
+
+def _gparv_lower(proto: MultiMessageProtocol, n: int, eps: float) -> float:
+    """The deterministic-row and blanket-matching mixture candidates (those that exist; 0 if none)."""
+    det, resid = _candidates(proto)
+    best = 0.0
     if det:
         best = _delta(proto, n * proto.blankets + 1, eps, "lower")
     if resid is not None:
@@ -487,8 +495,31 @@ def eps_bound(proto: MultiMessageProtocol, n: int, delta: float) -> Bound:
         ParameterError: a parameter out of range.
     """
     delta, n = v.open_unit("delta", delta), v.count("n", n)
-    e = _search(lambda x: upper_delta(proto, n, x), delta, proto.log_ratio, "upper")
-    return Bound(UPPER_NAME, "upper", True, e, delta, _UP_NOTE)
+    return Bound(UPPER_NAME, "upper", True, _upper_search(proto, n, delta), delta, _UP_NOTE)
+
+
+#: the search of :func:`eps_bound` starts from the proxy's root ε_p within [ε_p (1 − w), ε_p (1 + w)]
+_PROXY_WIDTH = 2e-3
+
+
+def _upper_search(proto: MultiMessageProtocol, n: int, delta: float) -> float:
+    """ε(δ) of :func:`upper_delta`, its evaluations (one per block of M) kept few: a proxy, δ_N at
+    the mean of M (one count sum per evaluation, no guarantee), locates the root first; the checked
+    search of the bound itself then starts from a narrow bracket around it, widened by factors of
+    1.01 until it brackets (:func:`darrm.numerics.inversion.inverse_monotone`; the returned ε is
+    certified by the bound itself, whatever the proxy)."""
+    f = lambda x: upper_delta(proto, n, x)  # noqa: E731
+    gamma = blanket_share(proto)
+    hi = proto.log_ratio
+    if gamma <= 0.0 or n == 1 or math.isinf(hi):
+        return _search(f, delta, hi, "upper")
+    mid = n * proto.blankets + 1 + int((n - 1) * gamma)
+    ep = _search(lambda x: 0.0 if x >= hi else _delta(proto, mid, x, "upper"), delta, hi, "upper")
+    if not 0.0 < ep < hi:
+        return _search(f, delta, hi, "upper")
+    lo_e, hi_e = ep * (1 - _PROXY_WIDTH), min(hi, ep * (1 + _PROXY_WIDTH))
+    return inverse_monotone(f, delta, lo_e, hi_e, increasing=False, side="certified", log_value=True,
+                            xtol=1e-14, rtol=1e-7, expand=1.01, limits=(0.0, hi), name="delta")
 
 
 def lower_eps_bound(proto: MultiMessageProtocol, n: int, delta: float) -> Bound:
@@ -507,8 +538,16 @@ def lower_eps_bound(proto: MultiMessageProtocol, n: int, delta: float) -> Bound:
         ParameterError: a parameter out of range.
     """
     delta, n = v.open_unit("delta", delta), v.count("n", n)
-    det, _ = _candidates(proto)
-    e = _search(lambda x: lower_delta(proto, n, x), delta, proto.log_ratio, "lower")
+    det, resid = _candidates(proto)
+    if _krr_uniform(proto) is not None and not det:
+        # each candidate's ε(δ) is a lower bound by itself: search on the count candidate, and on the
+        # maximum only if another candidate still exceeds δ there (then its root lies beyond)
+        e = _search(lambda x: count_lower_delta(proto, n, x) if x < proto.log_ratio else 0.0, delta,
+                    proto.log_ratio, "lower")
+        if e < proto.log_ratio and _gparv_lower(proto, n, e) > delta:
+            e = max(e, _search(lambda x: lower_delta(proto, n, x), delta, proto.log_ratio, "lower"))
+    else:
+        e = _search(lambda x: lower_delta(proto, n, x), delta, proto.log_ratio, "lower")
     note = _LO_NOTE_DET if det else (_LO_NOTE_COUNT if _krr_uniform(proto) is not None else _LO_NOTE_MIX)
     return Bound(LOWER_NAME, "lower", True, e, delta, note)
 
