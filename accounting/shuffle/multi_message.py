@@ -45,18 +45,26 @@ neighbouring datasets, hence a valid lower bound:
   replacing n − 1 laws by B moves each output's law by at most (n − 1)·‖r‖₁/2 in total variation,
   so (1 + e^ε)(n − 1)‖r‖₁/2 is subtracted.
 
-* a *filler outside the victim pair* (k-RR, k >= 3, uniform blankets): the others all hold one
-  x* ∉ {x0, x1}.  The counts (N_x0, N_x1) are a function of the shuffled output, so by the
-  data-processing inequality their divergence is <= that dataset pair's.  Their law is Wang et
-  al.'s Thm 4.7 pair (:func:`.variation_ratio.vr_delta`, as in the single-message
-  :func:`.variation_ratio.krr_count_lower_delta`) with the count C of the non-victim messages
-  in {x0, x1} distributed as Bin(n − 1, 2q) + Bin(n·b, 2/k) (independent: each other's k-RR
-  message lands on x0 and on x1 with probability q = 1/(e^{ε0} + k − 1) each, each blanket —
-  the victim's own included — with probability 1/k each; given C every such message is on x0
-  or x1 with probability 1/2 each, independently), and the victim's message on its own input
-  with probability e^{ε0} q, on the other one with q, elsewhere with 1 − (e^{ε0} + 1) q, as in
-  the single-message pair; :class:`.variation_ratio.CountLaw` carries the convolution's
-  rigorous error terms, subtracted.
+* a *filler outside the victim pair* (e.g. k-RR or OUE, k >= 3, with uniform blankets): the others
+  all hold one x* ∉ {x0, x1}.  Let A = {y : R(x0)(y) > R(x1)(y)} and A' = {y : R(x0)(y) < R(x1)(y)}
+  (the victim's two classes; k-RR: A = {x0}; OUE: the bit vectors with bit x0 set and bit x1
+  clear).  The class counts (N_A, N_A') are a function of the shuffled output, so by the
+  data-processing inequality their divergence is <= that dataset pair's.  When the classes are
+  symmetric — R(x0)(A) = R(x1)(A') =: pα, R(x0)(A') = R(x1)(A) =: α, R(x*)(A) = R(x*)(A') =: a*,
+  B(A) = B(A') =: a_B — their law is Wang et al.'s Thm 4.7 pair (:func:`.variation_ratio.vr_delta`,
+  as in the single-message :func:`.variation_ratio.krr_count_lower_delta`, whose k-RR case is
+  A = {x0}) with the count C of the non-victim messages in A ∪ A' distributed as
+  Bin(n − 1, 2a*) + Bin(n·b, 2a_B) (independent; each such message is in A or A' with
+  probability 1/2 each given C, independently — the victim's own blankets are among the n·b),
+  and the victim's message in its own class with probability pα, in the other with α, elsewhere
+  with the same probability 1 − pα − α under both inputs; the outputs of equal probability under
+  R(x0) and R(x1) are in neither class.  k-RR: pα = e^{ε0} q, α = a* = q = 1/(e^{ε0} + k − 1),
+  a_B = 1/k; OUE (r = 1/(e^{ε0} + 1)): pα = (1 − r)/2, α = r/2, a* = r(1 − r), a_B = 1/4.
+  :class:`.variation_ratio.CountLaw` carries the convolution's rigorous error terms, subtracted.
+  The symmetry is checked to 1e-12 in floating point and the mismatch T (a total variation,
+  summed over the messages: the victim's, (n − 1) × the others', n·b × the blankets') is
+  charged: changing the class laws moves each output law by at most T, so (1 + e^ε)·T is
+  subtracted.  The maximum over the symmetric (x0, x1, x*) is taken.
 
 E[(ΣG)_+] is bounded from below by :func:`.decomposition.positive_part` (``kind="lower"``).  When
 none of the candidates exists the lower bound is refused (:class:`~.bound.NotApplicable`).
@@ -120,9 +128,9 @@ _UP_NOTE = ("victim's message among the n*b blanket messages and the others' bla
 _LO_NOTE_DET = "others at a deterministic input: equals the upper bound's reduced pair"
 _LO_NOTE_MIX = ("others' inputs i.i.d. from a mixture whose messages are distributed as the blankets "
                 "(joint convexity); GPARV divergence over N' = n*(b + 1) messages, rounded down")
-_LO_NOTE_COUNT = ("k-RR with uniform blankets: others at one input outside the victim pair, exact divergence of the "
-                  "counts (N_x0, N_x1) (Wang et al. Thm 4.7 pair, clone count Bin(n-1, 2q) + Bin(n*b, 2/k)), "
-                  "rounded down; or the blanket-matching mixture, whichever is larger")
+_LO_NOTE_COUNT = ("others at one input outside the victim pair: exact divergence of the victim's two class counts "
+                  "(k-RR: (N_x0, N_x1); Wang et al. Thm 4.7 pair, clone count Bin(n-1, 2a*) + Bin(n*b, 2a_B)), "
+                  "rounded down; or the blanket-matching mixture where it exists, whichever is larger")
 
 
 def _probability_rows(name: str, m: np.ndarray) -> np.ndarray:
@@ -385,26 +393,66 @@ def _candidates(proto: MultiMessageProtocol) -> tuple[bool, float | None]:
     return det, (resid if resid <= 1e-9 else None)
 
 
+@dataclass(frozen=True)
+class CountPair:
+    """One candidate of the count lower bound (module docstring): the victim's message is in its
+    own class with probability ``own``, in the other's with ``other``; every other user's message
+    (all at one input x*) is in each class with probability ``star``, every blanket with
+    ``blank``; ``asym`` bounds the total variation moved by making the classes exactly symmetric
+    (per the victim, per other user, per blanket)."""
+
+    own: float
+    other: float
+    star: float
+    blank: float
+    asym: tuple[float, float, float]
+
+
+#: a class probability mismatch above this (absolute) is not symmetric: the candidate is skipped
+_SYM_TOL = 1e-12
+
+
 @functools.lru_cache(maxsize=32)
-def _krr_uniform(proto: MultiMessageProtocol) -> tuple[int, float, float] | None:
-    """(k, P[R(x) = x], q) when R is k-ary randomized response with k >= 3 (every diagonal entry
-    equal, every off-diagonal entry equal and smaller, to 1e-12) and B is uniform; else None."""
+def _count_pairs(proto: MultiMessageProtocol) -> tuple[CountPair, ...]:
+    """The distinct count candidates over ordered victim pairs (x0, x1) and fillers x* whose classes
+    A = {y : R(x0)(y) > R(x1)(y)}, A' = {y : R(x0)(y) < R(x1)(y)} are symmetric to :data:`_SYM_TOL`:
+    R(x0)(A) = R(x1)(A'), R(x0)(A') = R(x1)(A), R(x*)(A) = R(x*)(A'), B(A) = B(A'); k-RR (k >= 3)
+    with uniform blankets (A = {x0}) and OUE (k >= 3) with uniform blankets (A = the outputs with
+    bit x0 set and bit x1 clear) are such protocols.  Sorted by ``star`` (fewest clones first)."""
     m, bl = proto.array, np.array(proto.blanket)
     k = m.shape[0]
-    if k < 3 or m.shape[1] != k:
-        return None
-    diag, off = np.diag(m), m[~np.eye(k, dtype=bool)]
-    if (np.ptp(diag) > 1e-12 or np.ptp(off) > 1e-12 or np.ptp(bl) > 1e-12 or not diag[0] > off[0]):
-        return None
-    return k, float(diag[0]), float(off[0])
+    found: dict[tuple[float, ...], CountPair] = {}
+    for x0 in range(k):
+        for x1 in range(k):
+            if x0 == x1:
+                continue
+            a, a2 = m[x0] > m[x1], m[x0] < m[x1]
+            own, other = (m[x0][a].sum() + m[x1][a2].sum()) / 2, (m[x0][a2].sum() + m[x1][a].sum()) / 2
+            d_vic = max(abs(m[x0][a].sum() - own) + abs(m[x0][a2].sum() - other),
+                        abs(m[x1][a2].sum() - own) + abs(m[x1][a].sum() - other))
+            ba, ba2 = float(bl[a].sum()), float(bl[a2].sum())
+            if not (other > 0 and own > other) or d_vic > _SYM_TOL or abs(ba - ba2) > _SYM_TOL:
+                continue
+            ra, ra2 = m[:, a].sum(axis=1), m[:, a2].sum(axis=1)
+            for xs in range(k):
+                if xs in (x0, x1) or abs(ra[xs] - ra2[xs]) > _SYM_TOL:
+                    continue
+                cp = CountPair(float(own), float(other), float(ra[xs] + ra2[xs]) / 2, (ba + ba2) / 2,
+                               (float(d_vic), abs(float(ra[xs] - ra2[xs])) / 2, abs(ba - ba2) / 2))
+                key = tuple(np.round([cp.own, cp.other, cp.star, cp.blank], 14))
+                if key not in found or sum(cp.asym) < sum(found[key].asym):
+                    found[key] = cp
+    return tuple(sorted(found.values(), key=lambda c: c.star))
 
 
 def count_lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
-    """δ(ε) lower bound of k-RR with uniform blankets from the others at x* ∉ {x0, x1}: the exact
-    divergence of the counts (N_x0, N_x1), rounded down (module docstring, lower bound).
+    """δ(ε) lower bound from the others at x* ∉ {x0, x1}: the exact divergence of the class counts
+    (N_A, N_A'), rounded down, maximised over the candidates of :func:`_count_pairs` (module
+    docstring, lower bound).
 
     Args:
-        proto: k-ary randomized response (k >= 3) with uniform blankets.
+        proto: a protocol with at least one symmetric candidate (k-RR or OUE, k >= 3, with uniform
+            blankets).
         n: the number of users (>= 1).
         eps: ε (>= 0).
 
@@ -412,20 +460,25 @@ def count_lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
         A δ that a pair of neighbouring datasets attains or exceeds.
 
     Raises:
-        NotApplicable: ``proto`` is not k-RR (k >= 3) with uniform blankets.
+        NotApplicable: ``proto`` has no symmetric candidate.
         ParameterError: a parameter out of range.
     """
     v.instance("proto", proto, MultiMessageProtocol, "a MultiMessageProtocol")
     n, eps = v.count("n", n), v.epsilon("eps", eps, allow_zero=True)
-    krr = _krr_uniform(proto)
-    if krr is None:
-        raise NotApplicable("proto", "the count lower bound needs k-ary randomized response (k >= 3) with "
-                            "uniform blankets")
-    k, pv, q = krr
-    ratio = pv / q  # e^{ε0}
-    params = VRParams(ratio, (ratio - 1) * q, ratio)  # pα = e^{ε0} q, α = q (Wang et al. Table 2, GRR row)
-    law = binomial_sum_law(((n - 1, 2 * q), (n * proto.blankets, 2.0 / k)))
-    return vr_delta(eps, n, params, kind="lower", count_law=law)
+    pairs = _count_pairs(proto)
+    if not pairs:
+        raise NotApplicable("proto", "the count lower bound needs a filler input outside the victim pair whose "
+                            "messages fall in the pair's two classes equally often (e.g. k-RR or OUE with "
+                            "k >= 3 and uniform blankets)")
+    best = 0.0
+    for cp in pairs:
+        ratio = cp.own / cp.other
+        params = VRParams(ratio, (ratio - 1) * cp.other, ratio)  # pα = own, α = other
+        law = binomial_sum_law(((n - 1, min(1.0, 2 * cp.star)), (n * proto.blankets, min(1.0, 2 * cp.blank))))
+        moved = cp.asym[0] + (n - 1) * cp.asym[1] + n * proto.blankets * cp.asym[2]
+        d = vr_delta(eps, n, params, kind="lower", count_law=law) - (1 + math.exp(eps)) * moved
+        best = max(best, d)
+    return max(0.0, best)
 
 
 def lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
@@ -446,13 +499,13 @@ def lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
     v.instance("proto", proto, MultiMessageProtocol, "a MultiMessageProtocol")
     n, eps = v.count("n", n), v.epsilon("eps", eps, allow_zero=True)
     det, resid = _candidates(proto)
-    krr = _krr_uniform(proto)
-    if not det and resid is None and krr is None:
+    krr = _count_pairs(proto)
+    if not det and resid is None and not krr:
         raise NotApplicable("proto", "no input's message is deterministic and the blanket distribution is not "
                             "a mixture of the messages' distributions: no exact dataset pair is available")
     if eps >= proto.log_ratio:
         return 0.0
-    best = 0.0 if krr is None else count_lower_delta(proto, n, eps)
+    best = count_lower_delta(proto, n, eps) if krr else 0.0
     return max(best, _gparv_lower(proto, n, eps))
 
 
@@ -539,7 +592,7 @@ def lower_eps_bound(proto: MultiMessageProtocol, n: int, delta: float) -> Bound:
     """
     delta, n = v.open_unit("delta", delta), v.count("n", n)
     det, resid = _candidates(proto)
-    if _krr_uniform(proto) is not None and not det:
+    if _count_pairs(proto) and not det:
         # each candidate's ε(δ) is a lower bound by itself: search on the count candidate, and on the
         # maximum only if another candidate still exceeds δ there (then its root lies beyond)
         e = _search(lambda x: count_lower_delta(proto, n, x) if x < proto.log_ratio else 0.0, delta,
@@ -548,7 +601,7 @@ def lower_eps_bound(proto: MultiMessageProtocol, n: int, delta: float) -> Bound:
             e = max(e, _search(lambda x: lower_delta(proto, n, x), delta, proto.log_ratio, "lower"))
     else:
         e = _search(lambda x: lower_delta(proto, n, x), delta, proto.log_ratio, "lower")
-    note = _LO_NOTE_DET if det else (_LO_NOTE_COUNT if _krr_uniform(proto) is not None else _LO_NOTE_MIX)
+    note = _LO_NOTE_DET if det else (_LO_NOTE_COUNT if _count_pairs(proto) else _LO_NOTE_MIX)
     return Bound(LOWER_NAME, "lower", True, e, delta, note)
 
 

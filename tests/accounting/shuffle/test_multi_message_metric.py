@@ -420,5 +420,39 @@ def test_blanket_share_of_the_library_protocols():
     assert mm.blanket_share(mm.binary_sum(0.3, 2)) == 0.0
     p = mm.uniform_blankets(RandomizedResponse(1.0, 4), 1)
     assert mm.blanket_share(p) == pytest.approx(4 / (math.e + 3), rel=1e-11) and mm.blanket_share(p) < 4 / (math.e + 3)
-    with pytest.raises(NotApplicable, match="k-ary"):
+    with pytest.raises(NotApplicable, match="filler input outside"):
         mm.count_lower_delta(mm.binary_sum(0.3, 2), 10, 0.1)
+
+
+def _oue_exact(k: int, r: F) -> list[list[F]]:
+    """OUE rows, exactly: output y = a k-bit vector, the input's bit is 1 w.p. 1/2, every other w.p. r."""
+    rows = []
+    for x in range(k):
+        row = []
+        for y in range(1 << k):
+            pr = F(1)
+            for j in range(k):
+                bit = (y >> j) & 1
+                pj = F(1, 2) if j == x else r
+                pr *= pj if bit else 1 - pj
+            row.append(pr)
+        rows.append(row)
+    return rows
+
+
+@pytest.mark.parametrize("n,blankets", [(1, 1), (2, 1)])
+def test_oue_with_blankets_has_a_lower_bound_bracketing_the_exact_protocol(n, blankets):
+    """OUE (k = 3, e^{ε0} = 3) with uniform blankets: the count lower bound (classes: bit x0 set and bit
+    x1 clear, and the mirror) now exists; lower <= exact worst case over every dataset pair <= upper,
+    and the blanket-share upper bound is below the plain one."""
+    from darrm.accounting.shuffle import oue
+
+    local = _oue_exact(3, F(1, 4))
+    rand = oue(3, math.log(3))
+    proto = mm.uniform_blankets(rand, blankets)
+    np.testing.assert_allclose(np.array(_as_float(local)), proto.array, rtol=1e-13)  # same output order
+    assert mm._count_pairs(proto) and all(cp.star == pytest.approx(3 / 16) for cp in mm._count_pairs(proto))
+    for e in E_RATIOS[1:4]:  # e^ε < e^{ε0} = 3: δ > 0
+        exact = float(_protocol_exact(local, [F(1, 8)] * 8, blankets, n, e))
+        lo, up = mm.lower_delta(proto, n, math.log(e)), mm.upper_delta(proto, n, math.log(e))
+        assert 0 < lo <= exact <= up <= mm.plain_upper_delta(proto, n, math.log(e)), (n, e, lo, exact, up)
