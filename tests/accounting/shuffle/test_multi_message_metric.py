@@ -444,7 +444,7 @@ def _oue_exact(k: int, r: F) -> list[list[F]]:
 def test_oue_with_blankets_has_a_lower_bound_bracketing_the_exact_protocol(n, blankets):
     """OUE (k = 3, e^{ε0} = 3) with uniform blankets: the count lower bound (classes: bit x0 set and bit
     x1 clear, and the mirror) now exists; lower <= exact worst case over every dataset pair <= upper,
-    and the blanket-share upper bound is below the plain one."""
+    and the upper bound <= the plain one (equal here: OUE's GPARVs have more than three atoms)."""
     from darrm.accounting.shuffle import oue
 
     local = _oue_exact(3, F(1, 4))
