@@ -2,11 +2,12 @@
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_shuffle_multi_message.py [--quick]
 
-For 4-RR and 10-RR with b = 1, 2, 4 uniform blanket messages per user, n = 1e3 ... 1e6,
+For binary RR, 4-RR and 10-RR with b = 1, 2, 4 uniform blanket messages per user, n = 1e3 ... 1e6,
 ε0 ∈ {1, 4}, δ = 1e-6: the previous bracket (upper: the victim's message among the n·b blankets,
 :func:`~darrm.accounting.shuffle.multi_message.plain_upper_delta`; lower: the blanket-matching
 mixture over n(b + 1) messages) and the new one (:func:`~darrm.accounting.shuffle.multi_message.bounds`:
-the others' blanket shares; the (N_x0, N_x1) counts with the others outside the victim pair), the
+the others' blanket shares; the (N_x0, N_x1) counts with the others outside the victim pair, or for
+binary RR the exact divergence of the datasets with all others at one input), the
 upper/lower ratio of each and the CPU seconds (user + sys) of each, measured in the same run.
 ``--quick``: n = 1e3 and 1e4 only.
 """
@@ -44,7 +45,7 @@ def main() -> None:
     print(f"load average at start: {os.getloadavg()}")
     print("| k | b | ε0 | n | old [lower, upper] | old ratio | old CPU s | new [lower, upper] | new ratio "
           "| new CPU s |\n|---|---|---|---|---|---|---|---|---|---|")
-    for k in (4, 10):
+    for k in (2, 4, 10):
         for b in (1, 2, 4):
             for e0 in (1.0, 4.0):
                 proto = mm.uniform_blankets(RandomizedResponse(e0, k), b)

@@ -66,6 +66,16 @@ neighbouring datasets, hence a valid lower bound:
   charged: changing the class laws moves each output law by at most T, so (1 + e^ε)·T is
   subtracted.  The maximum over the symmetric (x0, x1, x*) is taken.
 
+* *two outputs* (binary RR with blankets, any 2-output protocol): the others all hold one input
+  x* (each of the inputs in turn).  The output is determined by the count N_y of output y (the
+  total n(b + 1) is fixed), whose law is u_j·F(a − 1) + (1 − u_j)·F(a) for the victim at x_j,
+  u_j = R(x_j)(y), F the law of Bin(n − 1, R(x*)(y)) + Bin(n·b, B(y)) (the victim's own
+  blankets among the n·b): the divergence Σ_a (P(a) − e^ε Q(a))_+ is that dataset pair's,
+  *exactly*.  It is summed over the set S of a where the computed P − e^ε Q > 0 (any set gives
+  Σ_S (P − e^ε Q) <= the divergence), F from :func:`.variation_ratio.binomial_sum_law`, and
+  charged as the count bound: e^ε × the law's dropped mass, its relative error and the
+  summation's (L + 4)·u (L terms) times Σ_S (P + e^ε Q).
+
 E[(ΣG)_+] is bounded from below by :func:`.decomposition.positive_part` (``kind="lower"``).  When
 none of the candidates exists the lower bound is refused (:class:`~.bound.NotApplicable`).
 
@@ -128,9 +138,10 @@ _UP_NOTE = ("victim's message among the n*b blanket messages and the others' bla
 _LO_NOTE_DET = "others at a deterministic input: equals the upper bound's reduced pair"
 _LO_NOTE_MIX = ("others' inputs i.i.d. from a mixture whose messages are distributed as the blankets "
                 "(joint convexity); GPARV divergence over N' = n*(b + 1) messages, rounded down")
-_LO_NOTE_COUNT = ("others at one input outside the victim pair: exact divergence of the victim's two class counts "
-                  "(k-RR: (N_x0, N_x1); Wang et al. Thm 4.7 pair, clone count Bin(n-1, 2a*) + Bin(n*b, 2a_B)), "
-                  "rounded down; or the blanket-matching mixture where it exists, whichever is larger")
+_LO_NOTE_COUNT = ("others at one input (outside the victim pair: exact divergence of the victim's two class counts, "
+                  "k-RR: (N_x0, N_x1), Wang et al. Thm 4.7 pair, clone count Bin(n-1, 2a*) + Bin(n*b, 2a_B); two "
+                  "outputs: the dataset pair's exact divergence), rounded down; or the blanket-matching mixture "
+                  "where it exists, whichever is larger")
 
 
 def _probability_rows(name: str, m: np.ndarray) -> np.ndarray:
@@ -503,20 +514,78 @@ def lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
         A δ that some pair of neighbouring datasets (or a mixture of such pairs) attains or exceeds.
 
     Raises:
-        NotApplicable: no row is deterministic and B is not a mixture of the rows.
+        NotApplicable: no candidate exists (no deterministic row, B not a mixture of the rows, no
+            symmetric victim classes with a filler outside the pair, more than two outputs).
         ParameterError: a parameter out of range.
     """
     v.instance("proto", proto, MultiMessageProtocol, "a MultiMessageProtocol")
     n, eps = v.count("n", n), v.epsilon("eps", eps, allow_zero=True)
     det, resid = _candidates(proto)
-    krr = _count_pairs(proto)
-    if not det and resid is None and not krr:
+    if not det and resid is None and not _count_pairs(proto) and proto.array.shape[1] != 2:
         raise NotApplicable("proto", "no input's message is deterministic and the blanket distribution is not "
                             "a mixture of the messages' distributions: no exact dataset pair is available")
     if eps >= proto.log_ratio:
         return 0.0
-    best = count_lower_delta(proto, n, eps) if krr else 0.0
-    return max(best, _gparv_lower(proto, n, eps))
+    return max(_direct_lower(proto, n, eps), _gparv_lower(proto, n, eps))
+
+
+def _direct_lower(proto: MultiMessageProtocol, n: int, eps: float) -> float:
+    """The count candidates and the two-output candidates (those that exist; 0 if none)."""
+    best = count_lower_delta(proto, n, eps) if _count_pairs(proto) else 0.0
+    if proto.array.shape[1] == 2:
+        best = max(best, two_output_lower_delta(proto, n, eps))
+    return best
+
+
+def two_output_lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
+    """δ(ε) lower bound of a protocol with two outputs: the exact divergence of the datasets with
+    every other user at one input x*, maximised over x* and the ordered victim pairs, rounded down
+    (module docstring, lower bound, "two outputs").
+
+    Args:
+        proto: a protocol with two outputs.
+        n: the number of users (>= 1).
+        eps: ε (>= 0).
+
+    Returns:
+        A δ that a pair of neighbouring datasets attains or exceeds.
+
+    Raises:
+        NotApplicable: ``proto`` has more than two outputs.
+        ParameterError: a parameter out of range.
+    """
+    v.instance("proto", proto, MultiMessageProtocol, "a MultiMessageProtocol")
+    n, eps = v.count("n", n), v.epsilon("eps", eps, allow_zero=True)
+    if proto.array.shape[1] != 2:
+        raise NotApplicable("proto", f"the two-output lower bound needs two outputs, got {proto.array.shape[1]}")
+    return _two_output(proto, n, eps, n * proto.blankets)
+
+
+def _two_output(proto: MultiMessageProtocol, n: int, eps: float, blanket_messages: int) -> float:
+    """:func:`two_output_lower_delta` with ``blanket_messages`` blankets in F (n·b; other values only
+    for the tests' broken variant)."""
+    m = proto.array
+    ee, u = math.exp(eps), float(np.finfo(float).eps)
+    best = 0.0
+    for xs in range(m.shape[0]):
+        law = binomial_sum_law(((n - 1, float(m[xs, 1])), (blanket_messages, float(proto.blanket[1]))))
+        f = np.concatenate(([0.0], law.w, [0.0]))
+        f_prev, f_here = f[:-1], f[1:]  # F(a − 1), F(a) for a = c_lo .. c_hi + 1
+        for x0 in range(m.shape[0]):
+            for x1 in range(m.shape[0]):
+                u0, u1 = float(m[x0, 1]), float(m[x1, 1])
+                if x0 == x1 or u0 == u1:
+                    continue
+                pa = u0 * f_prev + (1 - u0) * f_here
+                qa = u1 * f_prev + (1 - u1) * f_here
+                d = pa - ee * qa
+                keep = d > 0
+                if not keep.any():
+                    continue
+                mag = float(np.sum(pa[keep] + ee * qa[keep]))
+                charge = ee * law.dropped + (law.rel * 1.01 + (len(d) + 4) * u) * mag
+                best = max(best, float(np.sum(d[keep])) - charge)
+    return max(0.0, best)
 
 
 def _gparv_lower(proto: MultiMessageProtocol, n: int, eps: float) -> float:
@@ -601,17 +670,19 @@ def lower_eps_bound(proto: MultiMessageProtocol, n: int, delta: float) -> Bound:
         ParameterError: a parameter out of range.
     """
     delta, n = v.open_unit("delta", delta), v.count("n", n)
-    det, resid = _candidates(proto)
-    if _count_pairs(proto) and not det:
-        # each candidate's ε(δ) is a lower bound by itself: search on the count candidate, and on the
-        # maximum only if another candidate still exceeds δ there (then its root lies beyond)
-        e = _search(lambda x: count_lower_delta(proto, n, x) if x < proto.log_ratio else 0.0, delta,
+    det, _ = _candidates(proto)
+    direct = bool(_count_pairs(proto)) or proto.array.shape[1] == 2
+    if direct and not det:
+        # each candidate's ε(δ) is a lower bound by itself: search on the direct (count, two-output)
+        # candidates, and on the maximum only if a GPARV candidate still exceeds δ there (then its
+        # root lies beyond)
+        e = _search(lambda x: _direct_lower(proto, n, x) if x < proto.log_ratio else 0.0, delta,
                     proto.log_ratio, "lower")
         if e < proto.log_ratio and _gparv_lower(proto, n, e) > delta:
             e = max(e, _search(lambda x: lower_delta(proto, n, x), delta, proto.log_ratio, "lower"))
     else:
         e = _search(lambda x: lower_delta(proto, n, x), delta, proto.log_ratio, "lower")
-    note = _LO_NOTE_DET if det else (_LO_NOTE_COUNT if _count_pairs(proto) else _LO_NOTE_MIX)
+    note = _LO_NOTE_DET if det else (_LO_NOTE_COUNT if direct else _LO_NOTE_MIX)
     return Bound(LOWER_NAME, "lower", True, e, delta, note)
 
 

@@ -138,9 +138,14 @@ def test_multi_message_refuses_bad_input():
 
 
 def test_lower_bound_refused_without_an_exact_dataset_pair():
-    proto = mm.as_protocol([[0.6, 0.4], [0.4, 0.6]], [0.9, 0.1], 1)  # B outside the rows' hull
+    # B outside the rows' hull, no deterministic row, no symmetric classes, three outputs
+    proto = mm.as_protocol([[0.6, 0.3, 0.1], [0.3, 0.5, 0.2], [0.2, 0.2, 0.6]], [0.05, 0.05, 0.9], 1)
     up, lo = mm.bounds(proto, 50, 1e-3)
     assert up.valid and not lo.valid and "mixture" in lo.note
+    # with two outputs the datasets "all others at one input" are always available
+    two = mm.as_protocol([[0.6, 0.4], [0.4, 0.6]], [0.9, 0.1], 1)
+    up, lo = mm.bounds(two, 50, 1e-3)
+    assert up.valid and lo.valid and 0 < lo.eps <= up.eps
 
 
 # ------------------------------------------------------------------------------------- metric LDP
@@ -456,3 +461,44 @@ def test_oue_with_blankets_has_a_lower_bound_bracketing_the_exact_protocol(n, bl
         exact = float(_protocol_exact(local, [F(1, 8)] * 8, blankets, n, e))
         lo, up = mm.lower_delta(proto, n, math.log(e)), mm.upper_delta(proto, n, math.log(e))
         assert 0 < lo <= exact <= up <= mm.plain_upper_delta(proto, n, math.log(e)), (n, e, lo, exact, up)
+
+
+@pytest.mark.parametrize("ratio,blankets,n", [(F(2), 1, 2), (F(3), 1, 3), (F(2), 2, 3), (F(5), 1, 4)])
+def test_two_output_lower_bound_is_the_exact_divergence_of_its_datasets(ratio, blankets, n):
+    """Binary RR with uniform blankets: the two-output lower bound equals the largest exact divergence
+    (every histogram, rationals) of the datasets with all others at one input, up to its rounding
+    charges (relative 1e-7: about 2·PMF_RHO·(1 + e^ε)/δ), and lower <= exact worst case <=
+    E_M[δ_{N+M}] <= upper."""
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    local = _krr(2, ratio)
+    half = [F(1, 2)] * 2
+    proto = mm.uniform_blankets(RandomizedResponse(math.log(ratio), 2), blankets)
+    for e in E_RATIOS[:4]:
+        eps = math.log(e)
+        datasets = []
+        for xs in range(2):
+            base = [local[xs]] * (n - 1) + [half] * (n * blankets)
+            p0, p1 = _hist([local[0]] + base), _hist([local[1]] + base)
+            datasets += [_hockey(p0, p1, e), _hockey(p1, p0, e)]
+        got = mm.two_output_lower_delta(proto, n, eps)
+        assert got <= float(max(datasets)) and got == pytest.approx(float(max(datasets)), rel=1e-7)
+        exact = _protocol_exact(local, half, blankets, n, e)
+        avg = _mixture_average(2, ratio, blankets, n, e)
+        assert mm.lower_delta(proto, n, eps) <= float(exact) <= float(avg) <= mm.upper_delta(proto, n, eps)
+
+
+def test_two_output_lower_bound_without_the_victims_blankets_is_caught():
+    """A broken two-output bound whose blanket count leaves out the victim's own b blankets
+    ((n − 1)·b instead of n·b) exceeds the exact protocol: the reference catches it."""
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    ratio, b, n = F(3), 2, 3
+    local = _krr(2, ratio)
+    proto = mm.uniform_blankets(RandomizedResponse(math.log(3), 2), b)
+    caught = []
+    for e in E_RATIOS[:4]:
+        exact = float(_protocol_exact(local, [F(1, 2)] * 2, b, n, e))
+        assert mm._two_output(proto, n, math.log(e), n * b) <= exact
+        caught.append(mm._two_output(proto, n, math.log(e), (n - 1) * b) > exact)
+    assert any(caught)
