@@ -496,7 +496,8 @@ def count_lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
         ratio = cp.own / cp.other
         params = VRParams(ratio, (ratio - 1) * cp.other, ratio)  # pα = own, α = other
         law = binomial_sum_law(((n - 1, min(1.0, 2 * cp.star)), (n * proto.blankets, min(1.0, 2 * cp.blank))))
-        moved = cp.asym[0] + (n - 1) * cp.asym[1] + n * proto.blankets * cp.asym[2]
+        # + 8u: VRParams re-derives pα and α from (p, β) in floating point (a few ulps of TV)
+        moved = cp.asym[0] + 8 * np.finfo(float).eps + (n - 1) * cp.asym[1] + n * proto.blankets * cp.asym[2]
         d = vr_delta(eps, n, params, kind="lower", count_law=law) - (1 + math.exp(eps)) * moved
         best = max(best, d)
     return max(0.0, best)
