@@ -178,7 +178,9 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
     of C through Markov kernels: with π = π_w + π_out (:class:`CountLaw`), π_out adds >= 0 to
     P(S) and at most e^ε·dropped to e^ε Q(S), and |w − π_w| <= rel·w changes each c's
     contribution by at most rel·w_c·(its P-part + e^ε × its Q-part); both are subtracted, plus
-    :data:`PMF_RHO` × 8 × the terms' magnitude for the Bin(c, 1/2) pmfs and tails.
+    :data:`PMF_RHO` × 8 × the terms' magnitude for the Bin(c, 1/2) pmfs and tails and 2048 u per
+    tail value for the recurrence of :func:`darrm.numerics.binomial.upper_tail_along` (re-anchored
+    every 512 steps).
     """
     v.choice("kind", kind, ("upper", "lower"))
     if count_law is not None and kind != "lower":
@@ -230,8 +232,10 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
         alpha = p_alpha / p if not inf else 0.0
         # P-part + e^ε Q-part of each c: α(p + e^ε) pm + (1 + e^ε)((p + 1) α tail1 + g tail0)
         mag_pq = (p_alpha + ee * alpha) * pm + (1 + ee) * (a_sum * tail1 + left)
+        # upper_tail_along's recurrence: absolute error <= ~chunk (512) roundings per tail value
+        tail_abs = 2048 * float(np.finfo(float).eps) * (ee - 1) * (a_sum + g) * float(np.sum(w))
         charge = (ee * count_law.dropped + count_law.rel * float(np.dot(w, mag_pq))
-                  + 8 * PMF_RHO * float(np.dot(w, mag)))
+                  + 8 * PMF_RHO * float(np.dot(w, mag)) + tail_abs)
         return min(1.0, max(0.0, float(np.dot(w, val)) - charge))
     # val_c mixes output slices of totals c and c+1, so single terms may be
     # negative; only the sum is a hockey-stick divergence (>= 0).
