@@ -431,6 +431,25 @@ class CountPair:
 
 #: a class probability mismatch above this (absolute) is not symmetric: the candidate is skipped
 _SYM_TOL = 1e-12
+#: the general search of :func:`_count_pairs` costs k³·d operations; above this it is not done
+#: (no count candidate; k-RR with uniform blankets is recognised directly)
+_COUNT_WORK = 3e8
+
+
+def _count_triple(m: np.ndarray, bl: np.ndarray, x0: int, x1: int, xs: int) -> CountPair | None:
+    """The candidate of the victim pair (x0, x1) with the others at xs, or None when its classes are
+    not symmetric to :data:`_SYM_TOL` (or the victim's message is never in the other's class)."""
+    a, a2 = m[x0] > m[x1], m[x0] < m[x1]
+    r0a, r0a2, r1a, r1a2 = m[x0][a].sum(), m[x0][a2].sum(), m[x1][a].sum(), m[x1][a2].sum()
+    own, other = (r0a + r1a2) / 2, (r0a2 + r1a) / 2
+    d_vic = max(abs(r0a - own) + abs(r0a2 - other), abs(r1a2 - own) + abs(r1a - other))
+    ba, ba2 = float(bl[a].sum()), float(bl[a2].sum())
+    sa, sa2 = float(m[xs][a].sum()), float(m[xs][a2].sum())
+    if (not (other > 0 and own > other) or d_vic > _SYM_TOL or abs(ba - ba2) > _SYM_TOL
+            or abs(sa - sa2) > _SYM_TOL):
+        return None
+    return CountPair(float(own), float(other), (sa + sa2) / 2, (ba + ba2) / 2,
+                     (float(d_vic), abs(sa - sa2) / 2, abs(ba - ba2) / 2))
 
 
 @functools.lru_cache(maxsize=32)
@@ -439,27 +458,30 @@ def _count_pairs(proto: MultiMessageProtocol) -> tuple[CountPair, ...]:
     A = {y : R(x0)(y) > R(x1)(y)}, A' = {y : R(x0)(y) < R(x1)(y)} are symmetric to :data:`_SYM_TOL`:
     R(x0)(A) = R(x1)(A'), R(x0)(A') = R(x1)(A), R(x*)(A) = R(x*)(A'), B(A) = B(A'); k-RR (k >= 3)
     with uniform blankets (A = {x0}) and OUE (k >= 3) with uniform blankets (A = the outputs with
-    bit x0 set and bit x1 clear) are such protocols.  Sorted by ``star`` (fewest clones first)."""
+    bit x0 set and bit x1 clear) are such protocols.  Sorted by ``star`` (fewest clones first).
+    k-RR with uniform blankets (equal diagonal, off-diagonal and blanket entries to 1e-12) has one
+    candidate up to rounding, so only the triple (0, 1, 2) is evaluated (O(k)); otherwise the
+    general search (k³·d operations) is skipped above :data:`_COUNT_WORK`."""
     m, bl = proto.array, np.array(proto.blanket)
-    k = m.shape[0]
+    k, d = m.shape
+    if k >= 3 and d == k:
+        diag, off = np.diag(m), m[~np.eye(k, dtype=bool)]
+        if max(np.ptp(diag), np.ptp(off), np.ptp(bl)) <= _SYM_TOL:
+            cp = _count_triple(m, bl, 0, 1, 2)
+            return () if cp is None else (cp,)
+    if float(k) ** 3 * d > _COUNT_WORK:
+        return ()
     found: dict[tuple[float, ...], CountPair] = {}
     for x0 in range(k):
         for x1 in range(k):
             if x0 == x1:
                 continue
-            a, a2 = m[x0] > m[x1], m[x0] < m[x1]
-            own, other = (m[x0][a].sum() + m[x1][a2].sum()) / 2, (m[x0][a2].sum() + m[x1][a].sum()) / 2
-            d_vic = max(abs(m[x0][a].sum() - own) + abs(m[x0][a2].sum() - other),
-                        abs(m[x1][a2].sum() - own) + abs(m[x1][a].sum() - other))
-            ba, ba2 = float(bl[a].sum()), float(bl[a2].sum())
-            if not (other > 0 and own > other) or d_vic > _SYM_TOL or abs(ba - ba2) > _SYM_TOL:
-                continue
-            ra, ra2 = m[:, a].sum(axis=1), m[:, a2].sum(axis=1)
             for xs in range(k):
-                if xs in (x0, x1) or abs(ra[xs] - ra2[xs]) > _SYM_TOL:
+                if xs in (x0, x1):
                     continue
-                cp = CountPair(float(own), float(other), float(ra[xs] + ra2[xs]) / 2, (ba + ba2) / 2,
-                               (float(d_vic), abs(float(ra[xs] - ra2[xs])) / 2, abs(ba - ba2) / 2))
+                cp = _count_triple(m, bl, x0, x1, xs)
+                if cp is None:
+                    continue
                 key = tuple(np.round([cp.own, cp.other, cp.star, cp.blank], 14))
                 if key not in found or sum(cp.asym) < sum(found[key].asym):
                     found[key] = cp
