@@ -79,6 +79,23 @@ neighbouring datasets, hence a valid lower bound:
 E[(ΣG)_+] is bounded from below by :func:`.decomposition.positive_part` (``kind="lower"``).  When
 none of the candidates exists the lower bound is refused (:class:`~.bound.NotApplicable`).
 
+**Two inputs and two outputs (binary RR with blankets): the splits.**  The output is the count
+of output 1 (the total is fixed), and a dataset pair is fixed by the number j of the n − 1 others
+at input 1, so the exact δ(ε) is max over j and both directions of H_j(n) = D_{e^ε}(Y_j + V_0 ‖
+Y_j + V_1), Y_j = Bin(j, u_1) + Bin(n − 1 − j, u_0) + Bin(n·b, B(1)) (u_x = R(x)(1), V_x the
+victim's message) — as :mod:`.binary_rr_exact` (i) with the blanket count added.  Blocks of splits
+(its lemma, unchanged by blankets): taking out one other user, whose message is Bernoulli(u_x)
+independent of everything else, P_j and Q_j are the same mixture of a pair shifted by one and the
+pair of n − 1 users (the n·b blankets kept), so by joint convexity and shift invariance
+H_j(n) <= H_{j−1}(n − 1) (a 1-holder out) and H_j(n) <= H_j(n − 1) (a 0-holder out); hence
+H_j(n) <= H_{j0}(n − g + 1) for j in [j0, j0 + g), j0 <= n − g.  Every split is evaluated up to
+:data:`SPLIT_EXACT_N` users, above it at most :data:`SPLIT_BLOCKS` blocks (:func:`split_blocks`).
+Each H is bounded from above on the windowed law of :func:`.variation_ratio.binomial_sum_law`: with π = π_w + π_out,
+(P_π − e^ε Q_π)_+ <= (P_πw − e^ε Q_πw)_+ + P_πout, so ``dropped`` is added, and |w − π_w| <=
+rel·w moves each term by at most rel'·(P_w + e^ε Q_w), added over the terms that can be positive
+(rel' = rel·1.01 plus the summation's (L + 4)·u).  The upper bound is the minimum of this and the
+blanket-share bound (both valid).
+
 **Tighter upper bound: the others' blanket share.**  Let γ = min over inputs x and outputs y
 with B(y) > 0 of R(x)(y)/B(y) (k-RR with uniform blankets: γ = k q; the binary sum: γ = 0,
 nothing to gain; used where every GPARV has at most three atoms, :func:`_few_atoms`).  Claim: for every dataset pair,
@@ -123,7 +140,7 @@ from . import count_sums
 from .bound import Bound, NotApplicable, eps_for_delta
 from .decomposition import Atoms, dataset_atoms, positive_part
 from .randomizers import FiniteRandomizer, RandomizedResponse
-from .variation_ratio import VRParams, binomial_sum_law, vr_delta
+from .variation_ratio import CountLaw, VRParams, binomial_sum_law, vr_delta
 
 #: the methods' names (every Bound they return carries one)
 UPPER_NAME = "multi-message"
@@ -315,7 +332,97 @@ def upper_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
     n, eps = v.count("n", n), v.epsilon("eps", eps, allow_zero=True)
     if eps >= proto.log_ratio:
         return 0.0
-    return _share_upper(proto, n, eps)
+    share = _share_upper(proto, n, eps)
+    return min(share, split_upper_delta(proto, n, eps)) if _binary(proto) else share
+
+
+#: every split is evaluated up to this many users; above, at most :data:`SPLIT_BLOCKS` blocks of splits
+SPLIT_EXACT_N = 256
+#: blocks of splits above :data:`SPLIT_EXACT_N` users (ε grows by about 1/(2·blocks) relative)
+SPLIT_BLOCKS = 64
+#: fewer blocks are used where their laws would cost more than this many multiply-adds in all
+SPLIT_WORK = 6e9
+#: ... but never fewer than this many: the split bound is then not evaluated (see :func:`split_blocks`)
+SPLIT_MIN_BLOCKS = 16
+
+
+def _binary(proto: MultiMessageProtocol) -> bool:
+    return proto.array.shape == (2, 2)
+
+
+def split_blocks(proto: MultiMessageProtocol, n: int) -> int:
+    """The number of blocks of splits of :func:`split_upper_delta` (n: every split), or 0 where even
+    :data:`SPLIT_MIN_BLOCKS` laws would cost more than :data:`SPLIT_WORK` (the windows' lengths:
+    about 22 standard deviations each; measured ~2e9 multiply-adds per CPU second; e.g. binary RR,
+    ε0 = 1, n = 1e6: 30 blocks with one blanket per user, 19 with four)."""
+    if n <= SPLIT_EXACT_N:
+        return n
+    u0, u1 = float(proto.array[0, 1]), float(proto.array[1, 1])
+    b1 = float(proto.blanket[1])
+    others = 22 * math.sqrt(n * max(u0 * (1 - u0), u1 * (1 - u1))) + 1
+    blank = 22 * math.sqrt(n * proto.blankets * b1 * (1 - b1)) + 1
+    blocks = min(SPLIT_BLOCKS, int(SPLIT_WORK // (others * (others + blank))))
+    return blocks if blocks >= SPLIT_MIN_BLOCKS else 0
+
+
+def _split_starts(n: int, blocks: int) -> tuple[list[int], int]:
+    """(block starts j0, users n') of :func:`split_upper_delta`: every split with n users when
+    ``blocks`` = n, else ``blocks`` blocks of g splits covering 0..n − 1 (the last one starting at
+    n − g), each evaluated with n' = n − g + 1 users."""
+    if blocks >= n:
+        return list(range(n)), n
+    g = -(-n // blocks)
+    starts = sorted(set(list(range(0, n - g, g)) + [n - g]))
+    return starts, n - g + 1
+
+
+@functools.lru_cache(maxsize=4)
+def _split_laws(proto: MultiMessageProtocol, n: int) -> tuple[CountLaw, ...]:
+    """Y_{j0} of every block start with n' users (:func:`_split_starts`), the n·b blankets kept."""
+    starts, users = _split_starts(n, split_blocks(proto, n))
+    u0, u1 = float(proto.array[0, 1]), float(proto.array[1, 1])
+    law = binomial_sum_law.__wrapped__  # not through its small cache: there are up to SPLIT_BLOCKS laws
+    return tuple(law(((j0, u1), (users - 1 - j0, u0), (n * proto.blankets, float(proto.blanket[1]))))
+                 for j0 in starts)
+
+
+def split_upper_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
+    """δ(ε) upper bound of a protocol with two inputs and two outputs by its splits (module
+    docstring: every split up to :data:`SPLIT_EXACT_N` users, blocks of splits above; 1 where
+    :func:`split_blocks` is 0, not evaluated).
+
+    Args:
+        proto: a protocol with two inputs and two outputs.
+        n: the number of users (>= 1).
+        eps: ε (>= 0).
+
+    Returns:
+        A δ with which the protocol is (ε, δ)-DP.
+
+    Raises:
+        NotApplicable: ``proto`` is not 2 × 2.
+        ParameterError: a parameter out of range.
+    """
+    v.instance("proto", proto, MultiMessageProtocol, "a MultiMessageProtocol")
+    n, eps = v.count("n", n), v.epsilon("eps", eps, allow_zero=True)
+    if not _binary(proto):
+        raise NotApplicable("proto", f"the split bound needs two inputs and two outputs, got {proto.array.shape}")
+    if split_blocks(proto, n) == 0:
+        return 1.0
+    ee, u = math.exp(eps), float(np.finfo(float).eps)
+    us = (float(proto.array[0, 1]), float(proto.array[1, 1]))
+    best = 0.0
+    for law in _split_laws(proto, n):
+        f = np.concatenate(([0.0], law.w, [0.0]))
+        f_prev, f_here = f[:-1], f[1:]  # F(a − 1), F(a)
+        rel = law.rel * 1.01 + (len(f_here) + 4) * u
+        for a, b in ((0, 1), (1, 0)):
+            pa = us[a] * f_prev + (1 - us[a]) * f_here
+            qa = us[b] * f_prev + (1 - us[b]) * f_here
+            d, mag = pa - ee * qa, pa + ee * qa
+            near = d + rel * mag > 0
+            best = max(best, float(np.sum(np.maximum(d, 0.0))) + law.dropped + rel * float(np.sum(mag[near])))
+    return min(1.0, best * (1 + 4 * u))
 
 
 def plain_upper_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
@@ -663,7 +770,16 @@ def _upper_search(proto: MultiMessageProtocol, n: int, delta: float) -> float:
     search of the bound itself then starts from a narrow bracket around it, widened by factors of
     1.01 until it brackets (:func:`darrm.numerics.inversion.inverse_monotone`; the returned ε is
     certified by the bound itself, whatever the proxy)."""
-    f = lambda x: upper_delta(proto, n, x)  # noqa: E731
+    if _binary(proto) and split_blocks(proto, n) > 0:  # each ε is a valid upper bound: the smaller one is kept
+        hi = proto.log_ratio
+        e_split = _search(lambda x: 0.0 if x >= hi else split_upper_delta(proto, n, x), delta, hi, "upper")
+        return min(e_split, _share_search(proto, n, delta))
+    return _share_search(proto, n, delta)
+
+
+def _share_search(proto: MultiMessageProtocol, n: int, delta: float) -> float:
+    """ε(δ) of the blanket-share bound (:func:`_upper_search`)."""
+    f = lambda x: 0.0 if x >= proto.log_ratio else _share_upper(proto, n, x)  # noqa: E731
     gamma = blanket_share(proto)
     hi = proto.log_ratio
     if gamma <= 0.0 or n == 1 or math.isinf(hi) or not _few_atoms(proto):

@@ -467,8 +467,8 @@ def test_oue_with_blankets_has_a_lower_bound_bracketing_the_exact_protocol(n, bl
 def test_two_output_lower_bound_is_the_exact_divergence_of_its_datasets(ratio, blankets, n):
     """Binary RR with uniform blankets: the two-output lower bound equals the largest exact divergence
     (every histogram, rationals) of the datasets with all others at one input, up to its rounding
-    charges (relative 1e-7: about 2·PMF_RHO·(1 + e^ε)/δ), and lower <= exact worst case <=
-    E_M[δ_{N+M}] <= upper."""
+    charges (relative 1e-7: about 2·PMF_RHO·(1 + e^ε)/δ), lower <= exact worst case <= upper, and
+    exact <= E_M[δ_{N+M}] <= the blanket-share bound."""
     from darrm.accounting.shuffle import RandomizedResponse
 
     local = _krr(2, ratio)
@@ -484,8 +484,10 @@ def test_two_output_lower_bound_is_the_exact_divergence_of_its_datasets(ratio, b
         got = mm.two_output_lower_delta(proto, n, eps)
         assert got <= float(max(datasets)) and got == pytest.approx(float(max(datasets)), rel=1e-7)
         exact = _protocol_exact(local, half, blankets, n, e)
-        avg = _mixture_average(2, ratio, blankets, n, e)
-        assert mm.lower_delta(proto, n, eps) <= float(exact) <= float(avg) <= mm.upper_delta(proto, n, eps)
+        avg = _mixture_average(2, ratio, blankets, n, e)  # the blanket-share claim, in rationals
+        assert exact <= avg and float(avg) <= mm._share_upper(proto, n, eps)
+        # two inputs and outputs: the upper bound is the smaller of that and the split bound
+        assert mm.lower_delta(proto, n, eps) <= float(exact) <= mm.upper_delta(proto, n, eps)
 
 
 def test_two_output_lower_bound_without_the_victims_blankets_is_caught():
@@ -502,3 +504,51 @@ def test_two_output_lower_bound_without_the_victims_blankets_is_caught():
         assert mm._two_output(proto, n, math.log(e), n * b) <= exact
         caught.append(mm._two_output(proto, n, math.log(e), (n - 1) * b) > exact)
     assert any(caught)
+
+
+TWO_BY_TWO = {
+    "binary-rr": ([[F(3, 4), F(1, 4)], [F(1, 4), F(3, 4)]], [F(1, 2), F(1, 2)]),
+    "asymmetric": ([[F(7, 10), F(3, 10)], [F(1, 5), F(4, 5)]], [F(3, 5), F(2, 5)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TWO_BY_TWO))
+@pytest.mark.parametrize("blankets,n", [(1, 2), (1, 4), (2, 3)])
+def test_split_upper_bound_is_the_exact_protocol_for_two_inputs_and_outputs(name, blankets, n):
+    """Every split evaluated (n <= SPLIT_EXACT_N): the split bound equals the exact δ over every dataset
+    pair (rationals) up to its rounding charges (relative 1e-7), and upper_delta is at most it."""
+    local, blanket = TWO_BY_TWO[name]
+    proto = mm.as_protocol(_as_float(local), [float(x) for x in blanket], blankets)
+    for e in E_RATIOS[:4]:
+        exact = float(_protocol_exact(local, blanket, blankets, n, e))
+        split = mm.split_upper_delta(proto, n, math.log(e))
+        assert exact <= split and split == pytest.approx(exact, rel=1e-7, abs=1e-15)
+        assert mm.lower_delta(proto, n, math.log(e)) <= exact <= mm.upper_delta(proto, n, math.log(e)) <= split
+
+
+def test_blocks_of_splits_bound_the_exact_protocol_and_a_broken_block_is_caught(monkeypatch):
+    """Blocks of splits (forced: 2 or 3 blocks at n = 5, 6): the bound stays >= the exact protocol; the
+    same blocks evaluated with n users instead of n − g + 1 (the block lemma left out) fall below it."""
+    local, blanket = TWO_BY_TWO["binary-rr"]
+    proto = mm.as_protocol(_as_float(local), [float(x) for x in blanket], 1)
+    monkeypatch.setattr(mm, "SPLIT_EXACT_N", 0)
+    monkeypatch.setattr(mm, "SPLIT_MIN_BLOCKS", 2)
+    caught = []
+    for blocks, n in ((2, 5), (3, 6)):
+        monkeypatch.setattr(mm, "SPLIT_BLOCKS", blocks)
+        assert mm.split_blocks(proto, n) == blocks
+        for e in E_RATIOS[:4]:
+            exact = float(_protocol_exact(local, blanket, 1, n, e))
+            mm._split_laws.cache_clear()
+            assert exact <= mm.split_upper_delta(proto, n, math.log(e))
+            real = mm._split_starts
+            with monkeypatch.context() as mp:
+                mp.setattr(mm, "_split_starts", lambda n_, b_, real=real: (real(n_, b_)[0], n_))
+                mm._split_laws.cache_clear()
+                caught.append(mm.split_upper_delta(proto, n, math.log(e)) < exact)
+            mm._split_laws.cache_clear()
+    assert any(caught)
+    from darrm.accounting.shuffle import oue
+
+    with pytest.raises(NotApplicable, match="two inputs"):
+        mm.split_upper_delta(mm.uniform_blankets(oue(3, 1.0), 1), 5, 0.1)
