@@ -39,13 +39,14 @@ def _old(proto: mm.MultiMessageProtocol, n: int, delta: float) -> tuple[float, f
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="n = 1e3 and 1e4 only")
+    ap.add_argument("--ks", default="2,4,10", help="the k of k-RR, comma-separated (default 2,4,10)")
     args = ap.parse_args()
     delta = 1e-6
     ns = (10**3, 10**4) if args.quick else (10**3, 10**4, 10**5, 10**6)
     print(f"load average at start: {os.getloadavg()}")
     print("| k | b | ε0 | n | old [lower, upper] | old ratio | old CPU s | new [lower, upper] | new ratio "
           "| new CPU s |\n|---|---|---|---|---|---|---|---|---|---|")
-    for k in (2, 4, 10):
+    for k in (int(x) for x in args.ks.split(",")):
         for b in (1, 2, 4):
             for e0 in (1.0, 4.0):
                 proto = mm.uniform_blankets(RandomizedResponse(e0, k), b)

@@ -66,15 +66,16 @@ neighbouring datasets, hence a valid lower bound:
   charged: changing the class laws moves each output law by at most T, so (1 + e^ε)·T is
   subtracted.  The maximum over the symmetric (x0, x1, x*) is taken.
 
-* *two outputs* (binary RR with blankets, any 2-output protocol): the others all hold one input
-  x* (each of the inputs in turn).  The output is determined by the count N_y of output y (the
-  total n(b + 1) is fixed), whose law is u_j·F(a − 1) + (1 − u_j)·F(a) for the victim at x_j,
-  u_j = R(x_j)(y), F the law of Bin(n − 1, R(x*)(y)) + Bin(n·b, B(y)) (the victim's own
-  blankets among the n·b): the divergence Σ_a (P(a) − e^ε Q(a))_+ is that dataset pair's,
-  *exactly*.  It is summed over the set S of a where the computed P − e^ε Q > 0 (any set gives
-  Σ_S (P − e^ε Q) <= the divergence), F from :func:`.variation_ratio.binomial_sum_law`, and
-  charged as the count bound: e^ε × the law's dropped mass, its relative error and the
-  summation's (L + 4)·u (L terms) times Σ_S (P + e^ε Q).
+* *two outputs* (binary RR with blankets, any 2-output protocol): the others all hold one input x*
+  (each of the inputs in turn; with two inputs, j of them hold input 1 for the j of
+  :func:`_lower_split_laws`, F then Bin(j, u_1) + Bin(n − 1 − j, u_0) + Bin(n·b, B(1))).  The
+  output is determined by the count N_y of output y (the total n(b + 1) is fixed), whose law is
+  u_j·F(a − 1) + (1 − u_j)·F(a) for the victim at x_j, u_j = R(x_j)(y), F the law of Bin(n − 1,
+  R(x*)(y)) + Bin(n·b, B(y)) (the victim's own blankets among the n·b): the divergence Σ_a (P(a) −
+  e^ε Q(a))_+ is that dataset pair's, *exactly*.  It is summed over the set S of a where the
+  computed P − e^ε Q > 0 (any set gives Σ_S (P − e^ε Q) <= the divergence), F from
+  :func:`.variation_ratio.binomial_sum_law`, and charged as the count bound: e^ε × the law's
+  dropped mass, its relative error and the summation's (L + 4)·u (L terms) times Σ_S (P + e^ε Q).
 
 E[(ΣG)_+] is bounded from below by :func:`.decomposition.positive_part` (``kind="lower"``).  When
 none of the candidates exists the lower bound is refused (:class:`~.bound.NotApplicable`).
@@ -337,9 +338,9 @@ def upper_delta(proto: MultiMessageProtocol, n: int, eps: float) -> float:
 
 
 #: every split is evaluated up to this many users; above, at most :data:`SPLIT_BLOCKS` blocks of splits
-SPLIT_EXACT_N = 256
+SPLIT_EXACT_N = 1000
 #: blocks of splits above :data:`SPLIT_EXACT_N` users (ε grows by about 1/(2·blocks) relative)
-SPLIT_BLOCKS = 64
+SPLIT_BLOCKS = 128
 #: fewer blocks are used where their laws would cost more than this many multiply-adds in all
 SPLIT_WORK = 6e9
 #: ... but never fewer than this many: the split bound is then not evaluated (see :func:`split_blocks`)
@@ -691,14 +692,44 @@ def two_output_lower_delta(proto: MultiMessageProtocol, n: int, eps: float) -> f
     return _two_output(proto, n, eps, n * proto.blankets)
 
 
+#: the two-output lower bound of a 2 × 2 protocol evaluates the splits j < 4 and j >= n − 4
+#: (measured, binary RR, one blanket, n = 1000: the worst split is j = n − 2 at ε0 = 1 and j = 11 at
+#: ε0 = 4, not an extreme)
+_NEAR_SPLITS = 4
+#: ... and up to :data:`_LADDER_MAX_N` users these distances from either extreme (every split up to
+#: :data:`SPLIT_EXACT_N` users); above it only the :data:`_NEAR_SPLITS` (each law costs ~0.1 s at 1e6)
+_LADDER = (5, 8, 12, 18, 27, 40, 60, 90)
+_LADDER_MAX_N = 100_000
+
+
+@functools.lru_cache(maxsize=4)
+def _lower_split_laws(proto: MultiMessageProtocol, n: int, blanket_messages: int) -> tuple[CountLaw, ...]:
+    """Y_j of the splits j at the distances :data:`_NEAR_SPLITS` and :data:`_LADDER` from either
+    extreme (every split up to :data:`SPLIT_EXACT_N` users), with n users and ``blanket_messages``."""
+    near = set(range(_NEAR_SPLITS))
+    if n <= SPLIT_EXACT_N:
+        near = set(range(n))
+    elif n <= _LADDER_MAX_N:
+        near |= set(_LADDER)
+    js = sorted({j for j in near if j < n} | {n - 1 - j for j in near if j < n})
+    u0, u1, b1 = float(proto.array[0, 1]), float(proto.array[1, 1]), float(proto.blanket[1])
+    law = binomial_sum_law.__wrapped__
+    return tuple(law(((j, u1), (n - 1 - j, u0), (blanket_messages, b1))) for j in js)
+
+
 def _two_output(proto: MultiMessageProtocol, n: int, eps: float, blanket_messages: int) -> float:
     """:func:`two_output_lower_delta` with ``blanket_messages`` blankets in F (n·b; other values only
     for the tests' broken variant)."""
     m = proto.array
     ee, u = math.exp(eps), float(np.finfo(float).eps)
     best = 0.0
-    for xs in range(m.shape[0]):
-        law = binomial_sum_law(((n - 1, float(m[xs, 1])), (blanket_messages, float(proto.blanket[1]))))
+    b1 = float(proto.blanket[1])
+    if m.shape[0] == 2:  # splits: j of the others at input 1
+        laws = _lower_split_laws(proto, n, blanket_messages)
+    else:  # all others at one input
+        laws = tuple(binomial_sum_law(((n - 1, float(m[xs, 1])), (blanket_messages, b1)))
+                     for xs in range(m.shape[0]))
+    for law in laws:
         f = np.concatenate(([0.0], law.w, [0.0]))
         f_prev, f_here = f[:-1], f[1:]  # F(a − 1), F(a) for a = c_lo .. c_hi + 1
         for x0 in range(m.shape[0]):

@@ -465,9 +465,9 @@ def test_oue_with_blankets_has_a_lower_bound_bracketing_the_exact_protocol(n, bl
 
 @pytest.mark.parametrize("ratio,blankets,n", [(F(2), 1, 2), (F(3), 1, 3), (F(2), 2, 3), (F(5), 1, 4)])
 def test_two_output_lower_bound_is_the_exact_divergence_of_its_datasets(ratio, blankets, n):
-    """Binary RR with uniform blankets: the two-output lower bound equals the largest exact divergence
-    (every histogram, rationals) of the datasets with all others at one input, up to its rounding
-    charges (relative 1e-7: about 2·PMF_RHO·(1 + e^ε)/δ), lower <= exact worst case <= upper, and
+    """Binary RR with uniform blankets, n <= SPLIT_EXACT_N: the two-output lower bound evaluates every
+    split, so it equals the exact δ over every dataset pair (every histogram, rationals) up to its
+    rounding charges (relative 1e-7: about 2·PMF_RHO·(1 + e^ε)/δ); lower <= exact <= upper, and
     exact <= E_M[δ_{N+M}] <= the blanket-share bound."""
     from darrm.accounting.shuffle import RandomizedResponse
 
@@ -476,18 +476,34 @@ def test_two_output_lower_bound_is_the_exact_divergence_of_its_datasets(ratio, b
     proto = mm.uniform_blankets(RandomizedResponse(math.log(ratio), 2), blankets)
     for e in E_RATIOS[:4]:
         eps = math.log(e)
-        datasets = []
-        for xs in range(2):
-            base = [local[xs]] * (n - 1) + [half] * (n * blankets)
-            p0, p1 = _hist([local[0]] + base), _hist([local[1]] + base)
-            datasets += [_hockey(p0, p1, e), _hockey(p1, p0, e)]
-        got = mm.two_output_lower_delta(proto, n, eps)
-        assert got <= float(max(datasets)) and got == pytest.approx(float(max(datasets)), rel=1e-7)
         exact = _protocol_exact(local, half, blankets, n, e)
+        got = mm.two_output_lower_delta(proto, n, eps)
+        assert got <= float(exact) and got == pytest.approx(float(exact), rel=1e-7, abs=1e-15)
         avg = _mixture_average(2, ratio, blankets, n, e)  # the blanket-share claim, in rationals
         assert exact <= avg and float(avg) <= mm._share_upper(proto, n, eps)
         # two inputs and outputs: the upper bound is the smaller of that and the split bound
         assert mm.lower_delta(proto, n, eps) <= float(exact) <= mm.upper_delta(proto, n, eps)
+
+
+def test_all_others_at_one_input_is_the_exact_divergence_of_that_dataset():
+    """Two outputs, three inputs: the two-output lower bound is the largest exact divergence of the
+    datasets with all others at one input (rationals; relative 1e-7) and <= the exact protocol."""
+    local = [[F(3, 4), F(1, 4)], [F(1, 4), F(3, 4)], [F(1, 2), F(1, 2)]]
+    blanket = [F(2, 5), F(3, 5)]
+    proto = mm.as_protocol(_as_float(local), [float(x) for x in blanket], 1)
+    n = 3
+    for e in E_RATIOS[:4]:
+        datasets = []
+        for xs in range(3):
+            base = [local[xs]] * (n - 1) + [blanket] * n
+            for a in range(3):
+                for b in range(3):
+                    if a != b:
+                        datasets.append(_hockey(_hist([local[a]] + base), _hist([local[b]] + base), e))
+        got = mm.two_output_lower_delta(proto, n, math.log(e))
+        assert got <= float(max(datasets)) and got == pytest.approx(float(max(datasets)), rel=1e-7)
+        exact = float(_protocol_exact(local, blanket, 1, n, e))
+        assert mm.lower_delta(proto, n, math.log(e)) <= exact <= mm.upper_delta(proto, n, math.log(e))
 
 
 def test_two_output_lower_bound_without_the_victims_blankets_is_caught():
