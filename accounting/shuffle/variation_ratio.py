@@ -36,6 +36,7 @@ only the others' Q_i.  Hence:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -100,8 +101,74 @@ def general_params(eps0: float) -> VRParams:
     return VRParams(p, (p - 1) / (p + 1), p)
 
 
+@dataclass(frozen=True)
+class CountLaw:
+    """A law of C (the pair's count of clone messages) other than Bin(n-1, 2r), on a window.
+
+    The exact law is π = π_w + π_out with π_w >= 0 supported on the window, ‖π_out‖₁ <= ``dropped``
+    (π_out >= 0, anywhere), and |w − π_w| <= ``rel``·w pointwise.
+
+    Attributes:
+        c: consecutive integers, the window.
+        w: approximate probabilities on it (>= 0).
+        dropped: the bound on ‖π_out‖₁.
+        rel: the bound on the window values' relative error.
+    """
+
+    c: np.ndarray
+    w: np.ndarray
+    dropped: float
+    rel: float
+
+
+#: relative accuracy assumed of scipy's (Boost) binomial pmf, as :data:`.count_sums.RHO`
+PMF_RHO = 1e-9
+#: window values below this are moved to the dropped mass (:func:`binomial_sum_law`)
+_TINY = 1e-40
+
+
+@functools.lru_cache(maxsize=32)
+def binomial_sum_law(parts: tuple[tuple[int, float], ...]) -> CountLaw:
+    """The law of C = Σ_i Bin(m_i, p_i) (independent) on a window, with rigorous error terms.
+
+    Each part's pmf is taken on its window (:func:`darrm.numerics.binomial.window_pmf`, dropped
+    mass d_i) and the parts are convolved directly (np.convolve: every entry is a sum of non-
+    negative products; window and partial values below 1e-40 are counted as dropped, with their
+    error, and set to 0: measured, such values make np.convolve up to 100x slower).  Proof of
+    the error terms: π_i = π_i|win + π_i|out, so the convolution of the parts is (*_i π_i|win) +
+    a non-negative remainder of mass <= Σ_i d_i (each factor has mass <= 1): ``dropped`` = Σ
+    d_i.  The window values carry a relative error <= :data:`PMF_RHO` each and a sum of L non-
+    negative products a relative (L − 1)·u (u the unit roundoff) per convolution, so ``rel`` =
+    (1 + ρ)^J (1 + L u)^J − 1 over J parts, rounded up.
+
+    Args:
+        parts: (m_i, p_i) pairs, m_i >= 0, p_i in [0, 1].
+
+    Returns:
+        The :class:`CountLaw`.
+    """
+    lo, w, dropped, rel = 0, np.ones(1), 0.0, 1.0
+    u = float(np.finfo(float).eps)
+    for m, prob in parts:
+        c_i, w_i, d_i = B.window_pmf(int(m), float(prob))
+        w_i = np.array(w_i, dtype=float)
+        tiny = w_i < _TINY  # measured: tiny factors make np.convolve up to 100x slower
+        d_i += float(w_i[tiny].sum()) * (1 + PMF_RHO)
+        w_i[tiny] = 0.0
+        lo += int(c_i[0])
+        length = len(w) + len(w_i)
+        w = np.convolve(w, w_i)
+        tiny = w < _TINY
+        d_i += float(w[tiny].sum()) * (1 + 2 * length * u) * (1 + PMF_RHO) ** len(parts)
+        w[tiny] = 0.0
+        dropped += d_i
+        rel *= (1 + PMF_RHO) * (1 + length * u)
+    return CountLaw(np.arange(lo, lo + len(w), dtype=np.int64), np.maximum(w, 0.0), dropped * (1 + 1e-12),
+                    (rel - 1) * 1.01)
+
+
 def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = False,
-             kind: str = "upper") -> float:
+             kind: str = "upper", count_law: CountLaw | None = None) -> float:
     """δ(ε) = D_{e^ε}(P ‖ Q) of the variation-ratio pair (Thm 4.1/4.8, stable form).
 
     ``separate_leftover=True`` gives the corrected (general-clone) pair described in
@@ -109,8 +176,26 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
     ``kind``: the sum over c is truncated to a window; its dropped mass times a bound on
     each term's magnitude is added (``"upper"``) or subtracted (``"lower"``, for a pair
     that is itself a post-processing of a real dataset pair, :func:`krr_count_lower_delta`).
+
+    ``count_law`` (``kind="lower"`` only): C has this law instead of Bin(n − 1, 2r) (``n`` is then
+    unused).  Proof of the general form: writing t = a + b for an output (a, b) and
+    W(a, b) = P(C = t) C(t, a)/2^t, P(a, b) − e^ε Q(a, b) =
+    C(t, a)/2^t [2 P(C = t−1)/t · α((p − e^ε) a + (1 − e^ε p) b) + g (1 − e^ε) P(C = t)], which is
+    >= 0 iff a >= ℓ(t) = (α(e^ε p − 1) t + g (e^ε − 1) t ρ_t/2) / (α (p − 1)(1 + e^ε)),
+    ρ_t = P(C = t)/P(C = t − 1) (for the binomial t ρ_t/2 = (n − t) r/(1 − 2r), the formula
+    below); summing the slice t over a >= ⌈ℓ(t)⌉ gives the terms grouped by c = t − 1 (k1) and
+    c = t (k0).  Every threshold gives Σ_{o in S} (P − e^ε Q)(o) <= the divergence for its set S
+    of outputs, so thresholds from the approximate law stay valid.  P and Q are linear in the law
+    of C through Markov kernels: with π = π_w + π_out (:class:`CountLaw`), π_out adds >= 0 to
+    P(S) and at most e^ε·dropped to e^ε Q(S), and |w − π_w| <= rel·w changes each c's
+    contribution by at most rel·w_c·(its P-part + e^ε × its Q-part); both are subtracted, plus
+    :data:`PMF_RHO` × 8 × the terms' magnitude for the Bin(c, 1/2) pmfs and tails and 2048 u per
+    tail value for the recurrence of :func:`darrm.numerics.binomial.upper_tail_along` (re-anchored
+    every 512 steps).
     """
     v.choice("kind", kind, ("upper", "lower"))
+    if count_law is not None and kind != "lower":
+        raise ParameterError("count_law", "a general law of C is supported for kind='lower' only")
     eps = v.epsilon("eps", eps, allow_zero=True)
     n = v.count("n", n)
     pr = params
@@ -134,17 +219,35 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
         a_sum = (p + 1) * alpha
         num_coef = (ee * p - 1) * alpha
     den = beta * (ee + 1)
-    c, w, dropped = B.window_pmf(n - 1, two_r)
+    if count_law is None:
+        c, w, dropped = B.window_pmf(n - 1, two_r)
 
-    def ell(m: np.ndarray) -> np.ndarray:
-        return (num_coef * m + (ee - 1) * gk * (n - m)) / den
+        def ell(m: np.ndarray) -> np.ndarray:
+            return (num_coef * m + (ee - 1) * gk * (n - m)) / den
 
-    k1 = np.ceil(ell(c + 1)).astype(np.int64)
+        k1 = np.ceil(ell(c + 1)).astype(np.int64)
+        k0 = np.ceil(ell(c)).astype(np.int64) if g > 0 else k1
+    else:
+        c, w = count_law.c, count_law.w
+        k1, k0 = _law_thresholds(c, w, num_coef, (ee - 1) * g, den)
     pm = B.pmf_at(k1 - 1, c)
-    val = a1 * pm + (1 - ee) * a_sum * B.upper_tail_along(k1, c, pm)
+    tail1 = B.upper_tail_along(k1, c, pm)
+    val = a1 * pm + (1 - ee) * a_sum * tail1
     if g > 0:
-        k0 = np.ceil(ell(c)).astype(np.int64)
-        val = val + (1 - ee) * g * B.upper_tail_along(k0, c)
+        tail0 = B.upper_tail_along(k0, c)
+        val = val + (1 - ee) * g * tail0
+    if count_law is not None:
+        left = g * tail0 if g > 0 else 0.0
+        mag = abs(a1) * pm + (ee - 1) * (a_sum * tail1 + left)
+        p_alpha = pr.p_alpha
+        alpha = p_alpha / p if not inf else 0.0
+        # P-part + e^ε Q-part of each c: α(p + e^ε) pm + (1 + e^ε)((p + 1) α tail1 + g tail0)
+        mag_pq = (p_alpha + ee * alpha) * pm + (1 + ee) * (a_sum * tail1 + left)
+        # upper_tail_along's recurrence: absolute error <= ~chunk (512) roundings per tail value
+        tail_abs = 2048 * float(np.finfo(float).eps) * (ee - 1) * (a_sum + g) * float(np.sum(w))
+        charge = (ee * count_law.dropped + count_law.rel * float(np.dot(w, mag_pq))
+                  + 8 * PMF_RHO * float(np.dot(w, mag)) + tail_abs)
+        return min(1.0, max(0.0, float(np.dot(w, val)) - charge))
     # val_c mixes output slices of totals c and c+1, so single terms may be
     # negative; only the sum is a hockey-stick divergence (>= 0).
     if kind == "lower":
@@ -152,6 +255,21 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
         return min(1.0, max(0.0, float(np.dot(w, val)) - dropped * term_max))
     delta = max(0.0, float(np.dot(w, val))) + dropped * pr.p_alpha
     return min(1.0, delta)
+
+
+def _law_thresholds(c: np.ndarray, w: np.ndarray, num_coef: float, g_coef: float, den: float
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """⌈ℓ(t)⌉ of :func:`vr_delta`'s general form at t = c + 1 (k1) and t = c (k0), from the
+    law's own ratios ρ_t = w(t)/w(t − 1) (0 outside the window: the slice c_lo has no clone
+    term and gets an empty set, threshold c + 1; ρ past the window is 0)."""
+    t = np.arange(int(c[0]), int(c[-1]) + 2, dtype=float)
+    wt = np.concatenate((w, [0.0]))  # w(t), t = c_lo .. c_hi + 1
+    wprev = np.concatenate(([0.0], w))  # w(t - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = np.where(wprev > 0, t * wt / (2 * np.where(wprev > 0, wprev, 1.0)), 0.0)
+    ell = (num_coef * t + g_coef * half) / den
+    thr = np.where(wprev > 0, np.ceil(np.minimum(ell, t + 1)), t + 1).astype(np.int64)
+    return thr[1:], thr[:-1]
 
 
 def krr_count_lower_delta(eps: float, n: int, eps0: float, k: int) -> float:

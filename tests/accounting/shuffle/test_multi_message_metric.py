@@ -18,6 +18,7 @@ import pytest
 from darrm.accounting.shuffle import decomposition as D
 from darrm.accounting.shuffle import metric_ldp as ml
 from darrm.accounting.shuffle import multi_message as mm
+from darrm.accounting.shuffle.bound import NotApplicable
 from darrm.errors import ParameterError
 
 E_RATIOS = [F(1), F(9, 8), F(3, 2), F(2), F(3)]  # e^ε, so ε = ln of each
@@ -137,9 +138,14 @@ def test_multi_message_refuses_bad_input():
 
 
 def test_lower_bound_refused_without_an_exact_dataset_pair():
-    proto = mm.as_protocol([[0.6, 0.4], [0.4, 0.6]], [0.9, 0.1], 1)  # B outside the rows' hull
+    # B outside the rows' hull, no deterministic row, no symmetric classes, three outputs
+    proto = mm.as_protocol([[0.6, 0.3, 0.1], [0.3, 0.5, 0.2], [0.2, 0.2, 0.6]], [0.05, 0.05, 0.9], 1)
     up, lo = mm.bounds(proto, 50, 1e-3)
     assert up.valid and not lo.valid and "mixture" in lo.note
+    # with two outputs the datasets "all others at one input" are always available
+    two = mm.as_protocol([[0.6, 0.4], [0.4, 0.6]], [0.9, 0.1], 1)
+    up, lo = mm.bounds(two, 50, 1e-3)
+    assert up.valid and lo.valid and 0 < lo.eps <= up.eps
 
 
 # ------------------------------------------------------------------------------------- metric LDP
@@ -310,3 +316,255 @@ def test_binary_sum_matches_the_variation_ratio_limit_and_beats_it_for_a_biased_
     biased = mm.binary_sum(0.2, 3)
     for eps in (0.05, 0.1, 0.2):
         assert mm.upper_delta(biased, 3000, eps) < vr_delta(eps, 3 * 3000 + 1, VRParams(math.inf, 1.0, 5.0))
+
+
+# ------------------------------------------------ k-RR with uniform blankets: the tighter bracket
+
+def _krr(k: int, ratio: F) -> list[list[F]]:
+    """k-RR with e^{ε0} = ratio, exactly."""
+    q = 1 / (ratio + k - 1)
+    return [[ratio * q if x == y else q for y in range(k)] for x in range(k)]
+
+
+def _mixture_average(k: int, ratio: F, blankets: int, n: int, e: F) -> F:
+    """E_{M ~ Bin(n−1, kq)} of the exact divergence of the victim's message (x0 vs x1) among
+    n·b + M uniform messages: the value the module's blanket-share upper bound rounds up,
+    computed from the definitions (every histogram) in rational arithmetic."""
+    rows = _krr(k, ratio)
+    gamma = k / (ratio + k - 1)
+    uni = [F(1, k)] * k
+    total = F(0)
+    for m in range(n):
+        fill = [uni] * (n * blankets + m)
+        d = _hockey(_hist([rows[0]] + fill), _hist([rows[1]] + fill), e)
+        total += math.comb(n - 1, m) * gamma ** m * (1 - gamma) ** (n - 1 - m) * d
+    return total
+
+
+KRR_CASES = [(3, F(2), 1, 2), (3, F(2), 2, 2), (3, F(3), 1, 3), (4, F(2), 1, 2), (4, F(3), 1, 3), (4, F(2), 2, 2)]
+
+
+@pytest.mark.parametrize("k,ratio,blankets,n", KRR_CASES)
+def test_krr_blanket_bounds_bracket_the_exact_protocol_and_the_share_average(k, ratio, blankets, n):
+    """lower <= exact worst case over every dataset pair <= E_M[δ_{N+M}] (the blanket-share claim,
+    checked in rationals) <= the float upper bound <= the plain upper bound."""
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    local = _krr(k, ratio)
+    proto = mm.uniform_blankets(RandomizedResponse(math.log(ratio), k), blankets)
+    np.testing.assert_allclose(proto.array, _as_float(local), rtol=1e-14)
+    for e in E_RATIOS:
+        eps = math.log(e)
+        exact = _protocol_exact(local, [F(1, k)] * k, blankets, n, e)
+        avg = _mixture_average(k, ratio, blankets, n, e)
+        up, plain = mm.upper_delta(proto, n, eps), mm.plain_upper_delta(proto, n, eps)
+        lo, count = mm.lower_delta(proto, n, eps), mm.count_lower_delta(proto, n, eps)
+        assert count <= lo <= float(exact) <= float(avg) <= up <= plain, (k, n, e, lo, exact, avg, up, plain)
+
+
+@pytest.mark.parametrize("ratio,blankets,n", [(F(2), 1, 2), (F(3), 1, 3), (F(2), 2, 2)])
+def test_krr_count_lower_bound_is_the_exact_divergence_for_three_inputs(ratio, blankets, n):
+    """k = 3: the counts (N_x0, N_x1) determine the histogram, so the count lower bound is the exact
+    divergence of the dataset (x0 | x2, ..., x2) vs (x1 | x2, ..., x2), computed here from every
+    histogram, up to its rounding charges (relative 1e-7)."""
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    local = _krr(3, ratio)
+    proto = mm.uniform_blankets(RandomizedResponse(math.log(ratio), 3), blankets)
+    base = [local[2]] * (n - 1) + [[F(1, 3)] * 3] * (n * blankets)
+    for e in E_RATIOS:
+        exact = float(_hockey(_hist([local[0]] + base), _hist([local[1]] + base), e))
+        got = mm.count_lower_delta(proto, n, math.log(e))
+        assert got <= exact and got == pytest.approx(exact, rel=1e-7, abs=1e-15)
+
+
+def test_broken_blanket_share_and_count_variants_are_caught():
+    """Two deliberately broken variants fall on the wrong side of the exact protocol: the upper bound
+    with every other message counted as a blanket (M = n − 1 instead of M ~ Bin(n − 1, kq)) and the
+    count lower bound without the victim's own blankets (C ~ Bin(n − 1, 2q) + Bin((n − 1)·b, 2/k))."""
+    from darrm.accounting.shuffle import RandomizedResponse
+    from darrm.accounting.shuffle.variation_ratio import VRParams, binomial_sum_law, vr_delta
+
+    k, ratio, b, n = 4, F(3), 1, 3
+    local = _krr(k, ratio)
+    proto = mm.uniform_blankets(RandomizedResponse(math.log(ratio), k), b)
+    q = 1 / (3 + k - 1)
+    up_caught, lo_caught = [], []
+    for e in E_RATIOS[:4]:
+        exact = float(_protocol_exact(local, [F(1, k)] * k, b, n, e))
+        broken_up = mm._delta(proto, n * b + 1 + (n - 1), math.log(e), "upper")
+        law = binomial_sum_law(((n - 1, 2 * q), ((n - 1) * b, 2 / k)))
+        broken_lo = vr_delta(math.log(e), n, VRParams(3.0, 2 * q, 3.0), kind="lower", count_law=law)
+        up_caught.append(broken_up < exact)
+        lo_caught.append(broken_lo > exact)
+        assert mm.lower_delta(proto, n, math.log(e)) <= exact <= mm.upper_delta(proto, n, math.log(e))
+    assert any(up_caught) and any(lo_caught)
+
+
+@pytest.mark.parametrize("k", [3, 4, 10])
+def test_krr_blanket_bracket_only_tightens_on_a_grid(k):
+    """On a grid (b = 1, 2; n = 50, 2000; ε0 = 1, 3; four ε) the new lower bound is >= the mixture
+    lower bound, the new upper bound <= the plain one, and lower <= upper."""
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    for e0 in (1.0, 3.0):
+        for b in (1, 2):
+            proto = mm.uniform_blankets(RandomizedResponse(e0, k), b)
+            for n in (50, 2000):
+                for eps in (0.02, 0.1, 0.3, 0.8):
+                    resid = mm._candidates(proto)[1]  # the mixture bound as before, with its residual charge
+                    old_lo = max(0.0, mm._delta(proto, n * (b + 1), eps, "lower")
+                                 - (1 + math.exp(eps)) * (n - 1) * resid / 2)
+                    lo, up = mm.lower_delta(proto, n, eps), mm.upper_delta(proto, n, eps)
+                    assert old_lo <= lo <= up <= mm.plain_upper_delta(proto, n, eps), (e0, b, n, eps)
+
+
+def test_blanket_share_of_the_library_protocols():
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    assert mm.blanket_share(mm.binary_sum(0.3, 2)) == 0.0
+    p = mm.uniform_blankets(RandomizedResponse(1.0, 4), 1)
+    assert mm.blanket_share(p) == pytest.approx(4 / (math.e + 3), rel=1e-11) and mm.blanket_share(p) < 4 / (math.e + 3)
+    with pytest.raises(NotApplicable, match="filler input outside"):
+        mm.count_lower_delta(mm.binary_sum(0.3, 2), 10, 0.1)
+
+
+def _oue_exact(k: int, r: F) -> list[list[F]]:
+    """OUE rows, exactly: output y = a k-bit vector, the input's bit is 1 w.p. 1/2, every other w.p. r."""
+    rows = []
+    for x in range(k):
+        row = []
+        for y in range(1 << k):
+            pr = F(1)
+            for j in range(k):
+                bit = (y >> j) & 1
+                pj = F(1, 2) if j == x else r
+                pr *= pj if bit else 1 - pj
+            row.append(pr)
+        rows.append(row)
+    return rows
+
+
+@pytest.mark.parametrize("n,blankets", [(1, 1), (2, 1)])
+def test_oue_with_blankets_has_a_lower_bound_bracketing_the_exact_protocol(n, blankets):
+    """OUE (k = 3, e^{ε0} = 3) with uniform blankets: the count lower bound (classes: bit x0 set and bit
+    x1 clear, and the mirror) now exists; lower <= exact worst case over every dataset pair <= upper,
+    and the upper bound <= the plain one (equal here: OUE's GPARVs have more than three atoms)."""
+    from darrm.accounting.shuffle import oue
+
+    local = _oue_exact(3, F(1, 4))
+    rand = oue(3, math.log(3))
+    proto = mm.uniform_blankets(rand, blankets)
+    np.testing.assert_allclose(np.array(_as_float(local)), proto.array, rtol=1e-13)  # same output order
+    assert mm._count_pairs(proto) and all(cp.star == pytest.approx(3 / 16) for cp in mm._count_pairs(proto))
+    for e in E_RATIOS[1:4]:  # e^ε < e^{ε0} = 3: δ > 0
+        exact = float(_protocol_exact(local, [F(1, 8)] * 8, blankets, n, e))
+        lo, up = mm.lower_delta(proto, n, math.log(e)), mm.upper_delta(proto, n, math.log(e))
+        assert 0 < lo <= exact <= up <= mm.plain_upper_delta(proto, n, math.log(e)), (n, e, lo, exact, up)
+
+
+@pytest.mark.parametrize("ratio,blankets,n", [(F(2), 1, 2), (F(3), 1, 3), (F(2), 2, 3), (F(5), 1, 4)])
+def test_two_output_lower_bound_is_the_exact_divergence_of_its_datasets(ratio, blankets, n):
+    """Binary RR with uniform blankets, n <= SPLIT_EXACT_N: the two-output lower bound evaluates every
+    split, so it equals the exact δ over every dataset pair (every histogram, rationals) up to its
+    rounding charges (relative 1e-7: about 2·PMF_RHO·(1 + e^ε)/δ); lower <= exact <= upper, and
+    exact <= E_M[δ_{N+M}] <= the blanket-share bound."""
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    local = _krr(2, ratio)
+    half = [F(1, 2)] * 2
+    proto = mm.uniform_blankets(RandomizedResponse(math.log(ratio), 2), blankets)
+    for e in E_RATIOS[:4]:
+        eps = math.log(e)
+        exact = _protocol_exact(local, half, blankets, n, e)
+        got = mm.two_output_lower_delta(proto, n, eps)
+        assert got <= float(exact) and got == pytest.approx(float(exact), rel=1e-7, abs=1e-15)
+        avg = _mixture_average(2, ratio, blankets, n, e)  # the blanket-share claim, in rationals
+        assert exact <= avg and float(avg) <= mm._share_upper(proto, n, eps)
+        # two inputs and outputs: the upper bound is the smaller of that and the split bound
+        assert mm.lower_delta(proto, n, eps) <= float(exact) <= mm.upper_delta(proto, n, eps)
+
+
+def test_all_others_at_one_input_is_the_exact_divergence_of_that_dataset():
+    """Two outputs, three inputs: the two-output lower bound is the largest exact divergence of the
+    datasets with all others at one input (rationals; relative 1e-7) and <= the exact protocol."""
+    local = [[F(3, 4), F(1, 4)], [F(1, 4), F(3, 4)], [F(1, 2), F(1, 2)]]
+    blanket = [F(2, 5), F(3, 5)]
+    proto = mm.as_protocol(_as_float(local), [float(x) for x in blanket], 1)
+    n = 3
+    for e in E_RATIOS[:4]:
+        datasets = []
+        for xs in range(3):
+            base = [local[xs]] * (n - 1) + [blanket] * n
+            for a in range(3):
+                for b in range(3):
+                    if a != b:
+                        datasets.append(_hockey(_hist([local[a]] + base), _hist([local[b]] + base), e))
+        got = mm.two_output_lower_delta(proto, n, math.log(e))
+        assert got <= float(max(datasets)) and got == pytest.approx(float(max(datasets)), rel=1e-7)
+        exact = float(_protocol_exact(local, blanket, 1, n, e))
+        assert mm.lower_delta(proto, n, math.log(e)) <= exact <= mm.upper_delta(proto, n, math.log(e))
+
+
+def test_two_output_lower_bound_without_the_victims_blankets_is_caught():
+    """A broken two-output bound whose blanket count leaves out the victim's own b blankets
+    ((n − 1)·b instead of n·b) exceeds the exact protocol: the reference catches it."""
+    from darrm.accounting.shuffle import RandomizedResponse
+
+    ratio, b, n = F(3), 2, 3
+    local = _krr(2, ratio)
+    proto = mm.uniform_blankets(RandomizedResponse(math.log(3), 2), b)
+    caught = []
+    for e in E_RATIOS[:4]:
+        exact = float(_protocol_exact(local, [F(1, 2)] * 2, b, n, e))
+        assert mm._two_output(proto, n, math.log(e), n * b) <= exact
+        caught.append(mm._two_output(proto, n, math.log(e), (n - 1) * b) > exact)
+    assert any(caught)
+
+
+TWO_BY_TWO = {
+    "binary-rr": ([[F(3, 4), F(1, 4)], [F(1, 4), F(3, 4)]], [F(1, 2), F(1, 2)]),
+    "asymmetric": ([[F(7, 10), F(3, 10)], [F(1, 5), F(4, 5)]], [F(3, 5), F(2, 5)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TWO_BY_TWO))
+@pytest.mark.parametrize("blankets,n", [(1, 2), (1, 4), (2, 3)])
+def test_split_upper_bound_is_the_exact_protocol_for_two_inputs_and_outputs(name, blankets, n):
+    """Every split evaluated (n <= SPLIT_EXACT_N): the split bound equals the exact δ over every dataset
+    pair (rationals) up to its rounding charges (relative 1e-7), and upper_delta is at most it."""
+    local, blanket = TWO_BY_TWO[name]
+    proto = mm.as_protocol(_as_float(local), [float(x) for x in blanket], blankets)
+    for e in E_RATIOS[:4]:
+        exact = float(_protocol_exact(local, blanket, blankets, n, e))
+        split = mm.split_upper_delta(proto, n, math.log(e))
+        assert exact <= split and split == pytest.approx(exact, rel=1e-7, abs=1e-15)
+        assert mm.lower_delta(proto, n, math.log(e)) <= exact <= mm.upper_delta(proto, n, math.log(e)) <= split
+
+
+def test_blocks_of_splits_bound_the_exact_protocol_and_a_broken_block_is_caught(monkeypatch):
+    """Blocks of splits (forced: 2 or 3 blocks at n = 5, 6): the bound stays >= the exact protocol; the
+    same blocks evaluated with n users instead of n − g + 1 (the block lemma left out) fall below it."""
+    local, blanket = TWO_BY_TWO["binary-rr"]
+    proto = mm.as_protocol(_as_float(local), [float(x) for x in blanket], 1)
+    monkeypatch.setattr(mm, "SPLIT_EXACT_N", 0)
+    monkeypatch.setattr(mm, "SPLIT_MIN_BLOCKS", 2)
+    caught = []
+    for blocks, n in ((2, 5), (3, 6)):
+        monkeypatch.setattr(mm, "SPLIT_BLOCKS", blocks)
+        assert mm.split_blocks(proto, n) == blocks
+        for e in E_RATIOS[:4]:
+            exact = float(_protocol_exact(local, blanket, 1, n, e))
+            mm._split_laws.cache_clear()
+            assert exact <= mm.split_upper_delta(proto, n, math.log(e))
+            real = mm._split_starts
+            with monkeypatch.context() as mp:
+                mp.setattr(mm, "_split_starts", lambda n_, b_, real=real: (real(n_, b_)[0], n_))
+                mm._split_laws.cache_clear()
+                caught.append(mm.split_upper_delta(proto, n, math.log(e)) < exact)
+            mm._split_laws.cache_clear()
+    assert any(caught)
+    from darrm.accounting.shuffle import oue
+
+    with pytest.raises(NotApplicable, match="two inputs"):
+        mm.split_upper_delta(mm.uniform_blankets(oue(3, 1.0), 1), 5, 0.1)
