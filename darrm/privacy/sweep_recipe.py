@@ -18,7 +18,8 @@ identifies those inputs exactly (γ by its bytes, the floats by ``repr``, which 
 :func:`run_blocks` drives any executor over the blocks and enforces **completeness**: every
 block's result is tagged with its block, duplicates (a retried block that had finished after
 all) are dropped, and a block lost with its worker (a killed process: ``BrokenExecutor``,
-loky's ``TerminatedWorkerError``, Dask's ``KilledWorker``) is run again, up to
+loky's ``TerminatedWorkerError``, Dask's ``KilledWorker`` or a future the scheduler
+forgot with its dead worker, ``FutureCancelledError``) is run again, up to
 :data:`RETRIES` times; a sweep that still misses a block raises :class:`darrm.errors.WorkerLostError`.
 So a lost worker ends in a retried block or a clean error, never in a maximum over fewer blocks.
 """
@@ -145,6 +146,11 @@ def worker_lost_errors() -> tuple[type[BaseException], ...]:
     dist = sys.modules.get("distributed")
     if dist is not None:
         kinds.append(dist.KilledWorker)
+        # the scheduler forgets the tasks of a worker that died while their results were being
+        # gathered: the futures end "cancelled for reason: already forgotten" (seen under load)
+        cancelled = getattr(sys.modules.get("distributed.client"), "FutureCancelledError", None)
+        if cancelled is not None:
+            kinds.append(cancelled)
     return tuple(kinds)
 
 

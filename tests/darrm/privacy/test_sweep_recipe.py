@@ -221,3 +221,31 @@ def test_make_executor_parses_joblib_specs():
     for bad in ("joblib:0", "joblib:x"):
         with pytest.raises(ParameterError, match="executor: joblib:N"):
             make_executor(bad)
+
+
+class _ForgettingDask:
+    """Dask under load: the scheduler forgets the tasks of a dead worker and their futures end in
+    ``FutureCancelledError`` ("already forgotten") after some blocks were delivered."""
+
+    def __init__(self, after):
+        self.after, self.calls = after, 0
+
+    def run(self, fn, shared, items):
+        from distributed.client import FutureCancelledError
+
+        self.calls += 1
+        for i, it in enumerate(items):
+            if self.calls == 1 and i == self.after:
+                raise FutureCancelledError(key="block", reason="already forgotten")
+            yield fn(shared, it)
+
+
+def test_futures_forgotten_with_a_dead_dask_worker_are_run_again_with_the_same_result():
+    pytest.importorskip("distributed")
+    r = SweepRecipe(_table(DP, 9), DP)
+    items = list(range(DP.K + 1))
+    ex = _ForgettingDask(after=5)
+    assert len(run_blocks(ex, r, items, run_block)) == len(items)
+    assert ex.calls == 2
+    serial = sweep(_table(DP, 9), DP, top=3, threshold=-1.0, executor=SerialExecutor())
+    _same(sweep(_table(DP, 9), DP, top=3, threshold=-1.0, executor=_ForgettingDask(after=3)), serial)
