@@ -142,3 +142,27 @@ def purge_rounds(params: PrivacyParams) -> int:
         :data:`PURGE_AFTER`.
     """
     return 0 if _applies(params) and PURE_KEEP_ROWS else PURGE_AFTER
+
+
+#: HiGHS options of the pure-DP restricted LPs (:func:`highs_options`; None: HiGHS's own defaults,
+#: the previous path, for the same-run comparison).  ``simplex_scale_strategy`` 4 (scale by the
+#: largest entry of each row and column) instead of HiGHS's default choice: with the default,
+#: the dual simplex stopped with "ratio test failed due to excessive dual values" (model status
+#: "Not Set") on the seeded K = 2001 LP (8,004 rows) and on about one re-solve in ten at K = 1001,
+#: each then solved again from a fresh model (a cold solve, 2–30 s); with 4 the seeded K = 2001 LP
+#: solves directly, and the K = 1001 working set's exact-objective LP takes 3,188 dual simplex
+#: iterations cold instead of 12,192 (benchmarks/RESULTS.md, "Issue 27, fifth session").
+PURE_HIGHS = {"simplex_scale_strategy": 4}
+
+
+def highs_options(params: PrivacyParams) -> dict:
+    """HiGHS options for the restricted LPs of ``params`` (the caller's own options override them).
+
+    Args:
+        params: the members' privacy parameters.
+
+    Returns:
+        :data:`PURE_HIGHS` for pure-DP members with mε ≤ :data:`PURE_MAX_MEPS`, else {} (Δ > 0 and
+        large mε keep HiGHS's defaults and :data:`darrm.solver.restricted_lp.HIGHS_DEFAULTS`).
+    """
+    return dict(PURE_HIGHS) if _applies(params) and PURE_HIGHS else {}
