@@ -35,12 +35,14 @@ from ..privacy.certify import repair
 from ..privacy.condition import folded_rows
 from ..privacy.corner_pmfs import factored_pmf_pairs
 from ..privacy.corners import corners, orientations
-from ..privacy.sweep import sweep, sweep_work
+from ..privacy.segment import SegmentResult, segment_sweep
+from ..privacy.sweep import default_executor, sweep, sweep_work
 from ..status import StopReason
+from . import pure_rounds
 from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
 from .options import SolveOptions
-from .pure_rounds import highs_options, purge_rounds, ramp_lambda, ramps, seed_multisets
-from .restricted_lp import lagrangian_bound, make_restricted_lp
+from .pure_rounds import highs_options, line_searches, purge_rounds, ramp_lambda, ramps, seed_multisets
+from .restricted_lp import RestrictedLP, lagrangian_bound, make_restricted_lp
 from .warm_start import WarmStart
 
 
@@ -106,9 +108,9 @@ class WorkingSet:
             self.lp.add(self._rows(self.multisets))
         self.age = np.zeros(self.multisets.shape[0], dtype=np.int64)
         self.added = 0
-        self.twin = None  # the exact-objective model (:meth:`attach_twin`), kept in step with ``lp``
+        self.twin: RestrictedLP | None = None  # the exact-objective model (:meth:`attach_twin`)
 
-    def attach_twin(self, twin) -> None:
+    def attach_twin(self, twin: RestrictedLP) -> None:
         """Keep ``twin`` (a second restricted LP over the same rows, another objective) in step
         with ``lp`` from now on: it gets the rows ``lp`` holds now, and every later add and purge."""
         twin.add(self.lp.rows)
@@ -234,6 +236,18 @@ class SweepOracle:
                     executor=self.executor, progress=self.progress)
         self.seconds_exhaustive += time.perf_counter() - t
         self.hot = blocks_of(res.candidates)
+        return res
+
+    def segment(self, x_a: np.ndarray, x_b: np.ndarray, top: int, threshold: float) -> SegmentResult:
+        """The exhaustive sweep of x_a with the line search toward x_b (:mod:`darrm.privacy.segment`;
+        Δ = 0): counts as an exhaustive sweep (its maximum is x_a's, bit for bit)."""
+        self.exhaustive_sweeps += 1
+        t = time.perf_counter()
+        K = self.params.K
+        ex = self.executor if self.executor is not None else default_executor(self.params)
+        res = segment_sweep(symmetric_from_upper(x_a, K), symmetric_from_upper(x_b, K), self.params, top=top,
+                            threshold=threshold, executor=ex)
+        self.seconds_exhaustive += time.perf_counter() - t
         return res
 
     def neighbourhood(self) -> set:
@@ -372,10 +386,12 @@ def solve_cutting_planes(
         # its point is the exact-objective optimum of the working set (used to polish).
         # EXACT_TWIN: on a second model that only ever sees this objective (dual simplex stays warm)
         if EXACT_TWIN:
-            if ws.twin is None:
-                ws.attach_twin(make_restricted_lp(lp_backend, c / scale, rhs, solver_opts))
-            x_exact, y = ws.twin.solve()
-            return lagrangian_bound(c, ws.twin.rows, rhs, scale * y), np.clip(x_exact, 0.0, 1.0)
+            twin = ws.twin
+            if twin is None:
+                twin = make_restricted_lp(lp_backend, c / scale, rhs, solver_opts)
+                ws.attach_twin(twin)
+            x_exact, y = twin.solve()
+            return lagrangian_bound(c, twin.rows, rhs, scale * y), np.clip(x_exact, 0.0, 1.0)
         lp.set_objective(c / scale)
         x_exact, y = lp.solve()
         lp.set_objective(c_lp)
@@ -391,6 +407,7 @@ def solve_cutting_planes(
              "lp_rows": int(lp.rows.shape[0]), "cuts_added": ws.added, "multisets": checked,
              "resumed": ws.resumed, "converged": converged, "stop": reason.value, "lp_backend": lp_backend,
              "exhaustive_sweeps": oracle.exhaustive_sweeps, "screens": oracle.screens,
+             "line_search_rounds": ls_rounds,
              "seconds_exhaustive_sweeps": oracle.seconds_exhaustive,
              "seconds_sweeps": sweeps, "seconds_total": time.perf_counter() - t0,
              # a valid lower bound on c·x over every feasible x (module restricted_lp)
@@ -401,6 +418,11 @@ def solve_cutting_planes(
             d["residual_violation"] = residual
         return x, reason, d
 
+    # line search (Δ = 0, module pure_rounds): the proposal the next segment sweep certifies
+    line_search = line_searches(params) and not isinstance(executor, TorchDevice)
+    pending: np.ndarray | None = None
+    look_out = False  # the last segment sweep found nothing new: one round at the LP point
+    ls_rounds = 0
     streak = 0  # screen rounds since the last exhaustive sweep
     polish = False  # sweep the exact-objective LP point once the LP point is feasible but the gap is open
     polished = False
@@ -427,6 +449,39 @@ def solve_cutting_planes(
             lb, lb_tight, tight_round = max(lb, bound), bound, rnd
         if polish and x_exact is not None:
             x_out, polish, polished = x_exact, False, True
+        if line_search and x_in is not None and not (stab.auto and stab.kelley) and not look_out:
+            # x_a: the last proposal (certified now, by this sweep) or the best certified point
+            x_a: np.ndarray = pending if pending is not None and float(c @ pending) < ub else x_in
+            ts = time.perf_counter()
+            seg = oracle.segment(x_a, x_out, top, tol_cp)
+            sweeps += time.perf_counter() - ts
+            checked, v, ls_rounds = seg.checked, seg.max_violation, ls_rounds + 1
+            x_f = repair(x_a, params, v)[0] if v > 0.0 else x_a  # certified by this sweep
+            if float(c @ x_f) < ub:
+                x_in, ub = x_f, float(c @ x_f)
+            if log:
+                log(f"round {rnd}: {lp.rows.shape[0]} LP rows, line search: max violation {v:.3e} at the "
+                    f"proposal, step {seg.step:.4f} toward the LP point (violated there by {seg.violation_b:.3e}), "
+                    f"gap ≤ {ub - lb:.3e} (UB {ub:.9e}, LB {lb:.9e}), sweep {time.perf_counter() - ts:.1f}s")
+            if ub - lb <= gap_tol:
+                return finish(rnd, x_in, True, StopReason.GAP, None)
+            # the step holds for x_a itself only: after a repair the next round starts from x_in
+            pending = None
+            if v <= 0.0 and seg.step > 0.0:
+                pending = x_a + pure_rounds.LINE_SEARCH_SHORT * seg.step * (x_out - x_a)
+            cuts = ws.new_among(seg.candidates)
+            if cuts.shape[0] == 0:
+                # nothing new blocks the segment (the LP point is feasible, or only rows already in
+                # the LP block it): one round of the usual path at the LP point decides
+                look_out = True
+                stab.look_at_lp_point()
+                continue
+            if rnd == max_rounds:
+                return finish(rnd, x_in, False, StopReason.ROUND_LIMIT, seg.violation_b)
+            ws.purge(x_out, purge_rounds(params) if purge_after is None else purge_after)
+            ws.add(cuts)
+            continue
+        look_out = False
         x_sep, at_out = stab.separation_point(x_in, x_out)
         ts = time.perf_counter()
         if options.screen and rnd < max_rounds and streak < SCREEN_STREAK:

@@ -166,3 +166,28 @@ def highs_options(params: PrivacyParams) -> dict:
         large mε keep HiGHS's defaults and :data:`darrm.solver.restricted_lp.HIGHS_DEFAULTS`).
     """
     return dict(PURE_HIGHS) if _applies(params) and PURE_HIGHS else {}
+
+
+#: pure DP: once in-out separation has started, each round runs the segment sweep
+#: (:mod:`darrm.privacy.segment`: the exhaustive sweep of the last proposal x_a, certifying it, and the
+#: exact line search from x_a toward the LP point) instead of a sweep at a fixed λ, and proposes
+#: x_a + LINE_SEARCH_SHORT·λ*·(x_out − x_a) for the next round's certificate (False: the λ ramp, the
+#: previous path, for the same-run comparison)
+PURE_LINE_SEARCH = True
+
+#: the proposal steps this fraction of the float64 λ*: the blocking inequality keeps a slack of
+#: ~1e-3·λ*·(its rise along the segment), far above the rounding of λ*, at a cost of 1e-3 of the step
+LINE_SEARCH_SHORT = 0.999
+
+
+def line_searches(params: PrivacyParams) -> bool:
+    """Whether constraint generation for ``params`` uses the segment line search (Δ = 0, mε ≤
+    :data:`PURE_MAX_MEPS` and :data:`PURE_LINE_SEARCH`).
+
+    Args:
+        params: the members' privacy parameters.
+
+    Returns:
+        True for pure-DP members while :data:`PURE_LINE_SEARCH` is on.
+    """
+    return _applies(params) and PURE_LINE_SEARCH
