@@ -173,3 +173,27 @@ def test_the_exact_objective_twin_and_backoff_give_the_single_model_answer(delta
     assert twin.status == single.status == "optimal"
     assert twin.info["optimality_gap"] <= 1e-9 and single.info["optimality_gap"] <= 1e-9
     assert twin.objective == pytest.approx(single.objective, abs=1e-9)
+
+
+def test_the_twin_model_holds_the_working_sets_rows_through_adds_and_purges():
+    """The exact-objective model sees every row the tie-break model sees, in the same order, after
+    rows are added before and after it is attached and after a purge (Δ > 0 purges slack rows)."""
+    import darrm.solver.cutting_planes as cpm
+    from darrm.privacy.sweep import sweep
+    from darrm.solver.restricted_lp import make_restricted_lp
+
+    P = PrivacyParams(11, 3, 0.1, 1e-5)
+    n = P.K - P.K // 2
+    ws = cpm.WorkingSet(P, np.ones(n), make_restricted_lp("highs", -np.ones(n), P.rhs), None)
+    counts = sweep(np.ones(P.K + 1), P, top=40, diverse=False).candidates  # violated by γ ≡ 1
+    ws.add(ws.new_among(counts[:10]))
+    ws.attach_twin(make_restricted_lp("highs", np.ones(n), P.rhs))
+    ws.add(ws.new_among(counts[10:30]))
+    assert np.array_equal(ws.twin.rows, ws.lp.rows) and ws.lp.rows.shape[0] == ws.multisets.shape[0]
+    before = ws.lp.rows.shape[0]
+    x, _ = ws.lp.solve()  # maximising Σγ: at the optimum some rows bind, the others are slack
+    ws.purge(x, 1)
+    assert 0 < ws.lp.rows.shape[0] < before
+    assert np.array_equal(ws.twin.rows, ws.lp.rows) and ws.lp.rows.shape[0] == ws.multisets.shape[0]
+    _, y = ws.twin.solve()
+    assert y.shape[0] == ws.lp.rows.shape[0]
