@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backends.executors import Executor, ProcessExecutor, SerialExecutor, one_blas_thread
+from ..backends.executors import ProcessExecutor, SerialExecutor, one_blas_thread
 from ..errors import ParameterError
 from ..params import PrivacyParams
 from .condition import Check, pair_violation
@@ -183,19 +183,22 @@ def run_segment_block(recipe: SweepRecipe, c: int) -> tuple[int, SegmentBlockRes
 
 
 def segment_sweep(gamma_a: np.ndarray, gamma_b: np.ndarray, params: PrivacyParams, *, top: int = 0,
-                  threshold: float = 0.0, executor: Executor | None = None) -> SegmentResult:
+                  threshold: float = 0.0, executor: Any = None) -> SegmentResult:
     """The exhaustive sweep of ``gamma_a`` (full tables γ(0..K)) with the line search toward ``gamma_b``
-    (module docstring), over every block n_(hi,lo) = 0..K on ``executor`` (None: this process).
+    (module docstring), over every block n_(hi,lo) = 0..K on ``executor`` (an
+    :class:`~darrm.backends.executors.Executor` or a ``concurrent.futures.Executor``; None: this
+    process).  Blocks lost with a worker are run again (:func:`~darrm.privacy.sweep_recipe.run_blocks`).
 
     Raises:
         ParameterError: ("params") Δ > 0: the line search is for pure-DP members only.
     """
     if params.member_delta != 0:
         raise ParameterError("params", "the segment sweep is for pure-DP members (member_delta = 0)")
+    from ..backends.adapters import as_executor
     from .sweep import _block_cost
 
     K = params.K
-    ex = SerialExecutor() if executor is None else executor
+    ex = as_executor(executor) or SerialExecutor()
     recipe = SegmentRecipe(np.asarray(gamma_a, dtype=np.float64), params, int(top), float(threshold), 1, False,
                            toward=np.asarray(gamma_b, dtype=np.float64))
     if isinstance(ex, (SerialExecutor, ProcessExecutor)):

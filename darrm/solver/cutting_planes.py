@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..backends.adapters import as_executor
 from ..backends.devices import TorchDevice
 from ..gamma import symmetric_from_upper
 from ..params import PrivacyParams
@@ -419,7 +420,7 @@ def solve_cutting_planes(
         return x, reason, d
 
     # line search (Δ = 0, module pure_rounds): the proposal the next segment sweep certifies
-    line_search = line_searches(params) and not isinstance(executor, TorchDevice)
+    line_search = line_searches(params) and not isinstance(as_executor(executor), TorchDevice)
     pending: np.ndarray | None = None
     look_out = False  # the last segment sweep found nothing new: one round at the LP point
     ls_rounds = 0

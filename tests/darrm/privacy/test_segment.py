@@ -124,3 +124,21 @@ def test_refuses_approximate_dp_members():
     params = PrivacyParams(9, 3, 0.5, 1e-6)
     with pytest.raises(ParameterError, match="params"):
         segment_sweep(np.zeros(10), np.zeros(10), params)
+
+
+def test_any_executor_gives_the_serial_answer():
+    """Local processes and a concurrent.futures pool (the seam Dask and Ray use) give the serial
+    segment sweep's maximum, step and candidates."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from darrm.backends.executors import ProcessExecutor
+
+    K = 17
+    params = PrivacyParams(K, 3, 0.3, 0.0)
+    xa, xb = _points(K, 6, params)
+    ref = segment_sweep(xa, xb, params, top=6)
+    with ThreadPoolExecutor(2) as pool:
+        for ex in (ProcessExecutor(2), pool):
+            got = segment_sweep(xa, xb, params, top=6, executor=ex)
+            assert got.max_violation == ref.max_violation and got.step == ref.step
+            assert np.array_equal(got.candidates, ref.candidates) and got.checked == ref.checked
