@@ -67,6 +67,8 @@ class SegmentBlockResult:
     candidates: np.ndarray
     steps: np.ndarray
     checked: int
+    deep: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
+    deep_violations: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,9 @@ class SegmentResult:
             when ≤ 0; as :attr:`darrm.privacy.sweep_results.SweepResult.max_violation`).
         step: λ* of the module docstring, in float64 (a proposal, never a certificate).
         violation_b: the largest float64 violation at x_b above the threshold (−inf if none).
-        candidates: up to ``top`` blocking multisets, smallest λ_j first.
-        steps: their λ_j.
+        candidates: up to ``top`` multisets: the ``top − deep`` that block the segment first (smallest
+            λ_j first), then the ``deep`` most violated at x_b not among them.
+        steps: the λ_j of the blocking ones (the first ``len(steps)`` candidates).
         checked: multisets covered.
     """
 
@@ -135,7 +138,7 @@ def segment_c(ta: PureTables, tb: PureTables, c: int, chk: Check, top: int, thre
     qa, qb = pure_block(tb, c)
     e = chk.exp_eps
     # λ_j only where x_b violates (few entries): the rest of the block bounds nothing
-    rows_l, cols_l, lam_l = [], [], []
+    rows_l, cols_l, lam_l, gb_l = [], [], [], []
     vb = -np.inf
     for (a_in, b_in), (a_out, b_out) in (((pa, pb), (qa, qb)), ((pb, pa), (qb, qa))):
         gb = np.multiply(b_out, e)
@@ -153,26 +156,32 @@ def segment_c(ta: PureTables, tb: PureTables, c: int, chk: Check, top: int, thre
                 lam_l.append(np.where(rise > 0.0, np.maximum(-g_a, 0.0) / rise, 0.0))
             rows_l.append(r)
             cols_l.append(s)
+            gb_l.append(g_b)
             vb = max(vb, float(g_b.max()))
     step = 1.0
-    cand = np.zeros((0, 4), dtype=np.int64)
-    steps = np.zeros(0)
+    cand = deep = np.zeros((0, 4), dtype=np.int64)
+    steps = deep_v = np.zeros(0)
+
+    def per_row(rows: np.ndarray, cols: np.ndarray, key: np.ndarray) -> tuple:
+        # per row d the entry with the smallest key, then the ``top`` smallest of those
+        order = np.lexsort((key, rows))
+        first = np.ones(order.size, dtype=bool)
+        first[1:] = rows[order][1:] != rows[order][:-1]
+        pick = order[first]
+        rows, cols, key = rows[pick], cols[pick], key[pick]
+        if rows.size > top:
+            sel = _worst(-key, top)
+            rows, cols, key = rows[sel], cols[sel], key[sel]
+        return np.stack([K - cols - c - rows, cols, np.full_like(cols, c), rows], axis=1).astype(np.int64), key
+
     if lam_l:
         rows, cols, lam = np.concatenate(rows_l), np.concatenate(cols_l), np.concatenate(lam_l)
         step = min(1.0, float(lam.min()))
         if top > 0:
-            # per row d the entry with the smallest λ_j (order by λ, keep each row's first)
-            order = np.lexsort((lam, rows))
-            first = np.ones(order.size, dtype=bool)
-            first[1:] = rows[order][1:] != rows[order][:-1]
-            pick = order[first]
-            rows, cols, lam = rows[pick], cols[pick], lam[pick]
-            if rows.size > top:
-                sel = _worst(-lam, top)
-                rows, cols, lam = rows[sel], cols[sel], lam[sel]
-            cand = np.stack([K - cols - c - rows, cols, np.full_like(cols, c), rows], axis=1).astype(np.int64)
-            steps = lam
-    return SegmentBlockResult(float(viol.max()), step, vb, cand, steps, checked)
+            cand, steps = per_row(rows, cols, lam)
+            deep, neg = per_row(rows, cols, -np.concatenate(gb_l))
+            deep_v = -neg
+    return SegmentBlockResult(float(viol.max()), step, vb, cand, steps, checked, deep, deep_v)
 
 
 def run_segment_block(recipe: SweepRecipe, c: int) -> tuple[int, SegmentBlockResult]:
@@ -183,11 +192,13 @@ def run_segment_block(recipe: SweepRecipe, c: int) -> tuple[int, SegmentBlockRes
 
 
 def segment_sweep(gamma_a: np.ndarray, gamma_b: np.ndarray, params: PrivacyParams, *, top: int = 0,
-                  threshold: float = 0.0, executor: Any = None) -> SegmentResult:
+                  threshold: float = 0.0, executor: Any = None, deep: int = 0) -> SegmentResult:
     """The exhaustive sweep of ``gamma_a`` (full tables γ(0..K)) with the line search toward ``gamma_b``
     (module docstring), over every block n_(hi,lo) = 0..K on ``executor`` (an
     :class:`~darrm.backends.executors.Executor` or a ``concurrent.futures.Executor``; None: this
     process).  Blocks lost with a worker are run again (:func:`~darrm.privacy.sweep_recipe.run_blocks`).
+    Of the ``top`` candidates, ``deep`` are the multisets most violated at x_b (one per
+    (n_(hi,lo), n_(lo,hi)) pair, as a plain sweep's cuts at x_b), the rest those that block the segment first.
 
     Raises:
         ParameterError: ("params") Δ > 0: the line search is for pure-DP members only.
@@ -209,13 +220,24 @@ def segment_sweep(gamma_a: np.ndarray, gamma_b: np.ndarray, params: PrivacyParam
             results = run_blocks(ex, recipe, items, run_segment_block)
     finally:
         forget(recipe)
+    blocking = top - min(max(deep, 0), top)
     cands = [r.candidates for r in results if r.candidates.shape[0]]
     if cands:
         cand = np.concatenate(cands)
         steps = np.concatenate([r.steps for r in results if r.candidates.shape[0]])
-        order = np.argsort(steps, kind="stable")[: max(top, 0)]
+        order = np.argsort(steps, kind="stable")[: max(blocking, 0)]
         cand, steps = cand[order], steps[order]
     else:
         cand, steps = np.zeros((0, 4), dtype=np.int64), np.zeros(0)
+    if top - blocking > 0:
+        deeps = [r.deep for r in results if r.deep.shape[0]]
+        if deeps:
+            dc = np.concatenate(deeps)
+            dv = np.concatenate([r.deep_violations for r in results if r.deep.shape[0]])
+            dc = dc[np.argsort(-dv, kind="stable")]
+            if cand.shape[0]:
+                seen = {tuple(r) for r in cand.tolist()}
+                dc = dc[[tuple(r) not in seen for r in dc.tolist()]]
+            cand = np.concatenate([cand, dc[: top - blocking]])
     return SegmentResult(max(r.max_violation for r in results), min(r.step for r in results),
                          max(r.violation_b for r in results), cand, steps, sum(r.checked for r in results))

@@ -239,7 +239,7 @@ class SweepOracle:
         self.hot = blocks_of(res.candidates)
         return res
 
-    def segment(self, x_a: np.ndarray, x_b: np.ndarray, top: int, threshold: float) -> SegmentResult:
+    def segment(self, x_a: np.ndarray, x_b: np.ndarray, top: int, threshold: float, deep: int = 0) -> SegmentResult:
         """The exhaustive sweep of x_a with the line search toward x_b (:mod:`darrm.privacy.segment`;
         Δ = 0): counts as an exhaustive sweep (its maximum is x_a's, bit for bit)."""
         self.exhaustive_sweeps += 1
@@ -247,7 +247,7 @@ class SweepOracle:
         K = self.params.K
         ex = self.executor if self.executor is not None else default_executor(self.params)
         res = segment_sweep(symmetric_from_upper(x_a, K), symmetric_from_upper(x_b, K), self.params, top=top,
-                            threshold=threshold, executor=ex)
+                            threshold=threshold, executor=ex, deep=deep)
         self.seconds_exhaustive += time.perf_counter() - t
         return res
 
@@ -454,7 +454,7 @@ def solve_cutting_planes(
             # x_a: the last proposal (certified now, by this sweep) or the best certified point
             x_a: np.ndarray = pending if pending is not None and float(c @ pending) < ub else x_in
             ts = time.perf_counter()
-            seg = oracle.segment(x_a, x_out, top, tol_cp)
+            seg = oracle.segment(x_a, x_out, top, tol_cp, int(round(pure_rounds.LINE_SEARCH_DEEP * top)))
             sweeps += time.perf_counter() - ts
             checked, v, ls_rounds = seg.checked, seg.max_violation, ls_rounds + 1
             x_f = repair(x_a, params, v)[0] if v > 0.0 else x_a  # certified by this sweep

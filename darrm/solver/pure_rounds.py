@@ -179,6 +179,10 @@ PURE_LINE_SEARCH = True
 #: ~1e-3·λ*·(its rise along the segment), far above the rounding of λ*, at a cost of 1e-3 of the step
 LINE_SEARCH_SHORT = 0.999
 
+#: this fraction of a line-search round's cuts are the multisets most violated at the LP point (as a
+#: plain sweep there would add), the rest those that block the segment first
+LINE_SEARCH_DEEP = 0.5
+
 
 def line_searches(params: PrivacyParams) -> bool:
     """Whether constraint generation for ``params`` uses the segment line search (Δ = 0, mε ≤

@@ -132,8 +132,8 @@ def test_an_overshooting_line_search_still_ends_certified_at_the_optimum(monkeyp
     seen = []
     inner = cpm.SweepOracle.segment
 
-    def spy(self, x_a, x_b, top, threshold):
-        res = inner(self, x_a, x_b, top, threshold)
+    def spy(self, x_a, x_b, top, threshold, deep=0):
+        res = inner(self, x_a, x_b, top, threshold, deep)
         seen.append(res.max_violation)
         return res
 
