@@ -24,9 +24,10 @@ probabilities (g with e^{mε} itself, no rounding allowance): it is only a *prop
 the new point by the next exhaustive sweep (repairing by scaling if rounding put it a hair outside),
 so no bound ever rests on λ*.
 
-The cuts it reports are the inequalities violated at x_b by more than ``threshold`` that block the
-segment first (smallest λ_j, at most one per (n_(hi,lo), n_(lo,hi)) pair): rows of the full LP that cut
-off x_b where the segment leaves the feasible region (in-out separation at λ* itself).  Only output 1
+The cuts it reports are inequalities violated at x_b by more than ``threshold`` (rows of the full LP
+that cut off x_b), at most one per (n_(hi,lo), n_(lo,hi)) pair and kind: those that block the segment
+first (smallest λ_j: where the segment leaves the feasible region, in-out separation at λ* itself)
+and, with ``deep``, those most violated at x_b (Kelley cuts).  Only output 1
 is evaluated, as in the sweep: output 0 of a multiset is output 1 of its reflection, which is
 visited too (γ symmetric).
 """

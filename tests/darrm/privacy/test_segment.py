@@ -142,3 +142,21 @@ def test_any_executor_gives_the_serial_answer():
             got = segment_sweep(xa, xb, params, top=6, executor=ex)
             assert got.max_violation == ref.max_violation and got.step == ref.step
             assert np.array_equal(got.candidates, ref.candidates) and got.checked == ref.checked
+
+
+def test_deep_candidates_are_the_most_violated_at_x_b():
+    """With ``deep`` > 0 the candidates after the blocking ones are multisets violated at x_b, never one
+    already reported, and the most violated inequality at x_b (over every multiset, evaluated
+    directly) belongs to a reported candidate."""
+    K = 15
+    params = PrivacyParams(K, 3, 0.3, 0.0)
+    xa, xb = _points(K, 7, params)
+    res = segment_sweep(xa, xb, params, top=8, deep=4)
+    nb = res.steps.shape[0]
+    assert nb == 4 and nb < res.candidates.shape[0] <= 8
+    assert len({tuple(r) for r in res.candidates.tolist()}) == res.candidates.shape[0]
+    cs, comp = corners(params.eps, 0.0), complements(params.eps, 0.0)
+    a, ap = pmf_pairs(res.candidates, cs, comp)
+    worst = [float(np.max(_all_g_of(a[i], ap[i], xb, params))) for i in range(res.candidates.shape[0])]
+    assert min(worst) > 0.0
+    assert max(worst) == pytest.approx(float(np.max(_all_g(xb, params))), rel=1e-9)
