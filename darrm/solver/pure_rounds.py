@@ -180,8 +180,10 @@ PURE_LINE_SEARCH = True
 LINE_SEARCH_SHORT = 0.999
 
 #: this fraction of a line-search round's cuts are the multisets most violated at the LP point (as a
-#: plain sweep there would add), the rest those that block the segment first
-LINE_SEARCH_DEEP = 0.5
+#: plain sweep there would add), the rest those that block the segment first.  Off: measured at
+#: K = 2001 (m = 10, ε = 0.1) 0.5 gave a proven gap of 1.08e-4 after 18 rounds against 7.2e-5 with
+#: blocking cuts only, and no change at K = 1001 (benchmarks/RESULTS.md, "Issue 27, fifth session")
+LINE_SEARCH_DEEP = 0.0
 
 
 def line_searches(params: PrivacyParams) -> bool:
