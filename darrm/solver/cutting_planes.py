@@ -365,9 +365,8 @@ def solve_cutting_planes(
     rhs = params.rhs
     scale = float(np.max(np.abs(c))) or 1.0
     c_lp = c / scale - tie_break
-    if lp_backend == "highs":
-        solver_opts = {**highs_options(params), **(solver_opts or {})}  # Δ = 0: HiGHS's scaling (pure_rounds)
-    ws = WorkingSet(params, c, make_restricted_lp(lp_backend, c_lp, rhs, solver_opts), checkpoint)
+    lp_defaults = highs_options(params)  # Δ = 0: HiGHS's scaling (pure_rounds); a retry may drop it
+    ws = WorkingSet(params, c, make_restricted_lp(lp_backend, c_lp, rhs, solver_opts, lp_defaults), checkpoint)
     seed = ws.new_among(seed_multisets(params))  # Δ = 0: the two-corner family (module pure_rounds)
     if seed.shape[0]:
         ws.add(seed)
@@ -389,7 +388,7 @@ def solve_cutting_planes(
         if EXACT_TWIN:
             twin = ws.twin
             if twin is None:
-                twin = make_restricted_lp(lp_backend, c / scale, rhs, solver_opts)
+                twin = make_restricted_lp(lp_backend, c / scale, rhs, solver_opts, lp_defaults)
                 ws.attach_twin(twin)
             x_exact, y = twin.solve()
             return lagrangian_bound(c, twin.rows, rhs, scale * y), np.clip(x_exact, 0.0, 1.0)
