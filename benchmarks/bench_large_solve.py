@@ -29,6 +29,12 @@ def peak_rss_mib() -> float:
     return max(own, kids) / 1024
 
 
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and its finished children (the sweep workers)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--K", type=int, required=True)
@@ -40,6 +46,9 @@ def main() -> None:
     ap.add_argument("--stabilize", default=None, help="SolveOptions.stabilize: 'auto' or λ in (0, 1] (default auto)")
     ap.add_argument("--auto-lambda", type=float, default=None,
                     help="λ that stabilize='auto' switches to (default cutting_planes.AUTO_LAMBDA)")
+    ap.add_argument("--fourth-session", action="store_true",
+                    help="the solver as the fourth session left it (for same-run ratios): no exact-objective twin "
+                         "model, the fixed exact re-solve schedule, HiGHS's default scaling, no line search")
     ap.add_argument("--log", type=Path, required=True)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--checkpoint", type=Path, default=None)
@@ -47,6 +56,12 @@ def main() -> None:
 
     import darrm
 
+    if a.fourth_session:
+        from darrm.solver import cutting_planes, pure_rounds
+
+        cutting_planes.EXACT_TWIN = cutting_planes.TIGHT_BACKOFF = False
+        pure_rounds.PURE_HIGHS = None
+        pure_rounds.PURE_LINE_SEARCH = False
     P = darrm.PrivacyParams(a.K, a.m, a.eps, a.delta)
     kw: dict = {} if a.cuts is None else {"cuts_per_round": a.cuts}
     if a.stabilize is not None:
@@ -67,9 +82,11 @@ def main() -> None:
         wall = time.perf_counter() - t0
         info = sol.info
         row = {"K": a.K, "m": a.m, "eps": a.eps, "Delta": a.delta, "cuts": opts.cuts_per_round,
-               "stabilize": opts.stabilize, "auto_lambda": a.auto_lambda, "wall_s": wall,
+               "stabilize": opts.stabilize, "auto_lambda": a.auto_lambda, "fourth_session": a.fourth_session,
+               "wall_s": wall, "cpu_s": cpu_seconds(),
                "objective": sol.objective, "gap": info.get("optimality_gap"), "rounds": info.get("rounds"),
                "exhaustive_sweeps": info.get("exhaustive_sweeps"), "screens": info.get("screens"),
+               "line_search_rounds": info.get("line_search_rounds"),
                "seconds_exhaustive_sweeps": info.get("seconds_exhaustive_sweeps"),
                "seconds_sweeps": info.get("seconds_sweeps"), "violation": sol.violation,
                "status": sol.status, "certified": sol.violation <= 0.0, "peak_rss_mib": peak_rss_mib()}

@@ -142,3 +142,58 @@ def purge_rounds(params: PrivacyParams) -> int:
         :data:`PURGE_AFTER`.
     """
     return 0 if _applies(params) and PURE_KEEP_ROWS else PURGE_AFTER
+
+
+#: HiGHS options of the pure-DP restricted LPs (:func:`highs_options`; None: HiGHS's own defaults,
+#: the previous path, for the same-run comparison).  ``simplex_scale_strategy`` 4 (scale by the
+#: largest entry of each row and column) instead of HiGHS's default choice: with the default,
+#: the dual simplex stopped with "ratio test failed due to excessive dual values" (model status
+#: "Not Set") on the seeded K = 2001 LP (8,004 rows) and on about one re-solve in ten at K = 1001,
+#: each then solved again from a fresh model (a cold solve, 2–30 s); with 4 the seeded K = 2001 LP
+#: solves directly, and the K = 1001 working set's exact-objective LP takes 3,188 dual simplex
+#: iterations cold instead of 12,192 (benchmarks/RESULTS.md, "Issue 27, fifth session").
+PURE_HIGHS = {"simplex_scale_strategy": 4}
+
+
+def highs_options(params: PrivacyParams) -> dict:
+    """HiGHS options for the restricted LPs of ``params`` (the caller's own options override them).
+
+    Args:
+        params: the members' privacy parameters.
+
+    Returns:
+        :data:`PURE_HIGHS` for pure-DP members with mε ≤ :data:`PURE_MAX_MEPS`, else {} (Δ > 0 and
+        large mε keep HiGHS's defaults and :data:`darrm.solver.restricted_lp.HIGHS_DEFAULTS`).
+    """
+    return dict(PURE_HIGHS) if _applies(params) and PURE_HIGHS else {}
+
+
+#: pure DP: once in-out separation has started, each round runs the segment sweep
+#: (:mod:`darrm.privacy.segment`: the exhaustive sweep of the last proposal x_a, certifying it, and the
+#: exact line search from x_a toward the LP point) instead of a sweep at a fixed λ, and proposes
+#: x_a + LINE_SEARCH_SHORT·λ*·(x_out − x_a) for the next round's certificate (False: the λ ramp, the
+#: previous path, for the same-run comparison)
+PURE_LINE_SEARCH = True
+
+#: the proposal steps this fraction of the float64 λ*: the blocking inequality keeps a slack of
+#: ~1e-3·λ*·(its rise along the segment), far above the rounding of λ*, at a cost of 1e-3 of the step
+LINE_SEARCH_SHORT = 0.999
+
+#: this fraction of a line-search round's cuts are the multisets most violated at the LP point (as a
+#: plain sweep there would add), the rest those that block the segment first.  Off: measured at
+#: K = 2001 (m = 10, ε = 0.1) 0.5 gave a proven gap of 1.08e-4 after 18 rounds against 7.2e-5 with
+#: blocking cuts only, and no change at K = 1001 (benchmarks/RESULTS.md, "Issue 27, fifth session")
+LINE_SEARCH_DEEP = 0.0
+
+
+def line_searches(params: PrivacyParams) -> bool:
+    """Whether constraint generation for ``params`` uses the segment line search (Δ = 0, mε ≤
+    :data:`PURE_MAX_MEPS` and :data:`PURE_LINE_SEARCH`).
+
+    Args:
+        params: the members' privacy parameters.
+
+    Returns:
+        True for pure-DP members while :data:`PURE_LINE_SEARCH` is on.
+    """
+    return _applies(params) and PURE_LINE_SEARCH

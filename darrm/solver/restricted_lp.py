@@ -70,14 +70,22 @@ HIGHS_DEFAULTS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_toler
                   "small_matrix_value": 1e-12}
 
 
+#: HiGHS's own values of options a retry may set and nothing here sets by default (a retry that
+#: would not change the model's effective options is skipped)
+HIGHS_OWN = {"simplex_scale_strategy": 1}
+
 #: what a failed restricted-LP solve is retried with, in order, each on a fresh model (after a plain
-#: fresh model).  Nothing rests on the restricted LP being solved exactly (see ``DROP``): privacy
-#: comes from the exact sweep and certificate, and the lower bound holds for any y ≥ 0.
+#: fresh model).  (0) HiGHS's own scaling, for models given another one (pure DP,
+#: :data:`darrm.solver.pure_rounds.PURE_HIGHS`; seen at K = 2001, m = 10, Δ = 0, round 40, 47 k rows:
+#: status "Unknown" from the warm model and every retry after it, with scale strategy 4 kept; not
+#: yet seen to cure it).  Nothing rests on the restricted LP being solved exactly (see ``DROP``):
+#: privacy comes from the exact sweep and certificate, and the lower bound holds for any y ≥ 0.
 #: (1) HiGHS's own ``small_matrix_value`` (1e-9): seen once at K = 1001, Δ = 0 (status "Not Set"
 #: after ~70 rounds), HiGHS can fail on the 1e-12 entries it keeps by default here; (2) the interior
 #: point method (with crossover, so a basis is still there) at tolerances 1e-9: seen at K = 2001,
 #: m = 10, Δ = 0 (round 18, 22.6k dense rows, "Not Set" from the warm, the fresh and the (1) model).
 RETRIES: tuple[dict, ...] = (
+    {"simplex_scale_strategy": 1},
     {"small_matrix_value": 1e-9},
     {"small_matrix_value": 1e-9, "solver": "ipm", "run_crossover": "on",
      "primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9},
@@ -129,9 +137,10 @@ class HighsRestrictedLP(RestrictedLP):
     #: evaluated on the exact rows kept in ``self.rows`` (valid for any y ≥ 0).
     DROP = 1e-12
 
-    def __init__(self, c: np.ndarray, rhs: float, solver_opts: dict | None = None):
+    def __init__(self, c: np.ndarray, rhs: float, solver_opts: dict | None = None, defaults: dict | None = None):
         super().__init__(c, rhs, solver_opts)
         self._user = dict(self.opts)  # the caller's own options: a retry never changes them
+        self.opts = {**(defaults or {}), **self.opts}  # ``defaults``: this solver's choice, a retry may change it
         self._new_model()
 
     def _new_model(self) -> None:
@@ -179,7 +188,8 @@ class HighsRestrictedLP(RestrictedLP):
         for extra in ({},) + RETRIES:
             if status == highspy.HighsModelStatus.kOptimal:
                 break
-            if extra and (all(self.opts.get(k) == v for k, v in extra.items())
+            effective = {**HIGHS_OWN, **HIGHS_DEFAULTS, **self.opts}
+            if extra and (all(effective.get(k) == v for k, v in extra.items())
                           or any(k in self._user and self._user[k] != v for k, v in extra.items())):
                 continue  # already tried with these options, or the caller chose otherwise
             rows, self.rows = self.rows, np.zeros((0, self.c.shape[0]))
@@ -257,7 +267,12 @@ class CvxpyRestrictedLP(RestrictedLP):
 BACKENDS = {"highs": HighsRestrictedLP, "cvxpy": CvxpyRestrictedLP}
 
 
-def make_restricted_lp(backend: str, c: np.ndarray, rhs: float, solver_opts: dict | None = None) -> RestrictedLP:
+def make_restricted_lp(backend: str, c: np.ndarray, rhs: float, solver_opts: dict | None = None,
+                       defaults: dict | None = None) -> RestrictedLP:
+    """A restricted LP on ``backend``; ``defaults`` (HiGHS back end only) are options of the solver's
+    own choosing, under the caller's ``solver_opts``, which a failed solve's retry may change."""
     if backend not in BACKENDS:
         raise ParameterError("lp_backend", f"must be one of {sorted(BACKENDS)}, got {backend!r}")
+    if backend == "highs":
+        return HighsRestrictedLP(c, rhs, solver_opts, defaults)
     return BACKENDS[backend](c, rhs, solver_opts)

@@ -53,6 +53,7 @@ def test_seeded_ramped_generation_ends_at_the_old_optimum_certified_by_every_mul
     monkeypatch.setattr(pure_rounds, "PURE_SEED", False)
     monkeypatch.setattr(pure_rounds, "PURE_RAMP", False)
     monkeypatch.setattr(pure_rounds, "PURE_KEEP_ROWS", False)
+    monkeypatch.setattr(pure_rounds, "PURE_LINE_SEARCH", False)
     old = solve_gamma_opt(P, options=opts)
     assert new.objective == pytest.approx(old.objective, abs=1e-9)
     assert new.status == old.status == "optimal"
@@ -93,3 +94,106 @@ def test_none_of_the_changes_applies_at_large_meps():
     P = PrivacyParams(21, 3, 4.0, 0.0)  # mε = 12
     assert pure_rounds.seed_multisets(P).shape[0] == 0
     assert not pure_rounds.ramps(P) and pure_rounds.purge_rounds(P) == pure_rounds.PURGE_AFTER
+
+
+def _full_lp_objective(P: PrivacyParams) -> float:
+    return solve_gamma_opt(P, options=SolveOptions(method="full")).objective
+
+
+@pytest.mark.parametrize("K,m,stabilize", [(41, 10, 0.5), (61, 10, 0.5)])
+def test_line_search_generation_ends_at_the_full_lp_optimum(K, m, stabilize, monkeypatch):
+    """With the segment line search (the default for pure DP; λ = 0.5 from the start puts the solve in
+    line-search rounds at these K) constraint generation reaches the full LP's optimum (every corner
+    multiset a row) to 1e-9, proven optimal, in no more rounds than the λ ramp, and its table passes the
+    direct per-multiset certificate."""
+    P = PrivacyParams(K, m, 0.1, 0.0)
+    opts = SolveOptions(method="cutting-planes", stabilize=stabilize)
+    ls = solve_gamma_opt(P, options=opts)
+    assert ls.info["line_search_rounds"] > 0
+    assert ls.status == "optimal" and ls.info["optimality_gap"] <= 1e-9
+    assert ls.objective == pytest.approx(_full_lp_objective(P), abs=1e-9)
+    assert certify_reference(ls.gamma, P).violation <= 0.0
+    monkeypatch.setattr(pure_rounds, "PURE_LINE_SEARCH", False)
+    ramp = solve_gamma_opt(P, options=opts)
+    assert ramp.info["line_search_rounds"] == 0
+    assert ls.objective == pytest.approx(ramp.objective, abs=1e-9)
+    assert ls.info["rounds"] <= ramp.info["rounds"]
+
+
+def test_an_overshooting_line_search_still_ends_certified_at_the_optimum(monkeypatch):
+    """A deliberately wrong step (three times λ*, past the feasible region) makes the proposals
+    violate: the exhaustive sweep of each proposal catches it and the solve repairs by scaling or
+    restarts from the best certified point, so the answer is still certified (direct per-multiset
+    certificate) and still the full LP's optimum to 1e-9; no bound rests on the step."""
+    P = PrivacyParams(41, 10, 0.1, 0.0)
+    monkeypatch.setattr(pure_rounds, "LINE_SEARCH_SHORT", 3.0)
+    import darrm.solver.cutting_planes as cpm
+
+    seen = []
+    inner = cpm.SweepOracle.segment
+
+    def spy(self, x_a, x_b, top, threshold, deep=0):
+        res = inner(self, x_a, x_b, top, threshold, deep)
+        seen.append(res.max_violation)
+        return res
+
+    monkeypatch.setattr(cpm.SweepOracle, "segment", spy)
+    t = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes", stabilize=0.5))
+    assert any(v > 0.0 for v in seen)  # some proposal was outside, and the sweep said so
+    assert t.status == "optimal" and t.info["optimality_gap"] <= 1e-9
+    assert t.objective == pytest.approx(_full_lp_objective(P), abs=1e-9)
+    assert certify_reference(t.gamma, P).violation <= 0.0
+
+
+def test_line_search_and_highs_scaling_are_for_pure_dp_only(monkeypatch):
+    pure, approx, big = PrivacyParams(21, 3, 0.1, 0.0), PrivacyParams(21, 3, 0.1, 1e-5), PrivacyParams(21, 3, 4.0, 0.0)
+    assert pure_rounds.line_searches(pure) and not pure_rounds.line_searches(approx)
+    assert not pure_rounds.line_searches(big)
+    assert pure_rounds.highs_options(pure) == {"simplex_scale_strategy": 4}
+    assert pure_rounds.highs_options(approx) == {} and pure_rounds.highs_options(big) == {}
+    monkeypatch.setattr(pure_rounds, "PURE_LINE_SEARCH", False)
+    monkeypatch.setattr(pure_rounds, "PURE_HIGHS", None)
+    assert not pure_rounds.line_searches(pure) and pure_rounds.highs_options(pure) == {}
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-5])
+def test_the_exact_objective_twin_and_backoff_give_the_single_model_answer(delta, monkeypatch):
+    """The exact-objective re-solves on a second model (EXACT_TWIN) with the backed-off schedule
+    (TIGHT_BACKOFF) end at the optimum of the previous path (one model, its objective switched
+    back and forth, the fixed schedule) to 1e-9, both proven optimal (the bound is the Lagrangian
+    bound with the exact costs either way)."""
+    import darrm.solver.cutting_planes as cpm
+
+    P = PrivacyParams(31, 3, 0.1, delta)
+    opts = SolveOptions(method="cutting-planes", stabilize=0.5)
+    twin = solve_gamma_opt(P, options=opts)
+    monkeypatch.setattr(cpm, "EXACT_TWIN", False)
+    monkeypatch.setattr(cpm, "TIGHT_BACKOFF", False)
+    single = solve_gamma_opt(P, options=opts)
+    assert twin.status == single.status == "optimal"
+    assert twin.info["optimality_gap"] <= 1e-9 and single.info["optimality_gap"] <= 1e-9
+    assert twin.objective == pytest.approx(single.objective, abs=1e-9)
+
+
+def test_the_twin_model_holds_the_working_sets_rows_through_adds_and_purges():
+    """The exact-objective model sees every row the tie-break model sees, in the same order, after
+    rows are added before and after it is attached and after a purge (Δ > 0 purges slack rows)."""
+    import darrm.solver.cutting_planes as cpm
+    from darrm.privacy.sweep import sweep
+    from darrm.solver.restricted_lp import make_restricted_lp
+
+    P = PrivacyParams(11, 3, 0.1, 1e-5)
+    n = P.K - P.K // 2
+    ws = cpm.WorkingSet(P, np.ones(n), make_restricted_lp("highs", -np.ones(n), P.rhs), None)
+    counts = sweep(np.ones(P.K + 1), P, top=40, diverse=False).candidates  # violated by γ ≡ 1
+    ws.add(ws.new_among(counts[:10]))
+    ws.attach_twin(make_restricted_lp("highs", np.ones(n), P.rhs))
+    ws.add(ws.new_among(counts[10:30]))
+    assert np.array_equal(ws.twin.rows, ws.lp.rows) and ws.lp.rows.shape[0] == ws.multisets.shape[0]
+    before = ws.lp.rows.shape[0]
+    x, _ = ws.lp.solve()  # maximising Σγ: at the optimum some rows bind, the others are slack
+    ws.purge(x, 1)
+    assert 0 < ws.lp.rows.shape[0] < before
+    assert np.array_equal(ws.twin.rows, ws.lp.rows) and ws.lp.rows.shape[0] == ws.multisets.shape[0]
+    _, y = ws.twin.solve()
+    assert y.shape[0] == ws.lp.rows.shape[0]
