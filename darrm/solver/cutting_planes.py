@@ -397,6 +397,14 @@ def solve_cutting_planes(
         lp.set_objective(c_lp)
         return lagrangian_bound(c, lp.rows, rhs, scale * y), np.clip(x_exact, 0.0, 1.0)
 
+    def take_certified(x: np.ndarray, v: float) -> None:
+        # x was swept exhaustively with rigorous maximum v: x itself (v ≤ 0) or its repair by
+        # scaling (darrm.privacy.certify.repair) is certified by that sweep; keep the better UB
+        nonlocal x_in, ub
+        x_f = repair(x, params, v)[0] if v > 0.0 else x
+        if float(c @ x_f) < ub:
+            x_in, ub = x_f, float(c @ x_f)
+
     def finish(rnd: int, x: np.ndarray | None, converged: bool, reason: StopReason, residual: float | None) -> tuple:
         nonlocal lb
         # every stop follows an exhaustive sweep, which sets x_in (the first round always sweeps)
@@ -456,9 +464,7 @@ def solve_cutting_planes(
             seg = oracle.segment(x_a, x_out, top, tol_cp, int(round(pure_rounds.LINE_SEARCH_DEEP * top)))
             sweeps += time.perf_counter() - ts
             checked, v, ls_rounds = seg.checked, seg.max_violation, ls_rounds + 1
-            x_f = repair(x_a, params, v)[0] if v > 0.0 else x_a  # certified by this sweep
-            if float(c @ x_f) < ub:
-                x_in, ub = x_f, float(c @ x_f)
+            take_certified(x_a, v)
             if log:
                 log(f"round {rnd}: {lp.rows.shape[0]} LP rows, line search: max violation {v:.3e} at the "
                     f"proposal, step {seg.step:.4f} toward the LP point (violated there by {seg.violation_b:.3e}), "
@@ -503,9 +509,7 @@ def solve_cutting_planes(
         sweeps += time.perf_counter() - ts
         checked = res.checked
         v = res.max_violation
-        x_f = repair(x_sep, params, v)[0] if v > 0.0 else x_sep  # certified by this sweep
-        if float(c @ x_f) < ub:
-            x_in, ub = x_f, float(c @ x_f)
+        take_certified(x_sep, v)
         if log:
             log(f"round {rnd}: {lp.rows.shape[0]} LP rows, λ={1.0 if at_out else stab.lam:.2f}, "
                 f"max violation {v:.3e}, gap ≤ {ub - lb:.3e} (UB {ub:.9e}, LB {lb:.9e}), "
