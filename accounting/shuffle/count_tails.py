@@ -13,19 +13,13 @@ Higham Thm. 24.2) and swamps tails of size δ = 1e-10 at n = 1e8.
 
 Numerics (the rigorous part).
 
-* *Binomial pmf on a window* [lo, hi]: anchored at the window point nearest the mode, where
-  scipy's ``stats.binom.pmf`` (Boost's ``ibeta_derivative``) gives c = P(· = anchor) to a relative
-  RHO (as in :mod:`.count_sums`); the other entries by the exact ratios
-  P(a+1)/P(a) = (N-a)/(a+1)·q/(1-q) going up and P(a-1)/P(a) = a/(N-a+1)·(1-q)/q going down.
-  (N-a) and (a+1) are exact in float64 (N < 2^53), q/(1-q) is within 2u, each ratio within
-  4u, each running product adds one rounding: an entry k steps from the anchor is within a
-  relative (1+5u)^k - 1 ≤ 6ku of the true value times c.  Entries decrease away from the
-  anchor (a binomial pmf is unimodal), so an entry that underflows stays below 1e-300: an
-  absolute 1e-300 per entry covers it.
-* *Mass outside a window*: a binomial pmf is log-concave, so its ratios P(a+1)/P(a) are
-  non-increasing and beyond hi, where the ratio r = (N-hi)/(hi+1)·q/(1-q) < 1,
-  Σ_{a > hi} P(a) ≤ P(hi)·r/(1-r) (a geometric series); likewise below lo.  These bound the
-  dropped part of the sums over x (P(V ≥ ·) ≤ 1, P(V = ·) ≤ 1): T_X is added to the upper values.
+* *Binomial pmf on a window* [lo, hi]: :func:`darrm.numerics.binomial.pmf_on_window` (ratios
+  from scipy's pmf at the anchor nearest the mode: relative RHO + 6(k+1)u for k steps from the
+  anchor, and an absolute 1e-300 per entry for underflow).
+* *Mass outside a window*: :func:`darrm.numerics.binomial.mass_above_bound` and
+  :func:`~darrm.numerics.binomial.mass_below_bound` (geometric series by log-concavity).  These
+  bound the dropped part of the sums over x (P(V ≥ ·) ≤ 1, P(V = ·) ≤ 1): T_X is added to the
+  upper values.
 * *Survival of V*: P(V ≥ v) = Σ_{i=v}^{top} P(V = i) + P(V > top), the last from scipy's
   ``stats.binom.sf`` (relative RHO), the sum a reverse cumulative sum of non-negative terms
   (each partial sum rounded once: ≤ L·u relative for L terms).
@@ -44,75 +38,11 @@ import math
 import numpy as np
 from scipy import stats
 
-#: relative accuracy assumed of scipy's binomial pmf and survival function (as :mod:`.count_sums`)
-RHO = 1e-9
+from darrm.numerics import binomial as B
+
+RHO = B.RHO
 _U = float(np.finfo(float).eps) / 2
-#: an entry below this may be subnormal: it is covered by an absolute term of this size
-_TINY = 1e-300
-
-
-def _window_pmf(N: int, q: float, lo: int, hi: int) -> tuple[np.ndarray, float]:
-    """(P(Bin(N, q) = a) for a = lo..hi, relative error bound) by ratios from the anchor
-    nearest the mode (module docstring); 0 ≤ lo ≤ hi ≤ N."""
-    if q <= 0.0 or q >= 1.0 or N == 0:
-        atom = 0 if (q <= 0.0 or N == 0) else N
-        return np.where(np.arange(lo, hi + 1) == atom, 1.0, 0.0), 0.0
-    mode = min(N, max(0, math.floor((N + 1) * q)))
-    anchor = min(hi, max(lo, mode))
-    c = float(stats.binom.pmf(anchor, N, q))
-    cq = q / (1.0 - q)
-    out = np.empty(hi - lo + 1)
-    out[anchor - lo] = c
-    if hi > anchor:  # out[a+1] = out[a]·(N-a)/(a+1)·cq, in place (the same roundings)
-        a = np.arange(anchor, hi, dtype=float)
-        r = np.subtract(N, a)
-        a += 1.0
-        r /= a
-        r *= cq
-        np.cumprod(r, out=r)
-        r *= c
-        out[anchor - lo + 1:] = r
-    if lo < anchor:  # out[a-1] = out[a]·a/(N-a+1)/cq
-        a = np.arange(anchor, lo, -1, dtype=float)
-        r = np.subtract(N + 1.0, a)
-        np.divide(a, r, out=r)
-        r /= cq
-        np.cumprod(r, out=r)
-        r *= c
-        out[:anchor - lo][::-1] = r
-    k = max(hi - anchor, anchor - lo)
-    return out, RHO + 6.0 * (k + 1) * _U
-
-
-def _above(N: int, q: float, hi: np.ndarray) -> np.ndarray:
-    """Bounds on P(Bin(N, q) > hi), elementwise over the integers ``hi``, by log-concavity from
-    scipy's pmf at hi (module docstring); 1.0 where hi is not past the mode."""
-    hi = np.asarray(hi, dtype=float)
-    if q <= 0.0 or N == 0:
-        return np.zeros(hi.shape)
-    if q >= 1.0:
-        return np.where(hi >= N, 0.0, 1.0)
-    h = np.minimum(hi, N)
-    r = (N - h) / (h + 1.0) * (q / (1.0 - q)) * (1 + 8 * _U)
-    pm = stats.binom.pmf(h, N, q) * (1 + RHO) + _TINY
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(r < 1.0, pm * r / (1.0 - r) * (1 + 8 * _U), 1.0)
-    return np.where(hi >= N, 0.0, out)
-
-
-def _below(N: int, q: float, lo: np.ndarray) -> np.ndarray:
-    """Bounds on P(Bin(N, q) < lo), as :func:`_above` (by symmetry)."""
-    lo = np.asarray(lo, dtype=float)
-    if 0.0 < q < 1.0:
-        return _above(N, 1.0 - q, N - lo)
-    return np.where((q >= 1.0) & (lo > 0) & (lo <= N), 1.0, 0.0)
-
-
-def _sf_upper(N: int, q: float, v: np.ndarray) -> np.ndarray:
-    """Upper bounds on P(Bin(N, q) ≥ v) (scipy's survival function, relative RHO), elementwise."""
-    v = np.asarray(v, dtype=float)
-    sf = np.minimum(1.0, stats.binom.sf(v - 1, N, q) * (1 + RHO) + _TINY)
-    return np.where(v <= 0, 1.0, np.where(v > N, 0.0, sf))
+_TINY = B.TINY
 
 
 #: the window's half-widths tried, k·sd + k² for k in these (top, then bottom; see CountTails)
@@ -141,16 +71,16 @@ class CountTails:
         # P(X < x_lo)·P(V ≥ t_lo - x_lo + 1) ≤ tol/2 (for x < x_lo, P(V ≥ t - x) is at most that;
         # t is far in the upper tail, so the bottom can be much closer to the mean)
         his = np.minimum(N1, np.ceil(mean + _K_TOP * sd + _K_TOP**2))
-        T_his = _above(N1, q1, his)
+        T_his = B.mass_above_bound(N1, q1, his)
         ok = (T_his <= tol / 2) | (his >= N1)
         i = int(np.argmax(ok))
         x_hi, T_hi = (int(his[i]), float(T_his[i])) if ok[i] else (N1, 0.0)
         los = np.maximum(0, np.minimum(x_hi, np.floor(mean - _K_BOTTOM * sd - _K_BOTTOM**2)))
-        T_los, sf_edges = _below(N1, q1, los), _sf_upper(N2, q2, self.t_lo - los + 1)
+        T_los, sf_edges = B.mass_below_bound(N1, q1, los), B.sf_bound(N2, q2, self.t_lo - los + 1)
         ok = (T_los * sf_edges <= tol / 2) | (los <= 0)
         i = int(np.argmax(ok))
         x_lo, T_lo, sf_edge = (int(los[i]), float(T_los[i]), float(sf_edges[i])) if ok[i] else (0, 0.0, 1.0)
-        px, ex = _window_pmf(N1, q1, x_lo, x_hi)
+        px, ex = B.pmf_on_window(N1, q1, x_lo, x_hi)
         # dropped mass: P(Y ≥ t) loses ≤ T_hi + T_lo·sf_edge; P(Y = t) ≤ T_hi + T_lo·P(V = v_e) with
         # v_e = t_lo - x_lo + 1 when v_e is past V's mode (P(V = v) decreases beyond it), else T_lo
         v_e = self.t_lo - x_lo + 1
@@ -170,7 +100,7 @@ class CountTails:
         a, b = max(0, v_lo), min(N2, v_hi)
         ev, av = 0.0, 0.0
         if a <= b:
-            vals, ev = _window_pmf(N2, q2, a, b)
+            vals, ev = B.pmf_on_window(N2, q2, a, b)
             top_sf = float(stats.binom.sf(b, N2, q2)) if b < N2 else 0.0
             pv[a - v_lo: b - v_lo + 1] = vals
             sv[a - v_lo: b - v_lo + 1] = np.cumsum(vals[::-1])[::-1] + top_sf

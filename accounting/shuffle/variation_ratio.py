@@ -121,8 +121,8 @@ class CountLaw:
     rel: float
 
 
-#: relative accuracy assumed of scipy's (Boost) binomial pmf, as :data:`.count_sums.RHO`
-PMF_RHO = 1e-9
+#: relative accuracy assumed of scipy's (Boost) binomial pmf (:data:`darrm.numerics.binomial.RHO`)
+PMF_RHO = B.RHO
 #: window values below this are moved to the dropped mass (:func:`binomial_sum_law`)
 _TINY = 1e-40
 
@@ -131,15 +131,18 @@ _TINY = 1e-40
 def binomial_sum_law(parts: tuple[tuple[int, float], ...]) -> CountLaw:
     """The law of C = Σ_i Bin(m_i, p_i) (independent) on a window, with rigorous error terms.
 
-    Each part's pmf is taken on its window (:func:`darrm.numerics.binomial.window_pmf`, dropped
-    mass d_i) and the parts are convolved directly (np.convolve: every entry is a sum of non-
-    negative products; window and partial values below 1e-40 are counted as dropped, with their
-    error, and set to 0: measured, such values make np.convolve up to 100x slower).  Proof of
-    the error terms: π_i = π_i|win + π_i|out, so the convolution of the parts is (*_i π_i|win) +
-    a non-negative remainder of mass <= Σ_i d_i (each factor has mass <= 1): ``dropped`` = Σ
-    d_i.  The window values carry a relative error <= :data:`PMF_RHO` each and a sum of L non-
-    negative products a relative (L − 1)·u (u the unit roundoff) per convolution, so ``rel`` =
-    (1 + ρ)^J (1 + L u)^J − 1 over J parts, rounded up.
+    Each part's pmf is taken on its window (:func:`darrm.numerics.binomial.window_pmf`: dropped
+    mass ≤ d_i, relative error ≤ rel_i, entries below 1e-300 possibly underflowed) and the parts
+    are convolved directly (np.convolve: every entry is a sum of non-negative products; window
+    and partial values below 1e-40 are counted as dropped, with their error, and set to 0:
+    measured, such values make np.convolve up to 100x slower).  Proof of the error terms:
+    π_i = π_i|win + π_i|out, so the convolution of the parts is (*_i π_i|win) + a non-negative
+    remainder of mass <= Σ_i d_i (each factor has mass <= 1): ``dropped`` = Σ d_i plus the
+    values set to 0 (each ≤ its computed value × the relative bound so far, + 1e-300 for a
+    window value that may have underflowed).  The values kept are >= 1e-40 (no underflow): the
+    window values carry a relative error <= rel_i each and a sum of L non-negative products a
+    relative (L − 1)·u (u the unit roundoff) per convolution, so ``rel`` =
+    Π_i (1 + rel_i)(1 + L u) − 1 over the J parts, rounded up.
 
     Args:
         parts: (m_i, p_i) pairs, m_i >= 0, p_i in [0, 1].
@@ -150,19 +153,20 @@ def binomial_sum_law(parts: tuple[tuple[int, float], ...]) -> CountLaw:
     lo, w, dropped, rel = 0, np.ones(1), 0.0, 1.0
     u = float(np.finfo(float).eps)
     for m, prob in parts:
-        c_i, w_i, d_i = B.window_pmf(int(m), float(prob))
+        c_i, w_i, d_i, rel_i = B.window_pmf(int(m), float(prob))
         w_i = np.array(w_i, dtype=float)
         tiny = w_i < _TINY  # measured: tiny factors make np.convolve up to 100x slower
-        d_i += float(w_i[tiny].sum()) * (1 + PMF_RHO)
+        n_tiny = int(tiny.sum())
+        d_i += float(w_i[tiny].sum()) * (1 + rel_i) * (1 + n_tiny * u) + B.TINY * n_tiny
         w_i[tiny] = 0.0
         lo += int(c_i[0])
         length = len(w) + len(w_i)
         w = np.convolve(w, w_i)
+        rel *= (1 + rel_i) * (1 + length * u)
         tiny = w < _TINY
-        d_i += float(w[tiny].sum()) * (1 + 2 * length * u) * (1 + PMF_RHO) ** len(parts)
+        d_i += float(w[tiny].sum()) * rel * (1 + 2 * length * u)
         w[tiny] = 0.0
         dropped += d_i
-        rel *= (1 + PMF_RHO) * (1 + length * u)
     return CountLaw(np.arange(lo, lo + len(w), dtype=np.int64), np.maximum(w, 0.0), dropped * (1 + 1e-12),
                     (rel - 1) * 1.01)
 
@@ -220,7 +224,7 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
         num_coef = (ee * p - 1) * alpha
     den = beta * (ee + 1)
     if count_law is None:
-        c, w, dropped = B.window_pmf(n - 1, two_r)
+        c, w, dropped, _ = B.window_pmf(n - 1, two_r)
 
         def ell(m: np.ndarray) -> np.ndarray:
             return (num_coef * m + (ee - 1) * gk * (n - m)) / den
