@@ -62,7 +62,7 @@ Large n (n > :data:`MAX_N`): :mod:`.binary_rr_split` — the splits in blocks, e
 bounded by one split of fewer users (H_j(n) ≤ H_{j-1}(n-1) and ≤ H_j(n-1): taking one of the
 others out never lowers the divergence, the count being a mixture of the smaller protocol's
 counts and their shifts; the coin-pair refinement keeps part of the block's users), and each
-split's curve from FFT-free tails of the count (:mod:`.count_tails`, relative error ~1e-9).
+split's curve from FFT-free tails of the count (:class:`darrm.numerics.binomial_sum.CountTails`, relative error ~1e-9).
 """
 
 from __future__ import annotations

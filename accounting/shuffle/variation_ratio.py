@@ -36,7 +36,6 @@ only the others' Q_i.  Hence:
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -45,6 +44,7 @@ import numpy as np
 from darrm import validation as v
 from darrm.errors import ParameterError
 from darrm.numerics import binomial as B
+from darrm.numerics.binomial_sum import CountLaw
 from darrm.numerics.inversion import inverse_monotone
 
 from .bound import Bound, eps_for_delta
@@ -101,76 +101,6 @@ def general_params(eps0: float) -> VRParams:
     return VRParams(p, (p - 1) / (p + 1), p)
 
 
-@dataclass(frozen=True)
-class CountLaw:
-    """A law of C (the pair's count of clone messages) other than Bin(n-1, 2r), on a window.
-
-    The exact law is π = π_w + π_out with π_w >= 0 supported on the window, ‖π_out‖₁ <= ``dropped``
-    (π_out >= 0, anywhere), and |w − π_w| <= ``rel``·w pointwise.
-
-    Attributes:
-        c: consecutive integers, the window.
-        w: approximate probabilities on it (>= 0).
-        dropped: the bound on ‖π_out‖₁.
-        rel: the bound on the window values' relative error.
-    """
-
-    c: np.ndarray
-    w: np.ndarray
-    dropped: float
-    rel: float
-
-
-#: relative accuracy assumed of scipy's (Boost) binomial pmf (:data:`darrm.numerics.binomial.RHO`)
-PMF_RHO = B.RHO
-#: window values below this are moved to the dropped mass (:func:`binomial_sum_law`)
-_TINY = 1e-40
-
-
-@functools.lru_cache(maxsize=32)
-def binomial_sum_law(parts: tuple[tuple[int, float], ...]) -> CountLaw:
-    """The law of C = Σ_i Bin(m_i, p_i) (independent) on a window, with rigorous error terms.
-
-    Each part's pmf is taken on its window (:func:`darrm.numerics.binomial.window_pmf`: dropped
-    mass ≤ d_i, relative error ≤ rel_i, entries below 1e-300 possibly underflowed) and the parts
-    are convolved directly (np.convolve: every entry is a sum of non-negative products; window
-    and partial values below 1e-40 are counted as dropped, with their error, and set to 0:
-    measured, such values make np.convolve up to 100x slower).  Proof of the error terms:
-    π_i = π_i|win + π_i|out, so the convolution of the parts is (*_i π_i|win) + a non-negative
-    remainder of mass <= Σ_i d_i (each factor has mass <= 1): ``dropped`` = Σ d_i plus the
-    values set to 0 (each ≤ its computed value × the relative bound so far, + 1e-300 for a
-    window value that may have underflowed).  The values kept are >= 1e-40 (no underflow): the
-    window values carry a relative error <= rel_i each and a sum of L non-negative products a
-    relative (L − 1)·u (u the unit roundoff) per convolution, so ``rel`` =
-    Π_i (1 + rel_i)(1 + L u) − 1 over the J parts, rounded up.
-
-    Args:
-        parts: (m_i, p_i) pairs, m_i >= 0, p_i in [0, 1].
-
-    Returns:
-        The :class:`CountLaw`.
-    """
-    lo, w, dropped, rel = 0, np.ones(1), 0.0, 1.0
-    u = float(np.finfo(float).eps)
-    for m, prob in parts:
-        c_i, w_i, d_i, rel_i = B.window_pmf(int(m), float(prob))
-        w_i = np.array(w_i, dtype=float)
-        tiny = w_i < _TINY  # measured: tiny factors make np.convolve up to 100x slower
-        n_tiny = int(tiny.sum())
-        d_i += float(w_i[tiny].sum()) * (1 + rel_i) * (1 + n_tiny * u) + B.TINY * n_tiny
-        w_i[tiny] = 0.0
-        lo += int(c_i[0])
-        length = len(w) + len(w_i)
-        w = np.convolve(w, w_i)
-        rel *= (1 + rel_i) * (1 + length * u)
-        tiny = w < _TINY
-        d_i += float(w[tiny].sum()) * rel * (1 + 2 * length * u)
-        w[tiny] = 0.0
-        dropped += d_i
-    return CountLaw(np.arange(lo, lo + len(w), dtype=np.int64), np.maximum(w, 0.0), dropped * (1 + 1e-12),
-                    (rel - 1) * 1.01)
-
-
 def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = False,
              kind: str = "upper", count_law: CountLaw | None = None) -> float:
     """δ(ε) = D_{e^ε}(P ‖ Q) of the variation-ratio pair (Thm 4.1/4.8, stable form).
@@ -190,12 +120,13 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
     below); summing the slice t over a >= ⌈ℓ(t)⌉ gives the terms grouped by c = t − 1 (k1) and
     c = t (k0).  Every threshold gives Σ_{o in S} (P − e^ε Q)(o) <= the divergence for its set S
     of outputs, so thresholds from the approximate law stay valid.  P and Q are linear in the law
-    of C through Markov kernels: with π = π_w + π_out (:class:`CountLaw`), π_out adds >= 0 to
-    P(S) and at most e^ε·dropped to e^ε Q(S), and |w − π_w| <= rel·w changes each c's
-    contribution by at most rel·w_c·(its P-part + e^ε × its Q-part); both are subtracted, plus
-    :data:`PMF_RHO` × 8 × the terms' magnitude for the Bin(c, 1/2) pmfs and tails and 2048 u per
-    tail value for the recurrence of :func:`darrm.numerics.binomial.upper_tail_along` (re-anchored
-    every 512 steps).
+    of C through Markov kernels: with π = π_w + π_out
+    (:class:`~darrm.numerics.binomial_sum.CountLaw`), π_out adds >= 0 to P(S) and at most
+    e^ε·dropped to e^ε Q(S), and |w − π_w| <= rel·w changes each c's contribution by at most
+    rel·w_c·(its P-part + e^ε × its Q-part); both are subtracted, plus
+    :data:`darrm.numerics.binomial.RHO` × 8 × the terms' magnitude for the Bin(c, 1/2) pmfs and
+    tails and 2048 u per tail value for the recurrence of
+    :func:`darrm.numerics.binomial.upper_tail_along` (re-anchored every 512 steps).
     """
     v.choice("kind", kind, ("upper", "lower"))
     if count_law is not None and kind != "lower":
@@ -250,7 +181,7 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
         # upper_tail_along's recurrence: absolute error <= ~chunk (512) roundings per tail value
         tail_abs = 2048 * float(np.finfo(float).eps) * (ee - 1) * (a_sum + g) * float(np.sum(w))
         charge = (ee * count_law.dropped + count_law.rel * float(np.dot(w, mag_pq))
-                  + 8 * PMF_RHO * float(np.dot(w, mag)) + tail_abs)
+                  + 8 * B.RHO * float(np.dot(w, mag)) + tail_abs)
         return min(1.0, max(0.0, float(np.dot(w, val)) - charge))
     # val_c mixes output slices of totals c and c+1, so single terms may be
     # negative; only the sum is a hockey-stick divergence (>= 0).

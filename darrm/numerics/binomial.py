@@ -1,6 +1,6 @@
 """Binomial pmfs and log-binomial coefficients: the one home of these numerics for all layers.
 
-Three ways to a Binomial(n, p) pmf, each where it is the right tool:
+Four ways to a Binomial(n, p) pmf, each where it is the right tool:
 
 * :func:`binomial_pmf` — log space, O(n) per pmf; tails underflow to 0 instead of
   overflowing.  Its relative accuracy depends on ``gammaln``; used where a value, not a
@@ -10,6 +10,11 @@ Three ways to a Binomial(n, p) pmf, each where it is the right tool:
   certificates' forward-error analysis (:mod:`darrm.privacy.condition`) rests on it.
 * :func:`binomial_windows` — the same recurrence on windows that drop entries below a cutoff
   and account for the mass left out (O(n^{3/2}) for all n; the disjoint-member certificate).
+* :func:`pmf_on_window` — one n on a given window, by exact ratios from one scipy value at the
+  mode, with a proven relative error bound (O(window), n up to 1e8); :func:`window_pmf` takes
+  the window of :func:`tail_window`, and :func:`mass_above_bound` / :func:`mass_below_bound`
+  bound the mass outside a window.  The sums of binomials with rigorous error terms built from
+  them are in :mod:`.binomial_sum`.
 """
 
 from __future__ import annotations

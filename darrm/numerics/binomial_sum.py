@@ -1,25 +1,47 @@
-"""Tails and pmf of a sum of two binomials, without an FFT, with rigorous relative error bounds.
+"""The law of a sum of independent binomials, with rigorous error terms: the one home of this concept.
 
-Y = X + V with X ~ Bin(N1, q1) and V ~ Bin(N2, q2) independent (in shuffled binary RR, the
-count of 1-reports of the others: Bin(j, p) + Bin(n-1-j, 1-p), :mod:`.binary_rr_exact`).  On a
-range of t,
+Y = Σ_i Bin(m_i, p_i) (independent).  Two evaluation modes, because their costs differ by orders
+of magnitude at the sizes they serve:
+
+* *the whole pmf on a window* — :func:`binomial_sum_law` (a :class:`CountLaw`): the parts' windowed
+  pmfs convolved directly, Σ_i W_{<i}·W_i products (W_i ≈ 25·sd_i the parts' window widths,
+  W_{<i} that of the sum of the parts before i).  For moderate
+  n (the multi-message and variation-ratio count laws, J ≤ 3 parts, n up to ~1e6), where every
+  value of the law is used.
+* *tails and pmf at a few points* — :class:`CountTails`: P(Y ≥ t) and P(Y = t) of two parts for t
+  in a short range, a window of one part's pmf dotted with the other's tabulated pmf and survival,
+  O(W_X·#t + W_V).  For n up to 1e8 (shuffled binary RR's splits), where the whole window is out
+  of reach (two windows of ~1e5 points: 1e10 products for a direct convolution) and an FFT's
+  absolute rounding (~1e-16 of the largest entry, Higham Thm. 24.2) swamps tails of size 1e-10.
+
+Both are built from the same pieces of :mod:`.binomial` and account the same three errors:
+
+* each part's pmf on a window with a relative error bound, :func:`~.binomial.pmf_on_window`
+  (ratios from scipy's pmf at one anchor: RHO + 6(k+1)u for k steps; an absolute
+  :data:`~.binomial.TINY` per entry for underflow), through :func:`~.binomial.window_pmf` (the
+  window of :func:`~.binomial.tail_window`, all but 1e-25 of the mass) in the whole-window mode;
+* the mass outside the windows, an upper bound added to upper values (``dropped``, ``T_sf``,
+  ``T_pmf``): :func:`~.binomial.tail_window`'s cdf and survival function in the whole-window mode;
+  :func:`~.binomial.mass_above_bound` / :func:`~.binomial.mass_below_bound` (geometric series by
+  log-concavity) in the few-points mode, whose window of X is widened until the dropped part of
+  the *tails at t ≥ t_lo* is ≤ ``tol`` (its bottom can sit much closer to the mean than a window
+  that keeps all but ``tol`` of X's mass);
+* the roundings of sums of non-negative terms, a relative (L + O(1))·u for L terms.
+
+Few-points mode, numerics (the rigorous part).  Y = X + V with X ~ Bin(N1, q1) and V ~ Bin(N2, q2)
+(in shuffled binary RR, the count of 1-reports of the others: Bin(j, p) + Bin(n-1-j, 1-p),
+:mod:`darrm.accounting.shuffle.binary_rr_exact`).  On a range of t,
 
     P(Y ≥ t) = Σ_x P(X = x)·P(V ≥ t - x),     P(Y = t) = Σ_x P(X = x)·P(V = t - x),
 
 summed over a window of x.  Every term is non-negative, so the computed values carry a
 *relative* error (a few hundred thousand roundings at most: ~1e-11, plus the special-function
-anchors' RHO), unlike the inverse FFT whose rounding is absolute (~1e-16 of the largest entry,
-Higham Thm. 24.2) and swamps tails of size δ = 1e-10 at n = 1e8.
+anchors' RHO).
 
-Numerics (the rigorous part).
-
-* *Binomial pmf on a window* [lo, hi]: :func:`darrm.numerics.binomial.pmf_on_window` (ratios
-  from scipy's pmf at the anchor nearest the mode: relative RHO + 6(k+1)u for k steps from the
-  anchor, and an absolute 1e-300 per entry for underflow).
-* *Mass outside a window*: :func:`darrm.numerics.binomial.mass_above_bound` and
-  :func:`~darrm.numerics.binomial.mass_below_bound` (geometric series by log-concavity).  These
-  bound the dropped part of the sums over x (P(V ≥ ·) ≤ 1, P(V = ·) ≤ 1): T_X is added to the
-  upper values.
+* *Binomial pmf on a window* [lo, hi]: :func:`~.binomial.pmf_on_window` (above).
+* *Mass outside X's window*: :func:`~.binomial.mass_above_bound` and
+  :func:`~.binomial.mass_below_bound`.  These bound the dropped part of the sums over x
+  (P(V ≥ ·) ≤ 1, P(V = ·) ≤ 1): T_X is added to the upper values.
 * *Survival of V*: P(V ≥ v) = Σ_{i=v}^{top} P(V = i) + P(V > top), the last from scipy's
   ``stats.binom.sf`` (relative RHO), the sum a reverse cumulative sum of non-negative terms
   (each partial sum rounded once: ≤ L·u relative for L terms).
@@ -33,17 +55,92 @@ two ends.  The window of X is widened until T_X ≤ ``tol``.
 
 from __future__ import annotations
 
+import functools
 import math
+from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
-from darrm.numerics import binomial as B
+from . import binomial as B
 
 RHO = B.RHO
 _U = float(np.finfo(float).eps) / 2
 _TINY = B.TINY
 
+
+# ----------------------------------------------------------------------------
+# The whole pmf on a window
+
+@dataclass(frozen=True)
+class CountLaw:
+    """The law of a count C on a window, with rigorous error terms (:func:`binomial_sum_law`).
+
+    The exact law is π = π_w + π_out with π_w >= 0 supported on the window, ‖π_out‖₁ <= ``dropped``
+    (π_out >= 0, anywhere), and |w − π_w| <= ``rel``·w pointwise.
+
+    Attributes:
+        c: consecutive integers, the window.
+        w: approximate probabilities on it (>= 0).
+        dropped: the bound on ‖π_out‖₁.
+        rel: the bound on the window values' relative error.
+    """
+
+    c: np.ndarray
+    w: np.ndarray
+    dropped: float
+    rel: float
+
+
+#: window values below this are moved to the dropped mass (:func:`binomial_sum_law`)
+CONVOLVE_FLOOR = 1e-40
+
+
+@functools.lru_cache(maxsize=32)
+def binomial_sum_law(parts: tuple[tuple[int, float], ...]) -> CountLaw:
+    """The law of C = Σ_i Bin(m_i, p_i) (independent) on a window, with rigorous error terms.
+
+    Each part's pmf is taken on its window (:func:`darrm.numerics.binomial.window_pmf`: dropped
+    mass ≤ d_i, relative error ≤ rel_i, entries below 1e-300 possibly underflowed) and the parts
+    are convolved directly (np.convolve: every entry is a sum of non-negative products; window
+    and partial values below 1e-40 are counted as dropped, with their error, and set to 0:
+    measured, such values make np.convolve up to 100x slower).  Proof of the error terms:
+    π_i = π_i|win + π_i|out, so the convolution of the parts is (*_i π_i|win) + a non-negative
+    remainder of mass <= Σ_i d_i (each factor has mass <= 1): ``dropped`` = Σ d_i plus the
+    values set to 0 (each ≤ its computed value × the relative bound so far, + 1e-300 for a
+    window value that may have underflowed).  The values kept are >= 1e-40 (no underflow): the
+    window values carry a relative error <= rel_i each and a sum of L non-negative products a
+    relative (L − 1)·u (u the unit roundoff) per convolution, so ``rel`` =
+    Π_i (1 + rel_i)(1 + L u) − 1 over the J parts, rounded up.
+
+    Args:
+        parts: (m_i, p_i) pairs, m_i >= 0, p_i in [0, 1].
+
+    Returns:
+        The :class:`CountLaw`.
+    """
+    lo, w, dropped, rel = 0, np.ones(1), 0.0, 1.0
+    u = float(np.finfo(float).eps)
+    for m, prob in parts:
+        c_i, w_i, d_i, rel_i = B.window_pmf(int(m), float(prob))
+        w_i = np.array(w_i, dtype=float)
+        tiny = w_i < CONVOLVE_FLOOR  # measured: tiny factors make np.convolve up to 100x slower
+        n_tiny = int(tiny.sum())
+        d_i += float(w_i[tiny].sum()) * (1 + rel_i) * (1 + n_tiny * u) + B.TINY * n_tiny
+        w_i[tiny] = 0.0
+        lo += int(c_i[0])
+        length = len(w) + len(w_i)
+        w = np.convolve(w, w_i)
+        rel *= (1 + rel_i) * (1 + length * u)
+        tiny = w < CONVOLVE_FLOOR
+        d_i += float(w[tiny].sum()) * rel * (1 + 2 * length * u)
+        w[tiny] = 0.0
+        dropped += d_i
+    return CountLaw(np.arange(lo, lo + len(w), dtype=np.int64), np.maximum(w, 0.0), dropped * (1 + 1e-12),
+                    (rel - 1) * 1.01)
+
+
+# ----------------------------------------------------------------------------
+# Tails and pmf at a few points
 
 #: the window's half-widths tried, k·sd + k² for k in these (top, then bottom; see CountTails)
 _K_TOP = 9.0 * 1.1 ** np.arange(30)
@@ -64,6 +161,8 @@ class CountTails:
     def __init__(self, N1: int, q1: float, N2: int, q2: float, t_lo: int, t_hi: int, tol: float) -> None:
         if not (N1 >= 0 and N2 >= 0 and 0.0 <= q1 <= 1.0 and 0.0 <= q2 <= 1.0 and t_lo <= t_hi):
             raise ValueError("CountTails: need N1, N2 >= 0, q1, q2 in [0, 1], t_lo <= t_hi")
+        from scipy import stats  # scipy.stats costs ~0.3 s to import: only where it is used
+
         self.t_lo, self.t_hi = int(t_lo), int(t_hi)
         self.top = N1 + N2  # Y's support is [0, N1 + N2]: outside it the values are exact
         mean, sd = N1 * q1, math.sqrt(N1 * q1 * (1 - q1))
