@@ -73,6 +73,7 @@ import numpy as np
 from scipy.stats import binom
 
 from darrm import validation as val
+from darrm.numerics import binomial as B
 
 from . import binary_rr_split as S
 from .bound import Bound, NotApplicable
@@ -86,8 +87,8 @@ LOWER_NAME = "binary-rr-exact-lower"
 MAX_N = 20000
 #: largest n computed at all
 MAX_N_BLOCKS = 10**10
-#: relative accuracy assumed of scipy's binomial cdf/sf (as in :mod:`.count_sums`)
-RHO = 1e-9
+#: relative accuracy assumed of scipy's binomial cdf/sf (:data:`darrm.numerics.binomial.RHO`)
+RHO = B.RHO
 _U = float(np.finfo(float).eps) / 2  # unit roundoff
 _K_SD = 14.0
 _CHUNK_CELLS = 1 << 21  # rows × window points per vectorised block
