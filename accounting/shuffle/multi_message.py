@@ -60,7 +60,7 @@ neighbouring datasets, hence a valid lower bound:
   with the same probability 1 − pα − α under both inputs; the outputs of equal probability under
   R(x0) and R(x1) are in neither class.  k-RR: pα = e^{ε0} q, α = a* = q = 1/(e^{ε0} + k − 1),
   a_B = 1/k; OUE (r = 1/(e^{ε0} + 1)): pα = (1 − r)/2, α = r/2, a* = r(1 − r), a_B = 1/4.
-  :class:`darrm.numerics.binomial_sum.CountLaw` carries the convolution's rigorous error terms, subtracted.
+  :class:`darrm.numerics.binomial.CountLaw` carries the convolution's rigorous error terms, subtracted.
   The symmetry is checked to 1e-12 in floating point and the mismatch T (a total variation,
   summed over the messages: the victim's, (n − 1) × the others', n·b × the blankets') is
   charged: changing the class laws moves each output law by at most T, so (1 + e^ε)·T is
@@ -136,7 +136,8 @@ from scipy.optimize import nnls
 
 from darrm import validation as v
 from darrm.errors import ParameterError
-from darrm.numerics.binomial_sum import CountLaw, binomial_sum_law
+from darrm.numerics.binomial import CountLaw
+from darrm.numerics.binomial_sum import binomial_sum_law
 from darrm.numerics.inversion import inverse_monotone
 
 from . import count_sums

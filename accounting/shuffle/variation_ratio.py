@@ -44,7 +44,6 @@ import numpy as np
 from darrm import validation as v
 from darrm.errors import ParameterError
 from darrm.numerics import binomial as B
-from darrm.numerics.binomial_sum import CountLaw
 from darrm.numerics.inversion import inverse_monotone
 
 from .bound import Bound, eps_for_delta
@@ -102,7 +101,7 @@ def general_params(eps0: float) -> VRParams:
 
 
 def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = False,
-             kind: str = "upper", count_law: CountLaw | None = None) -> float:
+             kind: str = "upper", count_law: B.CountLaw | None = None) -> float:
     """δ(ε) = D_{e^ε}(P ‖ Q) of the variation-ratio pair (Thm 4.1/4.8, stable form).
 
     ``separate_leftover=True`` gives the corrected (general-clone) pair described in
@@ -121,7 +120,7 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
     c = t (k0).  Every threshold gives Σ_{o in S} (P − e^ε Q)(o) <= the divergence for its set S
     of outputs, so thresholds from the approximate law stay valid.  P and Q are linear in the law
     of C through Markov kernels: with π = π_w + π_out
-    (:class:`~darrm.numerics.binomial_sum.CountLaw`), π_out adds >= 0 to P(S) and at most
+    (:class:`~darrm.numerics.binomial.CountLaw`), π_out adds >= 0 to P(S) and at most
     e^ε·dropped to e^ε Q(S), and |w − π_w| <= rel·w changes each c's contribution by at most
     rel·w_c·(its P-part + e^ε × its Q-part); both are subtracted, plus
     :data:`darrm.numerics.binomial.RHO` × 8 × the terms' magnitude for the Bin(c, 1/2) pmfs and
@@ -155,7 +154,8 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
         num_coef = (ee * p - 1) * alpha
     den = beta * (ee + 1)
     if count_law is None:
-        c, w, dropped, _ = B.window_pmf(n - 1, two_r)
+        win = B.window_pmf(n - 1, two_r)
+        c, w, dropped = win.c, win.w, win.dropped
 
         def ell(m: np.ndarray) -> np.ndarray:
             return (num_coef * m + (ee - 1) * gk * (n - m)) / den

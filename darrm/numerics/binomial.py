@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 from scipy import special
@@ -360,15 +359,18 @@ def sf_bound(N: int, q: float, v: np.ndarray) -> np.ndarray:
     return np.where(v <= 0, 1.0, np.where(v > N, 0.0, sf))
 
 
-class WindowPmf(NamedTuple):
-    """Bin(n, prob) on a window (:func:`window_pmf`): the exact pmf is π = π_w + π_out with π_w on
-    the window, |w − π_w| ≤ rel·w + :data:`TINY` pointwise (TINY only where w < TINY: underflow),
-    π_out ≥ 0 of mass ≤ ``dropped``.
+@dataclass(frozen=True)
+class CountLaw:
+    """The law of a count (a binomial, :func:`window_pmf`; a sum of binomials,
+    :func:`darrm.numerics.binomial_sum.binomial_sum_law`) on a window, with rigorous error terms.
+
+    The exact law is π = π_w + π_out with π_w >= 0 supported on the window, ‖π_out‖₁ <= ``dropped``
+    (π_out >= 0, anywhere), and |w − π_w| <= ``rel``·w pointwise.
 
     Attributes:
-        c: the window, consecutive integers.
-        w: the computed pmf on it (>= 0).
-        dropped: an upper bound on the mass outside the window.
+        c: consecutive integers, the window.
+        w: approximate probabilities on it (>= 0).
+        dropped: the bound on ‖π_out‖₁.
         rel: the bound on the window values' relative error.
     """
 
@@ -378,31 +380,36 @@ class WindowPmf(NamedTuple):
     rel: float
 
 
-_W_CACHE: dict[tuple[int, float], WindowPmf] = {}
+_W_CACHE: dict[tuple[int, float], CountLaw] = {}
 
 
-def window_pmf(n: int, prob: float) -> WindowPmf:
+def window_pmf(n: int, prob: float) -> CountLaw:
     """Bin(n, prob) on the window of :func:`tail_window` (all but ≤ :data:`TAIL` of its mass), memoised.
 
-    The values by :func:`pmf_on_window` (relative error ≤ its ``rel``); ``dropped`` is
-    :func:`tail_window`'s scipy cdf + survival function, each relative :data:`RHO`, times
-    (1 + 2·RHO): an upper bound on the mass outside the window.
+    The values by :func:`pmf_on_window` (relative error ≤ its ``rel``), those below :data:`TINY`
+    (which may have underflowed) set to 0 and counted as dropped with 2·TINY each (their true
+    value is below TINY·(1 + rel)); ``dropped`` also has :func:`tail_window`'s scipy cdf +
+    survival function, each relative :data:`RHO`, times (1 + 2·RHO): an upper bound on the mass
+    outside the window.
 
     Args:
         n: the number of trials (>= 0).
         prob: the success probability in [0, 1].
 
     Returns:
-        The :class:`WindowPmf`.
+        The :class:`CountLaw` (its arrays are shared by the memo: do not modify them).
     """
     key = (n, prob)
     hit = _W_CACHE.get(key)
     if hit is None:
         lo, hi, dropped = tail_window(n, prob)
         w, rel = pmf_on_window(n, prob, lo, hi)
+        under = w < TINY
+        w[under] = 0.0
         if len(_W_CACHE) > 64:
             _W_CACHE.clear()
-        hit = _W_CACHE[key] = WindowPmf(np.arange(lo, hi + 1, dtype=np.int64), w, dropped * (1 + 2 * RHO), rel)
+        hit = _W_CACHE[key] = CountLaw(np.arange(lo, hi + 1, dtype=np.int64), w,
+                                       dropped * (1 + 2 * RHO) + 2 * TINY * int(under.sum()), rel)
     return hit
 
 

@@ -57,11 +57,11 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from . import binomial as B
+from .binomial import CountLaw
 
 RHO = B.RHO
 _U = float(np.finfo(float).eps) / 2
@@ -71,26 +71,6 @@ _TINY = B.TINY
 # ----------------------------------------------------------------------------
 # The whole pmf on a window
 
-@dataclass(frozen=True)
-class CountLaw:
-    """The law of a count C on a window, with rigorous error terms (:func:`binomial_sum_law`).
-
-    The exact law is π = π_w + π_out with π_w >= 0 supported on the window, ‖π_out‖₁ <= ``dropped``
-    (π_out >= 0, anywhere), and |w − π_w| <= ``rel``·w pointwise.
-
-    Attributes:
-        c: consecutive integers, the window.
-        w: approximate probabilities on it (>= 0).
-        dropped: the bound on ‖π_out‖₁.
-        rel: the bound on the window values' relative error.
-    """
-
-    c: np.ndarray
-    w: np.ndarray
-    dropped: float
-    rel: float
-
-
 #: window values below this are moved to the dropped mass (:func:`binomial_sum_law`)
 CONVOLVE_FLOOR = 1e-40
 
@@ -99,15 +79,15 @@ CONVOLVE_FLOOR = 1e-40
 def binomial_sum_law(parts: tuple[tuple[int, float], ...]) -> CountLaw:
     """The law of C = Σ_i Bin(m_i, p_i) (independent) on a window, with rigorous error terms.
 
-    Each part's pmf is taken on its window (:func:`darrm.numerics.binomial.window_pmf`: dropped
-    mass ≤ d_i, relative error ≤ rel_i, entries below 1e-300 possibly underflowed) and the parts
+    Each part's pmf is taken on its window (:func:`darrm.numerics.binomial.window_pmf`, a
+    :class:`~darrm.numerics.binomial.CountLaw`: dropped mass ≤ d_i, relative error ≤ rel_i) and the parts
     are convolved directly (np.convolve: every entry is a sum of non-negative products; window
     and partial values below 1e-40 are counted as dropped, with their error, and set to 0:
     measured, such values make np.convolve up to 100x slower).  Proof of the error terms:
     π_i = π_i|win + π_i|out, so the convolution of the parts is (*_i π_i|win) + a non-negative
     remainder of mass <= Σ_i d_i (each factor has mass <= 1): ``dropped`` = Σ d_i plus the
-    values set to 0 (each ≤ its computed value × the relative bound so far, + 1e-300 for a
-    window value that may have underflowed).  The values kept are >= 1e-40 (no underflow): the
+    values set to 0 (each ≤ its computed value × the relative bound so far).  The values kept
+    are >= 1e-40 (no underflow): the
     window values carry a relative error <= rel_i each and a sum of L non-negative products a
     relative (L − 1)·u (u the unit roundoff) per convolution, so ``rel`` =
     Π_i (1 + rel_i)(1 + L u) − 1 over the J parts, rounded up.
@@ -121,13 +101,12 @@ def binomial_sum_law(parts: tuple[tuple[int, float], ...]) -> CountLaw:
     lo, w, dropped, rel = 0, np.ones(1), 0.0, 1.0
     u = float(np.finfo(float).eps)
     for m, prob in parts:
-        c_i, w_i, d_i, rel_i = B.window_pmf(int(m), float(prob))
-        w_i = np.array(w_i, dtype=float)
+        part = B.window_pmf(int(m), float(prob))
+        w_i, d_i, rel_i = np.array(part.w, dtype=float), part.dropped, part.rel
         tiny = w_i < CONVOLVE_FLOOR  # measured: tiny factors make np.convolve up to 100x slower
-        n_tiny = int(tiny.sum())
-        d_i += float(w_i[tiny].sum()) * (1 + rel_i) * (1 + n_tiny * u) + B.TINY * n_tiny
+        d_i += float(w_i[tiny].sum()) * (1 + rel_i) * (1 + int(tiny.sum()) * u)
         w_i[tiny] = 0.0
-        lo += int(c_i[0])
+        lo += int(part.c[0])
         length = len(w) + len(w_i)
         w = np.convolve(w, w_i)
         rel *= (1 + rel_i) * (1 + length * u)
