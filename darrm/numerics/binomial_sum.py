@@ -3,11 +3,11 @@
 Y = Σ_i Bin(m_i, p_i) (independent).  Two evaluation modes, because their costs differ by orders
 of magnitude at the sizes they serve:
 
-* *the whole pmf on a window* — :func:`binomial_sum_law` (a :class:`CountLaw`): the parts' windowed
-  pmfs convolved directly, Σ_i W_{<i}·W_i products (W_i ≈ 25·sd_i the parts' window widths,
-  W_{<i} that of the sum of the parts before i).  For moderate
-  n (the multi-message and variation-ratio count laws, J ≤ 3 parts, n up to ~1e6), where every
-  value of the law is used.
+* *the whole pmf on a window* — :func:`binomial_sum_law` (a :class:`~.binomial.CountLaw`): the
+  parts' windowed pmfs convolved directly, Σ_i W_{<i}·W_i products (W_i ≈ 25·sd_i the parts'
+  window widths, W_{<i} that of the sum of the parts before i).  For moderate n (the
+  multi-message bounds' count laws, also fed to ``variation_ratio.vr_delta``; J ≤ 3 parts, n up
+  to ~1e6), where every value of the law is used.
 * *tails and pmf at a few points* — :class:`CountTails`: P(Y ≥ t) and P(Y = t) of two parts for t
   in a short range, a window of one part's pmf dotted with the other's tabulated pmf and survival,
   O(W_X·#t + W_V).  For n up to 1e8 (shuffled binary RR's splits), where the whole window is out
