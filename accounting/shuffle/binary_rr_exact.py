@@ -62,7 +62,7 @@ Large n (n > :data:`MAX_N`): :mod:`.binary_rr_split` — the splits in blocks, e
 bounded by one split of fewer users (H_j(n) ≤ H_{j-1}(n-1) and ≤ H_j(n-1): taking one of the
 others out never lowers the divergence, the count being a mixture of the smaller protocol's
 counts and their shifts; the coin-pair refinement keeps part of the block's users), and each
-split's curve from FFT-free tails of the count (:mod:`.count_tails`, relative error ~1e-9).
+split's curve from FFT-free tails of the count (:class:`darrm.numerics.binomial_sum.CountTails`, relative error ~1e-9).
 """
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ import numpy as np
 from scipy.stats import binom
 
 from darrm import validation as val
+from darrm.numerics import binomial as B
 
 from . import binary_rr_split as S
 from .bound import Bound, NotApplicable
@@ -86,8 +87,8 @@ LOWER_NAME = "binary-rr-exact-lower"
 MAX_N = 20000
 #: largest n computed at all
 MAX_N_BLOCKS = 10**10
-#: relative accuracy assumed of scipy's binomial cdf/sf (as in :mod:`.count_sums`)
-RHO = 1e-9
+#: relative accuracy assumed of scipy's binomial cdf/sf (:data:`darrm.numerics.binomial.RHO`)
+RHO = B.RHO
 _U = float(np.finfo(float).eps) / 2  # unit roundoff
 _K_SD = 14.0
 _CHUNK_CELLS = 1 << 21  # rows × window points per vectorised block

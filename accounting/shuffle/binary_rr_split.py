@@ -6,7 +6,7 @@ For n users, j of the n-1 others holding 1 and m = n-1-j holding 0, the count of
     H_j(ε) = max_{s0} [TP(s0) - e^ε TQ(s0)],   ε_j(δ) = max_{s0} ln((TP(s0) - δ)/TQ(s0)),
     TP(s0) = p F̄(s0-1) + (1-p) F̄(s0),   TQ(s0) = (1-p) F̄(s0-1) + p F̄(s0),   F̄(s) = P(Y_j ≥ s).
 
-Here F̄ and the pmf y(s) = P(Y_j = s) come from :class:`.count_tails.CountTails` as certified
+Here F̄ and the pmf y(s) = P(Y_j = s) come from :class:`darrm.numerics.binomial_sum.CountTails` as certified
 intervals (relative error ~1e-9, no FFT), at a few s0 only.  Which s0?
 
 Claim (localisation).  Write inc(s) = TP(s) - e^ε TQ(s) - (TP(s+1) - e^ε TQ(s+1))
@@ -51,7 +51,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from .count_tails import RHO, CountTails
+from darrm.numerics.binomial import RHO
+from darrm.numerics.binomial_sum import CountTails
 
 _U = float(np.finfo(float).eps) / 2
 #: s0 is searched in [mean - 2, mean + _K_T·sd + _K_T²] (the argmax lies above the mode for ε ≥ 0)

@@ -54,7 +54,8 @@ from darrm.numerics import binomial as B
 from . import beta_tables
 from . import s_blocks as SB
 
-RHO = 1e-9
+#: relative accuracy assumed of scipy's special functions (:data:`darrm.numerics.binomial.RHO`)
+RHO = B.RHO
 ULP = np.finfo(float).eps
 K_SD = 11.0
 #: above this many cells (s, t), runs of cells are merged (see module docstring)

@@ -60,7 +60,7 @@ neighbouring datasets, hence a valid lower bound:
   with the same probability 1 − pα − α under both inputs; the outputs of equal probability under
   R(x0) and R(x1) are in neither class.  k-RR: pα = e^{ε0} q, α = a* = q = 1/(e^{ε0} + k − 1),
   a_B = 1/k; OUE (r = 1/(e^{ε0} + 1)): pα = (1 − r)/2, α = r/2, a* = r(1 − r), a_B = 1/4.
-  :class:`.variation_ratio.CountLaw` carries the convolution's rigorous error terms, subtracted.
+  :class:`darrm.numerics.binomial.CountLaw` carries the convolution's rigorous error terms, subtracted.
   The symmetry is checked to 1e-12 in floating point and the mismatch T (a total variation,
   summed over the messages: the victim's, (n − 1) × the others', n·b × the blankets') is
   charged: changing the class laws moves each output law by at most T, so (1 + e^ε)·T is
@@ -74,7 +74,7 @@ neighbouring datasets, hence a valid lower bound:
   R(x*)(y)) + Bin(n·b, B(y)) (the victim's own blankets among the n·b): the divergence Σ_a (P(a) −
   e^ε Q(a))_+ is that dataset pair's, *exactly*.  It is summed over the set S of a where the
   computed P − e^ε Q > 0 (any set gives Σ_S (P − e^ε Q) <= the divergence), F from
-  :func:`.variation_ratio.binomial_sum_law`, and charged as the count bound: e^ε × the law's
+  :func:`darrm.numerics.binomial_sum.binomial_sum_law`, and charged as the count bound: e^ε × the law's
   dropped mass, its relative error and the summation's (L + 4)·u (L terms) times Σ_S (P + e^ε Q).
 
 E[(ΣG)_+] is bounded from below by :func:`.decomposition.positive_part` (``kind="lower"``).  When
@@ -91,7 +91,8 @@ pair of n − 1 users (the n·b blankets kept), so by joint convexity and shift 
 H_j(n) <= H_{j−1}(n − 1) (a 1-holder out) and H_j(n) <= H_j(n − 1) (a 0-holder out); hence
 H_j(n) <= H_{j0}(n − g + 1) for j in [j0, j0 + g), j0 <= n − g.  Every split is evaluated up to
 :data:`SPLIT_EXACT_N` users, above it at most :data:`SPLIT_BLOCKS` blocks (:func:`split_blocks`).
-Each H is bounded from above on the windowed law of :func:`.variation_ratio.binomial_sum_law`: with π = π_w + π_out,
+Each H is bounded from above on the windowed law of
+:func:`darrm.numerics.binomial_sum.binomial_sum_law`: with π = π_w + π_out,
 (P_π − e^ε Q_π)_+ <= (P_πw − e^ε Q_πw)_+ + P_πout, so ``dropped`` is added, and |w − π_w| <=
 rel·w moves each term by at most rel'·(P_w + e^ε Q_w), added over the terms that can be positive
 (rel' = rel·1.01 plus the summation's (L + 4)·u).  The upper bound is the minimum of this and the
@@ -135,13 +136,15 @@ from scipy.optimize import nnls
 
 from darrm import validation as v
 from darrm.errors import ParameterError
+from darrm.numerics.binomial import CountLaw
+from darrm.numerics.binomial_sum import binomial_sum_law
 from darrm.numerics.inversion import inverse_monotone
 
 from . import count_sums
 from .bound import Bound, NotApplicable, eps_for_delta
 from .decomposition import Atoms, dataset_atoms, positive_part
 from .randomizers import FiniteRandomizer, RandomizedResponse
-from .variation_ratio import CountLaw, VRParams, binomial_sum_law, vr_delta
+from .variation_ratio import VRParams, vr_delta
 
 #: the methods' names (every Bound they return carries one)
 UPPER_NAME = "multi-message"

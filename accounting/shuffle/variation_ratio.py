@@ -36,7 +36,6 @@ only the others' Q_i.  Hence:
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -101,74 +100,8 @@ def general_params(eps0: float) -> VRParams:
     return VRParams(p, (p - 1) / (p + 1), p)
 
 
-@dataclass(frozen=True)
-class CountLaw:
-    """A law of C (the pair's count of clone messages) other than Bin(n-1, 2r), on a window.
-
-    The exact law is π = π_w + π_out with π_w >= 0 supported on the window, ‖π_out‖₁ <= ``dropped``
-    (π_out >= 0, anywhere), and |w − π_w| <= ``rel``·w pointwise.
-
-    Attributes:
-        c: consecutive integers, the window.
-        w: approximate probabilities on it (>= 0).
-        dropped: the bound on ‖π_out‖₁.
-        rel: the bound on the window values' relative error.
-    """
-
-    c: np.ndarray
-    w: np.ndarray
-    dropped: float
-    rel: float
-
-
-#: relative accuracy assumed of scipy's (Boost) binomial pmf, as :data:`.count_sums.RHO`
-PMF_RHO = 1e-9
-#: window values below this are moved to the dropped mass (:func:`binomial_sum_law`)
-_TINY = 1e-40
-
-
-@functools.lru_cache(maxsize=32)
-def binomial_sum_law(parts: tuple[tuple[int, float], ...]) -> CountLaw:
-    """The law of C = Σ_i Bin(m_i, p_i) (independent) on a window, with rigorous error terms.
-
-    Each part's pmf is taken on its window (:func:`darrm.numerics.binomial.window_pmf`, dropped
-    mass d_i) and the parts are convolved directly (np.convolve: every entry is a sum of non-
-    negative products; window and partial values below 1e-40 are counted as dropped, with their
-    error, and set to 0: measured, such values make np.convolve up to 100x slower).  Proof of
-    the error terms: π_i = π_i|win + π_i|out, so the convolution of the parts is (*_i π_i|win) +
-    a non-negative remainder of mass <= Σ_i d_i (each factor has mass <= 1): ``dropped`` = Σ
-    d_i.  The window values carry a relative error <= :data:`PMF_RHO` each and a sum of L non-
-    negative products a relative (L − 1)·u (u the unit roundoff) per convolution, so ``rel`` =
-    (1 + ρ)^J (1 + L u)^J − 1 over J parts, rounded up.
-
-    Args:
-        parts: (m_i, p_i) pairs, m_i >= 0, p_i in [0, 1].
-
-    Returns:
-        The :class:`CountLaw`.
-    """
-    lo, w, dropped, rel = 0, np.ones(1), 0.0, 1.0
-    u = float(np.finfo(float).eps)
-    for m, prob in parts:
-        c_i, w_i, d_i = B.window_pmf(int(m), float(prob))
-        w_i = np.array(w_i, dtype=float)
-        tiny = w_i < _TINY  # measured: tiny factors make np.convolve up to 100x slower
-        d_i += float(w_i[tiny].sum()) * (1 + PMF_RHO)
-        w_i[tiny] = 0.0
-        lo += int(c_i[0])
-        length = len(w) + len(w_i)
-        w = np.convolve(w, w_i)
-        tiny = w < _TINY
-        d_i += float(w[tiny].sum()) * (1 + 2 * length * u) * (1 + PMF_RHO) ** len(parts)
-        w[tiny] = 0.0
-        dropped += d_i
-        rel *= (1 + PMF_RHO) * (1 + length * u)
-    return CountLaw(np.arange(lo, lo + len(w), dtype=np.int64), np.maximum(w, 0.0), dropped * (1 + 1e-12),
-                    (rel - 1) * 1.01)
-
-
 def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = False,
-             kind: str = "upper", count_law: CountLaw | None = None) -> float:
+             kind: str = "upper", count_law: B.CountLaw | None = None) -> float:
     """δ(ε) = D_{e^ε}(P ‖ Q) of the variation-ratio pair (Thm 4.1/4.8, stable form).
 
     ``separate_leftover=True`` gives the corrected (general-clone) pair described in
@@ -186,12 +119,13 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
     below); summing the slice t over a >= ⌈ℓ(t)⌉ gives the terms grouped by c = t − 1 (k1) and
     c = t (k0).  Every threshold gives Σ_{o in S} (P − e^ε Q)(o) <= the divergence for its set S
     of outputs, so thresholds from the approximate law stay valid.  P and Q are linear in the law
-    of C through Markov kernels: with π = π_w + π_out (:class:`CountLaw`), π_out adds >= 0 to
-    P(S) and at most e^ε·dropped to e^ε Q(S), and |w − π_w| <= rel·w changes each c's
-    contribution by at most rel·w_c·(its P-part + e^ε × its Q-part); both are subtracted, plus
-    :data:`PMF_RHO` × 8 × the terms' magnitude for the Bin(c, 1/2) pmfs and tails and 2048 u per
-    tail value for the recurrence of :func:`darrm.numerics.binomial.upper_tail_along` (re-anchored
-    every 512 steps).
+    of C through Markov kernels: with π = π_w + π_out
+    (:class:`~darrm.numerics.binomial.CountLaw`), π_out adds >= 0 to P(S) and at most
+    e^ε·dropped to e^ε Q(S), and |w − π_w| <= rel·w changes each c's contribution by at most
+    rel·w_c·(its P-part + e^ε × its Q-part); both are subtracted, plus
+    :data:`darrm.numerics.binomial.RHO` × 8 × the terms' magnitude for the Bin(c, 1/2) pmfs and
+    tails and 2048 u per tail value for the recurrence of
+    :func:`darrm.numerics.binomial.upper_tail_along` (re-anchored every 512 steps).
     """
     v.choice("kind", kind, ("upper", "lower"))
     if count_law is not None and kind != "lower":
@@ -220,7 +154,8 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
         num_coef = (ee * p - 1) * alpha
     den = beta * (ee + 1)
     if count_law is None:
-        c, w, dropped = B.window_pmf(n - 1, two_r)
+        win = B.window_pmf(n - 1, two_r)
+        c, w, dropped = win.c, win.w, win.dropped
 
         def ell(m: np.ndarray) -> np.ndarray:
             return (num_coef * m + (ee - 1) * gk * (n - m)) / den
@@ -246,7 +181,7 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
         # upper_tail_along's recurrence: absolute error <= ~chunk (512) roundings per tail value
         tail_abs = 2048 * float(np.finfo(float).eps) * (ee - 1) * (a_sum + g) * float(np.sum(w))
         charge = (ee * count_law.dropped + count_law.rel * float(np.dot(w, mag_pq))
-                  + 8 * PMF_RHO * float(np.dot(w, mag)) + tail_abs)
+                  + 8 * B.RHO * float(np.dot(w, mag)) + tail_abs)
         return min(1.0, max(0.0, float(np.dot(w, val)) - charge))
     # val_c mixes output slices of totals c and c+1, so single terms may be
     # negative; only the sum is a hockey-stick divergence (>= 0).

@@ -1,6 +1,6 @@
 """Binomial pmfs and log-binomial coefficients: the one home of these numerics for all layers.
 
-Three ways to a Binomial(n, p) pmf, each where it is the right tool:
+Four ways to a Binomial(n, p) pmf, each where it is the right tool:
 
 * :func:`binomial_pmf` — log space, O(n) per pmf; tails underflow to 0 instead of
   overflowing.  Its relative accuracy depends on ``gammaln``; used where a value, not a
@@ -10,6 +10,11 @@ Three ways to a Binomial(n, p) pmf, each where it is the right tool:
   certificates' forward-error analysis (:mod:`darrm.privacy.condition`) rests on it.
 * :func:`binomial_windows` — the same recurrence on windows that drop entries below a cutoff
   and account for the mass left out (O(n^{3/2}) for all n; the disjoint-member certificate).
+* :func:`pmf_on_window` — one n on a given window, by exact ratios from one scipy value at the
+  mode, with a proven relative error bound (O(window), n up to 1e8); :func:`window_pmf` takes
+  the window of :func:`tail_window`, and :func:`mass_above_bound` / :func:`mass_below_bound`
+  bound the mass outside a window.  The sums of binomials with rigorous error terms built from
+  them are in :mod:`.binomial_sum`.
 """
 
 from __future__ import annotations
@@ -218,20 +223,193 @@ def pmf_at(k: np.ndarray, c: np.ndarray | int, prob: float = 0.5) -> np.ndarray:
     return np.asarray(stats.binom.pmf(k, c, prob))
 
 
-_W_CACHE: dict[tuple[int, float], tuple[np.ndarray, np.ndarray, float]] = {}
+# ----------------------------------------------------------------------------
+# A binomial pmf on a window with a rigorous relative error bound, and rigorous bounds on the
+# mass outside a window: the pieces every sum of binomials with error terms is built from.
+
+#: relative accuracy assumed of scipy's (Boost) binomial pmf, cdf and survival function
+#: (measured ≤ 3e-11 against mpmath for n ≤ 1e7, :mod:`darrm.accounting.shuffle.count_sums`)
+RHO = 1e-9
+_U = float(np.finfo(float).eps) / 2
+#: a computed entry below this may be subnormal: it is covered by an absolute term of this size
+TINY = 1e-300
 
 
-def window_pmf(n: int, prob: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """(c window, Bin(n, prob) pmf on it, dropped mass), memoised (pure function)."""
+def pmf_on_window(N: int, q: float, lo: int, hi: int) -> tuple[np.ndarray, float]:
+    """Pr[Bin(N, q) = a] for a = lo..hi (0 ≤ lo ≤ hi ≤ N) and a bound ``rel`` on their relative error.
+
+    Anchored at the window point nearest the mode, where scipy's ``stats.binom.pmf`` (Boost's
+    ``ibeta_derivative``) gives c = P(anchor) to a relative :data:`RHO`; the other entries by the
+    exact ratios P(a+1)/P(a) = (N-a)/(a+1)·q/(1-q) going up and P(a-1)/P(a) = a/(N-a+1)·(1-q)/q
+    going down.  Proof of ``rel`` = RHO + 6(k+1)u (u the unit roundoff, k the largest distance
+    from the anchor): (N-a) and (a+1) are exact in float64 (N < 2^53), q/(1-q) is within 2u,
+    each ratio within 4u, each running product adds one rounding, so an entry k steps from the
+    anchor is within a relative (1+5u)^k − 1 ≤ 6ku of the true value times c.  Entries decrease
+    away from the anchor (a binomial pmf is unimodal), so an entry that underflows stays below
+    :data:`TINY`: an absolute TINY per entry (the caller's) covers it.  Measured against mpmath
+    (n = 1e8, q = 0.27, 97 675 entries): ≤ 2e-12 relative, where scipy's pmf at every point is
+    off by up to 2e-11; and ~7x faster than it.
+
+    Args:
+        N: the number of trials (>= 0).
+        q: the success probability in [0, 1] (0 and 1: the point mass, exact).
+        lo: the window's first point.
+        hi: the window's last point.
+
+    Returns:
+        (the pmf on lo..hi, rel).
+    """
+    if q <= 0.0 or q >= 1.0 or N == 0:
+        atom = 0 if (q <= 0.0 or N == 0) else N
+        return np.where(np.arange(lo, hi + 1) == atom, 1.0, 0.0), 0.0
+    from scipy import stats
+
+    mode = min(N, max(0, math.floor((N + 1) * q)))
+    anchor = min(hi, max(lo, mode))
+    c = float(stats.binom.pmf(anchor, N, q))
+    cq = q / (1.0 - q)
+    out = np.empty(hi - lo + 1)
+    out[anchor - lo] = c
+    if hi > anchor:  # out[a+1] = out[a]·(N-a)/(a+1)·cq, in place (the same roundings)
+        a = np.arange(anchor, hi, dtype=float)
+        r = np.subtract(N, a)
+        a += 1.0
+        r /= a
+        r *= cq
+        np.cumprod(r, out=r)
+        r *= c
+        out[anchor - lo + 1:] = r
+    if lo < anchor:  # out[a-1] = out[a]·a/(N-a+1)/cq
+        a = np.arange(anchor, lo, -1, dtype=float)
+        r = np.subtract(N + 1.0, a)
+        np.divide(a, r, out=r)
+        r /= cq
+        np.cumprod(r, out=r)
+        r *= c
+        out[:anchor - lo][::-1] = r
+    k = max(hi - anchor, anchor - lo)
+    return out, RHO + 6.0 * (k + 1) * _U
+
+
+def mass_above_bound(N: int, q: float, hi: np.ndarray) -> np.ndarray:
+    """Upper bounds on Pr[Bin(N, q) > hi], elementwise over the integers ``hi``; 1.0 where hi is not
+    past the mode.
+
+    Proof: a binomial pmf is log-concave, so its ratios P(a+1)/P(a) are non-increasing and beyond
+    hi, where the ratio r = (N-hi)/(hi+1)·q/(1-q) < 1, Σ_{a > hi} P(a) ≤ P(hi)·r/(1-r) (a geometric
+    series); P(hi) from scipy's pmf (relative :data:`RHO`, plus :data:`TINY` for underflow), r
+    and the quotient each rounded up by 8u.
+
+    Args:
+        N: the number of trials (>= 0).
+        q: the success probability in [0, 1].
+        hi: the last points kept.
+
+    Returns:
+        The bounds (0 where hi >= N).
+    """
+    hi = np.asarray(hi, dtype=float)
+    if q <= 0.0 or N == 0:
+        return np.zeros(hi.shape)
+    if q >= 1.0:
+        return np.where(hi >= N, 0.0, 1.0)
+    from scipy import stats
+
+    h = np.minimum(hi, N)
+    r = (N - h) / (h + 1.0) * (q / (1.0 - q)) * (1 + 8 * _U)
+    pm = stats.binom.pmf(h, N, q) * (1 + RHO) + TINY
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(r < 1.0, pm * r / (1.0 - r) * (1 + 8 * _U), 1.0)
+    return np.where(hi >= N, 0.0, out)
+
+
+def mass_below_bound(N: int, q: float, lo: np.ndarray) -> np.ndarray:
+    """Upper bounds on Pr[Bin(N, q) < lo], elementwise: :func:`mass_above_bound` of N − Bin(N, q).
+
+    Args:
+        N: the number of trials (>= 0).
+        q: the success probability in [0, 1].
+        lo: the first points kept.
+
+    Returns:
+        The bounds (0 where lo <= 0).
+    """
+    lo = np.asarray(lo, dtype=float)
+    if 0.0 < q < 1.0:
+        return mass_above_bound(N, 1.0 - q, N - lo)
+    return np.where((q >= 1.0) & (lo > 0) & (lo <= N), 1.0, 0.0)
+
+
+def sf_bound(N: int, q: float, v: np.ndarray) -> np.ndarray:
+    """Upper bounds on Pr[Bin(N, q) ≥ v], elementwise (scipy's survival function, relative
+    :data:`RHO`, plus :data:`TINY`; exact outside 1 ≤ v ≤ N).
+
+    Args:
+        N: the number of trials (>= 0).
+        q: the success probability in [0, 1].
+        v: the thresholds.
+
+    Returns:
+        The bounds, in [0, 1].
+    """
+    from scipy import stats
+
+    v = np.asarray(v, dtype=float)
+    sf = np.minimum(1.0, stats.binom.sf(v - 1, N, q) * (1 + RHO) + TINY)
+    return np.where(v <= 0, 1.0, np.where(v > N, 0.0, sf))
+
+
+@dataclass(frozen=True)
+class CountLaw:
+    """The law of a count (a binomial, :func:`window_pmf`; a sum of binomials,
+    :func:`darrm.numerics.binomial_sum.binomial_sum_law`) on a window, with rigorous error terms.
+
+    The exact law is π = π_w + π_out with π_w >= 0 supported on the window, ‖π_out‖₁ <= ``dropped``
+    (π_out >= 0, anywhere), and |w − π_w| <= ``rel``·w pointwise.
+
+    Attributes:
+        c: consecutive integers, the window.
+        w: approximate probabilities on it (>= 0).
+        dropped: the bound on ‖π_out‖₁.
+        rel: the bound on the window values' relative error.
+    """
+
+    c: np.ndarray
+    w: np.ndarray
+    dropped: float
+    rel: float
+
+
+_W_CACHE: dict[tuple[int, float], CountLaw] = {}
+
+
+def window_pmf(n: int, prob: float) -> CountLaw:
+    """Bin(n, prob) on the window of :func:`tail_window` (all but ≤ :data:`TAIL` of its mass), memoised.
+
+    The values by :func:`pmf_on_window` (relative error ≤ its ``rel``), those below :data:`TINY`
+    (which may have underflowed) set to 0 and counted as dropped with 2·TINY each (their true
+    value is below TINY·(1 + rel)); ``dropped`` also has :func:`tail_window`'s scipy cdf +
+    survival function, each relative :data:`RHO`, times (1 + 2·RHO): an upper bound on the mass
+    outside the window.
+
+    Args:
+        n: the number of trials (>= 0).
+        prob: the success probability in [0, 1].
+
+    Returns:
+        The :class:`CountLaw` (its arrays are shared by the memo: do not modify them).
+    """
     key = (n, prob)
     hit = _W_CACHE.get(key)
     if hit is None:
         lo, hi, dropped = tail_window(n, prob)
-        c = np.arange(lo, hi + 1, dtype=np.int64)
-        w = pmf_at(c, n, prob) if n > 0 else np.ones(1)
+        w, rel = pmf_on_window(n, prob, lo, hi)
+        under = w < TINY
+        w[under] = 0.0
         if len(_W_CACHE) > 64:
             _W_CACHE.clear()
-        hit = _W_CACHE[key] = (c, w, dropped)
+        hit = _W_CACHE[key] = CountLaw(np.arange(lo, hi + 1, dtype=np.int64), w,
+                                       dropped * (1 + 2 * RHO) + 2 * TINY * int(under.sum()), rel)
     return hit
 
 

@@ -383,7 +383,8 @@ def test_broken_blanket_share_and_count_variants_are_caught():
     with every other message counted as a blanket (M = n − 1 instead of M ~ Bin(n − 1, kq)) and the
     count lower bound without the victim's own blankets (C ~ Bin(n − 1, 2q) + Bin((n − 1)·b, 2/k))."""
     from darrm.accounting.shuffle import RandomizedResponse
-    from darrm.accounting.shuffle.variation_ratio import VRParams, binomial_sum_law, vr_delta
+    from darrm.accounting.shuffle.variation_ratio import VRParams, vr_delta
+    from darrm.numerics.binomial_sum import binomial_sum_law
 
     k, ratio, b, n = 4, F(3), 1, 3
     local = _krr(k, ratio)

@@ -1,31 +1,47 @@
-"""Tails and pmf of a sum of two binomials, without an FFT, with rigorous relative error bounds.
+"""The law of a sum of independent binomials, with rigorous error terms: the one home of this concept.
 
-Y = X + V with X ~ Bin(N1, q1) and V ~ Bin(N2, q2) independent (in shuffled binary RR, the
-count of 1-reports of the others: Bin(j, p) + Bin(n-1-j, 1-p), :mod:`.binary_rr_exact`).  On a
-range of t,
+Y = Σ_i Bin(m_i, p_i) (independent).  Two evaluation modes, because their costs differ by orders
+of magnitude at the sizes they serve:
+
+* *the whole pmf on a window* — :func:`binomial_sum_law` (a :class:`~.binomial.CountLaw`): the
+  parts' windowed pmfs convolved directly, Σ_i W_{<i}·W_i products (W_i ≈ 25·sd_i the parts'
+  window widths, W_{<i} that of the sum of the parts before i).  For moderate n (the
+  multi-message bounds' count laws, also fed to ``variation_ratio.vr_delta``; J ≤ 3 parts, n up
+  to ~1e6), where every value of the law is used.
+* *tails and pmf at a few points* — :class:`CountTails`: P(Y ≥ t) and P(Y = t) of two parts for t
+  in a short range, a window of one part's pmf dotted with the other's tabulated pmf and survival,
+  O(W_X·#t + W_V).  For n up to 1e8 (shuffled binary RR's splits), where the whole window is out
+  of reach (two windows of ~1e5 points: 1e10 products for a direct convolution) and an FFT's
+  absolute rounding (~1e-16 of the largest entry, Higham Thm. 24.2) swamps tails of size 1e-10.
+
+Both are built from the same pieces of :mod:`.binomial` and account the same three errors:
+
+* each part's pmf on a window with a relative error bound, :func:`~.binomial.pmf_on_window`
+  (ratios from scipy's pmf at one anchor: RHO + 6(k+1)u for k steps; an absolute
+  :data:`~.binomial.TINY` per entry for underflow), through :func:`~.binomial.window_pmf` (the
+  window of :func:`~.binomial.tail_window`, all but 1e-25 of the mass) in the whole-window mode;
+* the mass outside the windows, an upper bound added to upper values (``dropped``, ``T_sf``,
+  ``T_pmf``): :func:`~.binomial.tail_window`'s cdf and survival function in the whole-window mode;
+  :func:`~.binomial.mass_above_bound` / :func:`~.binomial.mass_below_bound` (geometric series by
+  log-concavity) in the few-points mode, whose window of X is widened until the dropped part of
+  the *tails at t ≥ t_lo* is ≤ ``tol`` (its bottom can sit much closer to the mean than a window
+  that keeps all but ``tol`` of X's mass);
+* the roundings of sums of non-negative terms, a relative (L + O(1))·u for L terms.
+
+Few-points mode, numerics (the rigorous part).  Y = X + V with X ~ Bin(N1, q1) and V ~ Bin(N2, q2)
+(in shuffled binary RR, the count of 1-reports of the others: Bin(j, p) + Bin(n-1-j, 1-p),
+:mod:`darrm.accounting.shuffle.binary_rr_exact`).  On a range of t,
 
     P(Y ≥ t) = Σ_x P(X = x)·P(V ≥ t - x),     P(Y = t) = Σ_x P(X = x)·P(V = t - x),
 
 summed over a window of x.  Every term is non-negative, so the computed values carry a
 *relative* error (a few hundred thousand roundings at most: ~1e-11, plus the special-function
-anchors' RHO), unlike the inverse FFT whose rounding is absolute (~1e-16 of the largest entry,
-Higham Thm. 24.2) and swamps tails of size δ = 1e-10 at n = 1e8.
+anchors' RHO).
 
-Numerics (the rigorous part).
-
-* *Binomial pmf on a window* [lo, hi]: anchored at the window point nearest the mode, where
-  scipy's ``stats.binom.pmf`` (Boost's ``ibeta_derivative``) gives c = P(· = anchor) to a relative
-  RHO (as in :mod:`.count_sums`); the other entries by the exact ratios
-  P(a+1)/P(a) = (N-a)/(a+1)·q/(1-q) going up and P(a-1)/P(a) = a/(N-a+1)·(1-q)/q going down.
-  (N-a) and (a+1) are exact in float64 (N < 2^53), q/(1-q) is within 2u, each ratio within
-  4u, each running product adds one rounding: an entry k steps from the anchor is within a
-  relative (1+5u)^k - 1 ≤ 6ku of the true value times c.  Entries decrease away from the
-  anchor (a binomial pmf is unimodal), so an entry that underflows stays below 1e-300: an
-  absolute 1e-300 per entry covers it.
-* *Mass outside a window*: a binomial pmf is log-concave, so its ratios P(a+1)/P(a) are
-  non-increasing and beyond hi, where the ratio r = (N-hi)/(hi+1)·q/(1-q) < 1,
-  Σ_{a > hi} P(a) ≤ P(hi)·r/(1-r) (a geometric series); likewise below lo.  These bound the
-  dropped part of the sums over x (P(V ≥ ·) ≤ 1, P(V = ·) ≤ 1): T_X is added to the upper values.
+* *Binomial pmf on a window* [lo, hi]: :func:`~.binomial.pmf_on_window` (above).
+* *Mass outside X's window*: :func:`~.binomial.mass_above_bound` and
+  :func:`~.binomial.mass_below_bound`.  These bound the dropped part of the sums over x
+  (P(V ≥ ·) ≤ 1, P(V = ·) ≤ 1): T_X is added to the upper values.
 * *Survival of V*: P(V ≥ v) = Σ_{i=v}^{top} P(V = i) + P(V > top), the last from scipy's
   ``stats.binom.sf`` (relative RHO), the sum a reverse cumulative sum of non-negative terms
   (each partial sum rounded once: ≤ L·u relative for L terms).
@@ -39,81 +55,71 @@ two ends.  The window of X is widened until T_X ≤ ``tol``.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
-from scipy import stats
 
-#: relative accuracy assumed of scipy's binomial pmf and survival function (as :mod:`.count_sums`)
-RHO = 1e-9
+from . import binomial as B
+from .binomial import CountLaw
+
+RHO = B.RHO
 _U = float(np.finfo(float).eps) / 2
-#: an entry below this may be subnormal: it is covered by an absolute term of this size
-_TINY = 1e-300
+_TINY = B.TINY
 
 
-def _window_pmf(N: int, q: float, lo: int, hi: int) -> tuple[np.ndarray, float]:
-    """(P(Bin(N, q) = a) for a = lo..hi, relative error bound) by ratios from the anchor
-    nearest the mode (module docstring); 0 ≤ lo ≤ hi ≤ N."""
-    if q <= 0.0 or q >= 1.0 or N == 0:
-        atom = 0 if (q <= 0.0 or N == 0) else N
-        return np.where(np.arange(lo, hi + 1) == atom, 1.0, 0.0), 0.0
-    mode = min(N, max(0, math.floor((N + 1) * q)))
-    anchor = min(hi, max(lo, mode))
-    c = float(stats.binom.pmf(anchor, N, q))
-    cq = q / (1.0 - q)
-    out = np.empty(hi - lo + 1)
-    out[anchor - lo] = c
-    if hi > anchor:  # out[a+1] = out[a]·(N-a)/(a+1)·cq, in place (the same roundings)
-        a = np.arange(anchor, hi, dtype=float)
-        r = np.subtract(N, a)
-        a += 1.0
-        r /= a
-        r *= cq
-        np.cumprod(r, out=r)
-        r *= c
-        out[anchor - lo + 1:] = r
-    if lo < anchor:  # out[a-1] = out[a]·a/(N-a+1)/cq
-        a = np.arange(anchor, lo, -1, dtype=float)
-        r = np.subtract(N + 1.0, a)
-        np.divide(a, r, out=r)
-        r /= cq
-        np.cumprod(r, out=r)
-        r *= c
-        out[:anchor - lo][::-1] = r
-    k = max(hi - anchor, anchor - lo)
-    return out, RHO + 6.0 * (k + 1) * _U
+# ----------------------------------------------------------------------------
+# The whole pmf on a window
+
+#: window values below this are moved to the dropped mass (:func:`binomial_sum_law`)
+CONVOLVE_FLOOR = 1e-40
 
 
-def _above(N: int, q: float, hi: np.ndarray) -> np.ndarray:
-    """Bounds on P(Bin(N, q) > hi), elementwise over the integers ``hi``, by log-concavity from
-    scipy's pmf at hi (module docstring); 1.0 where hi is not past the mode."""
-    hi = np.asarray(hi, dtype=float)
-    if q <= 0.0 or N == 0:
-        return np.zeros(hi.shape)
-    if q >= 1.0:
-        return np.where(hi >= N, 0.0, 1.0)
-    h = np.minimum(hi, N)
-    r = (N - h) / (h + 1.0) * (q / (1.0 - q)) * (1 + 8 * _U)
-    pm = stats.binom.pmf(h, N, q) * (1 + RHO) + _TINY
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(r < 1.0, pm * r / (1.0 - r) * (1 + 8 * _U), 1.0)
-    return np.where(hi >= N, 0.0, out)
+@functools.lru_cache(maxsize=32)
+def binomial_sum_law(parts: tuple[tuple[int, float], ...]) -> CountLaw:
+    """The law of C = Σ_i Bin(m_i, p_i) (independent) on a window, with rigorous error terms.
+
+    Each part's pmf is taken on its window (:func:`darrm.numerics.binomial.window_pmf`, a
+    :class:`~darrm.numerics.binomial.CountLaw`: dropped mass ≤ d_i, relative error ≤ rel_i) and the parts
+    are convolved directly (np.convolve: every entry is a sum of non-negative products; window
+    and partial values below 1e-40 are counted as dropped, with their error, and set to 0:
+    measured, such values make np.convolve up to 100x slower).  Proof of the error terms:
+    π_i = π_i|win + π_i|out, so the convolution of the parts is (*_i π_i|win) + a non-negative
+    remainder of mass <= Σ_i d_i (each factor has mass <= 1): ``dropped`` = Σ d_i plus the
+    values set to 0 (each ≤ its computed value × the relative bound so far).  The values kept
+    are >= 1e-40 (no underflow): the
+    window values carry a relative error <= rel_i each and a sum of L non-negative products a
+    relative (L − 1)·u (u the unit roundoff) per convolution, so ``rel`` =
+    Π_i (1 + rel_i)(1 + L u) − 1 over the J parts, rounded up.
+
+    Args:
+        parts: (m_i, p_i) pairs, m_i >= 0, p_i in [0, 1].
+
+    Returns:
+        The :class:`CountLaw`.
+    """
+    lo, w, dropped, rel = 0, np.ones(1), 0.0, 1.0
+    u = float(np.finfo(float).eps)
+    for m, prob in parts:
+        part = B.window_pmf(int(m), float(prob))
+        w_i, d_i, rel_i = np.array(part.w, dtype=float), part.dropped, part.rel
+        tiny = w_i < CONVOLVE_FLOOR  # measured: tiny factors make np.convolve up to 100x slower
+        d_i += float(w_i[tiny].sum()) * (1 + rel_i) * (1 + int(tiny.sum()) * u)
+        w_i[tiny] = 0.0
+        lo += int(part.c[0])
+        length = len(w) + len(w_i)
+        w = np.convolve(w, w_i)
+        rel *= (1 + rel_i) * (1 + length * u)
+        tiny = w < CONVOLVE_FLOOR
+        d_i += float(w[tiny].sum()) * rel * (1 + 2 * length * u)
+        w[tiny] = 0.0
+        dropped += d_i
+    return CountLaw(np.arange(lo, lo + len(w), dtype=np.int64), np.maximum(w, 0.0), dropped * (1 + 1e-12),
+                    (rel - 1) * 1.01)
 
 
-def _below(N: int, q: float, lo: np.ndarray) -> np.ndarray:
-    """Bounds on P(Bin(N, q) < lo), as :func:`_above` (by symmetry)."""
-    lo = np.asarray(lo, dtype=float)
-    if 0.0 < q < 1.0:
-        return _above(N, 1.0 - q, N - lo)
-    return np.where((q >= 1.0) & (lo > 0) & (lo <= N), 1.0, 0.0)
-
-
-def _sf_upper(N: int, q: float, v: np.ndarray) -> np.ndarray:
-    """Upper bounds on P(Bin(N, q) ≥ v) (scipy's survival function, relative RHO), elementwise."""
-    v = np.asarray(v, dtype=float)
-    sf = np.minimum(1.0, stats.binom.sf(v - 1, N, q) * (1 + RHO) + _TINY)
-    return np.where(v <= 0, 1.0, np.where(v > N, 0.0, sf))
-
+# ----------------------------------------------------------------------------
+# Tails and pmf at a few points
 
 #: the window's half-widths tried, k·sd + k² for k in these (top, then bottom; see CountTails)
 _K_TOP = 9.0 * 1.1 ** np.arange(30)
@@ -134,6 +140,8 @@ class CountTails:
     def __init__(self, N1: int, q1: float, N2: int, q2: float, t_lo: int, t_hi: int, tol: float) -> None:
         if not (N1 >= 0 and N2 >= 0 and 0.0 <= q1 <= 1.0 and 0.0 <= q2 <= 1.0 and t_lo <= t_hi):
             raise ValueError("CountTails: need N1, N2 >= 0, q1, q2 in [0, 1], t_lo <= t_hi")
+        from scipy import stats  # scipy.stats costs ~0.3 s to import: only where it is used
+
         self.t_lo, self.t_hi = int(t_lo), int(t_hi)
         self.top = N1 + N2  # Y's support is [0, N1 + N2]: outside it the values are exact
         mean, sd = N1 * q1, math.sqrt(N1 * q1 * (1 - q1))
@@ -141,16 +149,16 @@ class CountTails:
         # P(X < x_lo)·P(V ≥ t_lo - x_lo + 1) ≤ tol/2 (for x < x_lo, P(V ≥ t - x) is at most that;
         # t is far in the upper tail, so the bottom can be much closer to the mean)
         his = np.minimum(N1, np.ceil(mean + _K_TOP * sd + _K_TOP**2))
-        T_his = _above(N1, q1, his)
+        T_his = B.mass_above_bound(N1, q1, his)
         ok = (T_his <= tol / 2) | (his >= N1)
         i = int(np.argmax(ok))
         x_hi, T_hi = (int(his[i]), float(T_his[i])) if ok[i] else (N1, 0.0)
         los = np.maximum(0, np.minimum(x_hi, np.floor(mean - _K_BOTTOM * sd - _K_BOTTOM**2)))
-        T_los, sf_edges = _below(N1, q1, los), _sf_upper(N2, q2, self.t_lo - los + 1)
+        T_los, sf_edges = B.mass_below_bound(N1, q1, los), B.sf_bound(N2, q2, self.t_lo - los + 1)
         ok = (T_los * sf_edges <= tol / 2) | (los <= 0)
         i = int(np.argmax(ok))
         x_lo, T_lo, sf_edge = (int(los[i]), float(T_los[i]), float(sf_edges[i])) if ok[i] else (0, 0.0, 1.0)
-        px, ex = _window_pmf(N1, q1, x_lo, x_hi)
+        px, ex = B.pmf_on_window(N1, q1, x_lo, x_hi)
         # dropped mass: P(Y ≥ t) loses ≤ T_hi + T_lo·sf_edge; P(Y = t) ≤ T_hi + T_lo·P(V = v_e) with
         # v_e = t_lo - x_lo + 1 when v_e is past V's mode (P(V = v) decreases beyond it), else T_lo
         v_e = self.t_lo - x_lo + 1
@@ -170,7 +178,7 @@ class CountTails:
         a, b = max(0, v_lo), min(N2, v_hi)
         ev, av = 0.0, 0.0
         if a <= b:
-            vals, ev = _window_pmf(N2, q2, a, b)
+            vals, ev = B.pmf_on_window(N2, q2, a, b)
             top_sf = float(stats.binom.sf(b, N2, q2)) if b < N2 else 0.0
             pv[a - v_lo: b - v_lo + 1] = vals
             sv[a - v_lo: b - v_lo + 1] = np.cumsum(vals[::-1])[::-1] + top_sf
