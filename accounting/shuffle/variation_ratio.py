@@ -441,7 +441,7 @@ def krr_count_lower_delta(eps: float, n: int, eps0: float, k: int) -> float:
         k: the number of classes (>= 3: the filler input x2 must differ from x0 and x1).
 
     Returns:
-        δ(ε) with the window truncation subtracted (a lower bound on the exact value).
+        δ(ε) rounded down by :func:`vr_sum`'s error terms (a lower bound on the exact value).
 
     Raises:
         ParameterError: k < 3 or a parameter out of range.

@@ -192,3 +192,19 @@ def test_threshold_error_bound_covers_the_40_digit_thresholds():
             assert abs(li - exact) <= ei, (n, params, eps, ti)
             inexact += li != exact
     assert inexact > 0
+
+
+def test_threshold_charge_covers_a_point_on_the_wrong_side_of_a_rounded_threshold():
+    """A slice t whose computed threshold ℓ̃ = a − η/4 puts the point a in the set while the exact
+    ℓ = a + η/2 leaves it out: the upper bound loses |(P − e^ε Q)(a, t − a)| = C(t, a)/2^t ·
+    2P(C = t − 1)/t · den·|a − ℓ| (40 digits), which the charge covers; with η = 0 (no charge) it
+    does not."""
+    mpmath.mp.dps = 40
+    t, a, pi_prev, den = 40.0, 21, 0.03, 0.7
+    eta = 1e-12
+    ell_exact = mpmath.mpf(a) + mpmath.mpf(eta) / 2
+    lost = mpmath.binomial(40, a) / mpmath.mpf(2) ** 40 * 2 * mpmath.mpf(pi_prev) / 40 * den * (ell_exact - a)
+    ell = np.array([a - eta / 4])
+    charge = vr._threshold_charge(np.array([t]), ell, np.array([eta]), np.array([pi_prev]), den)
+    assert math.ceil(ell[0]) == a < mpmath.ceil(ell_exact) and charge >= lost > 0
+    assert vr._threshold_charge(np.array([t]), ell, np.array([0.0]), np.array([pi_prev]), den) < lost
