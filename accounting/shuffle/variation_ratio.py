@@ -301,20 +301,20 @@ def _ell_error(t: np.ndarray, ell: np.ndarray, n: int, co: _Coefficients, x: Fra
     Proof: ℓ̃(t) = (Ñ t + G̃ (n − t))/D̃ with G̃ = expm1(ε)·gk.  Ñ = (expm1(ε) p + (p − 1))·β/(p − 1)
     (or e^ε β for p = ∞) is a sum of non-negative terms within 8u of the exact N = (e^ε p − 1)α
     (u the unit roundoff; exp and expm1 within 2u); D̃ = β(e^ε + 1) within 4u; gk = g r/(1 − 2r)
-    within its rate's relative rounding |Δx|/x + |Δx|/(1 − x) (x = 2r, Δx exact from rationals) plus
-    5u for its own operations, plus ``dg``·r/(1 − 2r) for g's; the final products, sum and quotient
-    add 4u of ℓ̃.  All to first order (each relative term < 1e-3, else the function refuses), times 1.1.
+    within |ρ/ρ̃ − 1| (ρ = x/(2(1 − x)), x = 2r; computed exactly from rationals, so it holds however
+    close x is to 1) plus 7u for its own operations and expm1, plus ``dg``·ρ for g's; the final
+    products, sum and quotient add 4u of ℓ̃.  The u-level terms to first order, hence the factor 1.1.
     """
     u = float(np.finfo(float).eps) / 2
     gterm: np.ndarray | float = 0.0
     if (co.gk > 0 or dg > 0) and co.two_r < 1.0:
         xf = Fraction(co.two_r)
-        dx = abs(xf - x)
-        rate_rel = float(dx / xf + dx / (1 - xf)) + 7 * u
-        if rate_rel > 1e-3:
-            raise ParameterError("q", f"the clone probability 2r = {co.two_r} is too close to 1 to bound "
-                                 "the thresholds")
-        gterm = (n - t) * co.em1 * (co.gk * rate_rel + dg * 0.5 * co.two_r / (1.0 - co.two_r))
+        if x >= 1:
+            raise ParameterError("q", f"the clone probability 2r rounds to {co.two_r} < 1 but is >= 1")
+        # ρ = x/(2(1 − x)) of the exact rate against that of the float: |ρ/ρ̃ − 1|, exactly
+        rate_rel = float(abs(x * (1 - xf) / (xf * (1 - x)) - 1)) * 1.01
+        rho = 0.5 * co.two_r / (1.0 - co.two_r) * (1 + rate_rel) * (1 + 4 * u)
+        gterm = (n - t) * co.em1 * (co.gk * (rate_rel + 7 * u) + dg * rho)
     return 1.1 * ((8 * u * co.num_coef * t + gterm) / co.den + 8 * u * np.abs(ell))
 
 

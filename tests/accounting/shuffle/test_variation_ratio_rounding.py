@@ -208,3 +208,12 @@ def test_threshold_charge_covers_a_point_on_the_wrong_side_of_a_rounded_threshol
     charge = vr._threshold_charge(np.array([t]), ell, np.array([eta]), np.array([pi_prev]), den)
     assert math.ceil(ell[0]) == a < mpmath.ceil(ell_exact) and charge >= lost > 0
     assert vr._threshold_charge(np.array([t]), ell, np.array([0.0]), np.array([pi_prev]), den) < lost
+
+
+def test_clone_probability_rounded_just_below_one_is_charged_not_refused():
+    """ε0 = 1e-13: 2r = 2/(e^{ε0} + 1) rounds to 1 − 5e-14 with an error of ~1e-3 of 1 − 2r; the rate's
+    rounding is measured exactly (rationals) and charged, so both bounds exist and bracket."""
+    pr = vr.general_params(1e-13)
+    assert 0.999 < 2 * pr.r < 1.0
+    up, lo = vr.vr_delta(1e-14, 1000, pr), vr.vr_delta(1e-14, 1000, pr, kind="lower")
+    assert 0.0 <= lo <= up <= 1e-15
