@@ -5,8 +5,9 @@ Core: the dominating pair of Theorem 4.7, P = (A+Δ1, C-A+Δ2) vs Q = (A+Δ2, C-
 with C ~ Bin(n-1, 2r), A|C ~ Bin(C, 1/2), (Δ1, Δ2) = (1,0) w.p. pα, (0,1) w.p. α,
 (0,0) w.p. g; α = β/(p-1), g = 1-(p+1)α, r = αp/q.  :func:`vr_delta` evaluates
 Theorem 4.1 = 4.8 in a numerically stable form (log space,
-Wang et al. §4), with the sum over c truncated to a window whose
-dropped mass (x pα, an upper bound on each term) is added to δ.
+Wang et al. §4), with the sum over c truncated to a window, and rounds it up (upper bound) or
+down (lower bound) by rigorous error terms (:func:`vr_sum`): the dropped mass, the window values'
+relative error, scipy's pmf and tails, the roundings.
 
 Validity (read before use).  Su et al. (§3.3) show that the post-processing step of
 the stronger-clone reduction is flawed, and the variation-ratio reduction inherits
@@ -38,6 +39,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 
@@ -102,94 +105,301 @@ def general_params(eps0: float) -> VRParams:
 
 def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = False,
              kind: str = "upper", count_law: B.CountLaw | None = None) -> float:
-    """δ(ε) = D_{e^ε}(P ‖ Q) of the variation-ratio pair (Thm 4.1/4.8, stable form).
+    """δ(ε) = D_{e^ε}(P ‖ Q) of the variation-ratio pair (Thm 4.1/4.8, stable form), rounded up
+    (``kind="upper"``) or down (``kind="lower"``, for a pair that is itself a post-processing of a
+    real dataset pair, :func:`krr_count_lower_delta`) by the error bounds of :class:`VRSum`.
 
     ``separate_leftover=True`` gives the corrected (general-clone) pair described in
     the module docstring; it coincides with the printed formula when g = 0.
-    ``kind``: the sum over c is truncated to a window; its dropped mass times a bound on
-    each term's magnitude is added (``"upper"``) or subtracted (``"lower"``, for a pair
-    that is itself a post-processing of a real dataset pair, :func:`krr_count_lower_delta`).
-
     ``count_law`` (``kind="lower"`` only): C has this law instead of Bin(n − 1, 2r) (``n`` is then
-    unused).  Proof of the general form: writing t = a + b for an output (a, b) and
-    W(a, b) = P(C = t) C(t, a)/2^t, P(a, b) − e^ε Q(a, b) =
-    C(t, a)/2^t [2 P(C = t−1)/t · α((p − e^ε) a + (1 − e^ε p) b) + g (1 − e^ε) P(C = t)], which is
-    >= 0 iff a >= ℓ(t) = (α(e^ε p − 1) t + g (e^ε − 1) t ρ_t/2) / (α (p − 1)(1 + e^ε)),
-    ρ_t = P(C = t)/P(C = t − 1) (for the binomial t ρ_t/2 = (n − t) r/(1 − 2r), the formula
-    below); summing the slice t over a >= ⌈ℓ(t)⌉ gives the terms grouped by c = t − 1 (k1) and
-    c = t (k0).  Every threshold gives Σ_{o in S} (P − e^ε Q)(o) <= the divergence for its set S
-    of outputs, so thresholds from the approximate law stay valid.  P and Q are linear in the law
-    of C through Markov kernels: with π = π_w + π_out
-    (:class:`~darrm.numerics.binomial.CountLaw`), π_out adds >= 0 to P(S) and at most
-    e^ε·dropped to e^ε Q(S), and |w − π_w| <= rel·w changes each c's contribution by at most
-    rel·w_c·(its P-part + e^ε × its Q-part); both are subtracted, plus
-    :data:`darrm.numerics.binomial.RHO` × 8 × the terms' magnitude for the Bin(c, 1/2) pmfs and
-    tails and 2048 u per tail value for the recurrence of
-    :func:`darrm.numerics.binomial.upper_tail_along` (re-anchored every 512 steps).
+    unused); see :func:`vr_sum`.
     """
     v.choice("kind", kind, ("upper", "lower"))
     if count_law is not None and kind != "lower":
         raise ParameterError("count_law", "a general law of C is supported for kind='lower' only")
     eps = v.epsilon("eps", eps, allow_zero=True)
     n = v.count("n", n)
+    s = vr_sum(eps, n, params, separate_leftover=separate_leftover, count_law=count_law)
+    return s.lower() if kind == "lower" else s.upper()
+
+
+@dataclass(frozen=True)
+class VRSum:
+    """The computed sum of :func:`vr_sum` and its error bounds: the divergence lies in
+    [``value`` − ``err`` − ``out_lower``, ``value`` + ``err`` + ``out_upper``].
+
+    Attributes:
+        value: Σ_c w_c val_c as computed (no error term).
+        err: the bound on |Σ_{c in window} π_c V_c − value|: the law's relative error on the window,
+            scipy's pmf and tails, the tail recurrence and the roundings (the same for both kinds).
+        out_lower: what the mass outside the window can take away (e^ε × dropped).
+        out_upper: what it can add (pα × dropped) plus, for the binomial law, what the rounding of
+            the thresholds can hide (:func:`_threshold_charge`).
+    """
+
+    value: float
+    err: float
+    out_lower: float
+    out_upper: float
+
+    def upper(self) -> float:
+        """The value rounded up: an upper bound on δ(ε) (in [0, 1])."""
+        return min(1.0, max(0.0, self.value + self.err + self.out_upper))
+
+    def lower(self) -> float:
+        """The value rounded down: a lower bound on δ(ε) (in [0, 1])."""
+        return min(1.0, max(0.0, self.value - self.err - self.out_lower))
+
+
+def vr_sum(eps: float, n: int, params: VRParams, *, separate_leftover: bool = False,
+           count_law: B.CountLaw | None = None) -> VRSum:
+    """The sum over c of the stable form of Thm 4.1/4.8 with its error bounds (:class:`VRSum`).
+
+    C ~ Bin(n − 1, 2r) (``count_law=None``: :func:`darrm.numerics.binomial.window_pmf`, a
+    :class:`~darrm.numerics.binomial.CountLaw`) or C ~ ``count_law``; both go through the same
+    error accounting below.
+
+    Proof of the general form: writing t = a + b for an output (a, b) and
+    W(a, b) = P(C = t) C(t, a)/2^t, P(a, b) − e^ε Q(a, b) =
+    C(t, a)/2^t [2 P(C = t−1)/t · α((p − e^ε) a + (1 − e^ε p) b) + g (1 − e^ε) P(C = t)]
+    = C(t, a)/2^t · 2 P(C = t−1)/t · β(1 + e^ε)(a − ℓ(t)), which is
+    >= 0 iff a >= ℓ(t) = (α(e^ε p − 1) t + g (e^ε − 1) t ρ_t/2) / (α (p − 1)(1 + e^ε)),
+    ρ_t = P(C = t)/P(C = t − 1) (for the binomial t ρ_t/2 = (n − t) r/(1 − 2r); for 2r = 1, C = n − 1
+    and the slice t = n − 1 has only the left-over part, ≤ 0: its set is empty); summing the slice t
+    over a >= ⌈ℓ(t)⌉ gives the terms grouped by c = t − 1 (k1) and c = t (k0): val_c below.
+    Every threshold gives Σ_{o in S} (P − e^ε Q)(o) <= the divergence for its set S of outputs, so
+    thresholds from an approximate law stay valid for the lower bound; the upper bound uses the
+    binomial's exact ratio and charges the thresholds' rounding (:func:`_threshold_charge`).
+
+    Errors.  P and Q are linear in the law of C through Markov kernels: with π = π_w + π_out
+    (the CountLaw), π_out adds >= 0 to P(S) and at most e^ε·dropped to e^ε Q(S) (``out_lower``),
+    and at most dropped × TV(P_c, Q_c) <= dropped·β <= dropped·pα to the divergence
+    (``out_upper``; P_c, Q_c the pair given C = c, which differ only in the victim's (Δ1, Δ2)).
+    On the window, |w − π_w| <= rel·w changes Σ_c π_c V_c by at most rel·Σ_c w_c |V_c|, and
+    |V_c| <= |val_c| + err_c, where err_c bounds |val_c − V_c| for the computed val_c (the same
+    thresholds): scipy's Bin(c, 1/2) pmf (relative :data:`darrm.numerics.binomial.RHO`, plus
+    :data:`~darrm.numerics.binomial.TINY`), the tails' own error bounds
+    (:func:`darrm.numerics.binomial.upper_tail_along_bounds`: scipy's survival function and the
+    recurrence between its anchors) and 10u × the P- plus e^ε × Q-part of c (mag_pq_c) for the
+    roundings of the coefficients (each within a few u of its P- and Q-parts; u the unit roundoff);
+    the dot product of L terms adds (L + 1)u Σ_c w_c |val_c|.  ``err`` is the sum of these, times
+    1.01.  For the binomial law, the floats' own rounding: 2r's (measured exactly in rationals,
+    :func:`_rate_rounding`) joins rel and dropped, and g's, dg, moves the left-over part
+    (1 − e^ε) g π_c T_c(k0_c) by at most dg (e^ε − 1) π_c × a bound on T_c(k0_c)
+    (:func:`_leftover_tail_bound`).
+    """
     pr = params
     if pr.beta == 0.0:
-        return 0.0
-    p, beta = pr.p, pr.beta
+        return VRSum(0.0, 0.0, 0.0, 0.0)
+    p = pr.p
     inf = math.isinf(p)
     if not inf and eps >= math.log(p):
-        return 0.0
-    ee = math.exp(eps)
+        return VRSum(0.0, 0.0, 0.0, 0.0)
+    co = _coefficients(eps, pr, separate_leftover)
+    ee, em1, g, two_r, a1, a_sum, den = co.ee, co.em1, co.g, co.two_r, co.a1, co.a_sum, co.den
+    if count_law is None:
+        law = B.window_pmf(n - 1, two_r)
+        c = law.c
+        ell = _binomial_ell(c + 1, n, co)  # ℓ(t) at t = c + 1
+        ell0 = _binomial_ell(c, n, co)  # ℓ(t) at t = c
+        k1 = np.ceil(ell).astype(np.int64)
+        if g == 0:
+            k0 = k1
+        elif two_r >= 1.0:
+            k0 = c + 1  # C = n − 1: the slice t = n − 1 holds the left-over part only (<= 0): empty
+        else:
+            k0 = np.ceil(ell0).astype(np.int64)
+        x, dg = _param_rounding(pr, g, separate_leftover)
+        grow, dropped = _rate_rounding(n - 1, two_r, x, law)
+        rel = law.rel + grow + law.rel * grow
+    else:
+        law = count_law
+        c = law.c
+        k1, k0 = _law_thresholds(c, law.w, co.num_coef, em1 * g, den)
+        rel, dropped, dg = law.rel, law.dropped, 0.0
+    w = law.w
+    pm = B.pmf_at(k1 - 1, c)
+    tail1, e1 = B.upper_tail_along_bounds(k1, c, pm)
+    val = a1 * pm + (1 - ee) * a_sum * tail1
+    left: np.ndarray | float = 0.0
+    e_left: np.ndarray | float = 0.0
+    tail0 = e0 = None
+    if g > 0:
+        tail0, e0 = B.upper_tail_along_bounds(k0, c)
+        val = val + (1 - ee) * g * tail0
+        left, e_left = g * tail0, g * e0
+    # val_c mixes output slices of totals c and c+1, so single terms may be
+    # negative; only the sum is a hockey-stick divergence (>= 0).
+    value = float(np.dot(w, val))
+    p_alpha = pr.p_alpha
+    alpha_ = p_alpha / p if not inf else 0.0
+    u = float(np.finfo(float).eps) / 2
+    # P-part + e^ε Q-part of each c: α(p + e^ε) pm + (1 + e^ε)((p + 1) α tail1 + g tail0)
+    mag_pq = (p_alpha + ee * alpha_) * pm + (1 + ee) * (a_sum * tail1 + left)
+    # |computed val_c − exact V_c|: scipy's pmf, the tails' bounds, the coefficients' roundings
+    err_c = abs(a1) * (B.RHO * pm + B.TINY) + (ee - 1) * (a_sum * e1 + e_left) + 10 * u * mag_pq
+    abs_val = np.abs(val)
+    # the law's relative error (on |V_c| <= |val_c| + err_c), the dot product's roundings, g's rounding
+    err = 1.01 * (float(np.dot(w, err_c)) + rel * float(np.dot(w, abs_val + err_c))
+                  + (len(w) + 1) * u * float(np.dot(w, abs_val)))
+    if dg > 0:
+        t0_bound = _leftover_tail_bound(g, k1, pm, tail1, e1, tail0, e0)
+        err += 1.01 * dg * (ee - 1) * (1 + rel) * float(np.dot(w, t0_bound))
+    out_upper = dropped * p_alpha
+    if count_law is None:
+        # slices t = c + 1 (P(C = t − 1) = π_c <= w_c (1 + rel), or <= 2 TINY where window_pmf set an
+        # underflowing value to 0) and t = c_lo (P(C = c_lo − 1) <= dropped)
+        t = np.concatenate(([float(c[0])], c + 1.0))
+        ell_t = np.concatenate(([ell0[0]], ell))
+        pi_prev = np.concatenate(([dropped], w * (1 + rel) + 2 * B.TINY))
+        if g == 0 or two_r >= 1.0:  # the slice t = c_lo has no left-over threshold in use
+            t, ell_t, pi_prev = t[1:], ell_t[1:], pi_prev[1:]
+        eta = _ell_error(t, ell_t, n, co, x, dg)
+        out_upper += _threshold_charge(t, ell_t, eta, pi_prev, den)
+    return VRSum(value, err, ee * dropped, out_upper)
+
+
+class _Coefficients(NamedTuple):
+    """The floats :func:`vr_sum` computes from (ε, p, β, q)."""
+
+    ee: float  # e^ε
+    em1: float  # e^ε − 1 (expm1)
+    g: float  # the left-over probability in use (0 with it kept separate)
+    two_r: float  # 2r, capped at 1
+    gk: float  # g r/(1 − 2r) (0 for g = 0 or 2r = 1)
+    a1: float  # (p − e^ε) α
+    a_sum: float  # (p + 1) α
+    num_coef: float  # (e^ε p − 1) α
+    den: float  # β (1 + e^ε) = α (p − 1)(1 + e^ε)
+
+
+def _coefficients(eps: float, pr: VRParams, separate_leftover: bool) -> _Coefficients:
+    ee, em1 = math.exp(eps), math.expm1(eps)
     g = 0.0 if separate_leftover else pr.g
     two_r = min(1.0, 2.0 * pr.r)
     gk = 0.0 if (g == 0.0 or two_r >= 1.0) else g * pr.r / (1.0 - two_r)
-    if inf:
-        a1 = beta  # (p - e^ε) α
-        a_sum = beta  # (p + 1) α
-        num_coef = ee * beta  # (e^ε p - 1) α
+    beta = pr.beta
+    if math.isinf(pr.p):
+        a1 = a_sum = beta
+        num_coef = ee * beta
     else:
-        alpha = pr.alpha
-        a1 = (p - ee) * alpha
-        a_sum = (p + 1) * alpha
-        num_coef = (ee * p - 1) * alpha
-    den = beta * (ee + 1)
-    if count_law is None:
-        win = B.window_pmf(n - 1, two_r)
-        c, w, dropped = win.c, win.w, win.dropped
+        p, alpha = pr.p, pr.alpha
+        a1, a_sum = (p - ee) * alpha, (p + 1) * alpha
+        num_coef = (em1 * p + (p - 1)) * alpha  # (e^ε p − 1) α as a sum of non-negative terms
+    return _Coefficients(ee, em1, g, two_r, gk, a1, a_sum, num_coef, beta * (ee + 1))
 
-        def ell(m: np.ndarray) -> np.ndarray:
-            return (num_coef * m + (ee - 1) * gk * (n - m)) / den
 
-        k1 = np.ceil(ell(c + 1)).astype(np.int64)
-        k0 = np.ceil(ell(c)).astype(np.int64) if g > 0 else k1
+def _binomial_ell(t: np.ndarray, n: int, co: _Coefficients) -> np.ndarray:
+    """ℓ(t) of :func:`vr_sum` for C ~ Bin(n − 1, 2r): (N t + (e^ε − 1) g r/(1 − 2r)(n − t))/D."""
+    return (co.num_coef * t + co.em1 * co.gk * (n - t)) / co.den
+
+
+def _ell_error(t: np.ndarray, ell: np.ndarray, n: int, co: _Coefficients, x: Fraction, dg: float) -> np.ndarray:
+    """η_t >= |ℓ̃(t) − ℓ(t)|: a forward error bound of :func:`_binomial_ell` against ℓ(t) of the exact
+    pair of the floats (p, β, q) (2r = ``x``, g within ``dg`` of the one in use).
+
+    Proof: ℓ̃(t) = (Ñ t + G̃ (n − t))/D̃ with G̃ = expm1(ε)·gk.  Ñ = (expm1(ε) p + (p − 1))·β/(p − 1)
+    (or e^ε β for p = ∞) is a sum of non-negative terms within 8u of the exact N = (e^ε p − 1)α
+    (u the unit roundoff; exp and expm1 within 2u); D̃ = β(e^ε + 1) within 4u; gk = g r/(1 − 2r)
+    within |ρ/ρ̃ − 1| (ρ = x/(2(1 − x)), x = 2r; computed exactly from rationals, so it holds however
+    close x is to 1) plus 7u for its own operations and expm1, plus ``dg``·ρ for g's; the final
+    products, sum and quotient add 4u of ℓ̃.  The u-level terms to first order, hence the factor 1.1.
+    """
+    u = float(np.finfo(float).eps) / 2
+    gterm: np.ndarray | float = 0.0
+    if (co.gk > 0 or dg > 0) and co.two_r < 1.0:
+        xf = Fraction(co.two_r)
+        if x >= 1:
+            raise ParameterError("q", f"the clone probability 2r rounds to {co.two_r} < 1 but is >= 1")
+        # ρ = x/(2(1 − x)) of the exact rate against that of the float: |ρ/ρ̃ − 1|, exactly
+        rate_rel = float(abs(x * (1 - xf) / (xf * (1 - x)) - 1)) * 1.01
+        rho = 0.5 * co.two_r / (1.0 - co.two_r) * (1 + rate_rel) * (1 + 4 * u)
+        gterm = (n - t) * co.em1 * (co.gk * (rate_rel + 7 * u) + dg * rho)
+    return 1.1 * ((8 * u * co.num_coef * t + gterm) / co.den + 8 * u * np.abs(ell))
+
+
+def _leftover_tail_bound(g: float, k1: np.ndarray, pm: np.ndarray, tail1: np.ndarray, e1: np.ndarray,
+                         tail0: np.ndarray | None, e0: np.ndarray | None) -> np.ndarray:
+    """Upper bounds on the left-over tails T_c(k0_c) of :func:`vr_sum`'s set, for g's rounding.
+
+    With g > 0 they are computed (plus their error bounds).  With g = 0 in use the slice t = c has the
+    threshold k1_{c−1} = ⌈ℓ̃(c)⌉ >= k1_c − 1 when the path steps by at most one, so
+    T_c(k0_c) <= T_c(k1_c − 1) = T_c(k1_c) + P(Bin(c, 1/2) = k1_c − 1), i.e. tail1 + pm and their
+    errors; 1 for the first c (its previous threshold is not computed) or a path with larger steps.
+    """
+    if tail0 is not None and e0 is not None and g > 0:
+        return tail0 + e0
+    if k1.size > 1 and np.any(np.diff(k1) > 1):
+        return np.ones(k1.size)
+    out = np.minimum(1.0, tail1 + e1 + pm * (1 + B.RHO) + B.TINY)
+    out[0] = 1.0
+    return out
+
+
+def _param_rounding(pr: VRParams, g_used: float, separate_leftover: bool) -> tuple[Fraction, float]:
+    """The exact clone probability 2r = 2pα/q (capped at 1) of the pair given by the floats (p, β, q)
+    and the rounding |g_used − g| of its left-over g = 1 − (p + 1)α (0 with the left-over kept
+    separate: the pair then has no left-over part), from rationals (a float is one)."""
+    beta, q = Fraction(pr.beta), Fraction(pr.q)
+    if math.isinf(pr.p):
+        x, g = 2 * beta / q, 1 - beta
     else:
-        c, w = count_law.c, count_law.w
-        k1, k0 = _law_thresholds(c, w, num_coef, (ee - 1) * g, den)
-    pm = B.pmf_at(k1 - 1, c)
-    tail1 = B.upper_tail_along(k1, c, pm)
-    val = a1 * pm + (1 - ee) * a_sum * tail1
-    if g > 0:
-        tail0 = B.upper_tail_along(k0, c)
-        val = val + (1 - ee) * g * tail0
-    if count_law is not None:
-        left = g * tail0 if g > 0 else 0.0
-        mag = abs(a1) * pm + (ee - 1) * (a_sum * tail1 + left)
-        p_alpha = pr.p_alpha
-        alpha = p_alpha / p if not inf else 0.0
-        # P-part + e^ε Q-part of each c: α(p + e^ε) pm + (1 + e^ε)((p + 1) α tail1 + g tail0)
-        mag_pq = (p_alpha + ee * alpha) * pm + (1 + ee) * (a_sum * tail1 + left)
-        # upper_tail_along's recurrence: absolute error <= ~chunk (512) roundings per tail value
-        tail_abs = 2048 * float(np.finfo(float).eps) * (ee - 1) * (a_sum + g) * float(np.sum(w))
-        charge = (ee * count_law.dropped + count_law.rel * float(np.dot(w, mag_pq))
-                  + 8 * B.RHO * float(np.dot(w, mag)) + tail_abs)
-        return min(1.0, max(0.0, float(np.dot(w, val)) - charge))
-    # val_c mixes output slices of totals c and c+1, so single terms may be
-    # negative; only the sum is a hockey-stick divergence (>= 0).
-    if kind == "lower":
-        term_max = abs(a1) + (ee - 1) * (a_sum + g)  # |val_c| <= this (pm, tails <= 1)
-        return min(1.0, max(0.0, float(np.dot(w, val)) - dropped * term_max))
-    delta = max(0.0, float(np.dot(w, val))) + dropped * pr.p_alpha
-    return min(1.0, delta)
+        p = Fraction(pr.p)
+        alpha = beta / (p - 1)
+        x, g = 2 * p * alpha / q, 1 - (p + 1) * alpha
+    return min(Fraction(1), x), 0.0 if separate_leftover else float(abs(Fraction(g_used) - g)) * 1.01
+
+
+def _rate_rounding(N: int, x_used: float, x: Fraction, law: B.CountLaw) -> tuple[float, float]:
+    """(extra relative error on the window, bound on the mass outside it) when Bin(N, x_used) on the
+    window of ``law`` stands for Bin(N, x), x the exact rate.
+
+    Proof: d log P(C = c)/dx = (c − N x)/(x (1 − x)), so with x_lo, x_hi the two rates,
+    |log P_x(c) − log P_{x_used}(c)| <= |Δx| (|c − N x_used| + N |Δx|)/(x_lo (1 − x_hi)) = s_c, largest
+    on the window at an end; the mass outside is 1 − Σ_window P_x <= dropped + Σ_window P_{x_used}·
+    (e^{s} − 1) <= dropped + e^{s} − 1, and also <= dropped·e^{s'} with s' the bound for every
+    c (|c − N x_used| <= N).  For x_used = 1 and x < 1 the window is the atom N:
+    P_x(N) = x^N >= 1 − N (1 − x), and the rest, <= N (1 − x), lies outside.
+    """
+    dx = abs(Fraction(x_used) - x)
+    if dx == 0 or N == 0:
+        return 0.0, law.dropped
+    if x_used >= 1.0:
+        s = float(N * (1 - x)) * 1.01
+        return s, law.dropped + s
+    lo, hi = min(Fraction(x_used), x), max(Fraction(x_used), x)
+    if lo <= 0 or hi >= 1:
+        raise ParameterError("q", f"the clone probability 2r = {x_used} is too close to 0 or 1 to bound its rounding")
+    scale = dx / (lo * (1 - hi))
+    edge = max(abs(float(law.c[0]) - N * x_used), abs(float(law.c[-1]) - N * x_used)) + 1.0
+    grow = math.expm1(float(scale * (Fraction(edge) + N * dx)) * 1.01) * 1.01
+    s_all = float(scale * (N + N * dx)) * 1.01  # |c − N x_used| <= N for every c
+    return grow, min(law.dropped * math.exp(min(s_all, 700.0)), law.dropped + grow)
+
+
+def _threshold_charge(t: np.ndarray, ell: np.ndarray, eta: np.ndarray, pi_prev: np.ndarray, den: float) -> float:
+    """What the rounding of the thresholds ⌈ℓ(t)⌉ can hide from the upper bound of :func:`vr_sum`.
+
+    The upper bound needs the optimal set S* = {a >= ℓ(t)} in every slice t; the computed set
+    S = {a >= ⌈ℓ̃(t)⌉} differs from it only at the points a between ℓ̃(t) and ℓ(t), within
+    η_t >= |ℓ̃(t) − ℓ(t)| (:func:`_ell_error`) of ℓ̃(t), and there |(P − e^ε Q)(a, t − a)| =
+    C(t, a)/2^t · 2P(C = t−1)/t · β(1 + e^ε)|a − ℓ(t)| <= C(t, a)/2^t · 2P(C = t−1)/t · den·2η_t (proof of
+    :func:`vr_sum`; den within 4u of β(1 + e^ε), covered by the factor 2), so
+    δ <= (P − e^ε Q)(S) + Σ_t (that summed over the band).  The band's Σ_a C(t, a)/2^t is at most its
+    size times the pmf at its point nearest t/2 (the mode).  ``pi_prev`` bounds P(C = t − 1).
+    """
+    a_lo = np.maximum(0.0, np.ceil(ell - eta))
+    a_hi = np.minimum(t, np.floor(ell + eta))
+    band = (a_hi >= a_lo) & (pi_prev > 0) & (t >= 1)
+    if not np.any(band):
+        return 0.0
+    tb, lo, hi = t[band], a_lo[band], a_hi[band]
+    near = np.clip(tb / 2, lo, hi)  # the band point nearest the mode of Bin(t, 1/2): its largest pmf
+    near = np.where(np.abs(np.floor(near) - tb / 2) <= np.abs(np.ceil(near) - tb / 2), np.floor(near), np.ceil(near))
+    near = np.clip(near, lo, hi)
+    mass = np.minimum(1.0, (hi - lo + 1) * (B.pmf_at(near, tb) * (1 + B.RHO) + B.TINY))
+    charge = 2 * pi_prev[band] / tb * den * 2 * eta[band] * mass
+    return float(np.sum(charge)) * (1 + 1e-6)
 
 
 def _law_thresholds(c: np.ndarray, w: np.ndarray, num_coef: float, g_coef: float, den: float
@@ -231,7 +441,7 @@ def krr_count_lower_delta(eps: float, n: int, eps0: float, k: int) -> float:
         k: the number of classes (>= 3: the filler input x2 must differ from x0 and x1).
 
     Returns:
-        δ(ε) with the window truncation subtracted (a lower bound on the exact value).
+        δ(ε) rounded down by :func:`vr_sum`'s error terms (a lower bound on the exact value).
 
     Raises:
         ParameterError: k < 3 or a parameter out of range.

@@ -421,29 +421,66 @@ def upper_tail_along(k: np.ndarray, c: np.ndarray, pm_km1: np.ndarray | None = N
     T_{c+1}(k) = T_c(k) + b_c(k-1)/2 plus one pmf for a unit change of k, and
     re-anchor with an exact ``sf`` every ``chunk`` steps (rounding error stays
     ~1e-16 x chunk in absolute value).  ``pm_km1`` may pass b_c(k_c - 1) if the
-    caller already has it.  Falls back to ``sf`` everywhere when the path has
-    larger jumps.
+    caller already has it (scipy's pmf: relative :data:`RHO`).  Falls back to ``sf`` everywhere when
+    the path has larger jumps.
+
+    :func:`upper_tail_along_bounds` also returns a bound on each value's absolute error.
     """
+    return _tail_along(k, c, pm_km1, chunk, False)[0]
+
+
+def upper_tail_along_bounds(k: np.ndarray, c: np.ndarray, pm_km1: np.ndarray | None = None, chunk: int = 512
+                            ) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`upper_tail_along`, a bound on each value's absolute error).
+
+    Proof: scipy's sf and
+    pmf are within a relative :data:`RHO` (plus :data:`TINY` for underflow); in a chunk from the
+    anchor v, T_j = v + s_j with s_j = Σ_{i<j} inc_i, each increment a sum of at most two pmfs (error
+    <= (RHO + 3u)·|inc|_i, |inc|_i the sum of their magnitudes, u the unit roundoff), each partial sum
+    rounded once (<= u |s_i|, accumulated) and the final addition once (<= u |T_j|); clipping to
+    [0, 1] only moves toward the exact value.  The bound is that sum times 1.01 (the cumulative sums
+    of non-negative terms carry their own few-u relative error).
+    """
+    t, err = _tail_along(k, c, pm_km1, chunk, True)
+    assert err is not None
+    return t, err
+
+
+def _tail_along(k: np.ndarray, c: np.ndarray, pm_km1: np.ndarray | None, chunk: int, with_error: bool
+                ) -> tuple[np.ndarray, np.ndarray | None]:
     k = np.asarray(k, dtype=np.int64)
     c = np.asarray(c, dtype=np.int64)
     if c.size <= 2 * chunk or np.any(np.diff(c) != 1) or np.any(np.abs(np.diff(k)) > 1):
-        return upper_tail(k, c)
+        t = upper_tail(k, c)
+        return t, (1.01 * (RHO * t + TINY) if with_error else None)
     if pm_km1 is None:
         pm_km1 = pmf_at(k - 1, c)
     dk = np.diff(k)
     inc = 0.5 * pm_km1[:-1]
+    mag = inc.copy()
     up = np.nonzero(dk == 1)[0]
     down = np.nonzero(dk == -1)[0]
     if up.size:
-        inc[up] -= pmf_at(k[up], c[up + 1])
+        q = pmf_at(k[up], c[up + 1])
+        inc[up] -= q
+        mag[up] += q
     if down.size:
-        inc[down] += pmf_at(k[down] - 1, c[down + 1])
+        q = pmf_at(k[down] - 1, c[down + 1])
+        inc[down] += q
+        mag[down] += q
     out = np.empty(c.size)
+    err = np.empty(c.size) if with_error else None
     anchors = np.arange(0, c.size, chunk)
     anchor_vals = upper_tail(k[anchors], c[anchors])
     for a, v in zip(anchors.tolist(), anchor_vals, strict=True):
         b = min(a + chunk, c.size)
         out[a] = v
         np.cumsum(inc[a : b - 1], out=out[a + 1 : b])
+        if err is not None:
+            err[a] = RHO * v + TINY
+            partial = np.abs(out[a + 1 : b])
+            err[a + 1 : b] = (RHO * v + TINY + (RHO + 3 * _U) * np.cumsum(mag[a : b - 1])
+                              + _U * np.cumsum(partial) + 2 * TINY * np.arange(1, b - a))
         out[a + 1 : b] += v
-    return np.clip(out, 0.0, 1.0)
+    out = np.clip(out, 0.0, 1.0)
+    return out, (1.01 * (err + _U * out) if err is not None else None)

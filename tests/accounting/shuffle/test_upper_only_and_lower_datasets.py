@@ -78,14 +78,16 @@ def test_lower_bound_refuses_huge_enumerations_with_an_estimate():
 @pytest.mark.parametrize("k,eps0", [(3, 1.0), (4, 1.5), (5, 2.0)])
 def test_krr_count_lower_bound_is_below_its_datasets_exact_divergence_and_equal_for_k3(k, eps0):
     """Data-processing: the counts (N_x0, N_x1) lose information when k >= 4; for k = 3 they
-    determine the histogram, so the count divergence is the dataset pair's exact one."""
+    determine the histogram, so the count divergence is the dataset pair's exact one (rounded down
+    by its error charges, mostly scipy's assumed RHO = 1e-9 relative accuracy times the P- and
+    Q-masses that cancel in δ: within 1e-7 of it)."""
     rr = RandomizedResponse(eps0, k)
     n = 14
     for eps in (0.1, 0.4, 0.8):
         ref = float(exact.dataset_delta(rr, 0, 1, [2] * (n - 1), eps)[0])
         low = krr_count_lower_delta(eps, n, eps0, k)
         if k == 3:
-            assert low == pytest.approx(ref, rel=1e-9)
+            assert ref * (1 - 1e-7) <= low <= ref * (1 + 1e-12)
         else:
             assert 0 < low <= ref * (1 + 1e-12)
 
