@@ -43,7 +43,7 @@ from . import pure_rounds
 from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
 from .options import SolveOptions
 from .pure_rounds import highs_options, line_searches, purge_rounds, ramp_lambda, ramps, seed_multisets
-from .restricted_lp import RestrictedLP, lagrangian_bound, make_restricted_lp
+from .restricted_lp import ProximalHighsLP, RestrictedLP, lagrangian_bound, make_restricted_lp
 from .warm_start import WarmStart
 
 
@@ -110,12 +110,22 @@ class WorkingSet:
         self.age = np.zeros(self.multisets.shape[0], dtype=np.int64)
         self.added = 0
         self.twin: RestrictedLP | None = None  # the exact-objective model (:meth:`attach_twin`)
+        self.prox: ProximalHighsLP | None = None  # the proximal model (:meth:`attach_prox`)
+
+    def _followers(self) -> list[RestrictedLP]:
+        return [m for m in (self.twin, self.prox) if m is not None]
 
     def attach_twin(self, twin: RestrictedLP) -> None:
         """Keep ``twin`` (a second restricted LP over the same rows, another objective) in step
         with ``lp`` from now on: it gets the rows ``lp`` holds now, and every later add and purge."""
         twin.add(self.lp.rows)
         self.twin = twin
+
+    def attach_prox(self, prox: ProximalHighsLP) -> None:
+        """Keep the proximal model (:class:`darrm.solver.restricted_lp.ProximalHighsLP`) in step with
+        ``lp``, like :meth:`attach_twin`."""
+        prox.add(self.lp.rows)
+        self.prox = prox
 
     def _rows(self, counts: np.ndarray) -> np.ndarray:
         return folded_rows(*factored_pmf_pairs(counts, self.cs), self.e)
@@ -138,8 +148,8 @@ class WorkingSet:
         keep = self.age < after
         if not np.all(keep):
             self.lp.keep(keep)
-            if self.twin is not None:
-                self.twin.keep(keep)
+            for m in self._followers():
+                m.keep(keep)
             self.multisets, self.age = self.multisets[keep], self.age[keep]
 
     def violated(self, new: np.ndarray, x: np.ndarray, tol: float) -> bool:
@@ -150,8 +160,8 @@ class WorkingSet:
     def add(self, new: np.ndarray) -> None:
         rows = self._rows(new)
         self.lp.add(rows)
-        if self.twin is not None:
-            self.twin.add(rows)
+        for m in self._followers():
+            m.add(rows)
         self.multisets = np.concatenate([self.multisets, new])
         self.age = np.concatenate([self.age, np.zeros(new.shape[0], dtype=np.int64)])
         self.added += new.shape[0]
@@ -430,6 +440,9 @@ def solve_cutting_planes(
     line_search = line_searches(params) and not isinstance(as_executor(executor), TorchDevice)
     pending: np.ndarray | None = None
     look_out = False  # the last segment sweep found nothing new: one round at the LP point
+    # the proximal weight μ of the line search's target (None: the tie-break LP point; module pure_rounds)
+    prox_mu = pure_rounds.prox_mu0(params) if line_search and lp_backend == "highs" else None
+    prox_exhausted = False  # the proximal stage is over: the line search aims at the exact-objective LP point
     ls_rounds = 0
     streak = 0  # screen rounds since the last exhaustive sweep
     polish = False  # sweep the exact-objective LP point once the LP point is feasible but the gap is open
@@ -443,13 +456,37 @@ def solve_cutting_planes(
     lb_tight, tight_round = -np.inf, 0
     tight_wait, settled = TIGHT_EVERY, False
     for rnd in range(1, max_rounds + 1):
-        x_out, y_tb = lp.solve()
-        x_out = np.clip(x_out, 0.0, 1.0)
-        lb = max(lb, lagrangian_bound(c, lp.rows, rhs, scale * y_tb))
+        ls_round = line_search and x_in is not None and not (stab.auto and stab.kelley) and not look_out
+        use_prox = ls_round and prox_mu is not None
+        # after the proximal stage (its μ exhausted): aim at the exact-objective LP point (module pure_rounds)
+        exact_target = ls_round and prox_mu is None and prox_exhausted
+        x_a: np.ndarray | None = None
+        if ls_round:
+            # x_a: the last proposal (certified now, by this round's sweep) or the best certified point
+            x_a = pending if pending is not None and float(c @ pending) < ub else x_in
+        if use_prox:
+            # the target of the line search: the proximal point anchored at x_a (module pure_rounds)
+            assert x_a is not None and prox_mu is not None
+            mu = pure_rounds.prox_weights(c, gap_tol, prox_mu)
+            if ws.prox is None:
+                ws.attach_prox(ProximalHighsLP(c / scale, rhs, x_a, mu, solver_opts, lp_defaults))
+            else:
+                ws.prox.set_anchor(x_a, mu)
+            assert ws.prox is not None
+            x_out, y_p = ws.prox.solve()
+            x_out = np.clip(x_out, 0.0, 1.0)
+            lb = max(lb, lagrangian_bound(c, ws.prox.rows, rhs, scale * y_p))
+        elif exact_target:
+            bound, x_out = tight_bound()
+            lb, lb_tight, tight_round = max(lb, bound), bound, rnd
+        else:
+            x_out, y_tb = lp.solve()
+            x_out = np.clip(x_out, 0.0, 1.0)
+            lb = max(lb, lagrangian_bound(c, lp.rows, rhs, scale * y_tb))
         near = ub - lb_tight <= TIGHT_NEAR * gap_tol and not settled
-        tight_now = polish or (ub - lb <= gap_tol + 2.0 * tie_break * scale * float(np.sum(x_out))
-                               and (near or rnd - tight_round >= tight_wait))
-        if tight_now:
+        tight_now = exact_target or polish or (ub - lb <= gap_tol + 2.0 * tie_break * scale * float(np.sum(x_out))
+                                               and (near or rnd - tight_round >= tight_wait))
+        if tight_now and not exact_target:
             bound, x_exact = tight_bound()
             if TIGHT_BACKOFF:
                 settled = bound - lb < TIGHT_SETTLED * gap_tol
@@ -457,17 +494,24 @@ def solve_cutting_planes(
             lb, lb_tight, tight_round = max(lb, bound), bound, rnd
         if polish and x_exact is not None:
             x_out, polish, polished = x_exact, False, True
-        if line_search and x_in is not None and not (stab.auto and stab.kelley) and not look_out:
-            # x_a: the last proposal (certified now, by this sweep) or the best certified point
-            x_a: np.ndarray = pending if pending is not None and float(c @ pending) < ub else x_in
+        if ls_round:
+            assert x_a is not None
             ts = time.perf_counter()
-            seg = oracle.segment(x_a, x_out, top, tol_cp, int(round(pure_rounds.LINE_SEARCH_DEEP * top)))
+            deep = pure_rounds.PROX_DEEP if use_prox or exact_target else pure_rounds.LINE_SEARCH_DEEP
+            seg = oracle.segment(x_a, x_out, top, tol_cp, int(round(deep * top)))
             sweeps += time.perf_counter() - ts
             checked, v, ls_rounds = seg.checked, seg.max_violation, ls_rounds + 1
             take_certified(x_a, v)
+            predicted = float(c @ (x_a - x_out))  # what the target would gain over x_a
+            if use_prox and predicted < pure_rounds.PROX_STALL * (ub - lb):
+                # the proximal point asks too little of the gap: a smaller μ lets it move further
+                prox_mu = pure_rounds.next_prox_mu(prox_mu)
+                prox_exhausted = prox_mu is None
             if log:
+                target = (f"the proximal point (μ {ws.prox.mu.min():.0e})" if use_prox and ws.prox
+                          else "the exact-objective LP point" if exact_target else "the LP point")
                 log(f"round {rnd}: {lp.rows.shape[0]} LP rows, line search: max violation {v:.3e} at the "
-                    f"proposal, step {seg.step:.4f} toward the LP point (violated there by {seg.violation_b:.3e}), "
+                    f"proposal, step {seg.step:.4f} toward {target} (violated there by {seg.violation_b:.3e}), "
                     f"gap ≤ {ub - lb:.3e} (UB {ub:.9e}, LB {lb:.9e}), sweep {time.perf_counter() - ts:.1f}s")
             if ub - lb <= gap_tol:
                 return finish(rnd, x_in, True, StopReason.GAP, None)
@@ -477,6 +521,10 @@ def solve_cutting_planes(
                 pending = x_a + pure_rounds.LINE_SEARCH_SHORT * seg.step * (x_out - x_a)
             cuts = ws.new_among(seg.candidates)
             if cuts.shape[0] == 0:
+                if (use_prox or exact_target) and v <= 0.0 and seg.step >= pure_rounds.PROX_FREE_STEP:
+                    # x_a held and the target is (nearly) feasible: the next round certifies the proposal
+                    # there and aims again (a proposal found outside falls through to a round at the LP point)
+                    continue
                 # nothing new blocks the segment (the LP point is feasible, or only rows already in
                 # the LP block it): one round of the usual path at the LP point decides
                 look_out = True

@@ -197,3 +197,91 @@ def line_searches(params: PrivacyParams) -> bool:
         True for pure-DP members while :data:`PURE_LINE_SEARCH` is on.
     """
     return _applies(params) and PURE_LINE_SEARCH
+
+
+#: pure DP: the line search aims at the proximal point of the working set anchored at x_a
+#: (:class:`darrm.solver.restricted_lp.ProximalHighsLP`: min c·x/‖c‖∞ + μ‖x − x_a‖₁) instead of the
+#: tie-break LP point (False: the previous target, for the same-run comparison)
+PURE_PROX = True
+
+#: the share of a proximal round's cuts that are the multisets most violated at the proximal point (the
+#: rest block the segment first; :data:`LINE_SEARCH_DEEP` for the LP-point target).  Measured at
+#: K = 1501 (m = 10, ε = 0.1): the proximal stage (μ = 1e-6) reached its stationary point in 22
+#: rounds against 27 with blocking cuts only (benchmarks/RESULTS.md, "Issue 27, sixth session")
+PROX_DEEP = 0.5
+
+#: the first μ (objective normalised to ‖c‖∞ = 1): coordinates whose weight is below μ stay at the
+#: anchor unless the rows make room for a gain elsewhere
+PROX_MU0 = 1e-6
+
+#: μ shrinks by this factor whenever the proximal point would gain less than PROX_STALL of the gap
+PROX_SHRINK = 0.1
+PROX_STALL = 0.1
+
+#: below this μ the proximal stage ends and the line search aims at the exact-objective LP point (the
+#: working set's optimum without the tie-break, from the warm twin model).  Measured at K = 1501 (m = 10,
+#: ε = 0.1): below μ = 1e-7 the proximal point stopped gaining (proven gap stuck at 1.5e-8 through
+#: μ = 1e-10, each change of μ a ~200 s re-solve), while from the same working set 18 rounds cut at the
+#: exact-objective point (3–10 s each) brought its violation from 1.7e-2 to 3.7e-7 and raised the
+#: bound: the optimum sits at the bound, reached through coordinates the proximal term holds back
+PROX_MU_MIN = 1e-7
+
+#: a proximal round whose segment was free this far (no new cut) goes on to the next proximal round
+PROX_FREE_STEP = 0.5
+
+
+def prox_mu0(params: PrivacyParams) -> float | None:
+    """The first proximal weight μ of the line search for ``params`` (None: no proximal target).
+
+    Why a proximal target is safe: the target of the line search is any point; the proposal on the
+    segment is certified by the next exhaustive sweep and the lower bound holds for any duals ≥ 0, so
+    which point the segment aims at changes the path only, never what a round proves.
+
+    Args:
+        params: the members' privacy parameters.
+
+    Returns:
+        :data:`PROX_MU0` for pure-DP members while :data:`PURE_PROX` (and the line search) is on.
+    """
+    return PROX_MU0 if line_searches(params) and PURE_PROX else None
+
+
+def next_prox_mu(mu: float | None) -> float | None:
+    """μ after a proximal round that asked too little of the gap: μ·:data:`PROX_SHRINK`, or None once
+    that is below :data:`PROX_MU_MIN` (the proximal stage is over: from then on the line search aims
+    at the exact-objective LP point, :func:`darrm.solver.cutting_planes.solve_cutting_planes`)."""
+    if mu is None:
+        return None
+    nxt = mu * PROX_SHRINK
+    return nxt if nxt >= PROX_MU_MIN else None
+
+
+#: the coordinates that cannot matter to the objective by themselves (:func:`prox_weights`) keep this
+#: proximal weight whatever μ is: the working set models them worst, and with μ = 1e-8 moving them was
+#: nearly free, so the proximal point jumped as far as the tie-break LP point (K = 1501, m = 10, ε = 0.1:
+#: violated by 1e-3, step 0.002)
+PROX_MU_IDLE = PROX_MU0
+
+#: a coordinate is idle when the weights of it and of every lighter coordinate sum to at most this
+#: fraction of gap_tol
+PROX_IDLE_SHARE = 0.1
+
+
+def prox_weights(c: np.ndarray, gap_tol: float, mu: float) -> np.ndarray:
+    """Per-coordinate proximal weights: ``mu`` where the objective weighs the coordinate, and
+    :data:`PROX_MU_IDLE` on the idle coordinates, the lightest ones whose weights |c_l| sum to at most
+    :data:`PROX_IDLE_SHARE`·gap_tol (together they cannot move the objective by more than that).
+
+    Args:
+        c: the LP costs (exact, unnormalised).
+        gap_tol: the solve's proven-gap target (expected-error units).
+        mu: the proximal weight of the weighed coordinates (normalised objective).
+
+    Returns:
+        An array like ``c`` of weights ≥ 0.
+    """
+    a = np.abs(np.asarray(c, dtype=np.float64))
+    order = np.argsort(a, kind="stable")
+    idle = np.zeros(a.shape, dtype=bool)
+    idle[order] = np.cumsum(a[order]) <= PROX_IDLE_SHARE * gap_tol
+    return np.where(idle, max(PROX_MU_IDLE, mu), mu)

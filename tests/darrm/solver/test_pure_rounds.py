@@ -197,3 +197,78 @@ def test_the_twin_model_holds_the_working_sets_rows_through_adds_and_purges():
     assert np.array_equal(ws.twin.rows, ws.lp.rows) and ws.lp.rows.shape[0] == ws.multisets.shape[0]
     _, y = ws.twin.solve()
     assert y.shape[0] == ws.lp.rows.shape[0]
+
+
+def test_the_proximal_lp_is_the_restricted_lp_at_mu_zero_and_keeps_a_feasible_anchor_at_large_mu():
+    """ProximalHighsLP (min c·x + μ‖x − a‖₁ over the same rows): with μ = 0 its optimum and row duals
+    are the plain restricted LP's; with μ above every |c_l| a feasible anchor is its own optimum
+    (each unit moved costs more than it can gain); after adds, a purge and moving the anchor it
+    still solves the same rows as the plain model, and its duals give a Lagrangian bound ≤ its
+    optimum (valid for any y ≥ 0)."""
+    from darrm.solver.restricted_lp import HighsRestrictedLP, ProximalHighsLP, lagrangian_bound
+
+    rng = np.random.default_rng(7)
+    n = 25
+    R, c = rng.normal(size=(80, n)), rng.normal(size=n)
+    plain, prox = HighsRestrictedLP(c, 1.0), ProximalHighsLP(c, 1.0, np.zeros(n), 0.0)
+    for m in (plain, prox):
+        m.add(R[:40])
+    (x0, y0), (x1, y1) = plain.solve(), prox.solve()
+    assert c @ x1 == pytest.approx(c @ x0, abs=1e-9) and y1.shape == (40,)
+    assert lagrangian_bound(c, R[:40], 1.0, y1) == pytest.approx(c @ x0, abs=1e-8)
+    anchor = 0.5 * x0  # feasible: the rows are linear with rhs 1 > 0 and 0 is feasible
+    prox.set_anchor(anchor, 10.0 * np.max(np.abs(c)))
+    x2, y2 = prox.solve()
+    assert np.max(np.abs(x2 - anchor)) <= 1e-9
+    assert lagrangian_bound(c, R[:40], 1.0, y2) <= c @ x0 + 1e-9  # a valid bound: ≤ the optimum
+    keep = np.arange(80) % 3 != 0
+    for m in (plain, prox):
+        m.add(R[40:])
+        m.keep(keep)
+    prox.set_anchor(np.zeros(n), 0.0)
+    (x0, _), (x1, y1) = plain.solve(), prox.solve()
+    assert np.array_equal(prox.rows, plain.rows) and y1.shape == (int(keep.sum()),)
+    assert c @ x1 == pytest.approx(c @ x0, abs=1e-9)
+
+
+def test_idle_coordinates_cannot_move_the_objective_by_more_than_their_share():
+    """prox_weights: the coordinates given the fixed weight PROX_MU_IDLE are the lightest ones, their
+    |c| sum to at most PROX_IDLE_SHARE·gap_tol, and the next lighter coordinate would break that."""
+    c = -np.exp(-0.5 * ((np.arange(400) - 200.0) / 9.0) ** 2) * 0.01
+    for gap_tol in (1e-9, 1e-6):
+        mu = pure_rounds.prox_weights(c, gap_tol, 1e-9)
+        idle = mu == pure_rounds.PROX_MU_IDLE
+        assert idle.any() and not idle.all() and np.all(mu[~idle] == 1e-9)
+        assert np.abs(c[idle]).sum() <= pure_rounds.PROX_IDLE_SHARE * gap_tol
+        lightest_busy = np.min(np.abs(c[~idle]))
+        assert np.abs(c[idle]).sum() + lightest_busy > pure_rounds.PROX_IDLE_SHARE * gap_tol
+        assert np.max(np.abs(c[idle])) <= lightest_busy
+
+
+@pytest.mark.parametrize("K", [41, 61])
+def test_proximal_line_search_ends_at_the_full_lp_optimum_like_the_lp_point_target(K, monkeypatch):
+    """The line search aimed at the proximal point (PURE_PROX, the default) ends proven optimal at
+    the full LP's optimum to 1e-9, as aiming at the tie-break LP point does, and its table passes the
+    direct per-multiset certificate; its proximal rounds really ran (the model exists)."""
+    import darrm.solver.cutting_planes as cpm
+
+    made = []
+    inner = cpm.ProximalHighsLP.__init__
+
+    def spy(self, *a, **k):
+        made.append(self)
+        inner(self, *a, **k)
+
+    monkeypatch.setattr(cpm.ProximalHighsLP, "__init__", spy)
+    P = PrivacyParams(K, 10, 0.1, 0.0)
+    opts = SolveOptions(method="cutting-planes", stabilize=0.5)
+    prox = solve_gamma_opt(P, options=opts)
+    assert made and prox.info["line_search_rounds"] > 0
+    assert prox.status == "optimal" and prox.info["optimality_gap"] <= 1e-9
+    assert prox.objective == pytest.approx(_full_lp_objective(P), abs=1e-9)
+    assert certify_reference(prox.gamma, P).violation <= 0.0
+    monkeypatch.setattr(pure_rounds, "PURE_PROX", False)
+    made.clear()
+    lp_point = solve_gamma_opt(P, options=opts)
+    assert not made
+    assert prox.objective == pytest.approx(lp_point.objective, abs=1e-9)
