@@ -340,7 +340,11 @@ def solve_cutting_planes(
     Δ = 0 the working set starts from the two-corner family
     (:func:`darrm.solver.pure_rounds.seed_multisets`: rows of the full LP, so every bound keeps its
     meaning) and after a feasible separation point λ moves halfway to 1
-    (:func:`darrm.solver.pure_rounds.ramp_lambda`) instead of jumping to the LP point.
+    (:func:`darrm.solver.pure_rounds.ramp_lambda`) instead of jumping to the LP point; once in-out
+    separation has started, each round is a segment sweep (:mod:`darrm.privacy.segment`) from the last
+    certified proposal toward a target: the proximal point of the working set anchored there
+    (:class:`darrm.solver.restricted_lp.ProximalHighsLP`, μ shrinking), then, once μ is below
+    :data:`darrm.solver.pure_rounds.PROX_MU_MIN`, the exact-objective LP point (module pure_rounds).
 
     Stops when (a) x_out itself violates no multiset by more than ``tol_cp`` (classic
     convergence; x_out is returned), or (b) UB − LB ≤ ``gap_tol`` (x_in, feasible and

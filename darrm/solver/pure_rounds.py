@@ -1,4 +1,6 @@
-"""Pure-DP (Δ = 0) constraint generation: an initial working set, a λ ramp, no purge.
+"""Pure-DP (Δ = 0) constraint generation: an initial working set, a λ ramp, no purge, and the targets
+of the line search (:data:`PURE_LINE_SEARCH`: the segment sweep; :data:`PURE_PROX`: a proximal point,
+then the exact-objective LP point).
 
 Three changes to :func:`darrm.solver.cutting_planes.solve_cutting_planes` for Δ = 0 members, each
 with its switch for the benchmark's same-run comparison (``benchmarks/bench_pure_rounds.py``):

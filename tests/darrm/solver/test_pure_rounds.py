@@ -213,7 +213,7 @@ def test_the_proximal_lp_is_the_restricted_lp_at_mu_zero_and_keeps_a_feasible_an
     plain, prox = HighsRestrictedLP(c, 1.0), ProximalHighsLP(c, 1.0, np.zeros(n), 0.0)
     for m in (plain, prox):
         m.add(R[:40])
-    (x0, y0), (x1, y1) = plain.solve(), prox.solve()
+    (x0, _), (x1, y1) = plain.solve(), prox.solve()
     assert c @ x1 == pytest.approx(c @ x0, abs=1e-9) and y1.shape == (40,)
     assert lagrangian_bound(c, R[:40], 1.0, y1) == pytest.approx(c @ x0, abs=1e-8)
     anchor = 0.5 * x0  # feasible: the rows are linear with rhs 1 > 0 and 0 is feasible
@@ -272,3 +272,38 @@ def test_proximal_line_search_ends_at_the_full_lp_optimum_like_the_lp_point_targ
     lp_point = solve_gamma_opt(P, options=opts)
     assert not made
     assert prox.objective == pytest.approx(lp_point.objective, abs=1e-9)
+
+
+def test_a_failed_proximal_solve_is_retried_on_a_fresh_model_with_the_same_anchor_and_weights(monkeypatch):
+    """A proximal model whose solve fails is rebuilt by the restricted LP's retries (a fresh model, its
+    2n proximal rows and n columns recreated at the current anchor and weights, the working set's rows
+    re-added): the optimum is the one the model had before the failure."""
+    from darrm.solver import restricted_lp as rl
+
+    rng = np.random.default_rng(3)
+    n = 15
+    R, c = rng.normal(size=(50, n)), rng.normal(size=n)
+    prox = rl.ProximalHighsLP(c, 1.0, np.zeros(n), 0.0)
+    prox.add(R)
+    x0, _ = prox.solve()
+    anchor, mu = 0.5 * x0, np.linspace(0.01, 0.3, n)
+    prox.set_anchor(anchor, mu)
+    x_ref, y_ref = prox.solve()
+    assert np.max(np.abs(x_ref - x0)) > 1e-3  # the weights matter here
+    prox.set_anchor(np.zeros(n), 0.0)
+    prox.solve()
+    prox.set_anchor(anchor, mu)
+    calls = []
+    real = rl.HighsRestrictedLP._run
+
+    def flaky(h):  # the warm model fails once; the fresh one runs
+        calls.append(1)
+        if len(calls) > 1:
+            real(h)
+        else:
+            h.clearSolver()
+
+    monkeypatch.setattr(rl.HighsRestrictedLP, "_run", staticmethod(flaky))
+    x, y = prox.solve()
+    assert len(calls) == 2 and y.shape == (50,)
+    assert c @ x + mu @ np.abs(x - anchor) == pytest.approx(c @ x_ref + mu @ np.abs(x_ref - anchor), abs=1e-9)
