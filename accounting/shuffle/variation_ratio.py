@@ -9,6 +9,17 @@ Wang et al. §4), with the sum over c truncated to a window, and rounds it up (u
 down (lower bound) by rigorous error terms (:func:`vr_sum`): the dropped mass, the window values'
 relative error, scipy's pmf and tails, the roundings.
 
+Real versus float parameters.  The floats (p, β, q) are roundings of the real randomizer's (p = e^{ε0}
+is irrational for a float ε0, and math.exp may round it down).  The bound is for the REAL pair when
+the parameters carry its box (:class:`RealPair`, attached by :func:`general_params`,
+:func:`grr_paper_params`, :func:`_pair_params` and :func:`.clones.clone_params`): δ moves by at most
+κ (:func:`_real_pair_charge`: P − e^ε Q is linear in the victim's masses (a1, a2, g) with
+probability-measure coefficients) plus the law's move to the real clone rate, charged like the floats'
+own 2r rounding over the interval of rates (:func:`_rate_interval`).  κ is absolute,
+about (1 + e^ε)·4u·(a1 + a2) ≈ 1e-16 (u = 2^-53): upper bounds below that floor are raised to it and
+lower bounds below it drop to 0.  A :class:`VRParams` built by hand (``real=None``, e.g. the per-pair
+parameters and the multi-message laws) is bounded for the pair of its floats read exactly.
+
 Validity (read before use).  Su et al. (§3.3) show that the post-processing step of
 the stronger-clone reduction is flawed, and the variation-ratio reduction inherits
 it whenever the victim's decomposition has a left-over part, g > 0: the analyser
@@ -159,7 +170,8 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
     ``separate_leftover=True`` gives the corrected (general-clone) pair described in
     the module docstring; it coincides with the printed formula when g = 0.
     ``count_law`` (``kind="lower"`` only): C has this law instead of Bin(n − 1, 2r) (``n`` is then
-    unused); see :func:`vr_sum`.
+    unused); see :func:`vr_sum`.  With ``params.real`` set the bound is for the real pair in that box
+    (module docstring), otherwise for the pair of the floats (p, β, q) read exactly.
     """
     v.choice("kind", kind, ("upper", "lower"))
     if count_law is not None and kind != "lower":
@@ -233,7 +245,10 @@ def vr_sum(eps: float, n: int, params: VRParams, *, separate_leftover: bool = Fa
     1.01.  For the binomial law, the floats' own rounding: 2r's (measured exactly in rationals,
     :func:`_rate_rounding`) joins rel and dropped, and g's, dg, moves the left-over part
     (1 − e^ε) g π_c T_c(k0_c) by at most dg (e^ε − 1) π_c × a bound on T_c(k0_c)
-    (:func:`_leftover_tail_bound`).
+    (:func:`_leftover_tail_bound`).  With ``params.real`` (:class:`RealPair`) the real pair is
+    charged too: κ of :func:`_real_pair_charge` joins ``err``, the rates of :func:`_rate_interval` (the
+    floats' exact 2r and the box's) replace the single exact rate in the law's and the thresholds'
+    charges, and for e^ε >= p (the floats' pair then has δ = 0) ``err`` is :func:`_beyond_ratio`.
     """
     pr = params
     if pr.beta == 0.0:
@@ -640,10 +655,20 @@ def _pair_params(m: np.ndarray, eps0: float, krr: bool = False) -> tuple[VRParam
     return VRParams(p, (p - 1) / (p + 1), q_glob, real), pairs
 
 
-def _specific_delta_fn(randomizer: Randomizer, n: int):
+def _randomizer_params(randomizer: Randomizer) -> tuple[VRParams, list[VRParams], float]:
+    """:func:`_pair_params` of a specific randomizer and its ε0; k-RR's real pair is that of its own
+    ε0 (its float matrix's log-ratio may differ from it by a rounding)."""
     fin = as_finite(randomizer)
     assert fin is not None
-    glob, pairs = _pair_params(fin.array, fin.eps0, krr=isinstance(randomizer, RandomizedResponse))
+    if isinstance(randomizer, RandomizedResponse):
+        glob, pairs = _pair_params(fin.array, randomizer.eps0, krr=True)
+        return glob, pairs, randomizer.eps0
+    glob, pairs = _pair_params(fin.array, fin.eps0)
+    return glob, pairs, fin.eps0
+
+
+def _specific_delta_fn(randomizer: Randomizer, n: int):
+    glob, pairs, eps0 = _randomizer_params(randomizer)
     if isinstance(randomizer, RandomizedResponse) or not SEPARATE_LEFTOVER_PAIRS:
         # Default: only the g = 0 general-clone pair (Su et al. Thm 4 with the randomizer's
         # own clone probability r*), whose proof is published.  The per-pair form with the
@@ -659,7 +684,7 @@ def _specific_delta_fn(randomizer: Randomizer, n: int):
             worst = max(worst, min(d_glob, vr_delta(eps, n, pp, separate_leftover=True)))
         return worst if pairs else d_glob
 
-    return f, fin.eps0
+    return f, eps0
 
 
 #: the method's name in :data:`~darrm.accounting.shuffle.best.METHODS` and in every Bound
