@@ -17,8 +17,9 @@ the parameters carry its box (:class:`RealPair`, attached by :func:`general_para
 probability-measure coefficients) plus the law's move to the real clone rate, charged like the floats'
 own 2r rounding over the interval of rates (:func:`_rate_interval`), and e^ε >= p by
 :func:`_beyond_ratio`.  κ is absolute, of order (1 + e^ε)·u (u = 2^-53; <= 2.4e-15 measured for
-ε0 <= 8): upper bounds below it are raised to it and lower bounds below it drop to 0.  A :class:`VRParams` built by hand (``real=None``, e.g. the per-pair
-parameters and the multi-message laws) is bounded for the pair of its floats read exactly.
+ε0 <= 8): upper bounds below it are raised to it and lower bounds below it drop to 0.  A
+:class:`VRParams` built by hand (``real=None``, e.g. the per-pair parameters and the multi-message
+laws) is bounded for the pair of its floats read exactly.
 
 Validity (read before use).  Su et al. (§3.3) show that the post-processing step of
 the stronger-clone reduction is flawed, and the variation-ratio reduction inherits
