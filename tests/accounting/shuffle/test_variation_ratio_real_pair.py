@@ -3,7 +3,10 @@
 mpmath), and the upper/lower δ bracket the real pair's divergence computed independently from the
 definition of the pair at 40 digits, with e^{ε0} evaluated in mpmath, at an ε0 whose float exp(ε0)
 rounds DOWN.  Without the box (the floats alone) the upper δ is 0 at an ε where the real δ is > 0, so
-the checks can fail."""
+the checks can fail.  The charge κ and the rate interval themselves are not shown necessary here: away
+from that edge the parameters' move changes δ by about u × the P- and e^ε Q-masses, below the 10u of
+them the coefficients' roundings already charge, so removing them fails none of these points; their
+correctness is checked instead through the boxes (which must hold the real parameters)."""
 
 from __future__ import annotations
 
