@@ -17,7 +17,7 @@ from darrm import validation as v
 
 from .bound import Bound, eps_for_delta
 from .randomizers import Randomizer
-from .variation_ratio import VRParams, vr_delta
+from .variation_ratio import RealPair, VRParams, exp_enclosure, vr_delta
 
 #: the method's name in :data:`~darrm.accounting.shuffle.best.METHODS` and in every Bound
 NAME = "clones"
@@ -25,8 +25,11 @@ NOTE = "FMT21 clone reduction, exact numerical evaluation; valid for every eps0-
 
 
 def clone_params(eps0: float) -> VRParams:
+    """The clone pair's (p, β, q) in floats, with the real pair of the real e^{ε0} attached
+    (g = 0, 2r = e^{-ε0}; :class:`~.variation_ratio.RealPair`)."""
     p = math.exp(eps0)
-    return VRParams(p, (p - 1) / (p + 1), 2 * p * p / (p + 1))
+    lo, hi = exp_enclosure(eps0)
+    return VRParams(p, (p - 1) / (p + 1), 2 * p * p / (p + 1), RealPair.no_leftover((lo, hi), (1 / hi, 1 / lo)))
 
 
 def clone_delta(eps: float, n: int, eps0: float) -> float:

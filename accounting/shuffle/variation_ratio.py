@@ -9,6 +9,18 @@ Wang et al. §4), with the sum over c truncated to a window, and rounds it up (u
 down (lower bound) by rigorous error terms (:func:`vr_sum`): the dropped mass, the window values'
 relative error, scipy's pmf and tails, the roundings.
 
+Real versus float parameters.  The floats (p, β, q) are roundings of the real randomizer's (p = e^{ε0}
+is irrational for a float ε0, and math.exp may round it down).  The bound is for the REAL pair when
+the parameters carry its box (:class:`RealPair`, attached by :func:`general_params`,
+:func:`grr_paper_params`, :func:`_pair_params` and :func:`.clones.clone_params`): δ moves by at most
+κ (:func:`_real_pair_charge`: P − e^ε Q is linear in the victim's masses (a1, a2, g) with
+probability-measure coefficients) plus the law's move to the real clone rate, charged like the floats'
+own 2r rounding over the interval of rates (:func:`_rate_interval`), and e^ε >= p by
+:func:`_beyond_ratio`.  κ is absolute, of order (1 + e^ε)·u (u = 2^-53; <= 2.4e-15 measured for
+ε0 <= 8): upper bounds below it are raised to it and lower bounds below it drop to 0.  A
+:class:`VRParams` built by hand (``real=None``, e.g. the per-pair parameters and the multi-message
+laws) is bounded for the pair of its floats read exactly.
+
 Validity (read before use).  Su et al. (§3.3) show that the post-processing step of
 the stronger-clone reduction is flawed, and the variation-ratio reduction inherits
 it whenever the victim's decomposition has a left-over part, g > 0: the analyser
@@ -38,7 +50,8 @@ only the others' Q_i.  Hence:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -54,12 +67,55 @@ from .randomizers import GenericLDP, RandomizedResponse, Randomizer, as_finite
 
 
 @dataclass(frozen=True)
+class RealPair:
+    """Rational intervals holding the parameters of the REAL pair a float :class:`VRParams` stands for:
+    the victim's masses a1 = pα (on (1, 0)), a2 = α (on (0, 1)), g (on (0, 0)) and the clone rate
+    x = 2r of the others (C ~ Bin(n − 1, x)), each as (lo, hi).
+
+    Why: the floats (p, β, q) are roundings of the real randomizer's parameters (p = e^{ε0} for a float
+    ε0 is irrational), and :func:`vr_sum` bounds the divergence of the pair of the floats read exactly;
+    with this attached it charges the move to any pair in the box (:func:`_real_pair_charge`).
+    """
+
+    a1: tuple[Fraction, Fraction]
+    a2: tuple[Fraction, Fraction]
+    g: tuple[Fraction, Fraction]
+    x: tuple[Fraction, Fraction]
+
+    @classmethod
+    def no_leftover(cls, p: tuple[Fraction, Fraction], x: tuple[Fraction, Fraction]) -> "RealPair":
+        """The g = 0 pair of a ratio p in [p_lo, p_hi] (a1 = p/(p + 1), a2 = 1/(p + 1), both monotone in
+        p) with the clone rate in [x_lo, x_hi]."""
+        lo, hi = p
+        return cls((lo / (lo + 1), hi / (hi + 1)), (1 / (hi + 1), 1 / (lo + 1)), (Fraction(0), Fraction(0)), x)
+
+
+def exp_enclosure(eps0: float) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= e^{ε0} <= hi for the float ε0 read exactly, 1e-45 apart relatively.
+
+    Proof: ``Decimal(eps0)`` is exact and :meth:`decimal.Decimal.exp` is correctly rounded (Python's
+    documentation) to 50 significant digits, i.e. within 1e-49 relatively; widened to 1e-45.
+    """
+    with localcontext() as ctx:
+        ctx.prec = 50
+        d = Fraction(Decimal(eps0).exp())
+    tol = Fraction(1, 10**45)
+    return d * (1 - tol), d * (1 + tol)
+
+
+@dataclass(frozen=True)
 class VRParams:
-    """(p, β, q) of Wang et al. §4 (p may be math.inf for multi-message protocols)."""
+    """(p, β, q) of Wang et al. §4 (p may be math.inf for multi-message protocols).
+
+    ``real``: where the floats stand for a real randomizer's pair (e.g. p = e^{ε0}), the box its
+    parameters lie in (:class:`RealPair`); :func:`vr_sum` then bounds that pair's divergence.  Without
+    it (None) the bound is for the pair of the floats (p, β, q) read exactly.
+    """
 
     p: float
     beta: float
     q: float
+    real: RealPair | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         p, beta, q = float(self.p), float(self.beta), float(self.q)
@@ -98,9 +154,12 @@ class VRParams:
 
 
 def general_params(eps0: float) -> VRParams:
-    """Wang et al. Table 2 "general mechanisms": p = q = e^{ε0}, β = (e^{ε0}-1)/(e^{ε0}+1)."""
+    """Wang et al. Table 2 "general mechanisms": p = q = e^{ε0}, β = (e^{ε0}-1)/(e^{ε0}+1) (g = 0,
+    2r = 2/(e^{ε0} + 1)), with the real pair of the real e^{ε0} attached (:class:`RealPair`)."""
     p = math.exp(eps0)
-    return VRParams(p, (p - 1) / (p + 1), p)
+    lo, hi = exp_enclosure(eps0)
+    real = RealPair.no_leftover((lo, hi), (2 / (hi + 1), 2 / (lo + 1)))
+    return VRParams(p, (p - 1) / (p + 1), p, real)
 
 
 def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = False,
@@ -112,7 +171,8 @@ def vr_delta(eps: float, n: int, params: VRParams, *, separate_leftover: bool = 
     ``separate_leftover=True`` gives the corrected (general-clone) pair described in
     the module docstring; it coincides with the printed formula when g = 0.
     ``count_law`` (``kind="lower"`` only): C has this law instead of Bin(n − 1, 2r) (``n`` is then
-    unused); see :func:`vr_sum`.
+    unused); see :func:`vr_sum`.  With ``params.real`` set the bound is for the real pair in that box
+    (module docstring), otherwise for the pair of the floats (p, β, q) read exactly.
     """
     v.choice("kind", kind, ("upper", "lower"))
     if count_law is not None and kind != "lower":
@@ -186,7 +246,10 @@ def vr_sum(eps: float, n: int, params: VRParams, *, separate_leftover: bool = Fa
     1.01.  For the binomial law, the floats' own rounding: 2r's (measured exactly in rationals,
     :func:`_rate_rounding`) joins rel and dropped, and g's, dg, moves the left-over part
     (1 − e^ε) g π_c T_c(k0_c) by at most dg (e^ε − 1) π_c × a bound on T_c(k0_c)
-    (:func:`_leftover_tail_bound`).
+    (:func:`_leftover_tail_bound`).  With ``params.real`` (:class:`RealPair`) the real pair is
+    charged too: κ of :func:`_real_pair_charge` joins ``err``, the rates of :func:`_rate_interval` (the
+    floats' exact 2r and the box's) replace the single exact rate in the law's and the thresholds'
+    charges, and for e^ε >= p (the floats' pair then has δ = 0) ``err`` is :func:`_beyond_ratio`.
     """
     pr = params
     if pr.beta == 0.0:
@@ -194,7 +257,7 @@ def vr_sum(eps: float, n: int, params: VRParams, *, separate_leftover: bool = Fa
     p = pr.p
     inf = math.isinf(p)
     if not inf and eps >= math.log(p):
-        return VRSum(0.0, 0.0, 0.0, 0.0)
+        return VRSum(0.0, _beyond_ratio(pr, eps), 0.0, 0.0)
     co = _coefficients(eps, pr, separate_leftover)
     ee, em1, g, two_r, a1, a_sum, den = co.ee, co.em1, co.g, co.two_r, co.a1, co.a_sum, co.den
     if count_law is None:
@@ -210,7 +273,8 @@ def vr_sum(eps: float, n: int, params: VRParams, *, separate_leftover: bool = Fa
         else:
             k0 = np.ceil(ell0).astype(np.int64)
         x, dg = _param_rounding(pr, g, separate_leftover)
-        grow, dropped = _rate_rounding(n - 1, two_r, x, law)
+        xs = _rate_interval(pr, x)
+        grow, dropped = _rate_rounding(n - 1, two_r, xs, law)
         rel = law.rel + grow + law.rel * grow
     else:
         law = count_law
@@ -245,6 +309,8 @@ def vr_sum(eps: float, n: int, params: VRParams, *, separate_leftover: bool = Fa
     if dg > 0:
         t0_bound = _leftover_tail_bound(g, k1, pm, tail1, e1, tail0, e0)
         err += 1.01 * dg * (ee - 1) * (1 + rel) * float(np.dot(w, t0_bound))
+    if pr.real is not None:
+        err += _real_pair_charge(pr, ee, separate_leftover)
     out_upper = dropped * p_alpha
     if count_law is None:
         # slices t = c + 1 (P(C = t − 1) = π_c <= w_c (1 + rel), or <= 2 TINY where window_pmf set an
@@ -254,7 +320,7 @@ def vr_sum(eps: float, n: int, params: VRParams, *, separate_leftover: bool = Fa
         pi_prev = np.concatenate(([dropped], w * (1 + rel) + 2 * B.TINY))
         if g == 0 or two_r >= 1.0:  # the slice t = c_lo has no left-over threshold in use
             t, ell_t, pi_prev = t[1:], ell_t[1:], pi_prev[1:]
-        eta = _ell_error(t, ell_t, n, co, x, dg)
+        eta = _ell_error(t, ell_t, n, co, xs, dg)
         out_upper += _threshold_charge(t, ell_t, eta, pi_prev, den)
     return VRSum(value, err, ee * dropped, out_upper)
 
@@ -294,25 +360,29 @@ def _binomial_ell(t: np.ndarray, n: int, co: _Coefficients) -> np.ndarray:
     return (co.num_coef * t + co.em1 * co.gk * (n - t)) / co.den
 
 
-def _ell_error(t: np.ndarray, ell: np.ndarray, n: int, co: _Coefficients, x: Fraction, dg: float) -> np.ndarray:
+def _ell_error(t: np.ndarray, ell: np.ndarray, n: int, co: _Coefficients, xs: tuple[Fraction, Fraction],
+               dg: float) -> np.ndarray:
     """η_t >= |ℓ̃(t) − ℓ(t)|: a forward error bound of :func:`_binomial_ell` against ℓ(t) of the exact
-    pair of the floats (p, β, q) (2r = ``x``, g within ``dg`` of the one in use).
+    pair of the floats (p, β, q) with its law C ~ Bin(n − 1, x) for any rate x in ``xs`` (the exact
+    2r of the floats and, with :attr:`VRParams.real`, the real pair's; :func:`_rate_interval`), g
+    within ``dg`` of the one in use.
 
     Proof: ℓ̃(t) = (Ñ t + G̃ (n − t))/D̃ with G̃ = expm1(ε)·gk.  Ñ = (expm1(ε) p + (p − 1))·β/(p − 1)
     (or e^ε β for p = ∞) is a sum of non-negative terms within 8u of the exact N = (e^ε p − 1)α
     (u the unit roundoff; exp and expm1 within 2u); D̃ = β(e^ε + 1) within 4u; gk = g r/(1 − 2r)
     within |ρ/ρ̃ − 1| (ρ = x/(2(1 − x)), x = 2r; computed exactly from rationals, so it holds however
-    close x is to 1) plus 7u for its own operations and expm1, plus ``dg``·ρ for g's; the final
+    close x is to 1; ρ is monotone in x, so the largest over the interval ``xs`` is at an end) plus 7u
+    for its own operations and expm1, plus ``dg``·ρ for g's; the final
     products, sum and quotient add 4u of ℓ̃.  The u-level terms to first order, hence the factor 1.1.
     """
     u = float(np.finfo(float).eps) / 2
     gterm: np.ndarray | float = 0.0
     if (co.gk > 0 or dg > 0) and co.two_r < 1.0:
         xf = Fraction(co.two_r)
-        if x >= 1:
+        if xs[1] >= 1:
             raise ParameterError("q", f"the clone probability 2r rounds to {co.two_r} < 1 but is >= 1")
-        # ρ = x/(2(1 − x)) of the exact rate against that of the float: |ρ/ρ̃ − 1|, exactly
-        rate_rel = float(abs(x * (1 - xf) / (xf * (1 - x)) - 1)) * 1.01
+        # ρ = x/(2(1 − x)) of the exact rate against that of the float: |ρ/ρ̃ − 1|, exactly, at both ends
+        rate_rel = max(float(abs(x * (1 - xf) / (xf * (1 - x)) - 1)) for x in xs) * 1.01
         rho = 0.5 * co.two_r / (1.0 - co.two_r) * (1 + rate_rel) * (1 + 4 * u)
         gterm = (n - t) * co.em1 * (co.gk * (rate_rel + 7 * u) + dg * rho)
     return 1.1 * ((8 * u * co.num_coef * t + gterm) / co.den + 8 * u * np.abs(ell))
@@ -350,24 +420,81 @@ def _param_rounding(pr: VRParams, g_used: float, separate_leftover: bool) -> tup
     return min(Fraction(1), x), 0.0 if separate_leftover else float(abs(Fraction(g_used) - g)) * 1.01
 
 
-def _rate_rounding(N: int, x_used: float, x: Fraction, law: B.CountLaw) -> tuple[float, float]:
-    """(extra relative error on the window, bound on the mass outside it) when Bin(N, x_used) on the
-    window of ``law`` stands for Bin(N, x), x the exact rate.
+def _beyond_ratio(pr: VRParams, eps: float) -> float:
+    """δ(ε) of the real pair (:attr:`VRParams.real`; 0 without it) for e^ε >= the floats' p.
 
-    Proof: d log P(C = c)/dx = (c − N x)/(x (1 − x)), so with x_lo, x_hi the two rates,
+    Proof: the real pair has g >= 0, and P − e^ε Q = (a1 − e^ε a2) M1 + (a2 − e^ε a1) M2
+    + g (1 − e^ε) M0 (:func:`_real_pair_charge`), whose last two coefficients are <= 0 (a1 >= a2), so
+    δ <= max(0, a1 − e^ε a2) <= max(0, a1_hi − e^ε_lo a2_lo): 0 unless the real ratio exceeds e^ε,
+    which a rounding of p can only make a few u."""
+    if pr.real is None:
+        return 0.0
+    gap = pr.real.a1[1] - exp_enclosure(eps)[0] * pr.real.a2[0]
+    return float(max(Fraction(0), gap)) * 1.01
+
+
+def _rate_interval(pr: VRParams, x: Fraction) -> tuple[Fraction, Fraction]:
+    """The rates the law of C must be charged for: the exact 2r = ``x`` of the floats and, with
+    :attr:`VRParams.real`, every rate of the real pair (the hull, capped at 1)."""
+    if pr.real is None:
+        return x, x
+    lo, hi = pr.real.x
+    return min(x, lo), min(Fraction(1), max(x, hi))
+
+
+def _real_pair_charge(pr: VRParams, ee: float, separate_leftover: bool) -> float:
+    """κ: how far the divergence of the real pair (any point of :attr:`VRParams.real`) can lie from that
+    of the pair of the floats (p, β, q) read exactly, with the same law of C (the law's move to the real
+    rate is charged by :func:`_rate_rounding` and :func:`_ell_error` over :func:`_rate_interval`).
+
+    Proof: given C = c, the victim adds (1, 0), (0, 1) or (0, 0) to (A, C − A), with laws M1_c, M2_c,
+    M0_c (probability measures), so P − e^ε Q = Σ_c π_c [(a1 − e^ε a2) M1_c + (a2 − e^ε a1) M2_c
+    + g (1 − e^ε) M0_c] is linear in (a1, a2, g).  For every set S the move changes (P − e^ε Q)(S) by at
+    most (1 + e^ε)(|Δa1| + |Δa2|) + (e^ε − 1)|Δg| (each M(S) in [0, 1], Σ π_c = 1), hence also the
+    supremum over S (δ) and, for a fixed S, the lower bound's (P − e^ε Q)(S).  With the left-over kept
+    separate the (0, 0) outputs are equal under both hypotheses and g does not enter.  The Δ's are the
+    largest distances from the floats' exact a1 = pβ/(p − 1), a2 = β/(p − 1), g = 1 − a1 − a2 (a1 = β,
+    a2 = 0 for p = ∞) to the box's ends, in rationals; 1.01 covers the float e^ε (within 2u) and the
+    final roundings.
+    """
+    real = pr.real
+    assert real is not None
+    beta = Fraction(pr.beta)
+    if math.isinf(pr.p):
+        a1, a2 = beta, Fraction(0)
+    else:
+        a2 = beta / (Fraction(pr.p) - 1)
+        a1 = Fraction(pr.p) * a2
+    g = 1 - a1 - a2
+
+    def dist(v: Fraction, box: tuple[Fraction, Fraction]) -> float:
+        return float(max(abs(box[0] - v), abs(box[1] - v)))
+
+    d1, d2 = dist(a1, real.a1), dist(a2, real.a2)
+    dg = 0.0 if separate_leftover else dist(g, real.g)
+    return 1.01 * ((1 + ee) * (d1 + d2) + (ee - 1) * dg)
+
+
+def _rate_rounding(N: int, x_used: float, xs: tuple[Fraction, Fraction], law: B.CountLaw) -> tuple[float, float]:
+    """(extra relative error on the window, bound on the mass outside it) when Bin(N, x_used) on the
+    window of ``law`` stands for Bin(N, x), x any rate in ``xs`` = (lo, hi) (:func:`_rate_interval`).
+
+    Proof: d log P(C = c)/dx = (c − N x)/(x (1 − x)), so with x_lo, x_hi the extreme rates (x_used,
+    ``xs``'s ends) and Δx the largest distance from x_used to an end of ``xs``,
     |log P_x(c) − log P_{x_used}(c)| <= |Δx| (|c − N x_used| + N |Δx|)/(x_lo (1 − x_hi)) = s_c, largest
     on the window at an end; the mass outside is 1 − Σ_window P_x <= dropped + Σ_window P_{x_used}·
     (e^{s} − 1) <= dropped + e^{s} − 1, and also <= dropped·e^{s'} with s' the bound for every
     c (|c − N x_used| <= N).  For x_used = 1 and x < 1 the window is the atom N:
-    P_x(N) = x^N >= 1 − N (1 − x), and the rest, <= N (1 − x), lies outside.
+    P_x(N) = x^N >= 1 − N (1 − x) >= 1 − N (1 − lo), and the rest lies outside.
     """
-    dx = abs(Fraction(x_used) - x)
+    xu = Fraction(x_used)
+    dx = max(abs(xu - xs[0]), abs(xu - xs[1]))
     if dx == 0 or N == 0:
         return 0.0, law.dropped
     if x_used >= 1.0:
-        s = float(N * (1 - x)) * 1.01
+        s = float(N * (1 - xs[0])) * 1.01
         return s, law.dropped + s
-    lo, hi = min(Fraction(x_used), x), max(Fraction(x_used), x)
+    lo, hi = min(xu, xs[0]), max(xu, xs[1])
     if lo <= 0 or hi >= 1:
         raise ParameterError("q", f"the clone probability 2r = {x_used} is too close to 0 or 1 to bound its rounding")
     scale = dx / (lo * (1 - hi))
@@ -485,11 +612,17 @@ def vr_eps(
 # ---------------------------------------------------------------------------
 # Per-randomizer parameters and Bound-returning front ends.
 
-def _pair_params(m: np.ndarray, eps0: float) -> tuple[VRParams, list[VRParams]]:
+def _pair_params(m: np.ndarray, eps0: float, krr: bool = False) -> tuple[VRParams, list[VRParams]]:
     """(global g = 0 params, per-pair exact params) of a finite randomizer.
 
     Global: p = e^{ε0}, β = (p-1)/(p+1), q = p/((p+1) r*) with
-    r* = min over x0 != x1, x, y of R(x)(y) / (R(x0)(y) + R(x1)(y)) (capped at 1/2).
+    r* = min over x0 != x1, x, y of R(x)(y) / (R(x0)(y) + R(x1)(y)) (capped at 1/2), with the real
+    pair attached (:class:`RealPair`, g = 0; the divergence is non-decreasing in p, so any p >= the
+    largest ratio R_max of a column is valid, and we take R_max itself).  ``krr``: m is the float
+    matrix of k-RR at ε0, whose real R_max = e^{ε0} and r* = 1/(e^{ε0} + 1) (for k = 2 and k >= 3 alike)
+    enclose through :func:`exp_enclosure`.  Otherwise m (floats) is the randomizer itself: each
+    computed column ratio fl(max/min) and quotient fl(min/fl(a + b)) is within (1 ± u)/(1 ∓ u) of its
+    exact value, so R_max lies within 2u and r* within 3u (relatively) of the computed ones.
     Per pair (x0, x1): p = max pointwise ratio, β = TV, q = max_{x, y}
     max(R(x0)(y), R(x1)(y)) / R(x)(y) (Lemma 4.4 with the pair's exact values).
     """
@@ -511,13 +644,32 @@ def _pair_params(m: np.ndarray, eps0: float) -> tuple[VRParams, list[VRParams]]:
             bmax = (pp - 1) / (pp + 1)
             pairs.append(VRParams(pp, min(tv, bmax), max(qq, 1.0)))
     q_glob = p / ((p + 1) * r_star)
-    return VRParams(p, (p - 1) / (p + 1), q_glob), pairs
+    u = Fraction(1, 2**53)
+    if krr:
+        lo, hi = exp_enclosure(eps0)
+        real = RealPair.no_leftover((lo, hi), (2 / (hi + 1), 2 / (lo + 1)))
+    else:
+        ratio = Fraction(float(np.max(m.max(axis=0) / col_min)))
+        rs = Fraction(r_star)
+        real = RealPair.no_leftover((ratio * (1 - 2 * u), ratio * (1 + 2 * u)),
+                                    (2 * rs * (1 - 3 * u), min(Fraction(1), 2 * rs * (1 + 3 * u))))
+    return VRParams(p, (p - 1) / (p + 1), q_glob, real), pairs
+
+
+def _randomizer_params(randomizer: Randomizer) -> tuple[VRParams, list[VRParams], float]:
+    """:func:`_pair_params` of a specific randomizer and its ε0; k-RR's real pair is that of its own
+    ε0 (its float matrix's log-ratio may differ from it by a rounding)."""
+    fin = as_finite(randomizer)
+    assert fin is not None
+    if isinstance(randomizer, RandomizedResponse):
+        glob, pairs = _pair_params(fin.array, randomizer.eps0, krr=True)
+        return glob, pairs, randomizer.eps0
+    glob, pairs = _pair_params(fin.array, fin.eps0)
+    return glob, pairs, fin.eps0
 
 
 def _specific_delta_fn(randomizer: Randomizer, n: int):
-    fin = as_finite(randomizer)
-    assert fin is not None
-    glob, pairs = _pair_params(fin.array, fin.eps0)
+    glob, pairs, eps0 = _randomizer_params(randomizer)
     if isinstance(randomizer, RandomizedResponse) or not SEPARATE_LEFTOVER_PAIRS:
         # Default: only the g = 0 general-clone pair (Su et al. Thm 4 with the randomizer's
         # own clone probability r*), whose proof is published.  The per-pair form with the
@@ -533,7 +685,7 @@ def _specific_delta_fn(randomizer: Randomizer, n: int):
             worst = max(worst, min(d_glob, vr_delta(eps, n, pp, separate_leftover=True)))
         return worst if pairs else d_glob
 
-    return f, fin.eps0
+    return f, eps0
 
 
 #: the method's name in :data:`~darrm.accounting.shuffle.best.METHODS` and in every Bound
@@ -581,9 +733,15 @@ def eps_bound(randomizer: Randomizer, n: int, delta: float) -> Bound:
 
 
 def grr_paper_params(eps0: float, k: int) -> VRParams:
-    """Wang et al. Table 2 GRR row: p = q = e^{ε0}, β = (e^{ε0}-1)/(e^{ε0}+k-1)."""
+    """Wang et al. Table 2 GRR row: p = q = e^{ε0}, β = (e^{ε0}-1)/(e^{ε0}+k-1), with the real pair of
+    k-RR at the real e^{ε0} attached: a1 = p/(p + k − 1), a2 = 1/(p + k − 1), g = (k − 2)/(p + k − 1),
+    2r = 2/(p + k − 1), each monotone in p, so p's enclosure gives their intervals."""
     p = math.exp(eps0)
-    return VRParams(p, (p - 1) / (p + k - 1), p)
+    lo, hi = exp_enclosure(eps0)
+    m_lo, m_hi = lo + k - 1, hi + k - 1
+    real = RealPair((lo / m_lo, hi / m_hi), (1 / m_hi, 1 / m_lo), ((k - 2) / m_hi, (k - 2) / m_lo),
+                    (2 / m_hi, 2 / m_lo))
+    return VRParams(p, (p - 1) / (p + k - 1), p, real)
 
 
 def paper_specific_eps_bound(randomizer: RandomizedResponse, n: int, delta: float) -> Bound:

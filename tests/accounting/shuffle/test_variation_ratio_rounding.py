@@ -156,12 +156,12 @@ def test_rate_rounding_is_charged_when_two_r_is_inexact():
     x, _ = vr._param_rounding(exact_pr, exact_pr.g, False)
     law = B.window_pmf(999, min(1.0, 2 * exact_pr.r))
     assert x == Fraction(min(1.0, 2 * exact_pr.r))
-    assert vr._rate_rounding(999, 2 * exact_pr.r, x, law) == (0.0, law.dropped)
+    assert vr._rate_rounding(999, 2 * exact_pr.r, (x, x), law) == (0.0, law.dropped)
     pr = vr.general_params(1.0)
     two_r = min(1.0, 2 * pr.r)
     x, _ = vr._param_rounding(pr, pr.g, False)
     law = B.window_pmf(10**6, two_r)
-    grow, dropped = vr._rate_rounding(10**6, two_r, x, law)
+    grow, dropped = vr._rate_rounding(10**6, two_r, (x, x), law)
     assert x != Fraction(two_r) and 0 < grow < 1e-9 and law.dropped <= dropped < 2 * law.dropped + 1e-30
 
 
@@ -177,7 +177,7 @@ def test_threshold_error_bound_covers_the_40_digit_thresholds():
         x, dg = vr._param_rounding(pr, co.g, sep)
         t = np.arange(1, n + 1, dtype=float)
         ell = vr._binomial_ell(t, n, co)
-        eta = vr._ell_error(t, ell, n, co, x, dg)
+        eta = vr._ell_error(t, ell, n, co, (x, x), dg)
         b, ee = mpmath.mpf(pr.beta), mpmath.exp(mpmath.mpf(eps))
         if math.isinf(pr.p):
             num, g, r = ee * b, (0 if sep else 1 - b), b / mpmath.mpf(pr.q)
