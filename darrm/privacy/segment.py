@@ -50,29 +50,6 @@ from .sweep_tables import PureTables, build_pure_tables
 
 
 @dataclass(frozen=True)
-class SegmentBlockResult:
-    """One block (n_(hi,lo) = c) of :func:`segment_c`.
-
-    Attributes:
-        max_violation: the rigorous bound v̂ at x_a over the block (as :func:`~darrm.privacy.pure_blocks.sweep_c`).
-        step: the block's λ* (1.0 when nothing in it is violated at x_b).
-        violation_b: the largest float64 violation at x_b above the threshold, −inf if none (a report only).
-        candidates: (n, 4) corner counts of the blocking inequalities (one per row d at most).
-        steps: their λ_j.
-        checked: multisets covered.
-    """
-
-    max_violation: float
-    step: float
-    violation_b: float
-    candidates: np.ndarray
-    steps: np.ndarray
-    checked: int
-    deep: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
-    deep_violations: np.ndarray = field(default_factory=lambda: np.zeros(0))
-
-
-@dataclass(frozen=True)
 class SegmentResult:
     """:func:`segment_sweep`'s answer: the exhaustive sweep of x_a and the line search toward x_b.
 
@@ -93,6 +70,25 @@ class SegmentResult:
     candidates: np.ndarray
     steps: np.ndarray
     checked: int
+
+
+@dataclass(frozen=True)
+class SegmentBlockResult(SegmentResult):
+    """One block (n_(hi,lo) = c) of :func:`segment_c`.
+
+    Attributes:
+        max_violation: the rigorous bound v̂ at x_a over the block (as :func:`~darrm.privacy.pure_blocks.sweep_c`).
+        step: the block's λ* (1.0 when nothing in it is violated at x_b).
+        violation_b: the largest float64 violation at x_b above the threshold, −inf if none (a report only).
+        candidates: (n, 4) corner counts of the blocking inequalities (one per row d at most).
+        steps: their λ_j.
+        checked: multisets covered.
+        deep: (n, 4) corner counts of the block's inequalities most violated at x_b (one per row d at most).
+        deep_violations: their violations at x_b.
+    """
+
+    deep: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
+    deep_violations: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass(frozen=True)

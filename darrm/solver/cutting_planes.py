@@ -447,6 +447,7 @@ def solve_cutting_planes(
     # the proximal weight μ of the line search's target (None: the tie-break LP point; module pure_rounds)
     prox_mu = pure_rounds.prox_mu0(params) if line_search and lp_backend == "highs" else None
     prox_exhausted = False  # the proximal stage is over: the line search aims at the exact-objective LP point
+    idle = pure_rounds.idle_coordinates(c, gap_tol)  # held at PROX_MU_IDLE by the proximal term
     ls_rounds = 0
     streak = 0  # screen rounds since the last exhaustive sweep
     polish = False  # sweep the exact-objective LP point once the LP point is feasible but the gap is open
@@ -463,7 +464,7 @@ def solve_cutting_planes(
         ls_round = line_search and x_in is not None and not (stab.auto and stab.kelley) and not look_out
         use_prox = ls_round and prox_mu is not None
         # after the proximal stage (its μ exhausted): aim at the exact-objective LP point (module pure_rounds)
-        exact_target = ls_round and prox_mu is None and prox_exhausted
+        exact_target = ls_round and prox_exhausted
         x_a: np.ndarray | None = None
         if ls_round:
             # x_a: the last proposal (certified now, by this round's sweep) or the best certified point
@@ -471,7 +472,7 @@ def solve_cutting_planes(
         if use_prox:
             # the target of the line search: the proximal point anchored at x_a (module pure_rounds)
             assert x_a is not None and prox_mu is not None
-            mu = pure_rounds.prox_weights(c, gap_tol, prox_mu)
+            mu = pure_rounds.prox_weights(idle, prox_mu)
             if ws.prox is None:
                 ws.attach_prox(ProximalHighsLP(c / scale, rhs, x_a, mu, solver_opts, lp_defaults))
             else:

@@ -269,21 +269,33 @@ PROX_MU_IDLE = PROX_MU0
 PROX_IDLE_SHARE = 0.1
 
 
-def prox_weights(c: np.ndarray, gap_tol: float, mu: float) -> np.ndarray:
-    """Per-coordinate proximal weights: ``mu`` where the objective weighs the coordinate, and
-    :data:`PROX_MU_IDLE` on the idle coordinates, the lightest ones whose weights |c_l| sum to at most
+def idle_coordinates(c: np.ndarray, gap_tol: float) -> np.ndarray:
+    """The idle coordinates: the lightest ones, whose weights |c_l| sum to at most
     :data:`PROX_IDLE_SHARE`·gap_tol (together they cannot move the objective by more than that).
 
     Args:
         c: the LP costs (exact, unnormalised).
         gap_tol: the solve's proven-gap target (expected-error units).
-        mu: the proximal weight of the weighed coordinates (normalised objective).
 
     Returns:
-        An array like ``c`` of weights ≥ 0.
+        A boolean mask like ``c``.
     """
     a = np.abs(np.asarray(c, dtype=np.float64))
     order = np.argsort(a, kind="stable")
     idle = np.zeros(a.shape, dtype=bool)
     idle[order] = np.cumsum(a[order]) <= PROX_IDLE_SHARE * gap_tol
+    return idle
+
+
+def prox_weights(idle: np.ndarray, mu: float) -> np.ndarray:
+    """Per-coordinate proximal weights: ``mu`` where the objective weighs the coordinate, and
+    :data:`PROX_MU_IDLE` (or ``mu`` if larger) on the idle ones (:func:`idle_coordinates`).
+
+    Args:
+        idle: the mask of :func:`idle_coordinates`.
+        mu: the proximal weight of the weighed coordinates (normalised objective).
+
+    Returns:
+        An array like ``idle`` of weights ≥ 0.
+    """
     return np.where(idle, max(PROX_MU_IDLE, mu), mu)

@@ -232,11 +232,12 @@ def test_the_proximal_lp_is_the_restricted_lp_at_mu_zero_and_keeps_a_feasible_an
 
 
 def test_idle_coordinates_cannot_move_the_objective_by_more_than_their_share():
-    """prox_weights: the coordinates given the fixed weight PROX_MU_IDLE are the lightest ones, their
-    |c| sum to at most PROX_IDLE_SHARE·gap_tol, and the next lighter coordinate would break that."""
+    """idle_coordinates and prox_weights: the coordinates given the fixed weight PROX_MU_IDLE are the
+    lightest ones, their |c| sum to at most PROX_IDLE_SHARE·gap_tol, and the next lighter
+    coordinate would break that."""
     c = -np.exp(-0.5 * ((np.arange(400) - 200.0) / 9.0) ** 2) * 0.01
     for gap_tol in (1e-9, 1e-6):
-        mu = pure_rounds.prox_weights(c, gap_tol, 1e-9)
+        mu = pure_rounds.prox_weights(pure_rounds.idle_coordinates(c, gap_tol), 1e-9)
         idle = mu == pure_rounds.PROX_MU_IDLE
         assert idle.any() and not idle.all() and np.all(mu[~idle] == 1e-9)
         assert np.abs(c[idle]).sum() <= pure_rounds.PROX_IDLE_SHARE * gap_tol
