@@ -1,6 +1,6 @@
 """The one optional loader of matplotlib (the ``plot`` extra), headless, and the helpers every
 figure of the project uses so that nothing is clipped: titles wrapped to the figure width,
-and a measure of how far a figure's content sticks out of its canvas."""
+legends in as many columns as fit, and a measure of how far a figure's content sticks out of its canvas."""
 
 from __future__ import annotations
 
@@ -45,6 +45,30 @@ def fit_title(ax, text: str, **kwargs):
     title = ax.set_title(text, **kwargs)
     _wrap_to(title, text, TITLE_WIDTH * ax.get_window_extent().width)
     return title
+
+
+def fit_legend(fig, handles, labels, *, ncol: int, **kwargs):
+    """A figure-level legend below the panels (``loc="outside lower center"``, constrained layout)
+    in at most ``ncol`` columns, fewer when a row of ``ncol`` entries would be wider than the figure
+    (a one-panel figure then gets its legend in two rows rather than clipped at both edges).
+
+    Args:
+        fig: a figure with ``layout="constrained"``.
+        handles: the legend's artists.
+        labels: their labels, one per handle.
+        ncol: the most columns wanted (≥ 1).
+        **kwargs: passed on to ``fig.legend`` (``fontsize``, ``frameon``, ...).
+
+    Returns:
+        The legend.
+    """
+    renderer = fig.canvas.get_renderer()
+    for n in range(max(1, min(ncol, len(labels))), 0, -1):
+        legend = fig.legend(handles, labels, loc="outside lower center", ncol=n, **kwargs)
+        if n == 1 or legend.get_window_extent(renderer).width <= TITLE_WIDTH * fig.bbox.width:
+            return legend
+        legend.remove()
+    raise AssertionError("unreachable: the one-column legend is always returned")
 
 
 def overflow_inches(fig) -> float:

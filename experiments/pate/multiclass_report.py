@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from darrm.experiments.png import pyplot, save_png
-from darrm.plotting import fit_suptitle
+from darrm.plotting import fit_legend, fit_suptitle
 
 __all__ = ["MULTICLASS_SMOKE_NOTE", "PUBLISHED_ANCHORS", "multiclass_figure", "multiclass_plot", "multiclass_table"]
 
@@ -115,7 +115,7 @@ def multiclass_figure(records: list[dict]):
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("student accuracy (held-out half)")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=7, frameon=False)
+    fit_legend(fig, handles, labels, ncol=4, fontsize=7, frameon=False)
     ds = records[0]["dataset"] if records else "?"
     fit_suptitle(fig, f"{ds}, 10 classes: student accuracy vs total ε at equal (ε, δ) (mean ± s.d. over draws)",
                  fontsize=10)

@@ -60,3 +60,16 @@ def test_plot_gammas_writes_the_png_with_the_full_title(tmp_path):
     report.plot_gammas({"Sub": darrm.gamma_sub(11, 3)}, str(path), params=params)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "Δ=1e-05" in report.params_title(params) and "δ=3e-05" in report.params_title(params)
+
+
+def test_fit_legend_uses_fewer_columns_when_a_row_would_be_clipped():
+    plt, fig = _figure()
+    lines = [fig.axes[0].plot([0, 1], [i, i], label=f"a rather long method name {i}")[0] for i in range(4)]
+    legend = plotting.fit_legend(fig, lines, [ln.get_label() for ln in lines], ncol=4, fontsize=7)
+    assert legend._ncols < 4 and plotting.overflow_inches(fig) == 0.0
+    plt.close(fig)
+    plt, fig = _figure(16.0)
+    lines = [fig.axes[0].plot([0, 1], [i, i], label=f"m{i}")[0] for i in range(4)]
+    assert plotting.fit_legend(fig, lines, [f"m{i}" for i in range(4)], ncol=4)._ncols == 4  # room: one row
+    plt.close(fig)
+
