@@ -1,5 +1,6 @@
-"""The notebooks of examples/notebooks/ execute without error and draw their figures, and the
-guides' figures are what those notebooks draw.
+"""The notebooks of examples/notebooks/ execute without error and draw their figures, the guides'
+figures are what those notebooks draw, and the site's notebook pages (docs/notebooks/, rendered by
+mkdocs-jupyter without executing them) are those notebooks, executed.
 
 Each notebook runs once, in a fresh kernel and a scratch folder, through the same function that
 regenerates the guides' figures (``docs/figures/make_figures.py``).  Each notebook asserts its own
@@ -23,6 +24,7 @@ pytest.importorskip("ipykernel", reason="the test extra (nbclient, nbformat, ipy
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "examples" / "notebooks"
 FIGURES = ROOT / "docs" / "figures"
+PAGES = ROOT / "docs" / "notebooks"
 MAKE = runpy.run_path(str(FIGURES / "make_figures.py"))
 SHARED = ROOT / ".." / "shared" / "datasets"
 EXPECTED = ("01_gamma_shapes.ipynb", "02_shuffle_bounds.ipynb", "03_total_budget.ipynb", "04_opacus_ensemble.ipynb")
@@ -43,6 +45,37 @@ def test_every_notebook_is_tested_documented_and_stored_without_outputs():
         book = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))
         code = [c for c in book["cells"] if c["cell_type"] == "code"]
         assert code and all(c["outputs"] == [] and c["execution_count"] is None for c in code), name
+
+
+def _cells(book) -> list[tuple[str, str]]:
+    return [(c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+            for c in book["cells"]]
+
+
+def _outputs(book) -> list[list[tuple[str, ...]]]:
+    """Per code cell, each output's type and MIME types: what a page shows, without the numbers
+    (consecutive chunks of one stream are one output: the kernel splits them as timing has it)."""
+    cells = []
+    for c in book["cells"]:
+        if c["cell_type"] == "code":
+            kinds = [(o["output_type"], o.get("name", ""), *sorted(o.get("data", {}))) for o in c.get("outputs", ())]
+            cells.append([k for i, k in enumerate(kinds) if i == 0 or k[0] != "stream" or k != kinds[i - 1]])
+    return cells
+
+
+def test_every_notebook_page_holds_its_notebooks_current_cells_executed():
+    """A page (docs/notebooks/NAME.ipynb) out of date with its notebook fails here: rerun
+    ``DARRM_DATA=../shared/datasets .venv/bin/python docs/figures/make_figures.py``."""
+    assert tuple(sorted(p.name for p in PAGES.glob("*.ipynb"))) == EXPECTED
+    for name in EXPECTED:
+        source = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))
+        page = json.loads((PAGES / name).read_text(encoding="utf-8"))
+        assert _cells(page) == _cells(source), f"{name}: docs/notebooks/ is stale; run docs/figures/make_figures.py"
+        code = [c for c in page["cells"] if c["cell_type"] == "code"]
+        assert all(c["execution_count"] is not None for c in code), name
+        outputs = [o for c in code for o in c["outputs"]]
+        assert not [o for o in outputs if o["output_type"] == "error"], name
+        assert any("image/png" in o.get("data", {}) for o in outputs), name
 
 
 def test_every_figure_a_guide_embeds_is_committed_and_drawn_by_a_tagged_notebook_cell():
@@ -67,6 +100,8 @@ def test_notebook_executes_and_draws_its_figures(name, tmp_path):
     assert not [o for o in outputs if o.get("output_type") == "error"]
     pngs = MAKE["images"](book)
     assert pngs and all(p.startswith(PNG) and len(p) > 10_000 for p in pngs)
+    page = json.loads((PAGES / name).read_text(encoding="utf-8"))
+    assert _outputs(page) == _outputs(book), f"{name}: its page shows other outputs; run docs/figures/make_figures.py"
     if name in MAKE["DOC_NOTEBOOKS"]:   # the guides' figures regenerate from this run
         written = MAKE["write_figures"](book, tmp_path)
         assert written and all(p.read_bytes().startswith(PNG) for p in written)

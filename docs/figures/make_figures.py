@@ -1,14 +1,18 @@
-"""Regenerate the guides' figures from the notebooks of examples/notebooks/.
+"""Regenerate the guides' figures and the site's notebook pages from examples/notebooks/.
 
 The notebooks are the one source of every figure: this script executes each notebook with
 nbclient (in a scratch folder, so nothing is written beside it), takes the image output of every
-code cell tagged ``docs-figure:NAME`` and writes it to ``docs/figures/NAME.png`` (atomically).
-The guides embed those PNGs; ``tests/test_notebooks.py`` executes the same notebooks through
-:func:`execute` and checks that :func:`write_figures` writes every figure the guides embed.
+code cell tagged ``docs-figure:NAME`` and writes it to ``docs/figures/NAME.png``, and writes the
+executed notebook, outputs and figures included, to ``docs/notebooks/NAME.ipynb`` (atomically).
+The guides embed those PNGs and the site renders those notebooks as pages (mkdocs-jupyter, which
+does not execute them: the tests do).  ``tests/test_notebooks.py`` executes the same notebooks
+through :func:`execute`, checks that :func:`write_figures` writes every figure the guides embed,
+and that each committed page holds the notebook's current cells with the outputs they produce.
 
-    .venv/bin/python docs/figures/make_figures.py            # all notebooks whose figures the guides use
-    .venv/bin/python docs/figures/make_figures.py --out DIR  # somewhere else
+    DARRM_DATA=../shared/datasets .venv/bin/python docs/figures/make_figures.py   # figures and pages
+    .venv/bin/python docs/figures/make_figures.py --out DIR --pages DIR            # somewhere else
 
+The Opacus notebook (04) needs the MNIST files in ``$DARRM_DATA`` and the ``experiments`` extra.
 Needs the ``test`` extra (nbclient, nbformat, ipykernel) and matplotlib.
 """
 
@@ -23,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "examples" / "notebooks"
 FIGURES = Path(__file__).resolve().parent
+PAGES = ROOT / "docs" / "notebooks"
 TAG = "docs-figure:"
 #: the notebooks whose figures the guides embed (04 needs the MNIST files, and the guides no figure of it)
 DOC_NOTEBOOKS = ("01_gamma_shapes.ipynb", "02_shuffle_bounds.ipynb", "03_total_budget.ipynb")
@@ -96,13 +101,34 @@ def write_figures(book, out: Path) -> list[Path]:
     return written
 
 
-def main(out: Path = FIGURES, notebooks: tuple[str, ...] = DOC_NOTEBOOKS) -> list[Path]:
-    """Execute ``notebooks`` and write their tagged figures into ``out``; the paths written."""
-    return [p for name in notebooks for p in write_figures(execute(NOTEBOOKS / name), out)]
+def write_page(book, out: Path, name: str) -> Path:
+    """Write an executed notebook to ``out/name`` for the site, without the run's timestamps."""
+    import nbformat
+
+    from darrm.atomic import atomic_write_bytes
+
+    for cell in book.cells:
+        cell.get("metadata", {}).pop("execution", None)
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(out / name, (nbformat.writes(book) + "\n").encode("utf-8"))
+    return out / name
+
+
+def main(out: Path = FIGURES, pages: Path = PAGES) -> list[Path]:
+    """Execute every notebook; write the tagged figures into ``out`` and the executed notebooks into ``pages``."""
+    written = []
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        book = execute(path)
+        if path.name in DOC_NOTEBOOKS:
+            written += write_figures(book, out)
+        written.append(write_page(book, pages, path.name))
+    return written
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=FIGURES, help=f"folder for the PNGs (default: {FIGURES})")
-    for path in main(ap.parse_args().out):
+    ap.add_argument("--pages", type=Path, default=PAGES, help=f"folder for the executed notebooks (default: {PAGES})")
+    args = ap.parse_args()
+    for path in main(args.out, args.pages):
         print("wrote", path)
