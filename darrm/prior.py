@@ -68,11 +68,21 @@ class Prior(ABC):
     @classmethod
     @abstractmethod
     def example(cls) -> "Prior":
-        """A typical instance (the contract test runs it)."""
+        """A typical instance (the contract test runs it).
+
+        Returns:
+            An instance of this kind of prior.
+        """
 
     @classmethod
     def from_spec(cls, values: list[str]) -> "Prior":
         """The prior ``--prior NAME:V1,V2,…`` describes (``values`` are the V's).
+
+        Args:
+            values: the V's, as the command line spells them.
+
+        Returns:
+            The prior, validated by its constructor.
 
         Raises:
             ParameterError: naming ``prior``, when this kind cannot be given on a command line or
@@ -82,11 +92,22 @@ class Prior(ABC):
 
     @abstractmethod
     def expected_pmf(self, K: int) -> np.ndarray:
-        """E_T[α]: the expected Poisson-binomial pmf of the vote count L (length K+1) under the prior."""
+        """E_T[α]: the expected Poisson-binomial pmf of the vote count L under the prior.
+
+        Args:
+            K: the number of members.
+
+        Returns:
+            The pmf of L over 0..K (length K+1).
+        """
 
     @abstractmethod
     def to_dict(self) -> dict:
-        """A JSON-ready description (``kind`` and parameters), stored in γ files."""
+        """A JSON-ready description (``kind`` and parameters), stored in γ files.
+
+        Returns:
+            The description; :meth:`from_dict` rebuilds the prior from it.
+        """
 
     @classmethod
     def from_dict(cls, d: dict) -> "Prior":
@@ -114,6 +135,12 @@ class Prior(ABC):
 
         Default (independent p_i): d_l = E_T[α_l − α_{K−l}] from :meth:`expected_pmf`.
 
+        Args:
+            K: the number of members.
+
+        Returns:
+            The margins d_mid..d_K.
+
         Raises:
             ParameterError: naming ``prior``, when a margin is below −:data:`MARGIN_TOL` (the
                 signed objective would reward noise) or all are within :data:`MARGIN_TOL` of 0
@@ -133,8 +160,14 @@ class Prior(ABC):
         return d
 
     def check_K(self, K: int) -> None:
-        """Refuse (:class:`~darrm.errors.ParameterError` naming ``prior``) a prior that cannot
-        describe K members, before any work is done with it (every K by default)."""
+        """Refuse a prior that cannot describe K members, before any work is done with it (every K by default).
+
+        Args:
+            K: the number of members.
+
+        Raises:
+            ParameterError: naming ``prior``, when this prior cannot describe K members.
+        """
         return None
 
 
@@ -177,23 +210,48 @@ class IIDPrior(Prior):
         object.__setattr__(self, "mean", unit("prior.mean", self.mean))
 
     def expected_pmf(self, K: int) -> np.ndarray:
-        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
+        """E_T[α] under this prior: Binomial(K, μ) (see :meth:`Prior.expected_pmf`).
+
+        Args:
+            K: the number of members.
+
+        Returns:
+            The pmf of L over 0..K (length K+1).
+        """
         return binomial_pmf(K, self.mean)
 
     @classmethod
     def example(cls) -> "IIDPrior":
-        """The paper's prior: mean 0.75 (uniform on [½, 1])."""
+        """The paper's prior: mean 0.75 (uniform on [½, 1]).
+
+        Returns:
+            ``IIDPrior(0.75)``.
+        """
         return cls(0.75)
 
     @classmethod
     def from_spec(cls, values: list[str]) -> "IIDPrior":
-        """``iid`` (mean 0.75) or ``iid:MU`` (see :meth:`Prior.from_spec`)."""
+        """``iid`` (mean 0.75) or ``iid:MU`` (see :meth:`Prior.from_spec`).
+
+        Args:
+            values: none, or the mean μ.
+
+        Returns:
+            The prior.
+
+        Raises:
+            ParameterError: naming ``prior``, for more than one value; a mean outside [0, 1].
+        """
         if len(values) > 1:
             raise ParameterError("prior", f"iid takes at most 1 value(s), got {len(values)}")
         return cls(float(values[0]) if values else 0.75)
 
     def to_dict(self) -> dict:
-        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`).
+
+        Returns:
+            ``{"kind": "iid", "mean": μ}``.
+        """
         return {"kind": self.kind, "mean": self.mean}
 
 
@@ -221,28 +279,63 @@ class IndependentPrior(Prior):
         object.__setattr__(self, "means", ms)
 
     def check_K(self, K: int) -> None:
-        """One mean per member: exactly K of them (see :meth:`Prior.check_K`)."""
+        """One mean per member: exactly K of them (see :meth:`Prior.check_K`).
+
+        Args:
+            K: the number of members.
+
+        Raises:
+            ParameterError: naming ``prior``, when there are not K means.
+        """
         if len(self.means) != K:
             raise ParameterError("prior", f"means:M1,..,MK needs one mean per member, K={K} of them; "
                                           f"got {len(self.means)}")
 
     def expected_pmf(self, K: int) -> np.ndarray:
-        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
+        """E_T[α] under this prior: the Poisson-binomial pmf of the means (see :meth:`Prior.expected_pmf`).
+
+        Args:
+            K: the number of members (the number of means).
+
+        Returns:
+            The pmf of L over 0..K (length K+1).
+
+        Raises:
+            ParameterError: naming ``prior``, when there are not K means.
+        """
         self.check_K(K)
         return pmf(np.array(self.means))
 
     @classmethod
     def example(cls) -> "IndependentPrior":
-        """Seven members of rising accuracy."""
+        """Seven members of rising accuracy.
+
+        Returns:
+            The prior with means 0.55 … 0.9.
+        """
         return cls((0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9))
 
     @classmethod
     def from_spec(cls, values: list[str]) -> "IndependentPrior":
-        """``means:M1,...,MK`` (see :meth:`Prior.from_spec`)."""
+        """``means:M1,...,MK`` (see :meth:`Prior.from_spec`).
+
+        Args:
+            values: the K means.
+
+        Returns:
+            The prior.
+
+        Raises:
+            ParameterError: naming ``prior.means``, when there is no mean or one is outside [0, 1].
+        """
         return cls(tuple(float(v) for v in values))
 
     def to_dict(self) -> dict:
-        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`).
+
+        Returns:
+            ``{"kind": "independent", "means": [...]}``.
+        """
         return {"kind": self.kind, "means": list(self.means)}
 
 
@@ -269,15 +362,30 @@ class BetaPrior(Prior):
             object.__setattr__(self, n, positive(f"prior.{n}", getattr(self, n)))
 
     def expected_pmf(self, K: int) -> np.ndarray:
-        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
+        """E_T[α] under this prior: the beta-binomial pmf (see :meth:`Prior.expected_pmf`).
+
+        Args:
+            K: the number of members.
+
+        Returns:
+            The pmf of L over 0..K (length K+1).
+        """
         from scipy import stats  # scipy.stats costs ~0.3 s to import: only where it is used
 
         return stats.betabinom.pmf(np.arange(K + 1), K, self.a, self.b)
 
     def expected_margins(self, K: int) -> np.ndarray:
-        """Folded margins E_T[sign(p − ½)(α_l − α_{K−l})] (module docstring), exact: with
-        E[α_l] the beta-binomial pmf, E[α_l·1{p < ½}] = E[α_l]·I_½(a + l, b + K − l), the
-        regularised incomplete beta of the posterior Beta(a + l, b + K − l)."""
+        """Folded margins E_T[sign(p − ½)(α_l − α_{K−l})] (module docstring), exact.
+
+        With E[α_l] the beta-binomial pmf, E[α_l·1{p < ½}] = E[α_l]·I_½(a + l, b + K − l), the
+        regularised incomplete beta of the posterior Beta(a + l, b + K − l).
+
+        Args:
+            K: the number of members.
+
+        Returns:
+            The margins d_mid..d_K.
+        """
         from scipy import special
 
         ls = np.arange(K + 1)
@@ -286,18 +394,36 @@ class BetaPrior(Prior):
 
     @classmethod
     def example(cls) -> "BetaPrior":
-        """Beta(½, ½): symmetric about ½, folded onto [½, 1] (module docstring)."""
+        """Beta(½, ½): symmetric about ½, folded onto [½, 1] (module docstring).
+
+        Returns:
+            ``BetaPrior(0.5, 0.5)``.
+        """
         return cls(0.5, 0.5)
 
     @classmethod
     def from_spec(cls, values: list[str]) -> "BetaPrior":
-        """``beta:A,B`` (see :meth:`Prior.from_spec`)."""
+        """``beta:A,B`` (see :meth:`Prior.from_spec`).
+
+        Args:
+            values: the two shapes a and b.
+
+        Returns:
+            The prior.
+
+        Raises:
+            ParameterError: naming ``prior``, unless there are exactly two values; a shape ≤ 0.
+        """
         if len(values) != 2:
             raise ParameterError("prior", "beta needs two parameters: beta:a,b")
         return cls(float(values[0]), float(values[1]))
 
     def to_dict(self) -> dict:
-        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`).
+
+        Returns:
+            ``{"kind": "beta", "a": a, "b": b}``.
+        """
         return {"kind": self.kind, "a": self.a, "b": self.b}
 
 
@@ -347,26 +473,62 @@ class DensityPrior(Prior):
         return np.asarray(v) / z
 
     def expected_pmf(self, K: int) -> np.ndarray:
-        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
+        """E_T[α] under this prior: ∫ Binomial(K, p) π(p) dp (see :meth:`Prior.expected_pmf`).
+
+        Args:
+            K: the number of members.
+
+        Returns:
+            The pmf of L over 0..K (length K+1).
+
+        Raises:
+            ParameterError: naming ``prior.density``, when the density is negative or not finite
+                somewhere, or does not integrate to a positive finite mass.
+        """
         return self._integral(K, 0.0, 1.0)
 
     def expected_margins(self, K: int) -> np.ndarray:
-        """Folded margins E_T[sign(p − ½)(α_l − α_{K−l})] (module docstring): the integrals over
-        [½, 1] minus those over [0, ½]."""
+        """Folded margins E_T[sign(p − ½)(α_l − α_{K−l})] (module docstring).
+
+        The integrals over [½, 1] minus those over [0, ½].
+
+        Args:
+            K: the number of members.
+
+        Returns:
+            The margins d_mid..d_K.
+
+        Raises:
+            ParameterError: naming ``prior.density``, as :meth:`expected_pmf`.
+        """
         return margins_of(self._integral(K, 0.5, 1.0) - self._integral(K, 0.0, 0.5))
 
     @classmethod
     def example(cls) -> "DensityPrior":
-        """The density 6p(1 − p) (Beta(2, 2)) on [0, 1]."""
+        """The density 6p(1 − p) (Beta(2, 2)) on [0, 1].
+
+        Returns:
+            The prior, named ``beta(2,2)``.
+        """
         return cls(lambda p: 6.0 * p * (1.0 - p), name="beta(2,2)", tol=1e-10)
 
     def to_dict(self) -> dict:
-        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`).
+
+        Returns:
+            ``{"kind": "density", "name": name}``: the density itself is code and is not stored.
+        """
         return {"kind": self.kind, "name": self.name}
 
     @classmethod
     def from_dict(cls, d: dict) -> "DensityPrior":
         """Never: a density is code, and its description keeps only its name.
+
+        Args:
+            d: a :meth:`to_dict` description.
+
+        Returns:
+            Nothing: it always raises.
 
         Raises:
             ParameterError: always, naming ``prior``.
@@ -412,23 +574,48 @@ class PaperMCPrior(Prior):
         object.__setattr__(self, "seed", count("prior.seed", self.seed, minimum=0))
 
     def grid(self) -> np.ndarray:
-        """The τ left endpoints of [p_lower, 1] the Monte-Carlo draws p_i from."""
+        """The τ left endpoints of [p_lower, 1] the Monte-Carlo draws p_i from.
+
+        Returns:
+            The grid (length τ).
+        """
         return np.linspace(self.p_lower, 1.0, self.tau + 1)[:-1]
 
     def expected_pmf(self, K: int) -> np.ndarray:
-        """E_T[α] (length K+1) under this prior (see :meth:`Prior.expected_pmf`)."""
+        """E_T[α] under this prior: the mean of T Monte-Carlo Poisson-binomial pmfs (see :meth:`Prior.expected_pmf`).
+
+        Args:
+            K: the number of members.
+
+        Returns:
+            The pmf of L over 0..K (length K+1).
+        """
         rng = np.random.default_rng(self.seed)
         s = rng.choice(self.grid(), size=(self.T, K), replace=True)
         return pmf(s).mean(axis=0)
 
     @classmethod
     def example(cls) -> "PaperMCPrior":
-        """The paper's grid on [½, 1) with fewer draws."""
+        """The paper's grid on [½, 1) with fewer draws.
+
+        Returns:
+            ``PaperMCPrior(T=500)``.
+        """
         return cls(T=500)
 
     @classmethod
     def from_spec(cls, values: list[str]) -> "PaperMCPrior":
-        """``paper-mc[:P_LOWER[,TAU[,T[,SEED]]]]``: trailing values keep their defaults."""
+        """``paper-mc[:P_LOWER[,TAU[,T[,SEED]]]]``: trailing values keep their defaults.
+
+        Args:
+            values: up to four values: p_lower, τ, T, seed.
+
+        Returns:
+            The prior.
+
+        Raises:
+            ParameterError: naming ``prior``, for more than four values; a value out of range.
+        """
         keys, convs = ("p_lower", "tau", "T", "seed"), (float, int, int, int)
         if len(values) > len(keys):
             raise ParameterError("prior", "paper-mc takes at most 4 parameters: paper-mc:P_LOWER,TAU,T,SEED")
@@ -437,7 +624,11 @@ class PaperMCPrior(Prior):
         return cls(**kw)
 
     def to_dict(self) -> dict:
-        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`)."""
+        """A JSON-ready description, stored in γ files (see :meth:`Prior.to_dict`).
+
+        Returns:
+            ``{"kind": "paper-mc", "p_lower": …, "tau": …, "T": …, "seed": …}``.
+        """
         return {"kind": self.kind, "p_lower": self.p_lower, "tau": self.tau, "T": self.T, "seed": self.seed}
 
 

@@ -33,6 +33,7 @@ PYTHON_BLOCK_TESTS = {
     "README.md": "tests/test_docs_core.py",
     "solving.md": "tests/test_docs_core.py",
     "tutorial.md": "tests/test_docs_core.py",
+    "index.md": "tests/test_docs_core.py",
     "accounting.md": "tests/accounting/test_accounting_docs.py",
     "disjoint.md": "tests/disjoint/test_disjoint_docs.py",
     "experiments.md": "tests/experiments/test_experiments_docs.py",

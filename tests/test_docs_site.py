@@ -207,3 +207,16 @@ def test_the_role_converter_links_only_to_documented_objects():
                   ":mod:`darrm.families`", "darrm.api.solve")
     assert out == ("A [`GammaTable`][darrm.GammaTable] from [`solve`][darrm.solve]; "
                    "`darrm.privacy.certify.certify`; `darrm.families`")
+
+
+def test_the_reference_shows_no_private_parameter(site):
+    """``LabellingSession(..., _queries=..., _resume=...)`` is how the class resumes itself; the
+    reference shows only what a user passes (docs/hooks/private_parameters.py)."""
+    page = (site / "api" / "accounting" / "index.html").read_text(encoding="utf-8")
+    start = page.index('id="darrm.accounting.LabellingSession"')
+    entry = re.sub(r"<[^>]+>", "", page[start:start + 20_000])
+    assert "budget_epsilon" in entry and "member_randomness" in entry
+    private = re.compile(r"\b_(?:queries|resume|claim|batches)\b")
+    hits = {p.parent.name: private.findall(re.sub(r"<[^>]+>", "", p.read_text(encoding="utf-8")))
+            for p in (site / "api").rglob("index.html")}
+    assert not {k: v for k, v in hits.items() if v}

@@ -53,12 +53,13 @@ def _cells(book) -> list[tuple[str, str]]:
 
 
 def _outputs(book) -> list[list[tuple[str, ...]]]:
-    """Per code cell, each output's type and MIME types: what a page shows, without the numbers
-    (consecutive chunks of one stream are one output: the kernel splits them as timing has it)."""
+    """Per code cell, each output's type and MIME types: what a page shows (no stderr), without the
+    numbers (consecutive chunks of one stream are one output: the kernel splits them as timing has it)."""
     cells = []
     for c in book["cells"]:
         if c["cell_type"] == "code":
-            kinds = [(o["output_type"], o.get("name", ""), *sorted(o.get("data", {}))) for o in c.get("outputs", ())]
+            kinds = [(o["output_type"], o.get("name", ""), *sorted(o.get("data", {})))
+                     for o in MAKE["page_outputs"](c.get("outputs", []))]
             cells.append([k for i, k in enumerate(kinds) if i == 0 or k[0] != "stream" or k != kinds[i - 1]])
     return cells
 
@@ -76,6 +77,8 @@ def test_every_notebook_page_holds_its_notebooks_current_cells_executed():
         outputs = [o for c in code for o in c["outputs"]]
         assert not [o for o in outputs if o["output_type"] == "error"], name
         assert any("image/png" in o.get("data", {}) for o in outputs), name
+        assert not [o for o in outputs if o.get("name") == "stderr"], f"{name}: a page shows the kernel's stderr"
+        assert str(ROOT.parent) not in (PAGES / name).read_text(encoding="utf-8"), f"{name}: a local path"
 
 
 def test_every_figure_a_guide_embeds_is_committed_and_drawn_by_a_tagged_notebook_cell():

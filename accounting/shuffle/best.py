@@ -243,6 +243,15 @@ def best_upper_bound(
 
     Raises:
         ParameterError: a parameter is out of range.
+
+    Examples:
+        1,000 users each answer binary randomized response at ε0 = 1; shuffled, their reports
+        are (0.127, 10⁻⁶)-DP, by the exact bound for binary RR:
+
+        >>> from darrm.accounting import RandomizedResponse, best_upper_bound
+        >>> bound = best_upper_bound(RandomizedResponse(1.0, 2), 1000, delta=1e-6)
+        >>> bound.method, bound.kind, bound.valid, round(bound.eps, 3)
+        ('binary-rr-exact', 'upper', True, 0.127)
     """
     bounds = [b for b in all_bounds(randomizer, n, delta=delta, eps=eps, kinds=("upper",)) if b.valid]
     if not bounds:  # cannot happen: clones applies to every randomizer

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import copy
 import os
 import tempfile
 from pathlib import Path
@@ -101,14 +102,24 @@ def write_figures(book, out: Path) -> list[Path]:
     return written
 
 
+def page_outputs(outputs: list) -> list:
+    """What a page shows of a cell's outputs: all but the kernel's stderr (library banners, a
+    progress bar's warning naming the local install path).  A cell that raised keeps its error."""
+    return [o for o in outputs if not (o.get("output_type") == "stream" and o.get("name") == "stderr")]
+
+
 def write_page(book, out: Path, name: str) -> Path:
-    """Write an executed notebook to ``out/name`` for the site, without the run's timestamps."""
+    """Write an executed notebook to ``out/name`` for the site, without the run's timestamps and
+    stderr (:func:`page_outputs`)."""
     import nbformat
 
     from darrm.atomic import atomic_write_bytes
 
+    book = copy.deepcopy(book)
     for cell in book.cells:
         cell.get("metadata", {}).pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = page_outputs(cell.outputs)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(out / name, (nbformat.writes(book) + "\n").encode("utf-8"))
     return out / name
