@@ -85,7 +85,21 @@ class DPSGDRun:
     def from_loader(
         cls, noise_multiplier: float, n_samples: int, batch_size: int, epochs: int, delta: float
     ) -> DPSGDRun:
-        """q = 1/ceil(n/batch), T = epochs·ceil(n/batch) — Opacus's Poisson-sampling loader."""
+        """A run of Opacus's Poisson-sampling loader: q = 1/ceil(n/batch), T = epochs·ceil(n/batch).
+
+        Args:
+            noise_multiplier: σ, the noise multiplier.
+            n_samples: the size of the training set.
+            batch_size: the expected batch size.
+            epochs: the number of epochs.
+            delta: the δ at which ε is reported.
+
+        Returns:
+            The run.
+
+        Raises:
+            ParameterError: a parameter is out of range.
+        """
         n = v.count("n_samples", n_samples)
         b = v.count("batch_size", batch_size)
         if b > n:  # ceil(n/b) = 1 would silently be a full-batch run: almost surely a mistake
@@ -95,7 +109,15 @@ class DPSGDRun:
         return cls(float(noise_multiplier), 1.0 / batches, e * batches, delta)
 
     def epsilon(self, accountant: Accountant = "prv", **options: Unpack[AccountantOptions]) -> float:
-        """ε of this run at its δ under ``accountant`` (see :func:`epsilon` for the options)."""
+        """ε of this run at its δ under ``accountant`` (see :func:`epsilon` for the options).
+
+        Args:
+            accountant: ``"prv"``, ``"rdp"`` or ``"pld"``.
+            **options: the accountant's options.
+
+        Returns:
+            ε.
+        """
         return epsilon(self.noise_multiplier, self.sample_rate, self.steps, self.delta, accountant, **options)
 
 

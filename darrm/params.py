@@ -94,21 +94,39 @@ class PrivacyParams:
         return float(self.m * self.eps), float(self.delta)
 
     def to_dict(self) -> dict:
-        """A JSON-ready description (stored in γ files)."""
+        """A JSON-ready description (stored in γ files).
+
+        Returns:
+            ``{"K", "m", "eps", "member_delta", "delta"}`` with their values.
+        """
         return {"K": self.K, "m": self.m, "eps": self.eps, "member_delta": self.member_delta, "delta": self.delta}
 
     def file_fields(self) -> dict[str, Any]:
-        """The γ file's fields for these parameters ("Delta" is the per-mechanism Δ, the format's name)."""
+        """The γ file's fields for these parameters ("Delta" is the per-mechanism Δ, the format's name).
+
+        Returns:
+            ``{"K", "m", "eps", "Delta", "delta"}`` with their values.
+        """
         return {"K": self.K, "m": self.m, "eps": self.eps, "Delta": self.member_delta, "delta": self.delta}
 
     @classmethod
     def file_keys(cls) -> tuple[str, ...]:
-        """The keys of :meth:`file_fields`."""
+        """The keys of :meth:`file_fields`.
+
+        Returns:
+            ``("K", "m", "eps", "Delta", "delta")``.
+        """
         return ("K", "m", "eps", "Delta", "delta")
 
     @classmethod
     def from_file_fields(cls, d: dict[str, Any]) -> "PrivacyParams":
         """The inverse of :meth:`file_fields` (validated like any construction).
+
+        Args:
+            d: a γ file's fields, holding at least :meth:`file_keys`.
+
+        Returns:
+            The parameters.
 
         Raises:
             ParameterError: a field is out of its domain.
@@ -116,10 +134,18 @@ class PrivacyParams:
         return cls(K=d["K"], m=d["m"], eps=d["eps"], member_delta=d["Delta"], delta=d["delta"])
 
     def record_fields(self) -> dict[str, Any]:
-        """The JSON record's parameter fields (``eps`` becomes ``epsilon`` at the command line)."""
+        """The JSON record's parameter fields (``eps`` becomes ``epsilon`` at the command line).
+
+        Returns:
+            ``{"m", "eps", "member_delta", "delta"}`` with their values.
+        """
         return {"m": self.m, "eps": self.eps, "member_delta": self.member_delta, "delta": self.delta}
 
     def describe(self) -> str:
-        """``K=…, m=…, eps=…, member_delta=…, delta=…``."""
+        """One line for logs and reports.
+
+        Returns:
+            ``K=…, m=…, eps=…, member_delta=…, delta=…``.
+        """
         return (f"K={self.K}, m={self.m:g}, eps={self.eps:g}, member_delta={self.member_delta:g}, "
                 f"delta={self.delta:.6g}")

@@ -71,7 +71,14 @@ class SolveReport:
 
     @classmethod
     def from_info(cls, info: dict) -> "SolveReport":
-        """The typed view of a table's ``info`` (as written by the solvers and γ files)."""
+        """The typed view of a table's ``info`` (as written by the solvers and γ files).
+
+        Args:
+            info: a table's ``info`` dict.
+
+        Returns:
+            The report.
+        """
         stop = info.get("stop")
         seconds = sum(float(v) for k, v in info.items() if k.startswith("seconds_") and k != "seconds_sweeps"
                       and isinstance(v, (int, float)))

@@ -67,16 +67,31 @@ class Bound:
     @classmethod
     def not_applicable(cls, method: str, kind: Kind, reason: str, *, delta: float | None = None,
                        eps: float | None = None) -> "Bound":
-        """An invalid Bound for a method that does not apply: for an ε query (``delta``
-        given) ε = ∞, for a δ query (``eps`` given) δ = 1 — the trivial values, certified
-        by nothing; ``reason`` becomes the note."""
+        """An invalid Bound for a method that does not apply.
+
+        For an ε query (``delta`` given) ε = ∞, for a δ query (``eps`` given) δ = 1 — the trivial
+        values, certified by nothing.
+
+        Args:
+            method: the method's name.
+            kind: ``"upper"`` or ``"lower"``.
+            reason: why it does not apply (becomes the note).
+            delta: the target δ of an ε query.
+            eps: the target ε of a δ query.
+
+        Returns:
+            The invalid bound.
+        """
         if delta is not None:
             return cls(method, kind, False, math.inf, delta, "not applicable: " + reason)
         return cls(method, kind, False, float(eps if eps is not None else 0.0), 1.0, "not applicable: " + reason)
 
     def as_record(self) -> dict:
-        """The JSON record used by the CLI (``method, bound, valid, eps, delta, note``);
-        an infinite ε (a method that does not apply) is written as null."""
+        """The JSON record used by the CLI; an infinite ε (a method that does not apply) is written as null.
+
+        Returns:
+            ``{"method", "bound", "valid", "eps", "delta", "note"}`` with their values.
+        """
         return {
             "method": self.method,
             "bound": self.kind,

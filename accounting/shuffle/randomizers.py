@@ -75,7 +75,11 @@ class RandomizedResponse:
         return 1.0 / (math.exp(self.eps0) + self.k - 1)
 
     def to_finite(self) -> "FiniteRandomizer":
-        """The k × k probability matrix of this randomizer."""
+        """The k × k probability matrix of this randomizer.
+
+        Returns:
+            The same randomizer as a :class:`FiniteRandomizer`.
+        """
         k = self.k
         m = np.full((k, k), self.p_other)
         np.fill_diagonal(m, self.p_true)
@@ -127,7 +131,14 @@ class FiniteRandomizer:
 
     @classmethod
     def from_array(cls, m: np.ndarray | Sequence[Sequence[float]]) -> "FiniteRandomizer":
-        """A randomizer from a matrix ``m[x][y] = P[R(x)=y]`` (validated as at construction)."""
+        """A randomizer from a matrix ``m[x][y] = P[R(x)=y]`` (validated as at construction).
+
+        Args:
+            m: the matrix, rows summing to 1.
+
+        Returns:
+            The randomizer.
+        """
         return cls(tuple(tuple(float(v) for v in row) for row in np.asarray(m, dtype=float)))
 
     @property

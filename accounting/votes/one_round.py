@@ -103,8 +103,14 @@ class ShuffledBinaryRR:
         return np.concatenate(prev), np.concatenate(cur), np.array(starts)
 
     def delta_per_n1(self, eps: float) -> np.ndarray:
-        """(K, 2): hockey-stick H_{e^ε} for each n1 ∈ {0..K−1}, directions (D‖D′), (D′‖D),
-        plus the bound on the truncated mass."""
+        """Hockey-stick H_{e^ε} for each n1 ∈ {0..K−1}, both directions, plus the bound on the truncated mass.
+
+        Args:
+            eps: ε ≥ 0.
+
+        Returns:
+            A (K, 2) array: per n1, the directions (D‖D′) and (D′‖D).
+        """
         eps = v.epsilon("eps", eps, allow_zero=True)
         e = math.exp(min(eps, 700.0))
         q, r = self.q, self.r
@@ -115,15 +121,36 @@ class ShuffledBinaryRR:
         return out + self.others.dropped[:, None]
 
     def delta(self, eps: float) -> float:
-        """Exact δ(ε) of the shuffled count (worst data set pair), clipped to [0, 1]."""
+        """Exact δ(ε) of the shuffled count (worst data set pair), clipped to [0, 1].
+
+        Args:
+            eps: ε ≥ 0.
+
+        Returns:
+            δ(ε).
+        """
         return float(min(1.0, self.delta_per_n1(eps).max()))
 
     def worst_n1(self, eps: float) -> int:
-        """The number of other members at input 1 attaining δ(ε)."""
+        """The number of other members at input 1 attaining δ(ε).
+
+        Args:
+            eps: ε ≥ 0.
+
+        Returns:
+            n1.
+        """
         return int(np.unravel_index(int(np.argmax(self.delta_per_n1(eps))), (self.K, 2))[0])
 
     def epsilon(self, delta: float) -> float:
-        """Smallest ε (to within 1e-12, rounded up) with δ(ε) ≤ ``delta``; at most ε0."""
+        """Smallest ε (to within 1e-12, rounded up) with δ(ε) ≤ ``delta``; at most ε0.
+
+        Args:
+            delta: the target δ, in [0, 1).
+
+        Returns:
+            ε.
+        """
         delta = v.half_open_unit("delta", delta)
         if self.delta(0.0) <= delta:
             return 0.0

@@ -44,23 +44,43 @@ class NonPrivate(MemberPrivacy):
     """Members with no privacy guarantee (arbitrary functions of their own shard)."""
 
     def changed_vertices(self) -> np.ndarray:
-        """See :meth:`MemberPrivacy.changed_vertices`."""
+        """See :meth:`MemberPrivacy.changed_vertices`: a non-private member may answer anything.
+
+        Returns:
+            The four corners of the unit square, (p, p′) pairs.
+        """
         return np.array([(0.0, 0.0), (1.0, 1.0), (0.0, 1.0), (1.0, 0.0)])
 
     def changed_complements(self) -> np.ndarray:
-        """See :meth:`MemberPrivacy.changed_complements`."""
+        """See :meth:`MemberPrivacy.changed_complements`.
+
+        Returns:
+            1 − :meth:`changed_vertices`, exact for 0 and 1.
+        """
         return 1.0 - self.changed_vertices()  # exact for 0 and 1
 
     def unchanged_ends(self) -> tuple[float, float]:
-        """See :meth:`MemberPrivacy.unchanged_ends`."""
+        """See :meth:`MemberPrivacy.unchanged_ends`.
+
+        Returns:
+            (0, 1): any probability of voting 1.
+        """
         return 0.0, 1.0
 
     def to_dict(self) -> dict:
-        """See :meth:`MemberPrivacy.to_dict`."""
+        """See :meth:`MemberPrivacy.to_dict`.
+
+        Returns:
+            ``{"kind": "nonprivate"}``.
+        """
         return {"kind": "nonprivate"}
 
     def describe(self) -> str:
-        """See :meth:`MemberPrivacy.describe`."""
+        """See :meth:`MemberPrivacy.describe`.
+
+        Returns:
+            ``non-private members``.
+        """
         return "non-private members"
 
 
@@ -81,23 +101,43 @@ class ApproxDP(MemberPrivacy):
         object.__setattr__(self, "delta", half_open_unit("member.delta", self.delta))
 
     def changed_vertices(self) -> np.ndarray:
-        """See :meth:`MemberPrivacy.changed_vertices`."""
+        """See :meth:`MemberPrivacy.changed_vertices`.
+
+        Returns:
+            The corners of the (ε, δ) privacy region of one member, (p, p′) pairs.
+        """
         return corners(self.eps, self.delta)
 
     def changed_complements(self) -> np.ndarray:
-        """See :meth:`MemberPrivacy.changed_complements`."""
+        """See :meth:`MemberPrivacy.changed_complements`.
+
+        Returns:
+            1 − :meth:`changed_vertices`, computed without cancellation.
+        """
         return complements(self.eps, self.delta)
 
     def unchanged_ends(self) -> tuple[float, float]:
-        """See :meth:`MemberPrivacy.unchanged_ends`."""
+        """See :meth:`MemberPrivacy.unchanged_ends`.
+
+        Returns:
+            (0, 1): any probability of voting 1.
+        """
         return 0.0, 1.0
 
     def to_dict(self) -> dict:
-        """See :meth:`MemberPrivacy.to_dict`."""
+        """See :meth:`MemberPrivacy.to_dict`.
+
+        Returns:
+            ``{"kind": "approx-dp", "eps": ε, "delta": δ}``.
+        """
         return {"kind": "approx-dp", "eps": self.eps, "delta": self.delta}
 
     def describe(self) -> str:
-        """See :meth:`MemberPrivacy.describe`."""
+        """See :meth:`MemberPrivacy.describe`.
+
+        Returns:
+            ``(ε, δ)-DP members``.
+        """
         return f"({self.eps:g}, {self.delta:g})-DP members"
 
 
@@ -120,25 +160,45 @@ class LocalRR(MemberPrivacy):
         return float(expit(-self.eps0))
 
     def changed_vertices(self) -> np.ndarray:
-        """See :meth:`MemberPrivacy.changed_vertices`."""
+        """See :meth:`MemberPrivacy.changed_vertices`.
+
+        Returns:
+            The four (p, p′) pairs of ε0-randomised response, with r = 1/(1 + e^ε0) and s = 1 − r.
+        """
         r, s = self.flip, float(expit(self.eps0))
         return np.array([(r, r), (s, s), (s, r), (r, s)])
 
     def changed_complements(self) -> np.ndarray:
-        """See :meth:`MemberPrivacy.changed_complements`."""
+        """See :meth:`MemberPrivacy.changed_complements`.
+
+        Returns:
+            1 − :meth:`changed_vertices`, exact (1 − r = s).
+        """
         r, s = self.flip, float(expit(self.eps0))  # 1 − r = s
         return np.array([(s, s), (r, r), (r, s), (s, r)])
 
     def unchanged_ends(self) -> tuple[float, float]:
-        """See :meth:`MemberPrivacy.unchanged_ends`."""
+        """See :meth:`MemberPrivacy.unchanged_ends`.
+
+        Returns:
+            (r, s): a member behind randomised response votes 1 with probability between them.
+        """
         return self.flip, float(expit(self.eps0))
 
     def to_dict(self) -> dict:
-        """See :meth:`MemberPrivacy.to_dict`."""
+        """See :meth:`MemberPrivacy.to_dict`.
+
+        Returns:
+            ``{"kind": "rr", "eps0": ε0}``.
+        """
         return {"kind": "rr", "eps0": self.eps0}
 
     def describe(self) -> str:
-        """See :meth:`MemberPrivacy.describe`."""
+        """See :meth:`MemberPrivacy.describe`.
+
+        Returns:
+            ``members behind ε0-randomised response``.
+        """
         return f"members behind {self.eps0:g}-randomised response"
 
 

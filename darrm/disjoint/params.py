@@ -55,14 +55,29 @@ class DisjointParams(TargetQueryBudget):
         return rhs(self.target_eps, self.target_delta)
 
     def memory(self) -> float:
-        """Estimated peak bytes of the certificate and the solver: the laws of the other members'
-        counts (:func:`darrm.numerics.binomial.others_pmfs_bytes`, ~1000·K^1.5)."""
+        """Estimated peak bytes of the certificate and the solver.
+
+        The laws of the other members' counts (:func:`darrm.numerics.binomial.others_pmfs_bytes`,
+        ~1000·K^1.5).
+
+        Returns:
+            The estimate, in bytes.
+        """
         return others_pmfs_bytes(self.K - 1)
 
     def check_memory(self, max_memory: float | None) -> float:
-        """:meth:`memory`, refused up front (ParameterError naming ``max_memory``) when it exceeds
-        ``max_memory`` bytes; None leaves the check against the memory available to
-        :func:`~darrm.numerics.binomial.others_pmfs` (naming ``K``)."""
+        """:meth:`memory`, refused up front when it exceeds ``max_memory`` bytes.
+
+        Args:
+            max_memory: the most bytes allowed; None leaves the check against the memory available
+                to :func:`~darrm.numerics.binomial.others_pmfs` (naming ``K``).
+
+        Returns:
+            :meth:`memory`.
+
+        Raises:
+            ParameterError: naming ``max_memory``, when the estimate exceeds it.
+        """
         need = self.memory()
         if max_memory is not None and need > max_memory:
             raise ParameterError(
@@ -77,23 +92,41 @@ class DisjointParams(TargetQueryBudget):
         return others_pmfs(self.K - 1, lo, hi)
 
     def to_dict(self) -> dict:
-        """A JSON-ready description (stored in γ files)."""
+        """A JSON-ready description (stored in γ files).
+
+        Returns:
+            ``{"members": "disjoint", "K", "member", "target_eps", "target_delta"}``.
+        """
         return {"members": "disjoint", "K": self.K, "member": self.member.to_dict(),
                 "target_eps": self.target_eps, "target_delta": self.target_delta}
 
     def file_fields(self) -> dict[str, Any]:
-        """The γ file's fields for these parameters ("model": the member-privacy model)."""
+        """The γ file's fields for these parameters ("model": the member-privacy model).
+
+        Returns:
+            ``{"K", "model", "target_eps", "target_delta"}`` with their values.
+        """
         return {"K": self.K, "model": self.member.to_dict(), "target_eps": self.target_eps,
                 "target_delta": self.target_delta}
 
     @classmethod
     def file_keys(cls) -> tuple[str, ...]:
-        """The keys of :meth:`file_fields`."""
+        """The keys of :meth:`file_fields`.
+
+        Returns:
+            ``("K", "model", "target_eps", "target_delta")``.
+        """
         return ("K", "model", "target_eps", "target_delta")
 
     @classmethod
     def from_file_fields(cls, d: dict[str, Any]) -> "DisjointParams":
         """The inverse of :meth:`file_fields` (validated like any construction).
+
+        Args:
+            d: a γ file's fields, holding at least :meth:`file_keys`.
+
+        Returns:
+            The parameters.
 
         Raises:
             ParameterError: a field is out of its domain or the model is unknown.
@@ -101,9 +134,17 @@ class DisjointParams(TargetQueryBudget):
         return cls(d["K"], member_from_dict(d["model"]), d["target_eps"], d["target_delta"])
 
     def record_fields(self) -> dict[str, Any]:
-        """The JSON record's parameter fields: the member-privacy model."""
+        """The JSON record's parameter fields: the member-privacy model.
+
+        Returns:
+            ``{"member_privacy": <the model's description>}``.
+        """
         return {"member_privacy": self.member.to_dict()}
 
     def describe(self) -> str:
-        """``K=… <member model> on disjoint shards``."""
+        """One line for logs and reports.
+
+        Returns:
+            ``K=… <member model> on disjoint shards``.
+        """
         return f"K={self.K} {self.member.describe()} on disjoint shards"

@@ -81,7 +81,11 @@ class MemberGroup:
         return multiset_count(self.size, self.corners)
 
     def to_list(self) -> list:
-        """[size, eps, Delta] (γ files, JSON records)."""
+        """The group as stored in γ files and JSON records.
+
+        Returns:
+            ``[size, eps, Delta]``.
+        """
         return [self.size, self.eps, self.Delta]
 
 
@@ -175,12 +179,21 @@ class GroupParams(TargetQueryBudget):
         return math.prod(g.multisets for g in self.groups)
 
     def base_check(self) -> Check:
-        """:func:`darrm.privacy.condition.check` for the target at K members (before the product's slack)."""
+        """:func:`darrm.privacy.condition.check` for the target at K members (before the product's slack).
+
+        Returns:
+            The constants of the rigorous float64 test for (target_eps, target_delta) at K members.
+        """
         return check(self.target_eps, self.target_delta, self.K)
 
     def to_dict(self) -> dict:
-        """A JSON-ready description (tables' and sessions' records; "gamma_form" only for the
-        per-group form, so that γ(L) tables keep their identity)."""
+        """A JSON-ready description (tables' and sessions' records).
+
+        "gamma_form" is written only for the per-group form, so that γ(L) tables keep their identity.
+
+        Returns:
+            ``{"members": "groups", **file_fields()}``.
+        """
         return {"members": "groups", **self.file_fields()}
 
     @property
@@ -196,14 +209,26 @@ class GroupParams(TargetQueryBudget):
     def validate_table(self, gamma: object) -> Any:
         """γ checked for this form (:func:`darrm.groups.per_group.validate_group_gamma`).
 
+        Args:
+            gamma: a γ(L) vector (length K+1) or, for the per-group form, a γ(l_1, …, l_G) array.
+
+        Returns:
+            γ as a float array of the form's shape.
+
         Raises:
             ParameterError: naming ``gamma``.
         """
         return validate_group_gamma(gamma, self)
 
     def file_fields(self) -> dict[str, Any]:
-        """The γ file's fields for these parameters ("groups": [[size, eps, Delta], …]; "gamma_form"
-        only for the per-group form, so that γ(L) files read as before)."""
+        """The γ file's fields for these parameters.
+
+        "groups" is [[size, eps, Delta], …]; "gamma_form" only for the per-group form, so that γ(L)
+        files read as before.
+
+        Returns:
+            ``{"K", "groups", "target_eps", "target_delta"}`` (and ``"gamma_form"``) with their values.
+        """
         d: dict[str, Any] = {"K": self.K, "groups": [g.to_list() for g in self.groups],
                              "target_eps": self.target_eps, "target_delta": self.target_delta}
         if self.per_group:
@@ -212,12 +237,22 @@ class GroupParams(TargetQueryBudget):
 
     @classmethod
     def file_keys(cls) -> tuple[str, ...]:
-        """The keys of :meth:`file_fields`."""
+        """The keys of :meth:`file_fields` that every γ file of groups has.
+
+        Returns:
+            ``("K", "groups", "target_eps", "target_delta")``.
+        """
         return ("K", "groups", "target_eps", "target_delta")
 
     @classmethod
     def from_file_fields(cls, d: dict[str, Any]) -> "GroupParams":
         """The inverse of :meth:`file_fields` (validated like any construction).
+
+        Args:
+            d: a γ file's fields, holding at least :meth:`file_keys`.
+
+        Returns:
+            The parameters.
 
         Raises:
             ParameterError: a field is out of its domain, or "K" disagrees with the groups.
@@ -231,11 +266,19 @@ class GroupParams(TargetQueryBudget):
         return p
 
     def record_fields(self) -> dict[str, Any]:
-        """The JSON record's parameter fields: the groups and the γ form."""
+        """The JSON record's parameter fields: the groups and the γ form.
+
+        Returns:
+            ``{"groups": [[size, eps, Delta], …], "gamma_form": …}``.
+        """
         return {"groups": [g.to_list() for g in self.groups], "gamma_form": self.gamma_form}
 
     def describe(self) -> str:
-        """``K=… in groups size×(ε, Δ) + …, target (ε, δ)``."""
+        """One line for logs and reports.
+
+        Returns:
+            ``K=… in groups size×(ε, Δ) + …, target (ε, δ)``.
+        """
         gs = " + ".join(f"{g.size}×(eps={g.eps:g}, Delta={g.Delta:g})" for g in self.groups)
         form = ", gamma per group count" if self.per_group else ""
         return f"K={self.K} in groups {gs}, target eps={self.target_eps:g}, delta={self.target_delta:.6g}{form}"

@@ -45,7 +45,11 @@ class RecordGroup:
         object.__setattr__(self, "target_delta", half_open_unit("target_delta", self.target_delta))
 
     def to_list(self) -> list:
-        """[copies, target_eps, target_delta] (γ files, JSON records)."""
+        """The record group as stored in γ files and JSON records.
+
+        Returns:
+            ``[copies, target_eps, target_delta]``.
+        """
         return [self.copies, self.target_eps, self.target_delta]
 
 
@@ -106,16 +110,31 @@ class ShardGroupParams(GroupTargets):
 
     # ------------------------------------------------------------------ the privacy tests
     def check_for(self, g: int) -> Check:
-        """Constants of the rigorous float64 test (:mod:`darrm.privacy.condition`) for group g's target;
-        every configuration has K members, so ρ(K) bounds every probability's rounding."""
+        """Constants of the rigorous float64 test (:mod:`darrm.privacy.condition`) for group g's target.
+
+        Every configuration has K members, so ρ(K) bounds every probability's rounding.
+
+        Args:
+            g: the record group's index.
+
+        Returns:
+            The test's constants for (target_eps, target_delta) of group g at K members.
+        """
         grp = self.groups[g]
         return check(grp.target_eps, grp.target_delta, self.K)
 
 
     def record_group_params(self, g: int) -> "ShardGroupParams":
-        """The same ensemble with record group g only (its own profile, its own total); it shares
-        this object's cache of the unchanged members' laws (they depend on K, the member model and
-        r_g only).
+        """The same ensemble with record group g only (its own profile, its own total).
+
+        It shares this object's cache of the unchanged members' laws (they depend on K, the member
+        model and r_g only).
+
+        Args:
+            g: the record group's index.
+
+        Returns:
+            The parameters of that one group.
 
         Raises:
             ParameterError: ``g`` is not a group index.
@@ -128,15 +147,33 @@ class ShardGroupParams(GroupTargets):
 
     # ------------------------------------------------------------------ the unchanged members
     def copies(self) -> tuple[int, ...]:
-        """The distinct numbers of copies r_g, ascending."""
+        """The distinct numbers of copies r_g, ascending.
+
+        Returns:
+            The r_g, each once.
+        """
         return tuple(sorted({g.copies for g in self.groups}))
 
     def memory(self) -> float:
-        """Estimated peak bytes: the laws of the unchanged members' count for every distinct r_g."""
+        """Estimated peak bytes: the laws of the unchanged members' count for every distinct r_g.
+
+        Returns:
+            The estimate, in bytes.
+        """
         return float(sum(others_pmfs_bytes(self.K - r) for r in self.copies()))
 
     def check_memory(self, max_memory: float | None) -> float:
-        """:meth:`memory`, refused (ParameterError naming ``max_memory``) when above ``max_memory`` bytes."""
+        """:meth:`memory`, refused when above ``max_memory`` bytes.
+
+        Args:
+            max_memory: the most bytes allowed; None: no limit.
+
+        Returns:
+            :meth:`memory`.
+
+        Raises:
+            ParameterError: naming ``max_memory``, when the estimate exceeds it.
+        """
         need = self.memory()
         if max_memory is not None and need > max_memory:
             raise ParameterError(
@@ -145,8 +182,15 @@ class ShardGroupParams(GroupTargets):
         return need
 
     def others(self, copies: int) -> OthersPmfs:
-        """Laws of the vote count of the K − r unchanged members, for every number n of them at the
-        upper end (cached per r)."""
+        """Laws of the vote count of the K − r unchanged members (cached per r).
+
+        Args:
+            copies: r, the number of shards a changed record is copied to.
+
+        Returns:
+            The laws (:class:`~darrm.numerics.binomial.OthersPmfs`), for every number of them at the
+                upper end.
+        """
         if copies not in self._others:
             lo, hi = self.member.unchanged_ends()
             self._others[copies] = others_pmfs(self.K - copies, lo, hi)
@@ -154,22 +198,40 @@ class ShardGroupParams(GroupTargets):
 
     # ------------------------------------------------------------------ records and files
     def to_dict(self) -> dict:
-        """A JSON-ready description."""
+        """A JSON-ready description.
+
+        Returns:
+            ``{"members", "K", "member", "record_groups"}`` with their values.
+        """
         return {"members": self.members, "K": self.K, "member": self.member.to_dict(),
                 "record_groups": [g.to_list() for g in self.groups]}
 
     def file_fields(self) -> dict[str, Any]:
-        """The γ file's fields for these parameters."""
+        """The γ file's fields for these parameters.
+
+        Returns:
+            ``{"K", "model", "record_groups"}`` with their values.
+        """
         return {"K": self.K, "model": self.member.to_dict(), "record_groups": [g.to_list() for g in self.groups]}
 
     @classmethod
     def file_keys(cls) -> tuple[str, ...]:
-        """The keys of :meth:`file_fields`."""
+        """The keys of :meth:`file_fields`.
+
+        Returns:
+            ``("K", "model", "record_groups")``.
+        """
         return ("K", "model", "record_groups")
 
     @classmethod
     def from_file_fields(cls, d: dict[str, Any]) -> "ShardGroupParams":
         """The inverse of :meth:`file_fields` (validated like any construction).
+
+        Args:
+            d: a γ file's fields, holding at least :meth:`file_keys`.
+
+        Returns:
+            The parameters.
 
         Raises:
             ParameterError: a field is out of its domain or malformed.
@@ -180,10 +242,18 @@ class ShardGroupParams(GroupTargets):
         return cls(d["K"], member_from_dict(d["model"]), tuple(groups))
 
     def record_fields(self) -> dict[str, Any]:
-        """The JSON record's parameter fields: the member-privacy model and the record groups."""
+        """The JSON record's parameter fields: the member-privacy model and the record groups.
+
+        Returns:
+            ``{"member_privacy": …, "record_groups": [[copies, ε, δ], …]}``.
+        """
         return {"member_privacy": self.member.to_dict(), "record_groups": [g.to_list() for g in self.groups]}
 
     def describe(self) -> str:
-        """``K=… <member model> on shards, records r×(ε, δ) …``."""
+        """One line for logs and reports.
+
+        Returns:
+            ``K=… <member model> on shards; record groups copies×(target ε, δ): …``.
+        """
         gs = ", ".join(f"{g.copies}×({g.target_eps:g}, {g.target_delta:g})" for g in self.groups)
         return f"K={self.K} {self.member.describe()} on shards; record groups copies×(target ε, δ): {gs}"

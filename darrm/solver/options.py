@@ -84,16 +84,35 @@ class SolveOptions:
                                                    f"{type(self.warm_start).__name__}")
 
     def rounds(self, members: str) -> int:
-        """The round limit for "shared" or "disjoint" members."""
+        """The round limit for "shared" or "disjoint" members.
+
+        Args:
+            members: ``"shared"`` or ``"disjoint"``.
+
+        Returns:
+            ``max_rounds`` when set, else that kind's default.
+        """
         return self.max_rounds if self.max_rounds is not None else DEFAULT_MAX_ROUNDS[members]
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
-        """The option names, in declaration order."""
+        """The option names, in declaration order.
+
+        Returns:
+            The names of the fields.
+        """
         return tuple(f.name for f in fields(cls))
 
     def first_changed(self, names: tuple[str, ...]) -> str | None:
-        """The first of ``names`` whose value here is not the default, else None (a request
-        check names it when the chosen method would ignore it)."""
+        """The first of ``names`` whose value here is not the default, else None.
+
+        A request check names it when the chosen method would ignore it.
+
+        Args:
+            names: option names.
+
+        Returns:
+            The first changed option's name, or None.
+        """
         default = SolveOptions()
         return next((n for n in names if getattr(self, n) != getattr(default, n)), None)

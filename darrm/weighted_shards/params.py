@@ -53,7 +53,11 @@ class BudgetGroup:
         object.__setattr__(self, "target_delta", half_open_unit("target_delta", self.target_delta))
 
     def to_list(self) -> list:
-        """[size, target_eps, target_delta] (γ files, JSON records)."""
+        """The budget group as stored in γ files and JSON records.
+
+        Returns:
+            ``[size, target_eps, target_delta]``.
+        """
         return [self.size, self.target_eps, self.target_delta]
 
 
@@ -174,10 +178,15 @@ class WeightedShardParams(GroupTargets):
         return tuple(g.size + 1 for g in self.groups)
 
     def weighted_classes(self) -> np.ndarray:
-        """The class of every cell l (int64, :attr:`gamma_shape`): cells with equal
-        min(S(l), S(K⃗) − S(l)), S(l) = Σ_g w_g·l_g summed exactly (fractions of the float weights),
-        share a class; ids 0, 1, … in increasing order of that key.  Per-group form: every reflection
-        pair {l, K⃗ − l} is its own class."""
+        """The class of every cell l of the table.
+
+        Cells with equal min(S(l), S(K⃗) − S(l)), S(l) = Σ_g w_g·l_g summed exactly (fractions of the
+        float weights), share a class; ids 0, 1, … in increasing order of that key.  Per-group form:
+        every reflection pair {l, K⃗ − l} is its own class.
+
+        Returns:
+            The class ids (int64, of shape :attr:`gamma_shape`).
+        """
         if "classes" not in self._classes:
             shape = self.gamma_shape
             ws = [Fraction(1)] * len(self.groups) if self.weights is None else [Fraction(w) for w in self.weights]
@@ -197,8 +206,16 @@ class WeightedShardParams(GroupTargets):
         return self._classes["classes"]
 
     def validate_table(self, gamma: object) -> np.ndarray:
-        """A table of shape (K_1 + 1, …, K_G + 1), finite, in [0, 1], exactly symmetric under the joint
+        """γ checked for these parameters.
+
+        A table of shape (K_1 + 1, …, K_G + 1), finite, in [0, 1], exactly symmetric under the joint
         reflection γ(l) = γ(K⃗ − l), and (weighted form) constant on every class of equal weighted count.
+
+        Args:
+            gamma: the table.
+
+        Returns:
+            γ as a float array.
 
         Raises:
             ParameterError: naming ``gamma``.
@@ -225,10 +242,17 @@ class WeightedShardParams(GroupTargets):
 
     # ------------------------------------------------------------------ the privacy tests
     def check_for(self, g: int) -> Check:
-        """Constants of the rigorous float64 test (:mod:`darrm.privacy.condition`) for group g's target
-        at K members, with the underflow of the product evaluation added to η as
-        :func:`darrm.groups.params.group_check` does: η_G = (2G + 2)·Π_h(K_h + 2)·2⁻¹⁰⁷⁴
-        (:mod:`darrm.weighted_shards.certificate`)."""
+        """Constants of the rigorous float64 test (:mod:`darrm.privacy.condition`) for group g's target at K members.
+
+        The underflow of the product evaluation is added to η as :func:`darrm.groups.params.group_check`
+        does: η_G = (2G + 2)·Π_h(K_h + 2)·2⁻¹⁰⁷⁴ (:mod:`darrm.weighted_shards.certificate`).
+
+        Args:
+            g: the budget group's index.
+
+        Returns:
+            The test's constants.
+        """
         grp = self.groups[g]
         base = check(grp.target_eps, grp.target_delta, self.K)
         eta_g = (2 * len(self.groups) + 2) * math.prod(h.size + 2 for h in self.groups) * _TINY
@@ -238,29 +262,58 @@ class WeightedShardParams(GroupTargets):
 
     # ------------------------------------------------------------------ the unchanged members
     def others(self, n: int) -> OthersPmfs:
-        """Laws of the vote count of n unchanged members of one group, for every number of them at
-        the upper end (cached per n)."""
+        """Laws of the vote count of n unchanged members of one group (cached per n).
+
+        Args:
+            n: the number of unchanged members.
+
+        Returns:
+            The laws (:class:`~darrm.numerics.binomial.OthersPmfs`), for every number of them at the
+                upper end.
+        """
         if n not in self._others:
             lo, hi = self.member.unchanged_ends()
             self._others[n] = others_pmfs(n, lo, hi)
         return self._others[n]
 
     def configurations(self) -> int:
-        """Σ_g C·K_g·Π_{h≠g}(K_h + 1): (changed group, its vertex, members at the upper end per group)."""
+        """The number of configurations the certificate visits.
+
+        Σ_g C·K_g·Π_{h≠g}(K_h + 1): (changed group, its vertex, members at the upper end per group).
+
+        Returns:
+            The count.
+        """
         C = self.member.changed_vertices().shape[0]
         full = math.prod(g.size + 1 for g in self.groups)
         return sum(C * g.size * full // (g.size + 1) for g in self.groups)
 
     def memory(self) -> float:
-        """Estimated peak bytes of one certificate: per group, four probability arrays and four
-        violation arrays over its configurations, plus the contraction's intermediate tables."""
+        """Estimated peak bytes of one certificate.
+
+        Per group, four probability arrays and four violation arrays over its configurations, plus the
+        contraction's intermediate tables.
+
+        Returns:
+            The estimate, in bytes.
+        """
         C = self.member.changed_vertices().shape[0]
         full = math.prod(g.size + 1 for g in self.groups)
         per = max(C * g.size * full // (g.size + 1) for g in self.groups)
         return float(12 * 8 * per + sum(others_pmfs_bytes(g.size) for g in self.groups))
 
     def check_memory(self, max_memory: float | None) -> float:
-        """:meth:`memory`, refused (ParameterError naming ``max_memory``) when above ``max_memory`` bytes."""
+        """:meth:`memory`, refused when above ``max_memory`` bytes.
+
+        Args:
+            max_memory: the most bytes allowed; None: no limit.
+
+        Returns:
+            :meth:`memory`.
+
+        Raises:
+            ParameterError: naming ``max_memory``, when the estimate exceeds it.
+        """
         need = self.memory()
         if max_memory is not None and need > max_memory:
             raise ParameterError(
@@ -270,22 +323,40 @@ class WeightedShardParams(GroupTargets):
 
     # ------------------------------------------------------------------ records and files
     def file_fields(self) -> dict[str, Any]:
-        """The γ file's fields for these parameters."""
+        """The γ file's fields for these parameters.
+
+        Returns:
+            ``{"K", "model", "budget_groups", "vote_weights"}`` with their values.
+        """
         return {"K": self.K, "model": self.member.to_dict(), "budget_groups": [g.to_list() for g in self.groups],
                 "vote_weights": None if self.weights is None else list(self.weights)}
 
     def to_dict(self) -> dict:
-        """A JSON-ready description."""
+        """A JSON-ready description.
+
+        Returns:
+            :meth:`file_fields` with ``"members"`` and ``"gamma_form"``.
+        """
         return {"members": self.members, **self.file_fields(), "gamma_form": self.gamma_form}
 
     @classmethod
     def file_keys(cls) -> tuple[str, ...]:
-        """The keys of :meth:`file_fields`."""
+        """The keys of :meth:`file_fields`.
+
+        Returns:
+            ``("K", "model", "budget_groups", "vote_weights")``.
+        """
         return ("K", "model", "budget_groups", "vote_weights")
 
     @classmethod
     def from_file_fields(cls, d: dict[str, Any]) -> "WeightedShardParams":
         """The inverse of :meth:`file_fields` (validated like any construction).
+
+        Args:
+            d: a γ file's fields, holding at least :meth:`file_keys`.
+
+        Returns:
+            The parameters.
 
         Raises:
             ParameterError: a field is out of its domain or malformed, or "K" disagrees with the groups.
@@ -303,12 +374,20 @@ class WeightedShardParams(GroupTargets):
         return p
 
     def record_fields(self) -> dict[str, Any]:
-        """The JSON record's parameter fields: the member-privacy model, the groups and the γ form."""
+        """The JSON record's parameter fields: the member-privacy model, the groups and the γ form.
+
+        Returns:
+            ``{"member_privacy", "budget_groups", "vote_weights", "gamma_form"}`` with their values.
+        """
         return {"member_privacy": self.member.to_dict(), "budget_groups": [g.to_list() for g in self.groups],
                 "vote_weights": None if self.weights is None else list(self.weights), "gamma_form": self.gamma_form}
 
     def describe(self) -> str:
-        """``K=… <member model> on shards; budget groups K_g×(ε, δ) …; γ per group count | weighted``."""
+        """One line for logs and reports.
+
+        Returns:
+            ``K=… <member model> on shards; budget groups K_g×(ε, δ) …; γ per group count | weighted``.
+        """
         gs = " + ".join(f"{g.size}×({g.target_eps:g}, {g.target_delta:g})" for g in self.groups)
         form = ("gamma per group count" if self.weights is None
                 else "gamma of the weighted count with weights " + ", ".join(f"{w:g}" for w in self.weights))
