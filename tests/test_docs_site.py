@@ -197,6 +197,22 @@ def test_the_reference_shows_no_raw_sphinx_role(site):
     assert 'href="#darrm.GammaTable"' in reference  # a role became a working link
 
 
+def test_a_formula_math_core_cannot_write_fails_the_build_naming_it():
+    pytest.importorskip("math_core")
+    from mkdocs.exceptions import PluginError
+
+    sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+    try:
+        from mathml import render
+    finally:
+        sys.path.pop(0)
+    html_in = '<p><span class="arithmatex">\\(a &lt; b\\)</span></p><div class="arithmatex">\\[\\tfrac12\\]</div>'
+    out = render(html_in)
+    assert "<math><mi>a</mi><mo>&lt;</mo><mi>b</mi></math>" in out and '<math display="block">' in out
+    with pytest.raises(PluginError, match=r"guide\.md: formula '\\\\nocommand'"):
+        render('<div class="arithmatex">\\[\\nocommand\\]</div>', where="guide.md")
+
+
 def test_the_role_converter_links_only_to_documented_objects():
     sys.path.insert(0, str(ROOT / "docs" / "hooks"))
     try:

@@ -78,7 +78,20 @@ def test_every_notebook_page_holds_its_notebooks_current_cells_executed():
         assert not [o for o in outputs if o["output_type"] == "error"], name
         assert any("image/png" in o.get("data", {}) for o in outputs), name
         assert not [o for o in outputs if o.get("name") == "stderr"], f"{name}: a page shows the kernel's stderr"
-        assert str(ROOT.parent) not in (PAGES / name).read_text(encoding="utf-8"), f"{name}: a local path"
+        text = (PAGES / name).read_text(encoding="utf-8")
+        assert str(ROOT.parent) not in text and "Running HiGHS" not in text, f"{name}: a local path or a banner"
+
+
+def test_a_page_keeps_the_notebooks_output_without_stderr_or_the_solver_banner():
+    outputs = [{"output_type": "stream", "name": "stderr", "text": "TqdmWarning: /home/me/.venv/...\n"},
+               {"output_type": "stream", "name": "stdout",
+                "text": "Running HiGHS 1.16.0 (git hash: f3f113d): Copyright\nIncludes third-party software "
+                        "components, see THIRD_PARTY_NOTICES.md\ngamma_opt expected error 0.0413\n"},
+               {"output_type": "stream", "name": "stdout", "text": "Running HiGHS 1.16.0 (git hash: 0)\n"},
+               {"output_type": "error", "ename": "AssertionError", "evalue": "", "traceback": []}]
+    shown = MAKE["page_outputs"](outputs)
+    assert [o.get("name") or o["output_type"] for o in shown] == ["stdout", "error"]
+    assert shown[0]["text"] == "gamma_opt expected error 0.0413\n"
 
 
 def test_every_figure_a_guide_embeds_is_committed_and_drawn_by_a_tagged_notebook_cell():

@@ -22,6 +22,7 @@ import argparse
 import base64
 import copy
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -102,10 +103,25 @@ def write_figures(book, out: Path) -> list[Path]:
     return written
 
 
+#: the banner the HiGHS library prints on stdout when it first solves (not the notebook's output)
+BANNER = re.compile(r"^(Running HiGHS \d.*|Includes third-party software components.*)\n", re.M)
+
+
 def page_outputs(outputs: list) -> list:
-    """What a page shows of a cell's outputs: all but the kernel's stderr (library banners, a
-    progress bar's warning naming the local install path).  A cell that raised keeps its error."""
-    return [o for o in outputs if not (o.get("output_type") == "stream" and o.get("name") == "stderr")]
+    """What a page shows of a cell's outputs: all but the kernel's stderr (a progress bar's
+    warning naming the local install path) and the solver library's banner on stdout
+    (:data:`BANNER`).  A cell that raised keeps its error."""
+    shown = []
+    for o in outputs:
+        if o.get("output_type") == "stream":
+            if o.get("name") == "stderr":
+                continue
+            text = o["text"] if isinstance(o["text"], str) else "".join(o["text"])
+            if not BANNER.sub("", text):
+                continue
+            o = {**o, "text": BANNER.sub("", text)}
+        shown.append(o)
+    return shown
 
 
 def write_page(book, out: Path, name: str) -> Path:
@@ -119,7 +135,7 @@ def write_page(book, out: Path, name: str) -> Path:
     for cell in book.cells:
         cell.get("metadata", {}).pop("execution", None)
         if cell.cell_type == "code":
-            cell.outputs = page_outputs(cell.outputs)
+            cell.outputs = [nbformat.from_dict(o) for o in page_outputs(cell.outputs)]
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(out / name, (nbformat.writes(book) + "\n").encode("utf-8"))
     return out / name
