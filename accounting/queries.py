@@ -229,7 +229,12 @@ class QueryBound:
         return 0.0 if u == 0.0 or not math.isfinite(u) else max(0.0, (u - self.lower) / u)
 
     def to_dict(self) -> dict:
-        """JSON-ready, with the keys of :mod:`darrm.json_vocabulary`."""
+        """JSON-ready, with the keys of :mod:`darrm.json_vocabulary`.
+
+        Returns:
+            ``{"epsilon_total", "delta_total", "accountant", "member_randomness", "queries",
+            "lower_bound", "bracket", "value_discretization_interval"}`` with their values.
+        """
         return {"epsilon_total": self.epsilon, "delta_total": self.delta, "accountant": self.bound,
                 "member_randomness": self.member_randomness, "queries": self.queries,
                 "lower_bound": self.lower, "bracket": self.bracket, "value_discretization_interval": self.interval}
@@ -528,7 +533,16 @@ class QueryAccountant:
             self.loss_cap = v.positive("loss_cap", self.loss_cap)
 
     def step(self, table: GammaTable, n: int = 1) -> None:
-        """Record ``n`` ≥ 1 answers of ``table`` (profiled once; its pair is cached)."""
+        """Record ``n`` ≥ 1 answers of ``table`` (profiled once; its pair is cached).
+
+        Args:
+            table: the certified γ table that answered.
+            n: the number of answers.
+
+        Raises:
+            ParameterError: ``table`` is not a GammaTable, ``n`` < 1, or (fixed members) the table's
+                members differ from those already recorded or have no post-processing bound.
+        """
         v.instance("table", table, GammaTable, "a darrm.GammaTable")
         n = v.count("n", n)
         if self.member_randomness == "fixed":  # refuses other members, or members with no such bound, up front
@@ -562,8 +576,13 @@ class QueryAccountant:
     def pld(self, extra: Sequence[tuple[GammaTable, int]] = (), pessimistic: bool = True):
         """The composed dp_accounting PLD of the recorded steps (plus ``extra``), fresh members only.
 
+        Args:
+            extra: (table, answers) pairs composed as if recorded, without recording them.
+            pessimistic: the pessimistic (upper-bound) discretisation; False gives the optimistic one.
+
         Raises:
-            ParameterError: fixed members (no per-query composition is claimed) or no steps."""
+            ParameterError: fixed members (no per-query composition is claimed) or no steps.
+        """
         if self.member_randomness != "fresh":
             raise ParameterError("member_randomness", "a per-query PLD exists for fresh members only; fixed "
                                                       "members are bounded by post-processing (get_epsilon)")
@@ -580,7 +599,18 @@ class QueryAccountant:
         return self._cache[key]
 
     def get_epsilon(self, delta: float, extra: Sequence[tuple[GammaTable, int]] = ()) -> float:
-        """Total ε at δ_total = ``delta`` (0 with no queries; inf where no finite ε exists)."""
+        """Total ε at δ_total = ``delta`` (0 with no queries; inf where no finite ε exists).
+
+        Args:
+            delta: δ_total, in (0, 1).
+            extra: (table, answers) pairs composed as if recorded, without recording them.
+
+        Returns:
+            ε_total.
+
+        Raises:
+            ParameterError: naming ``delta``, outside (0, 1).
+        """
         dt = v.open_unit("delta", delta)
         steps = self._merged(extra)
         if not steps:
@@ -590,7 +620,18 @@ class QueryAccountant:
         return float(self.pld(extra).get_epsilon_for_delta(dt))
 
     def get_delta(self, eps: float, extra: Sequence[tuple[GammaTable, int]] = ()) -> float:
-        """Total δ at ε_total = ``eps`` (0 with no queries)."""
+        """Total δ at ε_total = ``eps`` (0 with no queries).
+
+        Args:
+            eps: ε_total ≥ 0.
+            extra: (table, answers) pairs composed as if recorded, without recording them.
+
+        Returns:
+            δ_total, at most 1.
+
+        Raises:
+            ParameterError: naming ``eps``, when negative or not finite.
+        """
         et = v.epsilon("eps", eps, allow_zero=True)
         steps = self._merged(extra)
         if not steps:
@@ -600,7 +641,11 @@ class QueryAccountant:
         return min(1.0, float(self.pld(extra).get_delta_for_epsilon(et)))
 
     def bound_name(self) -> str:
-        """The name of the bound :meth:`get_epsilon` reports (:func:`bound_name`)."""
+        """The name of the bound :meth:`get_epsilon` reports (:func:`bound_name`).
+
+        Returns:
+            The bound's name for the member randomness and the first recorded table.
+        """
         return bound_name(self.member_randomness, self._steps[0][0] if self._steps else None)
 
 

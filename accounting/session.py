@@ -108,6 +108,26 @@ class LabellingSession:
     ``neighboring_relation=REPLACE_ONE``), which both the PLD and the RDP accountants compose Q times
     (``SelfComposedDpEvent(rr, Q)`` is composed *once* by dp_accounting 0.6's PLD accountant); for
     δ_q > 0 it returns ``UnsupportedDpEvent()``, which every accountant refuses.
+
+    Examples:
+        Five members, each (0.5, 10⁻⁵)-DP, label three queries within a total ε of 2 at
+        δ_total = 10⁻⁴; the members answer every query with fresh randomness:
+
+        >>> import numpy as np
+        >>> import darrm
+        >>> from darrm.accounting import LabellingSession
+        >>> table = darrm.solve(darrm.PrivacyParams(K=5, m=1, eps=0.5, member_delta=1e-5))
+        >>> session = LabellingSession(table, member_randomness="fresh", budget_epsilon=2.0,
+        ...                            delta=1e-4, rng=0)
+        >>> votes = np.array([[1, 1, 1, 1, 1], [0, 0, 0, 0, 0], [1, 0, 1, 0, 1]])
+        >>> session.label(votes)
+        array([1, 0, 1])
+        >>> session.queries, round(session.epsilon_spent, 2), session.remaining_queries()
+        (3, 1.5, 0)
+        >>> session.label(votes[:1])
+        Traceback (most recent call last):
+        ...
+        darrm.accounting.session.PrivacyBudgetExceeded: budget_epsilon: 1 more queries would spend ...
     """
 
     def __init__(self, table: GammaTable, *, budget_epsilon: float, delta: float,
@@ -178,9 +198,21 @@ class LabellingSession:
         return self._queries
 
     def epsilon_for(self, queries: int, delta: float | None = None) -> float:
-        """ε_total of ``queries`` answers at δ_total by the session's accountant (module docstring:
-        the table's pair composed by PLD for fresh members, the members' post-processing bound for
-        fixed ones); inf where no finite ε exists at that δ.  Cached per (count, δ)."""
+        """ε_total of ``queries`` answers at δ_total by the session's accountant; cached per (count, δ).
+
+        The accountant is the module docstring's: the table's pair composed by PLD for fresh members,
+        the members' post-processing bound for fixed ones.
+
+        Args:
+            queries: the number of answers Q.
+            delta: δ_total (default: the session's δ).
+
+        Returns:
+            ε_total, or inf where no finite ε exists at that δ.
+
+        Raises:
+            ParameterError: naming ``delta``, outside (0, 1).
+        """
         d = self.delta if delta is None else v.open_unit("delta", delta)
         q = int(queries)
         if q == 0:
@@ -193,8 +225,20 @@ class LabellingSession:
         return self._eps_cache[key]
 
     def generic_epsilon_for(self, queries: int, delta: float | None = None) -> float:
-        """The generic bound, for comparison: ``queries`` identical (ε_q, δ_q) queries composed
-        exactly (Kairouz, Oh & Viswanath 2015, Theorem 3.3); inf where δ_total < 1 − (1 − δ_q)^Q."""
+        """The generic bound, for comparison: ``queries`` identical (ε_q, δ_q) queries composed exactly.
+
+        Kairouz, Oh & Viswanath 2015, Theorem 3.3.
+
+        Args:
+            queries: the number of answers Q.
+            delta: δ_total (default: the session's δ).
+
+        Returns:
+            ε_total, or inf where δ_total < 1 − (1 − δ_q)^Q.
+
+        Raises:
+            ParameterError: naming ``delta``, outside (0, 1).
+        """
         d = self.delta if delta is None else v.open_unit("delta", delta)
         q = int(queries)
         if q == 0:
@@ -210,7 +254,14 @@ class LabellingSession:
         return bound_name(self.member_randomness, self.table)
 
     def get_epsilon(self, delta: float | None = None) -> float:
-        """ε spent so far at δ_total = ``delta`` (default: the session's δ), like Opacus's accountant."""
+        """ε spent so far at δ_total = ``delta`` (default: the session's δ), like Opacus's accountant.
+
+        Args:
+            delta: δ_total (default: the session's δ).
+
+        Returns:
+            :meth:`epsilon_for` of the queries answered so far.
+        """
         return self.epsilon_for(self._queries, delta)
 
     @property
@@ -219,7 +270,11 @@ class LabellingSession:
         return self.get_epsilon()
 
     def remaining_queries(self) -> int:
-        """How many more queries fit in the budget (ε(δ_total) is non-decreasing in the count)."""
+        """How many more queries fit in the budget (ε(δ_total) is non-decreasing in the count).
+
+        Returns:
+            The largest number of further queries whose total stays within ``budget_epsilon``.
+        """
         def fits(extra: int) -> bool:
             return self.epsilon_for(self._queries + extra) <= self.budget_epsilon
 
@@ -237,6 +292,12 @@ class LabellingSession:
     def label(self, votes: object) -> np.ndarray:
         """Private majority labels for a batch of (Q, K) 0/1 votes (one query: a (1, K) matrix).
 
+        Args:
+            votes: the (Q, K) matrix of 0/1 votes, one row per query.
+
+        Returns:
+            The Q released labels (0/1, int64).
+
         Raises:
             PrivacyBudgetExceeded: the batch would take ε(δ_total) past the budget; nothing released.
             ParameterError: malformed votes; nothing charged.
@@ -244,7 +305,18 @@ class LabellingSession:
         return self._release(vote_counts(votes, self.table.K))
 
     def label_counts(self, counts: object) -> np.ndarray:
-        """:meth:`label` from the Q queries' vote counts L ∈ [0, K] (a 1-D array)."""
+        """:meth:`label` from the Q queries' vote counts L ∈ [0, K] (a 1-D array).
+
+        Args:
+            counts: the Q vote counts.
+
+        Returns:
+            The Q released labels (0/1, int64).
+
+        Raises:
+            PrivacyBudgetExceeded: the batch would take ε(δ_total) past the budget; nothing released.
+            ParameterError: malformed counts; nothing charged.
+        """
         return self._release(check_counts(counts, self.table.K))
 
     def _release(self, L: np.ndarray) -> np.ndarray:
@@ -296,7 +368,12 @@ class LabellingSession:
 
     # -- state ------------------------------------------------------------------------------
     def state(self) -> dict:
-        """The ledger as a JSON-able dict (with its own checksum)."""
+        """The ledger as a JSON-able dict (with its own checksum).
+
+        Returns:
+            The format tag, the table's fingerprint and parameters, the per-query and total budgets,
+            the queries answered and ε spent, the batches and the settings.
+        """
         eps_q, delta_q = self.per_query
         d = {"format": FORMAT, "table_fingerprint": self.fingerprint, "params": self.table.params.to_dict(),
              "per_query_epsilon": eps_q, "per_query_delta": delta_q, "budget_epsilon": self.budget_epsilon,
@@ -308,7 +385,11 @@ class LabellingSession:
         return d
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the ledger atomically (JSON); never the generator's state."""
+        """Write the ledger atomically (JSON); never the generator's state.
+
+        Args:
+            path: the state file.
+        """
         atomic_write_json(path, self.state())
 
     @classmethod
@@ -320,7 +401,21 @@ class LabellingSession:
         ``secure`` defaults to the saved setting; with ``resume`` (default) later batches are
         recorded to ``path`` again, and the file is claimed first (:mod:`darrm.locking`): a
         session live elsewhere is refused before its state is read, never resumed twice.
-        ``member_randomness``: read from the file; give it only for a /1 file (which lacks it).
+
+        Args:
+            path: the state file.
+            table: the table the session was created with.
+            secure: draw the coins from the OS CSPRNG (default: the saved setting).
+            rng: numpy Generator or seed for the coins when not secure.
+            resume: record later batches to ``path`` again (claiming it).
+            member_randomness: read from the file; give it only for a /1 file (which lacks it).
+
+        Returns:
+            The session, with the queries already answered counted.
+
+        Raises:
+            SessionFileError: ``path`` is not a session's state file, is corrupt, or is live elsewhere.
+            ParameterError: ``table`` is not the session's table, or a parameter is malformed.
         """
         try:  # resolved once; a device or FIFO is refused before any lock file is made next to it
             path = resolve_target(os.path.realpath(v.path("path", path)), name="path")

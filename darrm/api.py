@@ -381,6 +381,18 @@ def solve(
         ParameterError: bad arguments.
         SolveError: the LP failed or was not proven optimal (see ``options.accept_gap``).
         CertificationError: a closed form is not private for these parameters.
+
+    Examples:
+        γ_opt for five members, each (0.5, 10⁻⁵)-DP, spending one member's worth of privacy
+        per label (m = 1), for members right with probability 0.75 on average:
+
+        >>> import darrm
+        >>> params = darrm.PrivacyParams(K=5, m=1, eps=0.5, member_delta=1e-5)
+        >>> table = darrm.solve(params, darrm.IIDPrior(0.75))
+        >>> table.status, [round(float(g), 3) for g in table.gamma]
+        ('optimal', [1.0, 0.6, 0.2, 0.2, 0.6, 1.0])
+        >>> darrm.solve(params, family="const").family
+        'const'
     """
     prior, opts, checkpoint = check_request(params, prior, family=family, options=options, executor=executor,
                                             checkpoint=checkpoint, budget=budget)
@@ -439,6 +451,18 @@ def certify(gamma: np.ndarray,
 
     Raises:
         ParameterError: bad arguments, or the certificate would not fit ``max_memory``.
+
+    Examples:
+        The table :func:`solve` returns passes; the plain majority (γ ≡ 1) is not private:
+
+        >>> import numpy as np
+        >>> import darrm
+        >>> params = darrm.PrivacyParams(K=5, m=1, eps=0.5, member_delta=1e-5)
+        >>> darrm.certify(darrm.solve(params).gamma, params).certified
+        True
+        >>> cert = darrm.certify(np.ones(6), params)
+        >>> cert.certified, round(cert.violation, 3)
+        (False, 0.26)
     """
     t = validate_tol(tol)
     budget = validate_max_memory(max_memory)

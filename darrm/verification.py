@@ -59,6 +59,17 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
     Raises:
         CertificationError: the table is not (ε, δ)-DP for its parameters.
         ParameterError: ``table`` is no GammaTable, or ``votes`` is not a (Q, K) 0/1 matrix.
+
+    Examples:
+        Three queries to five members: unanimous votes are released as they are (γ = 1 at
+        L = 0 and L = K), a 3-to-2 vote is released with probability ½ + ½·γ(3):
+
+        >>> import numpy as np
+        >>> import darrm
+        >>> table = darrm.solve(darrm.PrivacyParams(K=5, m=1, eps=0.5, member_delta=1e-5))
+        >>> votes = np.array([[1, 1, 1, 1, 1], [0, 0, 0, 0, 0], [1, 0, 1, 0, 1]])
+        >>> darrm.aggregate(votes, table, rng=0)
+        array([1, 0, 1])
     """
     _check_certified(table, executor)
     p = table.params

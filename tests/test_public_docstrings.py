@@ -5,7 +5,10 @@ docstring that the API reference (mkdocstrings, ``docstring_style: google``) ren
 * a function: ``Args:`` naming every parameter it takes, ``Returns:`` unless it returns None,
   and ``Raises:``;
 * a class: ``Args:`` or ``Attributes:`` naming every constructor parameter (enums and exceptions
-  are documented by their members and their message).
+  are documented by their members and their message);
+* a public method of a facade's class (those the reference lists under the class): ``Args:``
+  naming every parameter, ``Returns:`` unless it returns None, and ``Raises:`` when its own body
+  raises.
 
 The sections are parsed with griffe, the parser the docs build uses, so a section it would not
 recognise (a wrong indent, a missing colon) fails here too.
@@ -13,9 +16,11 @@ recognise (a wrong indent, a missing colon) fails here too.
 
 from __future__ import annotations
 
+import ast
 import enum
 import importlib
 import inspect
+import textwrap
 
 import pytest
 from griffe import Docstring, DocstringSectionKind
@@ -82,6 +87,69 @@ def test_public_callable_has_google_sections_naming_every_parameter(modname, nam
     if ret not in (None, "None", inspect.Signature.empty):
         assert DocstringSectionKind.returns in sections, f"{name}: no Returns: section"
     assert DocstringSectionKind.raises in sections, f"{name}: no Raises: section"
+
+
+def _methods() -> list[tuple[str, str, str]]:
+    """(facade, class, method) for every public method defined by a class of ``darrm`` or
+    ``darrm.accounting`` (properties are documented as attributes)."""
+    out = []
+    for modname in ("darrm", "darrm.accounting"):
+        mod = FACADES[modname]
+        for name in mod.__all__:
+            cls = getattr(mod, name)
+            if not inspect.isclass(cls) or issubclass(cls, (enum.Enum, BaseException)):
+                continue
+            out += [(modname, name, m) for m, member in vars(cls).items()
+                    if not m.startswith("_") and not isinstance(member, property)
+                    and callable(getattr(member, "__func__", member))]
+    return out
+
+
+METHODS = _methods()
+
+
+def _raises_itself(func) -> bool:
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    return any(isinstance(node, ast.Raise) for node in ast.walk(tree))
+
+
+def _method_gaps(func) -> list[str]:
+    """The sections ``func``'s docstring lacks (empty: documented)."""
+    sections, params, gaps = _sections(func), _parameters(func), []
+    if params:
+        documented = _documented_names(sections.get(DocstringSectionKind.parameters, []))
+        if set(params) - documented:
+            gaps.append(f"Args: {sorted(set(params) - documented)}")
+    if inspect.signature(func).return_annotation not in (None, "None", inspect.Signature.empty) \
+            and DocstringSectionKind.returns not in sections:
+        gaps.append("Returns:")
+    if _raises_itself(func) and DocstringSectionKind.raises not in sections:
+        gaps.append("Raises:")
+    return gaps
+
+
+@pytest.mark.parametrize("modname,cls,method", METHODS, ids=[f"{m}.{c}.{n}" for m, c, n in METHODS])
+def test_public_method_of_a_facade_class_has_google_sections(modname, cls, method):
+    member = vars(getattr(FACADES[modname], cls))[method]
+    gaps = _method_gaps(getattr(member, "__func__", member))
+    assert not gaps, f"{modname}.{cls}.{method}: missing {gaps}"
+
+
+def test_the_method_walk_covers_the_session_and_catches_a_missing_section():
+    assert {"label", "epsilon_for", "save", "load"} <= {m for _, c, m in METHODS if c == "LabellingSession"}
+
+    class Session:
+        def label(self, votes: list, *, _private: int = 0) -> list:
+            """Labels.
+
+            Args:
+                votes: the votes.
+            """
+            if not votes:
+                raise ValueError("no votes")
+            return votes
+
+    assert _method_gaps(Session.label) == ["Returns:", "Raises:"]
 
 
 def test_the_check_catches_a_prose_only_docstring():

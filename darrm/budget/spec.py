@@ -45,7 +45,11 @@ class TotalBudget:
         choice("member_randomness", self.member_randomness, MEMBER_RANDOMNESS)
 
     def to_dict(self) -> dict:
-        """JSON-ready (stored in γ files)."""
+        """JSON-ready (stored in γ files).
+
+        Returns:
+            ``{"epsilon", "delta", "queries", "member_randomness"}`` with their values.
+        """
         return {"epsilon": self.epsilon, "delta": self.delta, "queries": self.queries,
                 "member_randomness": self.member_randomness}
 
@@ -53,8 +57,15 @@ class TotalBudget:
     def from_dict(cls, d: dict) -> TotalBudget:
         """Inverse of :meth:`to_dict`.
 
+        Args:
+            d: a :meth:`to_dict` description (``member_randomness`` defaults to ``"fresh"``).
+
+        Returns:
+            The budget, validated like any construction.
+
         Raises:
-            ParameterError: missing or bad keys."""
+            ParameterError: missing or bad keys.
+        """
         if not isinstance(d, dict) or any(k not in d for k in ("epsilon", "delta", "queries")):
             raise ParameterError("budget", f"must be a dict with epsilon, delta, queries; got {d!r}")
         return cls(d["epsilon"], d["delta"], d["queries"], d.get("member_randomness", "fresh"))

@@ -241,11 +241,20 @@ class PrivacyProfile:
         return np.stack([self.x, self.y], axis=1)
 
     def delta(self, eps: float | np.ndarray) -> float | np.ndarray:
-        """δ(ε′) = max_j (y_j − e^{ε′}·x_j) for ε′ ≥ 0 (ε′ = inf: the infinite-loss mass), an upper
-        bound on the exact profile (the rounding of this evaluation, ≤ 3u·(y_j + e^{ε′}·x_j), added).
+        """δ(ε′) = max_j (y_j − e^{ε′}·x_j) for ε′ ≥ 0 (ε′ = inf: the infinite-loss mass).
+
+        An upper bound on the exact profile: the rounding of this evaluation, ≤ 3u·(y_j + e^{ε′}·x_j),
+        is added.
+
+        Args:
+            eps: ε′ ≥ 0, a number or an array.
+
+        Returns:
+            δ(ε′) in [0, 1], a float for a number, an array for an array.
 
         Raises:
-            ParameterError: ε′ < 0 or NaN."""
+            ParameterError: ε′ < 0 or NaN.
+        """
         e = np.asarray(eps, dtype=np.float64)
         if np.any(np.isnan(e)) or np.any(e < 0):
             raise ParameterError("eps", f"must be >= 0, got {eps!r}")
@@ -257,11 +266,19 @@ class PrivacyProfile:
         return float(out) if np.ndim(out) == 0 else out
 
     def epsilon(self, delta: float) -> float:
-        """The smallest ε′ ≥ 0 with δ(ε′) ≤ ``delta`` (inf below the infinite-loss mass): each
-        vertex needs e^{ε′} ≥ (y_j − δ)/x_j.
+        """The smallest ε′ ≥ 0 with δ(ε′) ≤ ``delta`` (inf below the infinite-loss mass).
+
+        Each vertex needs e^{ε′} ≥ (y_j − δ)/x_j.
+
+        Args:
+            delta: the target δ, in [0, 1].
+
+        Returns:
+            ε′, rounded up.
 
         Raises:
-            ParameterError: ``delta`` outside [0, 1]."""
+            ParameterError: ``delta`` outside [0, 1].
+        """
         d = float(delta)
         if not 0.0 <= d <= 1.0:
             raise ParameterError("delta", f"must lie in [0, 1], got {delta!r}")
@@ -274,14 +291,23 @@ class PrivacyProfile:
         return max(0.0, math.log(s)) if s > 1.0 else 0.0
 
     def pair(self) -> tuple[np.ndarray, np.ndarray]:
-        """The dominating pair (P, Q) on n + 1 atoms: P(0) = y_0, Q(0) = 0 (infinite loss),
-        P(j) = y_j − y_{j−1}, Q(j) = x_j − x_{j−1} (module docstring, Claim 2)."""
+        """The dominating pair (P, Q) on n + 1 atoms (module docstring, Claim 2).
+
+        P(0) = y_0, Q(0) = 0 (infinite loss), P(j) = y_j − y_{j−1}, Q(j) = x_j − x_{j−1}.
+
+        Returns:
+            (P, Q), two arrays of length n + 1.
+        """
         P = np.concatenate([[self.y[0]], np.diff(self.y)])
         Q = np.concatenate([[0.0], np.diff(self.x)])
         return P, Q
 
     def fingerprint(self) -> str:
-        """sha256 of the model and the exact vertices (``float.hex``): the pair's identity."""
+        """sha256 of the model and the exact vertices (``float.hex``): the pair's identity.
+
+        Returns:
+            The hex digest.
+        """
         body = self.model + ";" + ",".join(float(v).hex() for v in np.concatenate([self.x, self.y]))
         return hashlib.sha256(body.encode()).hexdigest()
 
