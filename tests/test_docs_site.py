@@ -167,7 +167,8 @@ def test_every_notebook_is_a_page_with_its_figures_linked_from_the_examples(site
         page = (site / "notebooks" / name / "index.html").read_text(encoding="utf-8")
         assert re.search(r'<img [^>]*src="data:image/png;base64,', page), name
         assert "jp-OutputArea-output" in page and "jp-CodeCell" in page, name
-        assert (site / "notebooks" / name / f"{name}.ipynb").is_file(), name  # the download button's file
+        assert (site / "notebooks" / name / f"{name}.ipynb").is_file(), name  # the download link's file
+        assert f'<a href="{name}.ipynb" download>' in page and f"examples/notebooks/{name}.ipynb" in page, name
         assert f'href="../notebooks/{name}/"' in examples and f"examples/notebooks/{name}.ipynb" in examples, name
 
 

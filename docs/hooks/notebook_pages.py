@@ -3,9 +3,11 @@
 mkdocs-jupyter renders a notebook with nbconvert's template, whose page head loads MathJax and,
 when a notebook draws a Mermaid diagram, mermaid.js from CDNs.  This site writes its formulas as
 MathML at build time (``docs/hooks/mathml.py``) and its notebooks draw no diagram, so, as an MkDocs
-hook, :func:`on_page_content` removes both loaders from the notebook pages: a reader offline sees
-the same page.  ``tests/test_docs_site.py`` fails if any page still names an external script, or
-shows raw TeX (a notebook formula would need this hook to convert it first).
+hook, :func:`on_page_content` removes both loaders from the notebook pages (a reader offline sees
+the same page) and heads each page with its source in the repository and a link to the executed
+notebook, which mkdocs-jupyter (``include_source``) copies beside the page.
+``tests/test_docs_site.py`` fails if any page still names an external script, or shows raw TeX
+(a notebook formula would need this hook to convert it first).
 """
 
 from __future__ import annotations
@@ -30,6 +32,14 @@ def strip_loaders(page_html: str, where: str = "a notebook page") -> str:
     return MERMAID.sub("", MATHJAX.sub("", page_html))
 
 
+def source_line(name: str) -> str:
+    """The line that heads a notebook page: where the notebook lives and its executed copy."""
+    return (f'<p class="notebook-source">Source: <code>examples/notebooks/{name}</code> · '
+            f'<a href="{name}" download>download the executed notebook</a></p>')
+
+
 def on_page_content(html_text: str, page: Any, **kwargs: Any) -> str:
-    """MkDocs hook: a notebook page (``.ipynb``) without the template's script loaders."""
-    return strip_loaders(html_text, page.file.src_uri) if page.file.src_uri.endswith(".ipynb") else html_text
+    """MkDocs hook: a notebook page (``.ipynb``) headed by its source, without the template's loaders."""
+    if not page.file.src_uri.endswith(".ipynb"):
+        return html_text
+    return source_line(page.file.src_uri.rsplit("/", 1)[-1]) + strip_loaders(html_text, page.file.src_uri)
