@@ -128,7 +128,7 @@ class LabellingSession:
         self.secure = v.flag("secure", secure)
         self._rng = v.generator("rng", rng)  # checked even when secure ignores it
         # resolved once: a symlinked ledger is claimed, checked and written as the file it names
-        self.path = None if path is None else resolve_target(os.path.realpath(v.path("path", path)), name="path")
+        self.path = None if path is None else resolve_target(v.path("path", path), name="path")
         self.per_query = per_query_budget(table)
         self.fingerprint = table_fingerprint(table)
         self._queries = int(_queries)
@@ -323,7 +323,7 @@ class LabellingSession:
         ``member_randomness``: read from the file; give it only for a /1 file (which lacks it).
         """
         try:  # resolved once; a device or FIFO is refused before any lock file is made next to it
-            path = resolve_target(os.path.realpath(v.path("path", path)), name="path")
+            path = resolve_target(v.path("path", path), name="path")
         except ParameterError as exc:
             raise SessionFileError(f"not a session state file: {exc}") from None
         held = claim("path", path, reentrant=False) if resume else None
