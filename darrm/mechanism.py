@@ -31,7 +31,7 @@ def class_votes(votes: object, K: int | None, classes: int = 2, *, min_queries: 
     would be released as one, outside the set the (ε, δ) claim covers.
 
     Returns:
-        The labels as an int64 copy.
+        The labels as int64 (the input itself when it is int64 already).
 
     Raises:
         ParameterError: (``votes``) any of the above.
@@ -58,10 +58,14 @@ def class_votes(votes: object, K: int | None, classes: int = 2, *, min_queries: 
         raise ParameterError("votes", f"must have at least one column (member), got shape {a.shape}")
     if a.shape[0] < min_queries:
         raise ParameterError("votes", f"must have at least {min_queries} row(s) (queries), got shape {a.shape}")
-    if not np.all((a >= 0) & (a <= classes - 1) & (a == np.floor(a))):  # NaN fails every comparison
+    if a.dtype.kind in "iu":  # min and max: no temporary as large as the votes
+        ok = not a.size or (int(a.min()) >= 0 and int(a.max()) <= classes - 1)
+    else:  # NaN fails every comparison
+        ok = bool(np.all((a >= 0) & (a <= classes - 1) & (a == np.floor(a))))
+    if not ok:
         raise ParameterError("votes", "entries must be 0 or 1" if classes == 2
                              else f"entries must be class labels, integers in 0..{classes - 1}")
-    return a.astype(np.int64)
+    return a.astype(np.int64, copy=False)
 
 
 def vote_counts(votes: object, K: int) -> np.ndarray:
@@ -71,7 +75,7 @@ def vote_counts(votes: object, K: int) -> np.ndarray:
     A 1-D array is refused: it could be one query's K votes or Q counts.  Pass a (1, K) matrix
     for one query, or counts to :func:`check_counts` / :func:`aggregate_counts`.
     """
-    return class_votes(votes, K).sum(axis=1)
+    return class_votes(votes, K).sum(axis=1, dtype=np.int64)
 
 
 def check_counts(counts: object, K: int) -> np.ndarray:
