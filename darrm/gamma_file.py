@@ -257,6 +257,13 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
     except (DarrmError, TypeError, ValueError, ArithmeticError, RecursionError) as exc:
         raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
     if recertify:
+        if "total_budget" in table.info:  # its sizes bound the composition's work: checked before any work
+            from .budget.verify import total_budget_record
+
+            try:
+                total_budget_record(table)
+            except CertificationError as exc:
+                raise GammaFileError(f"{path}: total budget not met: {exc}") from None
         try:
             cert = certify(table.gamma, params, tol=tol, max_memory=max_memory, executor=executor)
         except MemoryError:
