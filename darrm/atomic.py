@@ -216,8 +216,11 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, name: str = "pat
     """Write ``data`` to ``path`` atomically, by the target rule of this module.
 
     Raises:
-        ParameterError: (``name``) another process is writing ``path`` (:mod:`darrm.locking`), or
-            the target is no regular file (:func:`resolve_target`).
+        ParameterError: (``name``, or the command's option for ``path``:
+            :func:`darrm.paths.option_for`) another process is writing ``path``
+            (:mod:`darrm.locking`), the target is no regular file (:func:`resolve_target`), or the
+            write fails for lack of room or an I/O error (ENOSPC, EDQUOT, EFBIG, EIO); the target
+            is then unchanged.
     """
     real = resolve_target(path, name=name)
     real.parent.mkdir(parents=True, exist_ok=True)
@@ -225,7 +228,20 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, name: str = "pat
         real = resolve_target(real, name=name)  # re-checked under the claim
         _sweep_stale(real, 0.0 if c.fresh else STALE_AFTER_S)
         c.fresh = False
-        _write(real, data, name)
+        try:
+            _write(real, data, name)
+        except OSError as exc:
+            if exc.errno not in _FULL:
+                raise
+            from .paths import option_for
+
+            raise ParameterError(option_for(real, name), f"{path}: cannot write it: {exc.strerror or exc}; nothing "
+                                                         "was written (an existing file is unchanged)") from None
+
+
+#: a write that fails for lack of room (a full disk, a quota, ``RLIMIT_FSIZE``) or an I/O error:
+#: refused naming the option, the target untouched
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
 def _write(path: Path, data: bytes, name: str) -> None:

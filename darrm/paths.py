@@ -22,16 +22,22 @@ from .errors import ParameterError
 from .locking import claim
 
 _scope: contextvars.ContextVar[ExitStack | None] = contextvars.ContextVar("darrm_output_claims", default=None)
+#: resolved output file or folder → the option that named it, for the command running now
+_options: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("darrm_output_options",
+                                                                                  default=None)
 
 
 @contextmanager
 def hold_outputs() -> Iterator[None]:
-    """Outputs checked inside this block stay claimed until it ends (one command's run)."""
+    """Outputs checked inside this block stay claimed until it ends (one command's run), and a
+    write to one of them that fails names their option (:func:`option_for`)."""
     with ExitStack() as stack:
         token = _scope.set(stack)
+        names = _options.set({})
         try:
             yield
         finally:
+            _options.reset(names)
             _scope.reset(token)
 
 
@@ -39,6 +45,26 @@ def _hold(name: str, path: Path) -> None:
     stack = _scope.get()
     if stack is not None:
         stack.enter_context(claim(name, path))
+    options = _options.get()
+    if options is not None:
+        options[os.path.realpath(path)] = name
+
+
+def option_for(path: PathLike, default: str) -> str:
+    """The option that named the output ``path`` (or a folder above it) in the command running
+    now (:func:`hold_outputs`), else ``default``: a write that fails late (a full disk) still names
+    what the user typed."""
+    options = _options.get()
+    if not options:
+        return default
+    p = os.path.realpath(path)
+    while True:
+        if p in options:
+            return options[p]
+        up = os.path.dirname(p)
+        if up == p:
+            return default
+        p = up
 
 PathLike = str | os.PathLike
 
@@ -120,11 +146,18 @@ def check_outputs(outputs: Mapping[str, PathLike | None], inputs: Mapping[str, P
 
 
 def check_input_dir(name: str, path: PathLike) -> Path:
-    """``path`` is an existing directory (an input folder given explicitly)."""
+    """``path`` is an existing directory this process can list (an input folder given explicitly):
+    a folder without read or search permission is refused now, not after minutes of set-up."""
     p = Path(path)
     if str(path) == "" or not p.is_dir():
         raise ParameterError(name, f"{path!s}: no such directory" if not p.exists() or str(path) == ""
                              else f"{path}: not a directory")
+    try:  # the effective ids decide, as for the reads to come (os.access asks for the real ones)
+        with os.scandir(p) as entries:
+            next(entries, None)  # read permission
+        os.stat(p / ".")  # search permission
+    except OSError as exc:
+        raise ParameterError(name, f"{path}: cannot read the folder: {exc.strerror or exc}") from None
     return p
 
 

@@ -293,7 +293,7 @@ def solve_top_two(K: int, C: int, eps: float, delta: float, p_correct: float = 0
         K: teachers (votes).
         C: classes.
         eps: per-query ε ≥ 0.
-        delta: per-query δ in (0, 1).
+        delta: per-query δ in (:data:`ROUNDING_MARGIN`, 1).
         p_correct: the prior's per-teacher accuracy.
 
     Returns:
@@ -310,6 +310,9 @@ def solve_top_two(K: int, C: int, eps: float, delta: float, p_correct: float = 0
 
     K, C = count("K", K), count("C", C, minimum=2)
     eps, delta = non_negative("eps", eps), open_unit("delta", delta)
+    if delta <= ROUNDING_MARGIN:  # the certificate needs max divergence + margin ≤ δ: even γ ≡ 0 fails
+        raise ParameterError("delta", f"must exceed the certificate's rounding margin {ROUNDING_MARGIN:g}, "
+                                      f"got {delta!r}")
     st = states(K, C)
     if not st:
         raise ParameterError("K", f"no histogram of K={K} votes over C={C} classes has a strict plurality")
