@@ -223,7 +223,10 @@ def sweep_executor(params: PrivacyParams, executor: Executor | TorchDevice | Non
         kind = "joblib" if isinstance(chosen, JoblibExecutor) else "local"
         budget = memory_budget(max_memory)
         if budget is not None and sweep_memory(params, chosen.workers) > budget:
-            fit = max(n for n in range(1, chosen.workers + 1) if n == 1 or sweep_memory(params, n) <= budget)
+            fit, too_many = 1, chosen.workers  # bisection: the estimate grows with the workers
+            while too_many - fit > 1:
+                mid = (fit + too_many) // 2
+                fit, too_many = (mid, too_many) if sweep_memory(params, mid) <= budget else (fit, mid)
             need = sweep_memory(params, chosen.workers) / 2**30
             raise ParameterError("executor", f"{kind}:{chosen.workers} needs about {need:.2f} GiB for the sweeps at "
                                              f"K={params.K}, more than the {budget / 2**30:.2f} GiB "
