@@ -45,6 +45,7 @@ After the rename the folder is fsynced, so the new name survives a power loss.
 
 from __future__ import annotations
 
+import contextvars
 import errno
 import json
 import os
@@ -52,10 +53,52 @@ import re
 import stat
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import ParameterError
 from .locking import claim
+
+#: resolved output file or folder → the option that named it, in the command running now
+_option_names: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("darrm_output_options",
+                                                                                       default=None)
+
+
+@contextmanager
+def naming_outputs() -> Iterator[None]:
+    """Inside this block (one command's run: :func:`darrm.paths.hold_outputs`) the outputs named by
+    :func:`name_output` are known to :func:`option_for`."""
+    token = _option_names.set({})
+    try:
+        yield
+    finally:
+        _option_names.reset(token)
+
+
+def name_output(name: str, path: str | os.PathLike) -> None:
+    """Record that the option ``name`` named the output file or folder ``path`` (inside
+    :func:`naming_outputs`; a no-op outside)."""
+    names = _option_names.get()
+    if names is not None:
+        names[os.path.realpath(path)] = name
+
+
+def option_for(path: str | os.PathLike, default: str) -> str:
+    """The option that named the output ``path`` (or a folder above it) in the command running
+    now, else ``default``: a write that fails late (a full disk) still names what the user typed."""
+    names = _option_names.get()
+    if not names:
+        return default
+    p = os.path.realpath(path)
+    while True:
+        if p in names:
+            return names[p]
+        up = os.path.dirname(p)
+        if up == p:
+            return default
+        p = up
+
 
 #: a temporary file of this age (seconds) is a leftover of a crashed writer
 STALE_AFTER_S = 3600.0
@@ -216,11 +259,10 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, name: str = "pat
     """Write ``data`` to ``path`` atomically, by the target rule of this module.
 
     Raises:
-        ParameterError: (``name``, or the command's option for ``path``:
-            :func:`darrm.paths.option_for`) another process is writing ``path``
-            (:mod:`darrm.locking`), the target is no regular file (:func:`resolve_target`), or the
-            write fails for lack of room or an I/O error (ENOSPC, EDQUOT, EFBIG, EIO); the target
-            is then unchanged.
+        ParameterError: (``name``, or the command's option for ``path``: :func:`option_for`)
+            another process is writing ``path`` (:mod:`darrm.locking`), the target is no regular
+            file (:func:`resolve_target`), or the write fails for lack of room or an I/O error
+            (ENOSPC, EDQUOT, EFBIG, EIO); the target is then unchanged.
     """
     real = resolve_target(path, name=name)
     real.parent.mkdir(parents=True, exist_ok=True)
@@ -233,8 +275,6 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, name: str = "pat
         except OSError as exc:
             if exc.errno not in _FULL:
                 raise
-            from .paths import option_for
-
             raise ParameterError(option_for(real, name), f"{path}: cannot write it: {exc.strerror or exc}; nothing "
                                                          "was written (an existing file is unchanged)") from None
 

@@ -18,26 +18,23 @@ from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from .atomic import name_output, naming_outputs
 from .errors import ParameterError
 from .locking import claim
 
 _scope: contextvars.ContextVar[ExitStack | None] = contextvars.ContextVar("darrm_output_claims", default=None)
-#: resolved output file or folder → the option that named it, for the command running now
-_options: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("darrm_output_options",
-                                                                                  default=None)
 
 
 @contextmanager
 def hold_outputs() -> Iterator[None]:
     """Outputs checked inside this block stay claimed until it ends (one command's run), and a
-    write to one of them that fails names their option (:func:`option_for`)."""
+    write to one of them that fails names their option (:func:`darrm.atomic.option_for`)."""
     with ExitStack() as stack:
+        stack.enter_context(naming_outputs())
         token = _scope.set(stack)
-        names = _options.set({})
         try:
             yield
         finally:
-            _options.reset(names)
             _scope.reset(token)
 
 
@@ -45,26 +42,7 @@ def _hold(name: str, path: Path) -> None:
     stack = _scope.get()
     if stack is not None:
         stack.enter_context(claim(name, path))
-    options = _options.get()
-    if options is not None:
-        options[os.path.realpath(path)] = name
-
-
-def option_for(path: PathLike, default: str) -> str:
-    """The option that named the output ``path`` (or a folder above it) in the command running
-    now (:func:`hold_outputs`), else ``default``: a write that fails late (a full disk) still names
-    what the user typed."""
-    options = _options.get()
-    if not options:
-        return default
-    p = os.path.realpath(path)
-    while True:
-        if p in options:
-            return options[p]
-        up = os.path.dirname(p)
-        if up == p:
-            return default
-        p = up
+    name_output(name, path)
 
 PathLike = str | os.PathLike
 
