@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from .atomic import name_output, naming_outputs
+from .atomic import name_output, naming_outputs, real_target
 from .errors import ParameterError
 from .locking import claim
 
@@ -79,11 +79,13 @@ def check_writable(name: str, path: PathLike) -> Path:
 
 
 def check_output_dir(name: str, path: PathLike) -> Path:
-    """``path`` can be an output folder: not empty, not an existing file, and its nearest existing
-    ancestor is a writable folder (the command creates the missing levels)."""
+    """``path`` can be an output folder: not empty, not an existing file, no symlink on the way that
+    the kernel's protected-symlinks rule would not follow (:func:`darrm.atomic.real_target`), and
+    its nearest existing ancestor is a writable folder (the command creates the missing levels)."""
     if str(path) == "":
         raise ParameterError(name, "empty path; give a folder")
     p = Path(path)
+    real_target(p, name=name)  # a planted symlink on the way is refused now (darrm.atomic's target rule)
     if p.exists() and not p.is_dir():
         raise ParameterError(name, f"{path} exists and is not a directory")
     anc = Path(os.path.abspath(p))

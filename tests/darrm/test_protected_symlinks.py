@@ -161,3 +161,12 @@ def test_a_labelling_session_refuses_a_planted_ledger_link(other_uid, shared, vi
     with pytest.raises(ParameterError, match=r"^path: .*protected-symlinks"):
         LabellingSession(table, budget_epsilon=1.0, delta=1e-3, member_randomness="fresh").save(link)
     _untouched(victim)
+
+
+def test_an_experiment_out_folder_behind_a_planted_link_is_refused_before_any_work(other_uid, shared, victim):
+    from darrm.paths import check_output_dirs
+
+    link = _plant(shared / "results", victim.parent, other_uid)
+    with pytest.raises(ParameterError, match=r"^out: .*protected-symlinks"):
+        check_output_dirs({"out": link})
+    _untouched(victim)
