@@ -148,7 +148,7 @@ class LabellingSession:
         self.secure = v.flag("secure", secure)
         self._rng = v.generator("rng", rng)  # checked even when secure ignores it
         # resolved once: a symlinked ledger is claimed, checked and written as the file it names
-        self.path = None if path is None else resolve_target(os.path.realpath(v.path("path", path)), name="path")
+        self.path = None if path is None else resolve_target(v.path("path", path), name="path")
         self.per_query = per_query_budget(table)
         self.fingerprint = table_fingerprint(table)
         self._queries = int(_queries)
@@ -325,6 +325,7 @@ class LabellingSession:
         n = int(L.shape[0])
         if n == 0:
             return np.zeros(0, dtype=np.int64)
+        self._refuse_early(n)
         after = self.epsilon_for(self._queries + n)
         if after > self.budget_epsilon:
             if math.isinf(after):
@@ -343,6 +344,27 @@ class LabellingSession:
         if self.path is not None:
             self.save(self.path)  # recorded before anything is released
         return aggregate_counts(L, self.table.gamma, self._rng, secure=self.secure)
+
+    def _refuse_early(self, n: int) -> None:
+        """Refuse a batch of ``n`` queries already when a prefix of it (1, 2, 4, … queries) spends
+        more than the budget: ε(δ_total) is non-decreasing in the count (composing one more
+        mechanism never lowers the hockey-stick divergence), so the whole batch would too.  The
+        composition of a few queries is cheap; that of millions (a PLD self-composed 3·10⁶ times)
+        takes a minute and gigabytes, which a batch far past the budget must not cost."""
+        k = 1
+        while k < n:
+            spent = self.epsilon_for(self._queries + k)
+            if math.isinf(spent):
+                raise PrivacyBudgetExceeded(
+                    f"delta: {n} more queries of delta_q={self.per_query[1]:.3g} compose to more than "
+                    f"delta={self.delta:g} at any epsilon (their first {k} already do; {self._queries} answered; "
+                    "remaining_queries() says how many more fit); nothing was released")
+            if spent > self.budget_epsilon:
+                raise PrivacyBudgetExceeded(
+                    f"budget_epsilon: {n} more queries would spend more than eps={spent:.6g} (their first {k} "
+                    f"already do) > budget {self.budget_epsilon:.6g} at delta={self.delta:g} ({self._queries} "
+                    "answered; remaining_queries() says how many more fit); nothing was released")
+            k *= 2
 
     # -- dp_accounting ----------------------------------------------------------------------
     def dp_event(self):
@@ -418,7 +440,7 @@ class LabellingSession:
             ParameterError: ``table`` is not the session's table, or a parameter is malformed.
         """
         try:  # resolved once; a device or FIFO is refused before any lock file is made next to it
-            path = resolve_target(os.path.realpath(v.path("path", path)), name="path")
+            path = resolve_target(v.path("path", path), name="path")
         except ParameterError as exc:
             raise SessionFileError(f"not a session state file: {exc}") from None
         held = claim("path", path, reentrant=False) if resume else None

@@ -255,7 +255,10 @@ def _describe(table: GammaTable) -> str:
         f"(certified over {over}, both outputs, both directions; max violation {table.violation:.2e})",
     ]
     if table.prior is not None and table.objective is not None:
-        lines.append(f"  prior: {table.prior}; expected error under it: {table.objective:.6f}")
+        from .gamma_file import objective_verified
+
+        mark = "" if objective_verified(table) else f" ({table.info['objective_check']})"
+        lines.append(f"  prior: {table.prior}; expected error under it: {table.objective:.6f}{mark}")
     if table.info:
         keys = ("method", "rounds", "lp_rows", "multisets", "stop", "repair_scale", "optimality_gap")
         status = f"status: {table.status}; " if table.status else ""
@@ -303,7 +306,10 @@ def table_record(table: GammaTable, gamma_file: str | Path | None = None) -> dic
                                "epsilon_total_composed": tb.get("composed_epsilon"),
                                "value_discretization_interval": tb.get("discretization"),
                                "target": winner.get("family"), "parameter": winner.get("parameter")}
-    rec.update(prior=table.prior, expected_error=table.objective, certified=True, violation=table.violation,
+    from .gamma_file import objective_verified
+
+    rec.update(prior=table.prior, expected_error=table.objective, expected_error_verified=objective_verified(table),
+               certified=True, violation=table.violation,
                status=table.status, report=report, gamma=_gamma_list(table.gamma),
                gamma_file=None if gamma_file is None else str(gamma_file))
     return canonical(rec)

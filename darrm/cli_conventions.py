@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
 from .errors import DarrmError
@@ -129,6 +129,20 @@ class OneLineErrorParser(argparse.ArgumentParser):
         if action.nargs is None and isinstance(value, list) and not isinstance(action.default, list):
             self.error(f"argument {name}: expected one value, got {given!r}")
         return value
+
+
+def comma_list_type(convert: Callable[[str], Any], what: str) -> Callable[[str], tuple]:
+    """An argparse ``type`` for a comma-separated option value: :func:`darrm.validation.comma_list`
+    (empty items refused, never dropped), its refusal a one-line usage error naming the option."""
+    from .validation import comma_list
+
+    def parse(text: str) -> tuple:
+        try:
+            return comma_list("value", text, convert, what)
+        except DarrmError as exc:
+            raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[-1]) from None
+
+    return parse
 
 
 def add_common_options(parser: argparse.ArgumentParser, top: bool) -> None:

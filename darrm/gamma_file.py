@@ -30,7 +30,9 @@ A valid checksum proves integrity, not truth: γ is re-certified on load, and th
 ``objective`` (the expected error under the recorded ``prior``) is recomputed from a registered
 prior and must agree to :data:`OBJECTIVE_TOL` (:func:`check_objective`); a ``prior`` of no
 registered kind, or an ``objective`` with no prior, is refused.  A density prior (its density is
-code, only its name is recorded) cannot be rebuilt: its objective is kept as recorded.
+code, only its name is recorded) cannot be rebuilt: its objective is kept as recorded and marked
+unverified (``info["objective_check"]``, :data:`UNVERIFIED_OBJECTIVE`), and every place that prints
+it says so (``darrm verify``'s text, ``expected_error_verified: false`` in the JSON records).
 """
 
 from __future__ import annotations
@@ -67,6 +69,18 @@ STATUSES = (OPTIMAL, GAP_BOUNDED, None)
 #: most K/2 + 1 terms in [−1, 1]; 1e-9 leaves room for a different BLAS summation order only)
 OBJECTIVE_TOL = 1e-9
 
+#: ``info["objective_check"]`` of a loaded table whose objective could not be recomputed
+UNVERIFIED_OBJECTIVE = "unverified: a density prior is code, not in the file; the objective is as recorded"
+
+
+def objective_verified(table: GammaTable) -> bool | None:
+    """Whether ``table.objective`` is known to be γ's expected error under its prior: computed here,
+    or recomputed when its file was loaded (None: no objective)."""
+    if table.objective is None:
+        return None
+    return table.info.get("objective_check") != UNVERIFIED_OBJECTIVE
+
+
 #: largest γ file accepted (a K = 10⁶ table is ~25 MB)
 MAX_FILE_BYTES = 64 << 20
 
@@ -92,8 +106,8 @@ def check_objective(prior: object, objective: object, gamma: np.ndarray, params:
         if objective is not None:
             raise ParameterError("objective", "is recorded without a prior: an expected error needs one")
         return
-    if isinstance(prior, dict) and prior.get("kind") == DensityPrior.kind:
-        return  # a density is code: its objective cannot be recomputed (module docstring)
+    if _density(prior):
+        return  # a density is code: its objective cannot be recomputed (module docstring: marked unverified)
     rebuilt = prior_from_dict(prior)
     if objective is None:
         return
@@ -101,6 +115,10 @@ def check_objective(prior: object, objective: object, gamma: np.ndarray, params:
     if not abs(float(objective) - true) <= OBJECTIVE_TOL:
         raise ParameterError("objective", f"records {float(objective)!r}, but γ's expected error under its prior "
                                           f"{prior} is {true!r}")
+
+
+def _density(prior: object) -> bool:
+    return isinstance(prior, dict) and prior.get("kind") == DensityPrior.kind
 
 
 def _non_finite(obj: object, path: str = "") -> str | None:
@@ -252,11 +270,19 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
             objective=d["objective"],
             solver=d["solver"],
             status=d["status"],
-            info=dict(d["info"] or {}),
+            info={**(d["info"] or {}), **({"objective_check": UNVERIFIED_OBJECTIVE}
+                                           if _density(d["prior"]) and d["objective"] is not None else {})},
         )
     except (DarrmError, TypeError, ValueError, ArithmeticError, RecursionError) as exc:
         raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
     if recertify:
+        if "total_budget" in table.info:  # its sizes bound the composition's work: checked before any work
+            from .budget.verify import total_budget_record
+
+            try:
+                total_budget_record(table)
+            except CertificationError as exc:
+                raise GammaFileError(f"{path}: total budget not met: {exc}") from None
         try:
             cert = certify(table.gamma, params, tol=tol, max_memory=max_memory, executor=executor)
         except MemoryError:

@@ -65,7 +65,7 @@ VOCABULARY_GROUPS: dict[str, frozenset[str]] = {
     "gamma": frozenset({
         "family", "members", "member_privacy", "groups", "gamma_form", "record_groups", "budget_groups",
         "vote_weights", "gamma", "prior",
-        "expected_error", "violation",
+        "expected_error", "expected_error_verified", "violation",
         "certified", "verified", "status", "report", "gamma_file", "labels", "labels_file", "secure",
         "seed", "p", "error_curves",
         # SolveReport fields

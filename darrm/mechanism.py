@@ -19,28 +19,63 @@ def output_weights(gamma: np.ndarray) -> np.ndarray:
     return w
 
 
-def vote_counts(votes: object, K: int) -> np.ndarray:
-    """Vote counts L of a (Q, K) 0/1 vote matrix (one row per query, one column per mechanism).
+def class_votes(votes: object, K: int | None, classes: int = 2, *, min_queries: int = 0) -> np.ndarray:
+    """A (Q, K) matrix of class labels in 0..classes−1 (one row per query, one column per member),
+    validated: the input of every aggregator (two classes: :func:`vote_counts`; C classes: the
+    plurality aggregator of the PATE experiments).
 
-    A 1-D array is refused: it could be one query's K votes or Q counts.  Pass a (1, K) matrix
-    for one query, or counts to :func:`check_counts` / :func:`aggregate_counts`.
+    A 1-D array is refused: it could be one query's K votes or Q counts.  Rows of different
+    lengths, non-numeric or complex data, non-integral or non-finite labels, labels outside
+    0..classes−1 and fewer than ``min_queries`` rows are refused too (``K=None``: any number of
+    columns but zero): a label that is no class
+    would be released as one, outside the set the (ε, δ) claim covers.
+
+    Returns:
+        The labels as int64 (the input itself when it is int64 already).
+
+    Raises:
+        ParameterError: (``votes``) any of the above.
     """
-    a = np.asarray(votes)
+    try:
+        a = np.asarray(votes)
+    except (ValueError, TypeError) as exc:  # ragged rows (numpy >= 1.24), unconvertible objects
+        raise ParameterError("votes", f"must be a (Q, K) matrix with rows of equal length "
+                                      f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
     if a.dtype == bool:
         a = a.astype(np.int64)
-    if a.size and not np.issubdtype(a.dtype, np.number):
+    if a.size and a.dtype.kind not in "iuf":
         raise ParameterError("votes", f"must be numeric, got dtype {a.dtype}")
     if a.ndim == 1:
         raise ParameterError(
             "votes", f"got a 1-D array of shape {a.shape}, which is ambiguous: pass a (1, K) matrix for one "
             "query, or vote counts through counts= (aggregate_counts)")
+    what = "0/1" if classes == 2 else "class-label"
     if a.ndim != 2:
-        raise ParameterError("votes", f"must be a (Q, K) 0/1 matrix, got shape {a.shape}")
-    if a.shape[1] != K:
+        raise ParameterError("votes", f"must be a (Q, K) {what} matrix, got shape {a.shape}")
+    if a.shape[1] != K and K is not None:
         raise ParameterError("votes", f"must have K={K} columns (one per mechanism), got shape {a.shape}")
-    if not np.all((a == 0) | (a == 1)):
-        raise ParameterError("votes", "entries must be 0 or 1")
-    return a.sum(axis=1).astype(np.int64)
+    if a.shape[1] == 0 and K is None:
+        raise ParameterError("votes", f"must have at least one column (member), got shape {a.shape}")
+    if a.shape[0] < min_queries:
+        raise ParameterError("votes", f"must have at least {min_queries} row(s) (queries), got shape {a.shape}")
+    if a.dtype.kind in "iu":  # min and max: no temporary as large as the votes
+        ok = not a.size or (int(a.min()) >= 0 and int(a.max()) <= classes - 1)
+    else:  # NaN fails every comparison
+        ok = bool(np.all((a >= 0) & (a <= classes - 1) & (a == np.floor(a))))
+    if not ok:
+        raise ParameterError("votes", "entries must be 0 or 1" if classes == 2
+                             else f"entries must be class labels, integers in 0..{classes - 1}")
+    return a.astype(np.int64, copy=False)
+
+
+def vote_counts(votes: object, K: int) -> np.ndarray:
+    """Vote counts L of a (Q, K) 0/1 vote matrix (one row per query, one column per mechanism),
+    validated by :func:`class_votes`.
+
+    A 1-D array is refused: it could be one query's K votes or Q counts.  Pass a (1, K) matrix
+    for one query, or counts to :func:`check_counts` / :func:`aggregate_counts`.
+    """
+    return class_votes(votes, K).sum(axis=1, dtype=np.int64)
 
 
 def check_counts(counts: object, K: int) -> np.ndarray:

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from .atomic import name_output, naming_outputs, real_target
 from .errors import ParameterError
 from .locking import claim
 
@@ -26,8 +27,10 @@ _scope: contextvars.ContextVar[ExitStack | None] = contextvars.ContextVar("darrm
 
 @contextmanager
 def hold_outputs() -> Iterator[None]:
-    """Outputs checked inside this block stay claimed until it ends (one command's run)."""
+    """Outputs checked inside this block stay claimed until it ends (one command's run), and a
+    write to one of them that fails names their option (:func:`darrm.atomic.option_for`)."""
     with ExitStack() as stack:
+        stack.enter_context(naming_outputs())
         token = _scope.set(stack)
         try:
             yield
@@ -39,6 +42,7 @@ def _hold(name: str, path: Path) -> None:
     stack = _scope.get()
     if stack is not None:
         stack.enter_context(claim(name, path))
+    name_output(name, path)
 
 PathLike = str | os.PathLike
 
@@ -75,11 +79,13 @@ def check_writable(name: str, path: PathLike) -> Path:
 
 
 def check_output_dir(name: str, path: PathLike) -> Path:
-    """``path`` can be an output folder: not empty, not an existing file, and its nearest existing
-    ancestor is a writable folder (the command creates the missing levels)."""
+    """``path`` can be an output folder: not empty, not an existing file, no symlink on the way that
+    the kernel's protected-symlinks rule would not follow (:func:`darrm.atomic.real_target`), and
+    its nearest existing ancestor is a writable folder (the command creates the missing levels)."""
     if str(path) == "":
         raise ParameterError(name, "empty path; give a folder")
     p = Path(path)
+    real_target(p, name=name)  # a planted symlink on the way is refused now (darrm.atomic's target rule)
     if p.exists() and not p.is_dir():
         raise ParameterError(name, f"{path} exists and is not a directory")
     anc = Path(os.path.abspath(p))
@@ -120,11 +126,18 @@ def check_outputs(outputs: Mapping[str, PathLike | None], inputs: Mapping[str, P
 
 
 def check_input_dir(name: str, path: PathLike) -> Path:
-    """``path`` is an existing directory (an input folder given explicitly)."""
+    """``path`` is an existing directory this process can list (an input folder given explicitly):
+    a folder without read or search permission is refused now, not after minutes of set-up."""
     p = Path(path)
     if str(path) == "" or not p.is_dir():
         raise ParameterError(name, f"{path!s}: no such directory" if not p.exists() or str(path) == ""
                              else f"{path}: not a directory")
+    try:  # the effective ids decide, as for the reads to come (os.access asks for the real ones)
+        with os.scandir(p) as entries:
+            next(entries, None)  # read permission
+        os.stat(p / ".")  # search permission
+    except OSError as exc:
+        raise ParameterError(name, f"{path}: cannot read the folder: {exc.strerror or exc}") from None
     return p
 
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 _Choice = TypeVar("_Choice", bound=str)
+_Item = TypeVar("_Item")
 
 _CLOSED = ("both", "left", "right", "neither")
 
@@ -46,8 +47,11 @@ def real(name: str, value: object, low: float | None = None, high: float | None 
          closed: str = "both", allow_inf: bool = False) -> float:
     """A real number in the interval (``low``, ``high``) with the given ``closed`` ends."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ParameterError(name, f"must be a real number, got {value!r}")
-    x = float(value)
+        raise ParameterError(name, f"must be a real number, got {_short(value)}")
+    try:
+        x = float(value)
+    except OverflowError:  # an integer (or Fraction) beyond float64: 10**400
+        raise ParameterError(name, f"must be a finite number, got {_short(value)} (beyond float64)") from None
     if math.isnan(x) or (math.isinf(x) and not allow_inf):
         raise ParameterError(name, f"must be a finite number, got {value!r}")
     if closed not in _CLOSED:  # pragma: no cover - programming error
@@ -113,7 +117,7 @@ def count(name: str, value: object, minimum: int = 1, maximum: int | None = None
         maximum = COUNT_MAX
     if n < minimum or n > maximum:
         rng = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
-        raise ParameterError(name, f"must be an integer {rng}, got {n}")
+        raise ParameterError(name, f"must be an integer {rng}, got {_short(n)}")
     return n
 
 
@@ -124,9 +128,9 @@ def odd_count(name: str, value: object) -> int:
         raise ParameterError(name, f"must be an odd integer >= 1, got {value!r}")
     k = int(value)
     if k < 1 or k % 2 == 0:
-        raise ParameterError(name, f"must be an odd integer >= 1, got {k}")
+        raise ParameterError(name, f"must be an odd integer >= 1, got {_short(k)}")
     if k > COUNT_MAX:
-        raise ParameterError(name, f"must be an odd integer in [1, {COUNT_MAX}], got {k}")
+        raise ParameterError(name, f"must be an odd integer in [1, {COUNT_MAX}], got {_short(k)}")
     return k
 
 
@@ -218,11 +222,49 @@ def float_array(name: str, value: object):
 
 
 def _short(value: object) -> str:
-    r = repr(value).replace("\n", " ")
+    try:
+        r = repr(value).replace("\n", " ")
+    except ValueError:  # an int past Python's digit limit for str() (sys.set_int_max_str_digits)
+        return f"an integer of {int(cast(int, value)).bit_length()} bits"
     return r if len(r) <= 60 else f"{type(value).__name__} {r[:50]}…"
 
 
 _Group = TypeVar("_Group")
+
+
+def comma_list(name: str, text: object, convert: Callable[[str], _Item], what: str) -> tuple[_Item, ...]:
+    """The items of a comma-separated value (``--eps0 0.5,1,2``), each converted by ``convert``: the
+    one list parser of the command lines.  An empty item (``1,,2``, a leading or trailing comma) is
+    refused, never dropped: a dropped item silently changes what is computed.
+
+    Args:
+        name: the option or parameter named by every error.
+        text: the value as given.
+        convert: builds one item from its text (raising ValueError, or ParameterError when out of
+            its domain).
+        what: what an item is, in messages (``"numbers > 0"``).
+
+    Returns:
+        The items, in the order written.
+
+    Raises:
+        ParameterError: naming ``name``: no text, an empty item, or an item ``convert`` refuses.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ParameterError(name, f"expected comma-separated {what}, got {text!r}")
+    items = [t.strip() for t in text.split(",")]
+    if "" in items:
+        raise ParameterError(name, f"empty item in {text!r} (position {items.index('') + 1}); expected "
+                                   f"comma-separated {what}")
+    out = []
+    for t in items:
+        try:
+            out.append(convert(t))
+        except (ValueError, TypeError, OverflowError) as exc:
+            if isinstance(exc, ParameterError):
+                raise ParameterError(name, str(exc).split(": ", 1)[-1]) from None
+            raise ParameterError(name, f"{t!r} is not one of the comma-separated {what}") from None
+    return tuple(out)
 
 
 def colon_groups(option: str, text: object, spelling: str, integer: str,

@@ -35,13 +35,7 @@ from . import parse_count, print_json, print_table
 
 
 def _parse_eps0(text: str) -> list[float]:
-    try:
-        vals = [float(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise ParameterError("eps0", f"not a comma-separated list of numbers: {text!r}") from None
-    if not vals:
-        raise ParameterError("eps0", f"must be numbers > 0, got {text!r}")
-    return [v.epsilon("eps0", e) for e in vals]
+    return list(v.comma_list("eps0", text, lambda t: v.epsilon("eps0", float(t)), "numbers in (0, 700]"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,13 +91,15 @@ def _protocol(args, n: int, eps0s: list[float], delta: float, spec) -> int:
 
 def _spec(text: str | None, classes: int | None):
     """The randomizer: ``--randomizer`` parsed, ``--classes k`` as ``rr:k``, else generic."""
-    from ..shuffle.randomizer_spec import RandomizerSpec, parse_randomizer
+    from ..shuffle.randomizer_spec import FAMILIES, RandomizerSpec, parse_randomizer
 
     if text is not None and classes is not None:
         raise ParameterError("randomizer", "give --randomizer or --classes, not both (--classes k is rr:k)")
     if text is not None:
         return parse_randomizer(text)
-    return RandomizerSpec("generic") if classes is None else RandomizerSpec("rr", classes)
+    if classes is None:
+        return RandomizerSpec("generic")
+    return RandomizerSpec("rr", v.count("classes", classes, minimum=2, maximum=FAMILIES["rr"]))
 
 
 def _what(spec) -> str:

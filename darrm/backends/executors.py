@@ -265,6 +265,29 @@ def check_executor(name: str, executor: object) -> None:
                                    f"got {type(executor).__name__}{hint}")
 
 
+def local_workers(kind: str, arg: str) -> int:
+    """The worker count N of a local executor spec ``KIND:N`` (``local``, ``joblib``), by one rule:
+    an integer N ≥ 1 below the process limit (``RLIMIT_NPROC``, ``ulimit -u``) where there is one.
+    The memory rule (N workers' sweeps must fit the memory budget) is applied to both kinds when
+    the sweeps' size is known (:func:`darrm.privacy.sweep.sweep_executor`).
+
+    Raises:
+        ParameterError: (``executor``) N is no integer ≥ 1 or exceeds either bound.
+    """
+    try:
+        n = int(arg)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ParameterError("executor", f"{kind}:N needs a number of worker processes N >= 1, got {arg!r}")
+    limit = process_limit()
+    if limit is not None and n >= limit:
+        raise ParameterError("executor", f"{kind}:{n} asks for more worker processes than the process "
+                                         f"limit allows (RLIMIT_NPROC = {limit}, `ulimit -u`); use {kind}:N "
+                                         f"with N < {limit}")
+    return n
+
+
 def make_executor(spec: str | None) -> Executor | TorchDevice:
     """CLI helper: "serial", "local[:N]" (processes), "joblib[:N]" (joblib's active backend, loky by
     default: :class:`~darrm.backends.adapters.JoblibExecutor`), "dask:ADDRESS" or "torch[:DEVICE]"
@@ -276,32 +299,11 @@ def make_executor(spec: str | None) -> Executor | TorchDevice:
         return SerialExecutor()
     kind, _, arg = spec.partition(":")
     if kind == "local":
-        if not arg:
-            return ProcessExecutor()
-        try:
-            n = int(arg)
-        except ValueError:
-            n = 0
-        if n < 1:
-            raise ParameterError("executor", f"local:N needs a number of worker processes N >= 1, got {arg!r}")
-        limit = process_limit()
-        if limit is not None and n >= limit:
-            raise ParameterError("executor", f"local:{n} asks for more worker processes than the process "
-                                             f"limit allows (RLIMIT_NPROC = {limit}, `ulimit -u`); use local:N "
-                                             f"with N < {limit}")
-        return ProcessExecutor(n)
+        return ProcessExecutor(local_workers(kind, arg) if arg else None)
     if kind == "joblib":
         from .adapters import JoblibExecutor
 
-        if not arg:
-            return JoblibExecutor(-1)
-        try:
-            jobs = int(arg)
-        except ValueError:
-            jobs = 0
-        if jobs < 1:
-            raise ParameterError("executor", f"joblib:N needs a number of workers N >= 1, got {arg!r}")
-        return JoblibExecutor(jobs)
+        return JoblibExecutor(local_workers(kind, arg) if arg else -1)
     if kind == "torch":
         device = TorchDevice(arg or None)
         if device.device.type == "cpu":

@@ -212,19 +212,26 @@ def sweep_executor(params: PrivacyParams, executor: Executor | TorchDevice | Non
     as many local processes as fit (:func:`default_executor`, which refuses when not even one fits
     ``max_memory``), or the local executor given (serial or processes), checked the same way.  A
     Dask cluster or a GPU (:class:`TorchDevice`) runs the blocks in its own memory: used as given."""
-    if executor is not None and not isinstance(executor, (SerialExecutor, ProcessExecutor)):
+    from ..backends.adapters import JoblibExecutor
+
+    local = (SerialExecutor, ProcessExecutor, JoblibExecutor)  # joblib:N: local (loky) workers, same rule
+    if executor is not None and not isinstance(executor, local):
         return executor
     auto = default_executor(params, max_memory)
     chosen = auto if executor is None else executor
-    if isinstance(chosen, ProcessExecutor) and chosen is not auto:
+    if isinstance(chosen, (ProcessExecutor, JoblibExecutor)) and chosen is not auto:
+        kind = "joblib" if isinstance(chosen, JoblibExecutor) else "local"
         budget = memory_budget(max_memory)
         if budget is not None and sweep_memory(params, chosen.workers) > budget:
-            fit = max(n for n in range(1, chosen.workers + 1) if n == 1 or sweep_memory(params, n) <= budget)
+            fit, too_many = 1, chosen.workers  # bisection: the estimate grows with the workers
+            while too_many - fit > 1:
+                mid = (fit + too_many) // 2
+                fit, too_many = (mid, too_many) if sweep_memory(params, mid) <= budget else (fit, mid)
             need = sweep_memory(params, chosen.workers) / 2**30
-            raise ParameterError("executor", f"local:{chosen.workers} needs about {need:.2f} GiB for the sweeps at "
+            raise ParameterError("executor", f"{kind}:{chosen.workers} needs about {need:.2f} GiB for the sweeps at "
                                              f"K={params.K}, more than the {budget / 2**30:.2f} GiB "
                                              f"{'allowed (max_memory)' if max_memory is not None else 'available'}; "
-                                             f"at most local:{fit} fits")
+                                             f"at most {kind}:{fit} fits")
     workers = int(getattr(chosen, "workers", 1))
     log.debug("sweeps at K=%d: %d worker(s), about %.0f MiB peak (estimate)",
               params.K, workers, sweep_memory(params, workers) / 2**20)

@@ -32,6 +32,17 @@ GAMMA_FORMS = ("per-group", "weighted")
 
 _TINY = 2.0**-1074  # the smallest subnormal
 
+#: most budget groups: γ(l_1, …, l_G) is an array with one axis per group, and numpy's functions
+#: handle at most 32 axes (more would also mean at least 2^33 cells)
+MAX_GROUPS = 32
+
+
+def _few_groups(name: str, groups: tuple) -> tuple:
+    if len(groups) > MAX_GROUPS:
+        raise ParameterError(name, f"at most {MAX_GROUPS} budget groups are supported (γ has one axis per group), "
+                                   f"got {len(groups)}; merge groups with equal targets")
+    return groups
+
 
 @dataclass(frozen=True)
 class BudgetGroup:
@@ -65,9 +76,10 @@ def parse_budget_groups(text: object) -> tuple[BudgetGroup, ...]:
     """Budget groups from ``size:eps:delta,size:eps:delta,…`` (``darrm solve --budget-groups``).
 
     Raises:
-        ParameterError: naming ``budget-groups``, for a malformed item or a value out of its domain.
+        ParameterError: naming ``budget-groups``, for a malformed item, a value out of its domain, or
+            more than :data:`MAX_GROUPS` groups.
     """
-    return colon_groups("budget-groups", text, "size:eps:delta", "size", BudgetGroup)
+    return _few_groups("budget-groups", colon_groups("budget-groups", text, "size:eps:delta", "size", BudgetGroup))
 
 
 def parse_vote_weights(text: object) -> tuple[float, ...]:
@@ -136,6 +148,7 @@ class WeightedShardParams(GroupTargets):
         groups = tuple(group_item("groups", g, i, BudgetGroup, "size, eps, delta") for i, g in enumerate(self.groups))
         if not groups:
             raise ParameterError("groups", "must hold at least one budget group")
+        _few_groups("groups", groups)
         K = sum(g.size for g in groups)
         if K % 2 == 0:
             raise ParameterError("groups", f"the group sizes must sum to an odd K (the majority has no ties), got "

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import argparse
 
+from darrm.cli_conventions import comma_list_type
 from darrm.errors import ParameterError
 from darrm.experiments.data.locations import check_locations
 
 __all__ = ["register"]
 
 
-def _integers(text: str) -> tuple[int, ...]:
-    """argparse type: comma-separated integers (argparse names the option in its one-line error)."""
-    try:
-        return tuple(int(t) for t in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+#: argparse type: comma-separated integers (argparse names the option in its one-line error)
+_integers = comma_list_type(int, "integers")
 
 
 #: config field → the option that sets it (errors name the option)

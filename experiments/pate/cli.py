@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from darrm.cli_conventions import LazyChoices, progress_setting, progress_shown
+from darrm.cli_conventions import LazyChoices, comma_list_type, progress_setting, progress_shown
 from darrm.errors import require
 from darrm.experiments.data.locations import check_locations
 
@@ -18,18 +18,8 @@ __all__ = ["register", "run_command"]
 DATASET_CHOICES = LazyChoices("darrm.experiments.data.loader:DATASETS")
 
 
-def _ints(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from exc
-
-
-def _floats(text: str) -> tuple[float, ...]:
-    try:
-        return tuple(float(x) for x in text.split(",") if x.strip())
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from exc
+_ints = comma_list_type(int, "integers")
+_floats = comma_list_type(float, "numbers")
 
 
 def _class_count(text: str) -> int:
@@ -160,10 +150,11 @@ def run_command(args: argparse.Namespace) -> int:
     """
     # every path first, before the extra is loaded or anything is computed
     check_locations(args.out, args.cache_dir, args.data_dir)
+    multiclass = multiclass_config_from_args(args) if args.classes == 10 else None  # its values too
     for module in ("torch", "opacus"):  # one line naming the extra, before any work
         require(module, "experiments", "darrm-experiments pate")
-    if args.classes == 10:
-        return _run_multiclass(args)
+    if multiclass is not None:
+        return _run_multiclass(args, multiclass)
     from darrm.errors import ParameterError
     for name in _TEN_CLASS_ONLY:
         if getattr(args, name) is not None:
@@ -185,11 +176,10 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_multiclass(args: argparse.Namespace) -> int:
+def _run_multiclass(args: argparse.Namespace, cfg) -> int:
     from darrm.experiments.pate.multiclass_report import MULTICLASS_SMOKE_NOTE
     from darrm.experiments.pate.multiclass_run import run_multiclass
 
-    cfg = multiclass_config_from_args(args)
     records = run_multiclass(cfg, args.out, data_dir=args.data_dir, cache_dir=args.cache_dir,
                              progress=progress_shown(progress_setting(args)))
     if cfg.smoke_test:

@@ -39,6 +39,7 @@ import numpy as np
 
 from darrm.accounting import calibrate_sigma, gnmax_epsilon, optimal_homogeneous_epsilon
 from darrm.errors import ParameterError
+from darrm.mechanism import class_votes
 from darrm.validation import count, epsilon, open_unit, positive
 
 __all__ = ["CONFIDENT_RATIO", "CONFIDENT_THRESHOLD_FRACTION", "PerQuery", "confident_release", "confident_sigmas",
@@ -61,11 +62,10 @@ def histograms_of(votes: np.ndarray, C: int) -> np.ndarray:
         ``(Q, C)`` counts: entry (q, c) is how many teachers voted c on query q.
 
     Raises:
-        ParameterError: ``votes`` is not a non-empty 2-D array of labels in ``[0, C)``.
+        ParameterError: ``votes`` is not a non-empty 2-D array of labels in ``[0, C)``
+            (:func:`darrm.mechanism.class_votes`), or ``C`` is no count ≥ 2.
     """
-    votes = np.asarray(votes)
-    if votes.ndim != 2 or votes.size == 0 or votes.min() < 0 or votes.max() >= C:
-        raise ParameterError("votes", f"must be a (Q, K) array of labels in [0, {C}), got shape {votes.shape}")
+    votes = class_votes(votes, None, count("C", C, minimum=2), min_queries=1)
     return np.stack([np.bincount(v, minlength=C) for v in votes])
 
 

@@ -56,6 +56,12 @@ class MulticlassConfig:
         object.__setattr__(self, "queries", tuple(count("queries", q) for q in self.queries))
         object.__setattr__(self, "total_eps", tuple(epsilon("total_eps", e) for e in self.total_eps))
         open_unit("total_delta", self.total_delta)
+        from .plurality_top_two import ROUNDING_MARGIN
+
+        if self.total_delta <= ROUNDING_MARGIN:  # every query's δ ≤ δ_total: no plurality table certifies
+            raise ParameterError("total_delta", f"must exceed {ROUNDING_MARGIN:g} (the plurality certificate's "
+                                                f"rounding margin, which each query's δ ≤ δ_total must exceed), "
+                                                f"got {self.total_delta!r}")
         count("draws", self.draws)
         count("seed", self.seed, minimum=0)
         open_unit("held_out_fraction", self.held_out_fraction)

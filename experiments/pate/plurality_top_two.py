@@ -60,7 +60,10 @@ from typing import Any, cast
 import numpy as np
 
 from darrm.errors import ParameterError, SolveError
-from darrm.validation import count, non_negative, open_unit
+from darrm.mechanism import class_votes
+from darrm.validation import count, generator, instance, non_negative, open_unit
+
+from .multiclass_aggregators import histograms_of
 
 __all__ = ["ROUNDING_MARGIN", "StatePairs", "TopTwoTable", "max_divergence", "prior_weights", "release_plurality",
            "solve_top_two", "state_pairs", "states"]
@@ -290,7 +293,7 @@ def solve_top_two(K: int, C: int, eps: float, delta: float, p_correct: float = 0
         K: teachers (votes).
         C: classes.
         eps: per-query ε ≥ 0.
-        delta: per-query δ in (0, 1).
+        delta: per-query δ in (:data:`ROUNDING_MARGIN`, 1).
         p_correct: the prior's per-teacher accuracy.
 
     Returns:
@@ -307,6 +310,9 @@ def solve_top_two(K: int, C: int, eps: float, delta: float, p_correct: float = 0
 
     K, C = count("K", K), count("C", C, minimum=2)
     eps, delta = non_negative("eps", eps), open_unit("delta", delta)
+    if delta <= ROUNDING_MARGIN:  # the certificate needs max divergence + margin ≤ δ: even γ ≡ 0 fails
+        raise ParameterError("delta", f"must exceed the certificate's rounding margin {ROUNDING_MARGIN:g}, "
+                                      f"got {delta!r}")
     st = states(K, C)
     if not st:
         raise ParameterError("K", f"no histogram of K={K} votes over C={C} classes has a strict plurality")
@@ -371,24 +377,30 @@ def solve_top_two(K: int, C: int, eps: float, delta: float, p_correct: float = 0
     return TopTwoTable(K, C, eps, delta, gamma, worst, float(1.0 / C + w @ gamma), info)
 
 
-def release_plurality(votes: np.ndarray, table: TopTwoTable, rng: np.random.Generator) -> np.ndarray:
+def release_plurality(votes: object, table: TopTwoTable, rng: np.random.Generator | int | None) -> np.ndarray:
     """Labels M_γ releases for each row of ``votes`` (Q, K) with class labels in 0..C−1.
 
+    The votes are validated as :func:`darrm.aggregate` validates its 0/1 votes
+    (:func:`darrm.mechanism.class_votes`): a vote that is no class 0..C−1 would otherwise be
+    released as a label outside the C outputs the (ε, δ) claim is about.
+
     Args:
-        votes: teacher votes per query.
+        votes: teacher votes per query, at least one query.
         table: the certified γ.
-        rng: the mechanism's randomness (fresh per query).
+        rng: the mechanism's randomness (fresh per query): a numpy Generator or a seed.
 
     Returns:
         One released class per query.
 
     Raises:
-        ParameterError: ``votes`` is not a ``(Q, table.K)`` array.
+        ParameterError: ``table`` is no :class:`TopTwoTable`; ``votes`` is not a ``(Q, table.K)``
+            matrix of integers in 0..C−1 with Q ≥ 1 (ragged rows, floats, negative or too large
+            labels); ``rng`` is no Generator or seed.
     """
-    votes = np.asarray(votes)
-    if votes.ndim != 2 or votes.shape[1] != table.K:
-        raise ParameterError("votes", f"must have shape (Q, {table.K}), got {votes.shape}")
-    hist = np.stack([np.bincount(v, minlength=table.C) for v in votes])
+    instance("table", table, TopTwoTable, "a TopTwoTable (solve_top_two)")
+    votes = class_votes(votes, table.K, table.C, min_queries=1)
+    rng = generator("rng", rng)
+    hist = histograms_of(votes, table.C)
     order = np.sort(hist, axis=1)
     t, s = order[:, -1], order[:, -2]
     g = table.lookup(t, s)

@@ -10,6 +10,7 @@ from pathlib import Path
 from darrm.atomic import atomic_write_bytes
 from darrm.errors import ParameterError
 from darrm.paths import check_output_dir
+from darrm.validation import comma_list
 
 from .compute import compute_figure
 from .figures import FIGURES
@@ -22,7 +23,8 @@ def parse_figures(spec: str | Iterable[str] | None) -> tuple[str, ...]:
     """"2,6,7" → ("2", "6", "7"); None → all, in order; unknown names raise ParameterError."""
     if spec is None:
         return tuple(FIGURES)
-    items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec)]
+    items = list(comma_list("figures", spec, str, "figure names") if isinstance(spec, str)
+                 else (s.strip() for s in spec))
     items = [s.removeprefix("figure").removeprefix("fig") for s in items if s]
     bad = [s for s in items if s not in FIGURES]
     if bad or not items:

@@ -224,3 +224,26 @@ def test_a_version_1_ledger_resumes_only_when_member_randomness_is_given(table, 
     t = LabellingSession.load(path, table, member_randomness="fixed")
     assert t.queries == 2 and t.member_randomness == "fixed" and t.state()["batches"] == [[t.fingerprint, 2]]
     t.close()
+
+
+@pytest.mark.parametrize("form", ["votes", "counts"])
+def test_a_batch_of_millions_far_past_the_budget_is_refused_at_once(table, tmp_path, form):
+    """ε(δ_total) is non-decreasing in the count, so a batch whose first queries already spend more
+    than the budget is refused from them: a 3-million-query batch takes seconds, not the minute and
+    gigabytes of composing its PLD 3·10⁶ times; nothing is charged or released."""
+    import time
+
+    path = tmp_path / "ledger.json"
+    rng = np.random.default_rng(5)
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=2.0, delta=1e-4, rng=rng, path=path)
+    before_state, before_file = rng.bit_generator.state, path.read_bytes()
+    n = 3_000_000
+    batch = np.ones((n, 11), dtype=np.int8) if form == "votes" else np.full(n, 11)
+    t0 = time.monotonic()
+    with pytest.raises(PrivacyBudgetExceeded, match=r"^budget_epsilon: 3000000 more queries .*already do.*nothing "
+                                                    r"was released"):
+        s.label(batch) if form == "votes" else s.label_counts(batch)
+    assert time.monotonic() - t0 < 5
+    first = max(q for q, _ in s._eps_cache)
+    assert s.epsilon_for(first) > 2.0 >= s.epsilon_for(first // 2)  # the prefix really is past the budget
+    assert s.queries == 0 and rng.bit_generator.state == before_state and path.read_bytes() == before_file

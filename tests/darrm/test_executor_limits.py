@@ -37,6 +37,26 @@ def test_local_n_beyond_the_memory_estimate_is_refused_naming_the_option(cli):
     assert time.monotonic() - t0 < 20  # refused before any solving (a K = 101 solve takes minutes)
 
 
+@pytest.mark.parametrize("kind", ["local", "joblib"])
+def test_every_local_executor_is_bounded_by_one_rule(kind):
+    """joblib:N starts N local (loky) workers like local:N: the same memory and process-limit rule
+    refuses a runaway N at once (joblib:999 used to start 999 workers and not finish in a minute)."""
+    pytest.importorskip("joblib")
+    t0 = time.monotonic()
+    try:
+        r = subprocess.run([sys.executable, "-m", "darrm.cli", "--no-progress", "solve", "--K", "5", "--m", "1",
+                            "--executor", f"{kind}:999", "--max-memory", "1G"], capture_output=True, text=True,
+                           timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{kind}:999 was neither refused nor finished in 30 s")
+    assert r.returncode == 2 and _one_line(r.stderr, "executor") and f"at most {kind}:" in r.stderr, r.stderr
+    assert time.monotonic() - t0 < 20
+    r = subprocess.run([sys.executable, "-m", "darrm.cli", "--no-progress", "solve", "--K", "5", "--executor",
+                        f"{kind}:60"], capture_output=True, text=True, timeout=60,
+                       preexec_fn=_with_limit(resource.RLIMIT_NPROC, 50))
+    assert r.returncode == 2 and _one_line(r.stderr, "executor") and "RLIMIT_NPROC = 50" in r.stderr
+
+
 def test_local_n_beyond_the_process_limit_is_refused():
     r = subprocess.run([sys.executable, "-m", "darrm.cli", "--no-progress", "solve", "--K", "5", "--executor",
                         "local:60"], capture_output=True, text=True, timeout=60,

@@ -81,6 +81,31 @@ def test_a_density_prior_cannot_be_rebuilt_and_its_objective_is_kept(tmp_path):
         prior_from_dict(solved.prior)
 
 
+def test_a_density_priors_objective_is_marked_unverified_wherever_it_is_printed(tmp_path, capsys):
+    """The recorded objective of a density prior cannot be recomputed (the density is code): a forged
+    one (any number) still loads, so every place that prints it says it is unverified — the table's
+    verify text, the JSON record — while a rebuilt prior's objective is marked verified."""
+    from darrm.cli import main
+
+    solved = solve_gamma_opt(PrivacyParams(7, 3, 0.1, 1e-5), prior=DensityPrior.example())
+    assert gamma_file.objective_verified(solved) is True  # computed here
+    path = _saved_with(solved, tmp_path, objective=0.123456)
+    loaded = gamma_file.load(path)
+    assert loaded.objective == 0.123456 and gamma_file.objective_verified(loaded) is False
+    assert main(["verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "expected error under it: 0.123456 (unverified: a density prior is code" in out
+    assert main(["verify", str(path), "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["expected_error"] == 0.123456 and rec["expected_error_verified"] is False
+    iid = tmp_path / "iid.json"
+    gamma_file.save(solve_gamma_opt(PrivacyParams(7, 3, 0.1, 1e-5)), iid)
+    assert main(["verify", str(iid), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["expected_error_verified"] is True
+    assert main(["verify", str(iid)]) == 0
+    assert "unverified" not in capsys.readouterr().out
+
+
 def _grouped_params(kind):
     import darrm
 

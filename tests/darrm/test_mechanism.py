@@ -125,3 +125,11 @@ def test_error_rejects_wrong_shapes():
 
 def test_vote_counts_accepts_booleans():
     np.testing.assert_array_equal(vote_counts(np.array([[True, False, True]]), 3), [2])
+
+
+def test_ragged_vote_rows_are_one_parameter_error_naming_votes():
+    """Rows of different lengths (numpy refuses to build the array) name ``votes``, not a bare ValueError."""
+    with pytest.raises(ParameterError, match=r"^votes: .*rows of equal length"):
+        vote_counts([[0, 1, 1], [1]], 3)
+    with pytest.raises(ParameterError, match=r"^votes: .*numeric"):
+        vote_counts(np.array([[1j, 0, 1]]), 3)

@@ -89,9 +89,9 @@ def bad_text(valid: Callable[[str], bool]) -> st.SearchStrategy[str]:
 
 
 def eps_list(t: str) -> bool:
-    """``--eps0``'s comma-separated ε0 values (empty items skipped), each in (0, 700]."""
-    items = [x for x in t.split(",") if x.strip()]
-    return bool(items) and all(real_in(0.0, 700.0, lo_closed=False)(x) for x in items)
+    """``--eps0``'s comma-separated ε0 values, each in (0, 700]; an empty item is refused, not skipped."""
+    items = [x.strip() for x in t.split(",")]
+    return all(items) and all(real_in(0.0, 700.0, lo_closed=False)(x) for x in items)
 
 
 def bad_choice(options) -> st.SearchStrategy[str]:
@@ -197,7 +197,7 @@ PRIOR_BAD = ["iid:2", "iid:nan", "iid:-1", "iid:abc", "iid:inf", "beta:0,1", "be
              "paper-mc:0.5,50,10,-1", "paper-mc:0.5,2.5", "paper-mc:nan", "foo", "", "iid:0.5,0.6,x", "beta", "--",
              "iid:0.5,"]
 EXEC_BAD = ["local:0", "local:-1", "local:x", "nonsense", "local:1.5", "dask:", "serial:3", "torch:nonsense",
-            "local:٣x", "", "--"]
+            "local:٣x", "", "--", "joblib:0", "joblib:-1", "joblib:x", "joblib:1.5"]
 MEMBER_BAD = ["rr:", "rr:0", "rr:-1", "rr:nan", "rr:1e300", "1,2", "nan", "0", "-1,0", "1,1", "1,-0.1", "x",
               "1,2,3", "", "--"]
 
@@ -237,7 +237,7 @@ OPTIONS: list[Opt] = [
     Opt("darrm", BUDGET_GROUPS, "--budget-groups", lambda: st.sampled_from(
         ["", "--", "1", "1:0.5", "1:0.5:1e-5:5", "0:0.5:1e-5", "-1:0.5:1e-5", "x:0.5:1e-5", "1:0:1e-5",
          "1:nan:1e-5", "1:0.5:1", "1:0.5:-1e-5", "2:0.5:1e-5,2:1:1e-5", "1:0.5:1e-5,", ",", "1.5:0.5:1e-5",
-         "1:inf:0"])),
+         "1:inf:0", ",".join(["1:1:0"] * 33), ",".join(["1:1:0"] * 41), ",".join(["1:1:0"] * 1001)])),
     Opt("darrm", BUDGET_GROUPS, "--vote-weights", lambda: st.sampled_from(
         ["", "--", "1", "1,0", "1,-1", "1,nan", "1,inf", "a,b", "1,2,3", ",", "1,", "1,1e400"])),
     Opt("darrm", DISJOINT, "--member-privacy", lambda: st.sampled_from(MEMBER_BAD)),
@@ -301,7 +301,8 @@ OPTIONS: list[Opt] = [
       for o, f in [("--n", lambda: bad_text(int_in(1, parse=_count))),
                    ("--eps0", lambda: st.one_of(bad_text(eps_list), st.sampled_from(["1,0", "1,nan", ",", "1,,x"]))),
                    ("--delta", lambda: bad_text(real_in(0.0, 1.0, False, False))),
-                   ("--classes", lambda: bad_text(int_in(2))),
+                   ("--classes", lambda: st.one_of(bad_text(int_in(2, 1 << 20)),
+                                                   st.sampled_from(["1048577", "1000000000", str(2**70)]))),
                    ("--rounds", lambda: bad_text(int_in(1, parse=_count))),
                    ("--plot", lambda: bad_path("file"))]],
     Opt("darrm", ("shuffle", "--n", "1000", "--eps0", "1", "--delta", "1e-6", "--plot", "{d}/out/s.png"),
@@ -327,8 +328,10 @@ OPTIONS: list[Opt] = [
       for o, f in [("--dataset", lambda: bad_choice(("mnist", "fashion-mnist"))),
                    ("--out", lambda: bad_path("dir")),
                    ("--seed", lambda: bad_text(int_in(0))),
-                   ("--ms", lambda: st.sampled_from(["0", "-1", "12", "1,x", "", ",", "3.5", "1e9", "--"])),
-                   ("--queries", lambda: st.sampled_from(["0", "-1", "x", "", ",", "2.5", "-5,10", "--"])),
+                   ("--ms", lambda: st.sampled_from(["0", "-1", "12", "1,x", "", ",", "3.5", "1e9", "--", "1,,3",
+                                                     "3,"])),
+                   ("--queries", lambda: st.sampled_from(["0", "-1", "x", "", ",", "2.5", "-5,10", "--", "20,,50",
+                                                          ",20"])),
                    ("--draws", lambda: bad_text(int_in(1))),
                    ("--epochs", lambda: bad_text(int_in(1))),
                    ("--train-size", lambda: bad_text(int_in(1))),
@@ -339,12 +342,14 @@ OPTIONS: list[Opt] = [
       for o, f in [("--classes", lambda: st.sampled_from(["0", "1", "3", "11", "x", "", "2.0", " 10", "--"])),
                    ("--teachers", lambda: bad_text(int_in(2, 60_000))),
                    ("--total-eps", lambda: bad_text(eps_list)),
-                   ("--total-delta", lambda: bad_text(real_in(0.0, 1.0, False, False)))]],
+                   # δ_total ≤ 1e-12, the plurality certificate's rounding margin: no table certifies
+                   ("--total-delta", lambda: st.one_of(bad_text(real_in(1e-12, 1.0, False, False)),
+                                                       st.sampled_from(["1e-300", "1e-12", "5e-13", "1e-20"])))]],
     Opt("darrm-experiments", ("pate", "--dataset", "mnist", "--out", "{d}/out/pate", "--quick", "--student",
                                "--no-progress"), "--held-out-fraction",
         lambda: bad_text(real_in(0.0, 1.0, False, False))),
     Opt("darrm-experiments", ("simulations", "--out", "{d}/out/sim", "--quick"), "--figures",
-        lambda: st.sampled_from(["1", "2,3", "", ",", "x", "fig10", "2,,x", "06", "--"])),
+        lambda: st.sampled_from(["1", "2,3", "", ",", "x", "fig10", "2,,x", "06", "--", "2,,6", "2,", ",6"])),
     Opt("darrm-experiments", ("simulations", "--out", "{d}/out/sim", "--quick"), "--out", lambda: bad_path("dir")),
     Opt("darrm-experiments", ("simulations-total-budget", "--out", "{d}/out/tb", "--quick"), "--out",
         lambda: bad_path("dir")),
@@ -361,7 +366,7 @@ OPTIONS: list[Opt] = [
                    ("--teachers", lambda: bad_text(int_in(1, odd=True))),
                    ("--queries", lambda: st.sampled_from(["0", "-1", "x", "", ",", "2.5", "-5,10", "--"])),
                    ("--copies", lambda: st.sampled_from(["0", "1,2", "1,2,3,4", "x", "", ",", "1,2,0", "1,2,99",
-                                                          "1,2.5,3", "--"])),
+                                                          "1,2.5,3", "--", "1,,2,3", "1,2,3,"])),
                    ("--draws", lambda: bad_text(int_in(1))),
                    ("--dataset", lambda: bad_choice(("mnist", "fashion-mnist")))]],
 ]

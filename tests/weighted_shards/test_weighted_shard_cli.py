@@ -70,3 +70,24 @@ def test_solve_verify_evaluate_and_aggregate_a_budget_groups_table(cli, tmp_path
     rc2, text2, err2 = cli("aggregate", str(out), "--votes", str(counts), "--counts", "--seed", "1", "--json")
     assert rc2 == 0, err2
     assert json.loads(text)["labels"] == json.loads(text2)["labels"]
+
+
+@pytest.mark.parametrize("groups", [33, 41])
+def test_more_budget_groups_than_gamma_has_axes_are_refused_at_the_boundary(cli, tmp_path, groups):
+    """γ has one axis per budget group; numpy handles at most 32: more groups are refused before any
+    work, naming the option (CLI) or ``groups`` (API), with the supported maximum."""
+    import time
+
+    from darrm.disjoint import LocalRR
+    from darrm.errors import ParameterError
+    from darrm.weighted_shards.params import MAX_GROUPS, WeightedShardParams
+
+    out = tmp_path / "g.json"
+    t0 = time.monotonic()
+    rc, _, err = cli("--no-progress", "solve", "--members", "disjoint", "--member-privacy", "rr:1",
+                     "--budget-groups", ",".join(["1:1:0"] * groups), "--out", str(out))
+    assert rc == 2 and err.count("\n") == 1 and err.startswith("darrm: error: budget-groups: ") and "32" in err, err
+    assert time.monotonic() - t0 < 5 and not out.exists()
+    assert MAX_GROUPS == 32
+    with pytest.raises(ParameterError, match=r"^groups: at most 32 budget groups"):
+        WeightedShardParams(LocalRR(1.0), [(1, 1.0, 0.0)] * groups)

@@ -264,3 +264,32 @@ def test_core_composition_agrees_with_the_query_accountant():
         ref = accountant(t, 4, delta_total=1e-3, member_randomness="fresh")
         mine = composed_epsilon(privacy_profile(t), 4, 1e-3).epsilon
         assert ref.lower <= mine <= ref.epsilon * 1.01
+
+
+@pytest.mark.parametrize(("field", "value", "names"), [
+    ("queries", 10**9, "total_budget.queries: the first"),
+    ("discretization", 1e-6, "total_budget.discretization: "),
+    ("discretization", 1e-12, "total_budget.discretization: "),
+])
+def test_a_resealed_total_budget_cannot_make_verify_run_away(cli, tmp_path, field, value, names):
+    """The recorded sizes bound the recomputation before it runs: the loss grid (ε_total and one
+    query's loss span over the discretization) and the queries, whose prefixes 1, 2, 4, … are composed
+    first (ε(δ) grows with the count, so a prefix past ε_total refuses the record).  A K = 3 table
+    re-sealed with Q = 10⁹ ran over 200 s; with discretization 10⁻⁶ over 200 s and 2.7 GB."""
+    import time
+
+    out = tmp_path / "b.json"
+    rc, _, _ = cli("--no-progress", "solve", "--K", "3", "--eps", "0.3", "--member-delta", "1e-4", "--total-eps", "1",
+                   "--total-delta", "1e-3", "--queries", "2", "--out", str(out))
+    assert rc == 0
+    d = json.loads(out.read_text())
+    d["info"]["total_budget"][field] = value
+    d["checksum"] = checksum(d)
+    bad = tmp_path / "forged.json"
+    bad.write_text(json.dumps(d))
+    t0 = time.monotonic()
+    with pytest.raises(GammaFileError, match=f"total budget not met: {names}"):
+        darrm.load(bad)
+    assert time.monotonic() - t0 < 5
+    rc, _, err = cli("verify", str(bad))
+    assert rc == 2 and err.count("\n") == 1 and names in err

@@ -17,6 +17,7 @@ FP, C, K = "0123456789abcdef", 8, 13
 def _good(path):
     w = np.zeros((2, C), dtype=np.int64)
     w[:, 0] = K
+    w[1, :2] = K - 1, 1
     save_checkpoint(path, FP, w)
     return w
 
@@ -73,3 +74,28 @@ def test_bad_files_are_one_line_errors(tmp_path, data):
 def test_directory_is_refused(tmp_path):
     with pytest.raises(ParameterError, match="checkpoint"):
         load_checkpoint(tmp_path, FP, C, K)
+
+
+def test_a_forged_checkpoint_cannot_declare_more_rows_than_the_problem_has(tmp_path):
+    """A checkpoint with more rows than K votes over C corners have distinct multisets
+    (C(K + C − 1, C − 1)) is refused from its header, before its rows are read; repeated valid rows
+    are kept once (a forged file of 5 million copies of valid rows ran 41 s to a MemoryError)."""
+    import math
+    import time
+
+    from darrm.solver.checkpoint import multisets
+
+    assert multisets(K, C) == math.comb(K + C - 1, C - 1) == 77520
+    row = np.zeros(C, dtype=np.int64)
+    row[0] = K
+    p = tmp_path / "c.npz"
+    p.write_bytes(_npz(fingerprint=np.array(FP), working=np.tile(row, (multisets(K, C) + 1, 1))))
+    before = p.read_bytes()
+    t0 = time.monotonic()
+    with pytest.raises(ParameterError, match=r"^checkpoint: .*declares 77,521 rows, more than the 77,520"):
+        load_checkpoint(p, FP, C, K)
+    assert time.monotonic() - t0 < 5 and p.read_bytes() == before
+    other = row.copy()
+    other[:2] = K - 1, 1
+    p.write_bytes(_npz(fingerprint=np.array(FP), working=np.stack([other, row] * 20000)))
+    np.testing.assert_array_equal(load_checkpoint(p, FP, C, K), np.stack([other, row]))

@@ -116,3 +116,33 @@ def test_the_recorded_gap_bounds_the_distance_to_the_lp_optimum():
     w = prior_weights(8, 4, 0.9)
     assert table.info["gap_to_lp_optimum"] >= 0
     assert w @ table.gamma + table.info["gap_to_lp_optimum"] == pytest.approx(table.info["lp_objective"], abs=1e-9)
+
+
+@pytest.mark.parametrize(("votes", "why"), [
+    ([[3, 0, 0, 1, 2, 0, 1]], "class label"),  # C = 3: no class 3
+    ([[7, 7, 7, 7, 7, 7, 7]], "class label"),
+    ([[-1, 0, 0, 1, 2, 0, 1]], "class label"),
+    ([[0.5, 0, 0, 1, 2, 0, 1]], "class label"),
+    ([[np.nan, 0, 0, 1, 2, 0, 1]], "class label"),
+    ([[0, 0, 0, 1, 2, 0, 1], [0, 1]], "rows of equal length"),
+    (np.zeros((0, 7), dtype=int), "at least 1 row"),
+    ([["a"] * 7], "numeric"),
+    ([[0, 1, 2, 0, 1, 2]], "K=7 columns"),
+])
+def test_plurality_releases_only_existing_classes_and_refuses_bad_votes_naming_votes(votes, why):
+    """A vote that is no class 0..C−1 would be released as one (outside the C outputs the (ε, δ)
+    claim covers); every malformed input is one ParameterError naming ``votes``, as in darrm.aggregate."""
+    table = solve_top_two(7, 3, 1.0, 1e-3)
+    with pytest.raises(ParameterError, match=rf"^votes: .*{why}"):
+        release_plurality(votes, table, np.random.default_rng(0))
+
+
+def test_plurality_rng_is_a_generator_or_a_seed_and_nothing_else():
+    table = solve_top_two(7, 3, 1.0, 1e-3)
+    votes = np.array([[0] * 7, [1] * 7])
+    assert np.array_equal(release_plurality(votes, table, 42), release_plurality(votes, table, 42))
+    for bad in ("42", 1.5, object(), True):
+        with pytest.raises(ParameterError, match=r"^rng: "):
+            release_plurality(votes, table, bad)
+    with pytest.raises(ParameterError, match=r"^table: "):
+        release_plurality(votes, "table", 0)
