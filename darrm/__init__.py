@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .gamma_file import save as save
     from .groups.params import GroupParams as GroupParams
     from .groups.params import MemberGroup as MemberGroup
+    from .models.profile import privacy_profile as privacy_profile
     from .params import NeighboringRelation as NeighboringRelation
     from .params import PrivacyParams as PrivacyParams
     from .prior import BetaPrior as BetaPrior
@@ -61,7 +62,6 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .privacy.certify import Certificate as Certificate
     from .privacy.certify import certify_tight as certify_tight
     from .privacy.profile import PrivacyProfile as PrivacyProfile
-    from .privacy.profile import privacy_profile as privacy_profile
     from .shard_groups.params import RecordGroup as RecordGroup
     from .shard_groups.params import ShardGroupParams as ShardGroupParams
     from .shard_groups.profile import record_group_profiles as record_group_profiles
@@ -166,7 +166,7 @@ _EXPORTS = {
     "family_gamma": ".api",
     "solve": ".api",
     "PrivacyProfile": ".privacy.profile",
-    "privacy_profile": ".privacy.profile",
+    "privacy_profile": ".models.profile",
     "record_group_profiles": ".shard_groups.profile",
     "expected_signed_error": ".solver.objective",
     "SolveOptions": ".solver.options",

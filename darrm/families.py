@@ -44,7 +44,7 @@ class Family:
         reference: where the paper defines it (its own numbering).
         options: keyword options of :attr:`closed_form` (``darrm.family_gamma(name, params, **options)``).
         closed_form: ``f(params, **options) -> γ`` for a closed form; None for the LP optimum.
-        members: the member models it is defined for (:data:`darrm.api.MEMBER_MODELS` keys).
+        members: the member models it is defined for (:data:`darrm.models.MEMBER_MODELS` keys).
         applies: ``f(params) -> bool``: whether its paper result covers these shared-data
             parameters with the default options (the baselines ``darrm demo``/``evaluate`` show);
             None: always.

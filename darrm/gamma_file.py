@@ -44,9 +44,10 @@ from typing import Any
 import numpy as np
 
 from ._version import __version__
-from .api import MEMBER_MODELS, certify, model_for_format, model_of
+from .api import certify
 from .atomic import atomic_write_bytes
 from .errors import CertificationError, DarrmError, GammaFileError, ParameterError
+from .models import MEMBER_MODELS, model_for_format, model_of
 from .prior import DensityPrior, prior_from_dict
 from .privacy.certify import validate_max_memory, validate_tol
 from .status import GAP_BOUNDED, OPTIMAL
@@ -79,7 +80,7 @@ def check_objective(prior: object, objective: object, gamma: np.ndarray, params:
         objective: the file's ``objective`` field (a number, or None).
         gamma: the file's table (γ(0..K), or a per-group table).
         params: the table's parameters: their member model's ``expected_error``
-            (:class:`darrm.api.MemberModel`) gives the true value.
+            (:class:`darrm.models.base.MemberModel`) gives the true value.
 
     Raises:
         ParameterError: naming ``objective`` (no prior, or off by more than :data:`OBJECTIVE_TOL`

@@ -21,7 +21,7 @@ class MemberParams(Protocol):
     """The parameters of one member model (``PrivacyParams``, ``DisjointParams``).
 
     Attributes:
-        members: the model's name ("shared", "disjoint"): the key of :data:`darrm.api.MEMBER_MODELS`
+        members: the model's name ("shared", "disjoint"): the key of :data:`darrm.models.MEMBER_MODELS`
             and the ``members`` field of the command lines' JSON records.
         K: the number of members (odd).
         neighboring: which members a neighbouring pair may change.

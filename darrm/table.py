@@ -90,7 +90,7 @@ class GammaTable:
             ParameterError: naming ``L``, for a per-group table (γ(l_1, …, l_G) reads each group's
                 count: index ``table.gamma`` with the counts, or aggregate the votes).
         """
-        if getattr(self.params, "per_group", False):
+        if self.gamma.ndim != 1:  # a per-group table γ(l_1, …, l_G)
             raise ParameterError("L", "a per-group table reads one vote count per group, not their total: "
                                       "index table.gamma[l_1, ..., l_G] or use darrm.aggregate")
         return self.gamma[np.asarray(L)]

@@ -96,21 +96,27 @@ CORE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "darrm.paths", "darrm._version", "darrm._lazy", "darrm.secure_random", "darrm.neighboring",
                     "darrm.plotting", "darrm.strict_json")),
     ("numerics", ("darrm.numerics", "darrm.backends", "darrm.privacy.condition", "darrm.privacy.corners")),
+    # the members' privacy models (darrm.disjoint.members) are parameters' vocabulary, as the parameters are;
+    # the report is text and plots of γ tables
     ("model", ("darrm.params", "darrm.gamma", "darrm.mechanism", "darrm.prior", "darrm.table", "darrm.status",
-               "darrm.member_params", "darrm.families", "darrm.utility")),
+               "darrm.member_params", "darrm.families", "darrm.utility", "darrm.disjoint.members", "darrm.report")),
     ("privacy", ("darrm.privacy",)),
     ("solver", ("darrm.solver",)),
+    # the member model's one interface (darrm.models.base) and the shared-data model built on the solver
+    ("models", ("darrm.models.base", "darrm.models.shared")),
     # the other member models (disjoint shards, grouped budgets) beside each other, never importing each other
     ("disjoint", ("darrm.disjoint", "darrm.groups")),
     # record groups on shards, and budget groups on one-group shards: the disjoint members' regions and
     # constraint-generation loop, per group (budget groups also read per-group tables as darrm.groups does)
     ("shard_groups", ("darrm.shard_groups", "darrm.weighted_shards")),
+    # the registry of every member model, and what asks it for any model (the privacy profile)
+    ("registry", ("darrm.models",)),
     # budget: γ for a total budget, designed with the solver's LPs and certified by the profile
     ("budget", ("darrm.budget",)),
     # profile_reference: the high-precision brute force of every member model's privacy profile
     # (an independent check for tests), so it sits where both models are known
     ("api", ("darrm.api", "darrm.privacy.profile_reference")),
-    ("front", ("darrm.verification", "darrm.gamma_file", "darrm.report", "darrm.json_vocabulary",
+    ("front", ("darrm.verification", "darrm.gamma_file", "darrm.json_vocabulary",
                "darrm.cli_conventions")),
     ("entry", ("darrm.cli", "darrm")),
 )

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from ..errors import CertificationError, ParameterError
+from ..models.profile import privacy_profile
 from ..params import PrivacyParams
-from ..privacy.profile import privacy_profile
 from ..table import GammaTable
 from .compose import Composition, composed_epsilon
 from .spec import TotalBudget

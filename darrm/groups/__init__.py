@@ -4,10 +4,9 @@
 worst case), :func:`certify_groups` (the rigorous certificate over the product of the groups'
 corner multisets) and :func:`darrm.groups.solver.solve_gamma_opt_groups` (γ_opt(L), the paper's
 form, certified with a proven gap; imported when a solve runs, so that loading a table imports no
-LP library).  :mod:`darrm.api` dispatches to them by the parameters' type.
+LP library).  :class:`darrm.groups.model.GroupsModel` is the model's one class (:mod:`darrm.models`).
 """
 
-from . import profile as profile  # registers the grouped privacy profile with darrm.privacy.profile
 from .certificate import certify_groups
 from .params import GroupParams, MemberGroup, parse_groups
 

@@ -24,7 +24,7 @@ cloud's envelope is the same.
 **Rounding.**  Every probability is a non-negative contraction with relative error ≤ ρ(K)
 (:mod:`darrm.groups.certificate`, :mod:`darrm.groups.sweep`) and an absolute underflow term
 ≤ η_G = [(2G + 2)·Π_g(K_g + 2) + 40(K + 2)²]·2⁻¹⁰⁷⁴ (:func:`darrm.groups.params.group_check`);
-:func:`darrm.privacy.profile.privacy_profile` rounds the envelope outward with both.
+:func:`darrm.privacy.profile.finish` rounds the envelope outward with both.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..privacy.profile import PROFILE_CLOUDS, Envelope
+from ..privacy.profile import Envelope, PrivacyProfile, finish
 from .certificate import check_memory, iter_probability_blocks
 from .params import GroupParams, validate_group_gamma
 from .per_group import group_output_weights
@@ -82,10 +82,10 @@ def group_profile_cloud(gamma: np.ndarray, params: GroupParams, *, exhaustive: b
     return env, 4 * params.configurations
 
 
-def profile_cloud(gamma: Any, params: GroupParams, max_memory: float | None,
-                  exhaustive: bool | None) -> tuple[Envelope, int, float, float]:
-    """(envelope, points, η_G, 0: no mass left out) for :func:`darrm.privacy.profile.privacy_profile`, which rounds the
-    envelope outward (registered there as ``PROFILE_CLOUDS["groups"]``).
+def group_profile(gamma: Any, params: GroupParams, max_memory: float | None,
+                  exhaustive: bool | None) -> PrivacyProfile:
+    """The profile (module docstring), the envelope rounded outward with η_G added
+    (:func:`darrm.privacy.profile.finish`; no mass is left out).
 
     Raises:
         ParameterError: a γ of the wrong form, or the evaluation does not fit ``max_memory``.
@@ -93,7 +93,4 @@ def profile_cloud(gamma: Any, params: GroupParams, max_memory: float | None,
     g = validate_group_gamma(gamma, params)
     check_memory(params, max_memory, exhaustive=bool(exhaustive))
     env, n = group_profile_cloud(g, params, exhaustive=exhaustive)
-    return env, n, underflow_bound(params), 0.0
-
-
-PROFILE_CLOUDS["groups"] = profile_cloud
+    return finish(env.x, env.y, params.K, "groups", n, extra_eta=underflow_bound(params))

@@ -58,7 +58,6 @@ constants (:meth:`ShardGroupParams.check_for`).  The certificate reports max_g 2
 factor repairs for every group (:attr:`ShardGroupParams.check`).
 """
 
-from . import profile as profile  # registers the record groups' privacy profile with darrm.privacy.profile
 from .certificate import certify_shard_groups, constraint_row, vertex_multisets, violations
 from .params import RecordGroup, ShardGroupParams, parse_record_groups
 from .profile import record_group_profiles

@@ -23,7 +23,7 @@ points, and both outputs are listed.  ∎
 **Claim (every record).**  The union of the groups' clouds has the envelope whose profile is
 max_g δ_g(ε′) (the maximum of y − s·x over a union is the maximum of the maxima), so its pair
 dominates the release for every record, whatever its group: that is what
-:func:`darrm.privacy.profile.privacy_profile` reports for these parameters (``model`` =
+:func:`darrm.privacy_profile` reports for these parameters (``model`` =
 "shard-groups"), and what a composition over tables of different ensembles may use.  For one
 ensemble, each group's own total composes its own pair (:func:`record_group_profiles`;
 :func:`darrm.accounting.queries.record_group_bounds`): a record of group g meets its group's
@@ -34,7 +34,7 @@ union pair, which mixes groups' worst cases query by query).
 (non-negative recurrences and sums; relative error ≤ ρ(K), absolute error ≤ η(K) of
 :mod:`darrm.privacy.condition`, as that module's docstring argues); the unchanged members' windows
 leave out at most ``dropped[n]`` of mass, so the true Pr[A(·)=o] lies in
-[(P̂ − η)/(1 + ρ), (P̂ + η)/(1 − ρ) + dropped].  :func:`darrm.privacy.profile.privacy_profile`
+[(P̂ − η)/(1 + ρ), (P̂ + η)/(1 − ρ) + dropped].  :func:`darrm.privacy.profile.finish`
 rounds the envelope outward with ρ(K) and η(K), and adds the largest dropped mass to y only
 (as for disjoint members): the reported profile and pair are upper bounds.
 """
@@ -48,12 +48,13 @@ import numpy as np
 from ..errors import ParameterError
 from ..gamma import validate_gamma
 from ..mechanism import output_weights
-from ..privacy.profile import PROFILE_CLOUDS, Envelope, PrivacyProfile, privacy_profile
+from ..privacy.certify import validate_max_memory
+from ..privacy.profile import Envelope, PrivacyProfile, finish
 from ..table import GammaTable
 from .certificate import changed_pmfs, shifted_expectations, vertex_multisets
 from .params import ShardGroupParams
 
-__all__ = ["record_group_profiles", "shard_group_cloud"]
+__all__ = ["record_group_profiles", "shard_group_cloud", "shard_group_profile"]
 
 
 def shard_group_cloud(gamma: np.ndarray, params: ShardGroupParams) -> tuple[Envelope, int, float]:
@@ -88,11 +89,9 @@ def shard_group_cloud(gamma: np.ndarray, params: ShardGroupParams) -> tuple[Enve
     return env, points, dropped
 
 
-def profile_cloud(gamma: Any, params: ShardGroupParams, max_memory: float | None,
-                  exhaustive: bool | None) -> tuple[Envelope, int, float, float]:
-    """(envelope, points, 0, dropped mass) for :func:`darrm.privacy.profile.privacy_profile`, which
-    rounds the envelope outward (registered there as ``PROFILE_CLOUDS["shard-groups"]``; every
-    configuration is always visited, so ``exhaustive`` does not apply).
+def shard_group_profile(gamma: Any, params: ShardGroupParams, max_memory: float | None) -> PrivacyProfile:
+    """The profile every record meets (module docstring), the envelope rounded outward with the
+    largest left-out mass added to y (:func:`darrm.privacy.profile.finish`).
 
     Raises:
         ParameterError: a malformed γ, or the laws of the unchanged members do not fit ``max_memory``.
@@ -100,7 +99,7 @@ def profile_cloud(gamma: Any, params: ShardGroupParams, max_memory: float | None
     g = validate_gamma(gamma, params.K)
     params.check_memory(max_memory)
     env, n, dropped = shard_group_cloud(g, params)
-    return env, n, 0.0, dropped
+    return finish(env.x, env.y, params.K, "shard-groups", n, extra_y=dropped)
 
 
 def record_group_profiles(table: GammaTable | np.ndarray, params: ShardGroupParams | None = None, *,
@@ -137,8 +136,6 @@ def record_group_profiles(table: GammaTable | np.ndarray, params: ShardGroupPara
             raise ParameterError("params", f"must be a darrm.ShardGroupParams (records copied into shards), got "
                                            f"{params!r}")
         gamma = table
-    return tuple(privacy_profile(gamma, params.record_group_params(g), max_memory=max_memory)
+    budget = validate_max_memory(max_memory)
+    return tuple(shard_group_profile(gamma, params.record_group_params(g), budget)
                  for g in range(len(params.groups)))
-
-
-PROFILE_CLOUDS["shard-groups"] = profile_cloud

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -68,36 +69,51 @@ class GroupViolations:
     values: np.ndarray
 
 
-def violations(gamma: np.ndarray, params: WeightedShardParams) -> list[GroupViolations]:
-    """For every budget group g: ṽ_g = 2·v̂_g / rhs_g over every configuration (:mod:`darrm.weighted_shards`).
+def output_pairs(gamma: np.ndarray, params: WeightedShardParams) -> Iterator[tuple[int, int, np.ndarray, np.ndarray,
+                                                                                   np.ndarray]]:
+    """The pairs (Pr[A(D)=o], Pr[A(D′)=o]) of every configuration of :mod:`darrm.weighted_shards`'s
+    reduction, block by block: (group g, output o, P, P′, left-out mass), P and P′ of shape
+    (one axis per group: j members at the upper end, or for group g the changed member's vertex and
+    j), the mass the windows leave out (Σ_h of each group's) broadcast to it.
 
-    v̂_g is the rigorous bound of :mod:`darrm.privacy.condition` on
-    Pr[A(D)=o] − e^{ε_g}·Pr[A(D′)=o] − δ_g (plus the mass the windows leave out, Σ_h of each
-    group's), computed from Algorithm 1's output probabilities Σ_l Π_h α_h[l_h]·W(l)
-    (:func:`darrm.groups.contraction.contract`; Pr[A = 0 | l] = W(K⃗ − l), the table flipped),
-    never from LP rows; rhs_g > 0 is group g's room (:meth:`WeightedShardParams.check_for`).  A positive
-    v̂_g stays positive after normalising (clamped to the smallest subnormal), so ṽ_g ≤ 0 iff v̂_g ≤ 0.
+    Algorithm 1's output probabilities Σ_l Π_h α_h[l_h]·W(l) (:func:`darrm.groups.contraction.contract`;
+    Pr[A = 0 | l] = W(K⃗ − l), the table flipped), never LP rows; the certificate
+    (:func:`violations`) and the privacy profile (:mod:`darrm.weighted_shards.profile`) read them.
     """
     g_ = params.validate_table(gamma)
     W1 = joint_weights(g_, _layout(params))
     W0 = np.flip(W1)
     G = len(params.groups)
     laws = [unchanged_laws(params, grp.size) for grp in params.groups]
-    out = []
     for gi in range(G):
-        chk = params.check_for(gi)
         a, ap, drop_g = changed_laws(params, gi)
         pm = [a if h == gi else laws[h][0] for h in range(G)]
         pmp = [ap if h == gi else laws[h][0] for h in range(G)]
         drops = [drop_g if h == gi else laws[h][1] for h in range(G)]
-        dropped = sum(d.reshape((1,) * h + (-1,) + (1,) * (G - h - 1)) for h, d in enumerate(drops))
-        V = np.empty(tuple(p.shape[0] for p in pm) + (2, 2))
+        dropped = cast(np.ndarray, sum(d.reshape((1,) * h + (-1,) + (1,) * (G - h - 1)) for h, d in enumerate(drops)))
         for oi, W in ((0, W0), (1, W1)):
-            P, Pp = contract(pm, W), contract(pmp, W)
-            V[..., oi, 0] = violation(P, Pp, chk) + dropped
-            V[..., oi, 1] = violation(Pp, P, chk) + dropped
-        scaled = V * (2.0 / chk.rhs)
-        out.append(GroupViolations(gi, np.where(V > 0.0, np.maximum(scaled, _TINY), scaled)))
+            yield gi, oi, contract(pm, W), contract(pmp, W), dropped
+
+
+def violations(gamma: np.ndarray, params: WeightedShardParams) -> list[GroupViolations]:
+    """For every budget group g: ṽ_g = 2·v̂_g / rhs_g over every configuration (:mod:`darrm.weighted_shards`).
+
+    v̂_g is the rigorous bound of :mod:`darrm.privacy.condition` on
+    Pr[A(D)=o] − e^{ε_g}·Pr[A(D′)=o] − δ_g (plus the mass the windows leave out), computed from
+    :func:`output_pairs`; rhs_g > 0 is group g's room (:meth:`WeightedShardParams.check_for`).  A positive
+    v̂_g stays positive after normalising (clamped to the smallest subnormal), so ṽ_g ≤ 0 iff v̂_g ≤ 0.
+    """
+    out = []
+    V = np.empty(0)
+    for gi, oi, P, Pp, dropped in output_pairs(gamma, params):
+        chk = params.check_for(gi)
+        if oi == 0:
+            V = np.empty(P.shape + (2, 2))
+        V[..., oi, 0] = violation(P, Pp, chk) + dropped
+        V[..., oi, 1] = violation(Pp, P, chk) + dropped
+        if oi == 1:
+            scaled = V * (2.0 / chk.rhs)
+            out.append(GroupViolations(gi, np.where(V > 0.0, np.maximum(scaled, _TINY), scaled)))
     return out
 
 

@@ -16,24 +16,11 @@ import pytest
 
 import darrm
 from darrm.accounting import LabellingSession
-from darrm.api import MEMBER_MODELS
 from darrm.cli import main
 from darrm.errors import ParameterError
-from darrm.privacy.profile import privacy_profile
+from darrm.models import CAPABILITIES, MEMBER_MODELS, model_for_format, model_of
+from darrm.models.profile import privacy_profile
 
-#: small examples (each solves in well under a second) and the flags that ask the CLI for the same
-EXAMPLES = {
-    "shared": (darrm.PrivacyParams(5, 2, 0.3, 1e-5),
-               ["--K", "5", "--m", "2", "--eps", "0.3", "--member-delta", "1e-5"]),
-    "disjoint": (darrm.DisjointParams(5, darrm.ApproxDP(0.3, 1e-5), 0.6, 1e-4),
-                 ["--K", "5", "--member-privacy", "0.3,1e-5", "--target-eps", "0.6", "--target-delta", "1e-4"]),
-    "groups": (darrm.GroupParams(((2, 0.2, 1e-4), (3, 0.6, 1e-4)), 0.8, 1e-3),
-               ["--groups", "2:0.2:1e-4,3:0.6:1e-4", "--target-eps", "0.8", "--target-delta", "1e-3"]),
-    "shard-groups": (darrm.ShardGroupParams(5, darrm.ApproxDP(0.3, 1e-5), [(1, 0.5, 1e-4), (2, 1.0, 1e-4)]),
-                     ["--K", "5", "--member-privacy", "0.3,1e-5", "--record-groups", "1:0.5:1e-4,2:1.0:1e-4"]),
-    "weighted-shards": (darrm.WeightedShardParams(darrm.ApproxDP(0.3, 1e-5), ((2, 0.5, 1e-4), (3, 1.0, 1e-4))),
-                        ["--member-privacy", "0.3,1e-5", "--budget-groups", "2:0.5:1e-4,3:1.0:1e-4"]),
-}
 NAMES = tuple(MEMBER_MODELS)
 
 
@@ -43,11 +30,17 @@ def _gap(names: tuple[str, ...], why: str) -> list:
 
 @pytest.fixture(scope="module")
 def tables() -> dict[str, darrm.GammaTable]:
-    return {name: darrm.solve(EXAMPLES[name][0]) for name in NAMES}
+    return {name: darrm.solve(MEMBER_MODELS[name].example()) for name in NAMES}
 
 
-def test_every_registered_model_has_an_example():
-    assert set(EXAMPLES) == set(MEMBER_MODELS)
+@pytest.mark.parametrize("name", NAMES)
+def test_model_declares_what_it_is(name):
+    model = MEMBER_MODELS[name]
+    params = model.example()
+    assert model.name == name == params.members
+    assert model_of(params) is model and type(params) is model.params_type
+    assert model_for_format(model.gamma_format) is model
+    assert model.capabilities <= set(CAPABILITIES)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -76,7 +69,7 @@ def test_aggregate_releases_one_bit_per_query(name, tables):
     assert labels.shape == (7,) and set(np.unique(labels)) <= {0, 1}
 
 
-@pytest.mark.parametrize("name", _gap(("weighted-shards",), "no privacy profile for weighted shards"))
+@pytest.mark.parametrize("name", NAMES)
 def test_profile_never_exceeds_the_certified_query_budget(name, tables):
     table = tables[name]
     prof = privacy_profile(table)
@@ -86,7 +79,7 @@ def test_profile_never_exceeds_the_certified_query_budget(name, tables):
     assert prof.model == name
 
 
-@pytest.mark.parametrize("name", _gap(("weighted-shards",), "no privacy profile for weighted shards"))
+@pytest.mark.parametrize("name", NAMES)
 def test_fresh_session_charges_what_it_labels(name, tables):
     table = tables[name]
     s = LabellingSession(table, member_randomness="fresh", budget_epsilon=50.0, delta=1e-2)
@@ -94,7 +87,7 @@ def test_fresh_session_charges_what_it_labels(name, tables):
     assert s.queries == 2 and 0.0 < s.epsilon_spent < 50.0
 
 
-@pytest.mark.parametrize("name", _gap(("weighted-shards",), "no fixed-members bound for weighted shards"))
+@pytest.mark.parametrize("name", NAMES)
 def test_fixed_session_is_post_processing_of_the_members(name, tables):
     table = tables[name]
     s = LabellingSession(table, member_randomness="fixed", budget_epsilon=50.0, delta=1e-2)
@@ -107,14 +100,13 @@ def test_fixed_session_is_post_processing_of_the_members(name, tables):
 @pytest.mark.parametrize("name", _gap(("groups", "shard-groups", "weighted-shards"),
                                       "darrm solve --members offers shared and disjoint only"))
 def test_cli_solve_members_gives_the_library_table(name, tables, capsys):
-    params, flags = EXAMPLES[name]
-    assert main(["solve", "--members", name, *flags, "--json"]) == 0
+    assert main(["solve", "--members", name, *MEMBER_MODELS[name].cli_example, "--json"]) == 0
     rec = json.loads(capsys.readouterr().out)
     assert rec["members"] == name
     assert np.array_equal(np.asarray(rec["gamma"]), tables[name].gamma)
 
 
-@pytest.mark.parametrize("name", _gap(("weighted-shards",), "no privacy profile for weighted shards"))
+@pytest.mark.parametrize("name", NAMES)
 def test_account_queries_composes_the_saved_table(name, tables, tmp_path, capsys):
     path = tmp_path / "g.json"
     darrm.save(tables[name], path)

@@ -10,7 +10,7 @@ import darrm
 from darrm.errors import ParameterError
 from darrm.groups.params import GroupParams
 from darrm.groups.per_group import joint_from_upper, variables
-from darrm.privacy.profile import privacy_profile
+from darrm.models.profile import privacy_profile
 
 PRIOR = darrm.IIDPrior(0.75)
 EPS = [0.0, 0.1, 0.3, 0.5, 0.8, 1.2, 2.0, 4.0]

@@ -10,9 +10,9 @@ import pytest
 from darrm.disjoint import ApproxDP, LocalRR, NonPrivate
 from darrm.errors import ParameterError
 from darrm.gamma import symmetric_from_upper
+from darrm.models.profile import privacy_profile
 from darrm.params import PrivacyParams
 from darrm.prior import IIDPrior
-from darrm.privacy.profile import privacy_profile
 from darrm.shard_groups import ShardGroupParams, record_group_profiles, solve_gamma_opt_shard_groups
 
 PRIOR = IIDPrior(0.75)

@@ -47,17 +47,13 @@ def _release_one(laws, gamma, mid) -> mpmath.mpf:
     return total
 
 
-def brute_force(gamma: np.ndarray, params: WeightedShardParams) -> list[mpmath.mpf]:
-    """For every budget group g: the largest exact Pr[A(D)=o] − e^{ε_g} Pr[A(D′)=o] − δ_g over every
-    changed member of group g, every vertex of it, every end of every other member, both outputs and
-    both directions."""
+def brute_pairs(gamma: np.ndarray, params: WeightedShardParams):
+    """(g, Pr[A(D)=1], Pr[A(D′)=1]) at 40 digits for every budget group g, every changed member of
+    group g, every vertex of it and every end of every other member."""
     verts, ends = _region(params.member)
     sizes = [g.size for g in params.groups]
     mid = (sum(sizes) + 1) // 2
-    out = []
     for gi, grp in enumerate(params.groups):
-        e, d = mpmath.exp(mpmath.mpf(grp.target_eps)), mpmath.mpf(grp.target_delta)
-        worst = mpmath.mpf(-10)
         for i in range(grp.size):
             for v in verts:
                 for others in itertools.product(ends, repeat=sum(sizes) - 1):
@@ -67,12 +63,20 @@ def brute_force(gamma: np.ndarray, params: WeightedShardParams) -> list[mpmath.m
                     pdp = [list(m) for m in members]
                     pd[gi].insert(i, v[0])
                     pdp[gi].insert(i, v[1])
-                    a1 = _release_one([_pmf(ps) for ps in pd], gamma, mid)
-                    b1 = _release_one([_pmf(ps) for ps in pdp], gamma, mid)
-                    for pa, pb in ((a1, b1), (1 - a1, 1 - b1)):
-                        worst = max(worst, pa - e * pb - d, pb - e * pa - d)
-        out.append(worst)
-    return out
+                    yield gi, _release_one([_pmf(ps) for ps in pd], gamma, mid), \
+                        _release_one([_pmf(ps) for ps in pdp], gamma, mid)
+
+
+def brute_force(gamma: np.ndarray, params: WeightedShardParams) -> list[mpmath.mpf]:
+    """For every budget group g: the largest exact Pr[A(D)=o] − e^{ε_g} Pr[A(D′)=o] − δ_g over every
+    configuration of :func:`brute_pairs`, both outputs and both directions."""
+    worst = [mpmath.mpf(-10)] * len(params.groups)
+    for gi, a1, b1 in brute_pairs(gamma, params):
+        grp = params.groups[gi]
+        e, d = mpmath.exp(mpmath.mpf(grp.target_eps)), mpmath.mpf(grp.target_delta)
+        for pa, pb in ((a1, b1), (1 - a1, 1 - b1)):
+            worst[gi] = max(worst[gi], pa - e * pb - d, pb - e * pa - d)
+    return worst
 
 
 CASES = [
