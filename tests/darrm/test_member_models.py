@@ -18,14 +18,10 @@ import darrm
 from darrm.accounting import LabellingSession
 from darrm.cli import main
 from darrm.errors import ParameterError
-from darrm.models import CAPABILITIES, MEMBER_MODELS, model_for_format, model_of
+from darrm.models import CAPABILITIES, MEMBER_MODELS, MemberModel, model_for_format, model_of
 from darrm.models.profile import privacy_profile
 
 NAMES = tuple(MEMBER_MODELS)
-
-
-def _gap(names: tuple[str, ...], why: str) -> list:
-    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=why)) if n in names else n for n in NAMES]
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +93,7 @@ def test_fixed_session_is_post_processing_of_the_members(name, tables):
     assert s.epsilon_spent == before  # any number of queries: the members' own bound, not a composition
 
 
-@pytest.mark.parametrize("name", _gap(("groups", "shard-groups", "weighted-shards"),
-                                      "darrm solve --members offers shared and disjoint only"))
+@pytest.mark.parametrize("name", NAMES)
 def test_cli_solve_members_gives_the_library_table(name, tables, capsys):
     assert main(["solve", "--members", name, *MEMBER_MODELS[name].cli_example, "--json"]) == 0
     rec = json.loads(capsys.readouterr().out)
@@ -121,3 +116,31 @@ def test_fixed_local_rr_members_are_refused_naming_the_option():
         LabellingSession(darrm.solve(darrm.DisjointParams(5, darrm.LocalRR(1.0), 0.6, 1e-4)),
                          member_randomness="fixed", budget_epsilon=5.0, delta=1e-2)
     assert "member_randomness" in str(e.value)
+
+
+def test_a_missing_capability_is_refused_naming_model_and_capability():
+    class NoProfile(type(MEMBER_MODELS["shared"])):  # an unregistered model without the capabilities
+        capabilities = frozenset({"cli"})
+
+        def exposures(self, params):
+            return MemberModel.exposures(self, params)
+
+    model = NoProfile()
+    assert not model.supports("profile") and model.supports("cli")
+    with pytest.raises(ParameterError) as e:
+        model.require("profile", "params")
+    assert e.value.parameter == "params" and "shared" in str(e.value) and "'profile'" in str(e.value)
+    with pytest.raises(ParameterError, match="member_randomness"):
+        model.exposures(model.example())
+    with pytest.raises(ParameterError, match="capability"):
+        model.supports("teleport")
+
+
+def test_the_registry_refuses_a_second_model_of_one_name_or_type():
+    from darrm.models import register
+
+    with pytest.raises(ParameterError, match="name 'shared'"):
+        register(type(MEMBER_MODELS["shared"])())
+    with pytest.raises(ParameterError, match="MemberModel"):
+        register("shared")  # type: ignore[arg-type]
+    assert tuple(MEMBER_MODELS) == ("shared", "disjoint", "groups", "shard-groups", "weighted-shards")

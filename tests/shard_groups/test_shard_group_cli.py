@@ -9,22 +9,23 @@ import pytest
 
 import darrm
 
-GOOD = ["--members", "disjoint", "--member-privacy", "nonprivate", "--K", "7",
+GOOD = ["--members", "shard-groups", "--member-privacy", "nonprivate", "--K", "7",
         "--record-groups", "1:0.5:1e-5,3:1.5:1e-5"]
 
 
 @pytest.mark.parametrize("argv,name", [
-    (["--members", "disjoint", "--member-privacy", "nonprivate", "--record-groups", "1:0.5"], "record-groups"),
-    (["--members", "disjoint", "--member-privacy", "nonprivate", "--record-groups", "x:0.5:0"], "record-groups"),
-    (["--members", "disjoint", "--member-privacy", "nonprivate", "--record-groups", "0:0.5:0"], "record-groups"),
-    (["--members", "disjoint", "--member-privacy", "nonprivate", "--record-groups", "1:-1:0"], "record-groups"),
-    (["--members", "disjoint", "--member-privacy", "nonprivate", "--K", "5", "--record-groups", "6:1:0"], "groups"),
-    (["--members", "disjoint", "--record-groups", "1:0.5:0"], "member-privacy"),
-    (["--record-groups", "1:0.5:0"], "record-groups"),                     # shared members
+    (["--members", "shard-groups", "--member-privacy", "nonprivate", "--record-groups", "1:0.5"], "record-groups"),
+    (["--members", "shard-groups", "--member-privacy", "nonprivate", "--record-groups", "x:0.5:0"], "record-groups"),
+    (["--members", "shard-groups", "--member-privacy", "nonprivate", "--record-groups", "0:0.5:0"], "record-groups"),
+    (["--members", "shard-groups", "--member-privacy", "nonprivate", "--record-groups", "1:-1:0"], "record-groups"),
+    (["--members", "shard-groups", "--member-privacy", "nonprivate", "--K", "5", "--record-groups", "6:1:0"], "groups"),
+    (["--members", "shard-groups", "--record-groups", "1:0.5:0"], "member-privacy"),
+    (["--record-groups", "1:0.5:0"], "member-privacy"),                    # the option chooses its model
+    (["--members", "disjoint", "--member-privacy", "nonprivate", "--record-groups", "1:0.5:0"], "record-groups"),
     ([*GOOD, "--target-eps", "1"], "target-eps"),
     ([*GOOD, "--target-delta", "1e-5"], "target-delta"),
     ([*GOOD, "--eps", "0.1"], "eps"),
-    ([*GOOD, "--groups", "2:0.2:0,3:0.5:0"], "record-groups"),
+    ([*GOOD, "--groups", "2:0.2:0,3:0.5:0"], "groups"),
     ([*GOOD, "--checkpoint", "c.npz"], "checkpoint"),
     ([*GOOD, "--family", "sub"], "family"),
 ])
@@ -73,7 +74,7 @@ def test_account_queries_reports_each_record_groups_total(cli, tmp_path):
     from darrm.json_vocabulary import keys, vocabulary
 
     out = tmp_path / "h.json"
-    argv = ["--members", "disjoint", "--member-privacy", "0.3,1e-5", "--K", "7",
+    argv = ["--members", "shard-groups", "--member-privacy", "0.3,1e-5", "--K", "7",
             "--record-groups", "1:0.5:1e-4,3:1.0:1e-4"]
     assert cli("solve", *argv, "--out", str(out))[0] == 0
     table = darrm.load(out)

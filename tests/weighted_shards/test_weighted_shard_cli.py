@@ -10,17 +10,18 @@ import pytest
 
 import darrm
 
-GOOD = ["--members", "disjoint", "--member-privacy", "nonprivate", "--budget-groups", "2:0.5:1e-5,3:1.5:1e-5"]
+GOOD = ["--members", "weighted-shards", "--member-privacy", "nonprivate", "--budget-groups", "2:0.5:1e-5,3:1.5:1e-5"]
 
 
 @pytest.mark.parametrize("argv,name", [
-    (["--members", "disjoint", "--member-privacy", "nonprivate", "--budget-groups", "1:0.5"], "budget-groups"),
-    (["--members", "disjoint", "--member-privacy", "nonprivate", "--budget-groups", "x:0.5:0"], "budget-groups"),
-    (["--members", "disjoint", "--member-privacy", "nonprivate", "--budget-groups", "0:0.5:0"], "budget-groups"),
-    (["--members", "disjoint", "--member-privacy", "nonprivate", "--budget-groups", "1:-1:0"], "budget-groups"),
-    (["--members", "disjoint", "--member-privacy", "nonprivate", "--budget-groups", "2:1:0,2:1:0"], "groups"),
-    (["--members", "disjoint", "--budget-groups", "1:0.5:0"], "member-privacy"),
-    (["--budget-groups", "1:0.5:0"], "budget-groups"),                     # shared members
+    (["--members", "weighted-shards", "--member-privacy", "nonprivate", "--budget-groups", "1:0.5"], "budget-groups"),
+    (["--members", "weighted-shards", "--member-privacy", "nonprivate", "--budget-groups", "x:0.5:0"], "budget-groups"),
+    (["--members", "weighted-shards", "--member-privacy", "nonprivate", "--budget-groups", "0:0.5:0"], "budget-groups"),
+    (["--members", "weighted-shards", "--member-privacy", "nonprivate", "--budget-groups", "1:-1:0"], "budget-groups"),
+    (["--members", "weighted-shards", "--member-privacy", "nonprivate", "--budget-groups", "2:1:0,2:1:0"], "groups"),
+    (["--members", "weighted-shards", "--budget-groups", "1:0.5:0"], "member-privacy"),
+    (["--budget-groups", "1:0.5:0"], "member-privacy"),                    # the option chooses its model
+    (["--members", "disjoint", "--member-privacy", "nonprivate", "--budget-groups", "1:0.5:0"], "budget-groups"),
     ([*GOOD, "--vote-weights", "1"], "vote-weights"),
     ([*GOOD, "--vote-weights", "1,0"], "vote-weights"),
     ([*GOOD, "--vote-weights", "1,nan"], "vote-weights"),
@@ -29,8 +30,8 @@ GOOD = ["--members", "disjoint", "--member-privacy", "nonprivate", "--budget-gro
      "vote-weights"),
     ([*GOOD, "--K", "7"], "K"),
     ([*GOOD, "--target-eps", "1"], "target-eps"),
-    ([*GOOD, "--record-groups", "1:1:0"], "budget-groups"),
-    ([*GOOD, "--groups", "2:0.2:0,3:0.5:0"], "budget-groups"),
+    ([*GOOD, "--record-groups", "1:1:0"], "record-groups"),
+    ([*GOOD, "--groups", "2:0.2:0,3:0.5:0"], "groups"),
     ([*GOOD, "--checkpoint", "c.npz"], "checkpoint"),
     ([*GOOD, "--family", "sub"], "family"),
 ])
