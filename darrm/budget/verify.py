@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from ..errors import CertificationError, ParameterError
+from ..models import model_of
 from ..models.profile import privacy_profile
-from ..params import PrivacyParams
 from ..table import GammaTable
 from .compose import Composition, composed_epsilon
 from .spec import TotalBudget
@@ -32,8 +32,9 @@ def verify_total_budget(table: GammaTable) -> Composition | None:
         d = float(tb["discretization"])
     except (KeyError, TypeError, ValueError, ParameterError) as exc:
         raise CertificationError(f"malformed total_budget record: {exc}") from None
-    if not isinstance(table.params, PrivacyParams):
-        raise CertificationError("a total budget is recorded for shared members only")
+    if not model_of(table.params).supports("total-budget"):
+        raise CertificationError(f"a total budget is recorded for a {table.params.members} table, whose member model "
+                                 "has no 'total-budget' capability")
     comp = composed_epsilon(privacy_profile(table.gamma, table.params), budget.queries, budget.delta,
                             discretization=d)
     if not comp.epsilon <= budget.epsilon:

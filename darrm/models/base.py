@@ -16,7 +16,8 @@ its **capabilities** (dp_accounting's ``supports(event)``):
   compose, :mod:`darrm.privacy.profile`);
 * ``"fixed-members"`` — :meth:`exposures`, the members one record can change (what trained-once
   members' post-processing bound composes, :mod:`darrm.accounting.queries`);
-* ``"cli"`` — :meth:`params_from_cli`, parameters from ``darrm solve``'s option values.
+* ``"cli"`` — :meth:`params_from_cli`, parameters from ``darrm solve``'s option values;
+* ``"total-budget"`` — γ designed for a total budget of Q queries (:mod:`darrm.budget`).
 
 A missing capability is refused by :meth:`require`, naming the model and the capability.
 
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from ..table import GammaTable
 
 #: the capabilities a model may declare (module docstring)
-CAPABILITIES = ("profile", "fixed-members", "cli")
+CAPABILITIES = ("profile", "fixed-members", "cli", "total-budget")
 
 #: what one record changes in trained-once members: ((count, member privacy), …), composed together
 Exposures = tuple[tuple[int, "MemberPrivacy"], ...]

@@ -33,7 +33,7 @@ class SharedModel(MemberModel):
     gamma_format: ClassVar[str] = "darrm-gamma/1"
     guarantee: ClassVar[str] = "(mε, δ)"
     scope: ClassVar[str] = "all corner multisets"
-    capabilities: ClassVar[frozenset[str]] = frozenset({"profile", "fixed-members", "cli"})
+    capabilities: ClassVar[frozenset[str]] = frozenset({"profile", "fixed-members", "cli", "total-budget"})
     fixed_bound: ClassVar[str] = "members-shared-composition"
     cli_options: ClassVar[tuple[str, ...]] = ("m", "eps", "member_delta", "delta", "total_eps", "total_delta",
                                               "queries")

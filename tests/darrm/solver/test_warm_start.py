@@ -181,7 +181,7 @@ def test_cli_bad_warm_start_is_one_line_naming_it_and_writes_nothing(cli, source
 
 def test_from_table_refuses_other_members_and_bad_arguments(source):
     disjoint = darrm.solve(darrm.DisjointParams(11, darrm.NonPrivate(), 0.5, 0.0))
-    with pytest.raises(ParameterError, match="^warm_start: from_table needs a shared-members table"):
+    with pytest.raises(ParameterError, match="^warm_start: must be a shared-members table"):
         WarmStart.from_table(disjoint)
     with pytest.raises(ParameterError, match="^near: "):
         WarmStart.from_table(source[0], near=0.0)
