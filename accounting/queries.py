@@ -35,7 +35,7 @@ Public API (stable; the total-budget solver and the comparisons build on it):
   (all its votes).
 
 **Record groups** (:class:`~darrm.ShardGroupParams`).  Each record group g has its own per-query
-profile δ_g (:func:`darrm.shard_groups.profile.record_group_profiles`): for fresh members the
+profile δ_g (:func:`darrm.models.shard_groups.profile.record_group_profiles`): for fresh members the
 records of group g are owed the Q-fold composition of group g's pair (Zhu et al. Theorem 10 with
 group g's pair, which dominates every query's conditional law for those records);
 :func:`record_group_bounds` reports it group by group, and the largest is a total for every record.
@@ -65,13 +65,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from darrm import validation as v
-from darrm.disjoint.members import ApproxDP, LocalRR
 from darrm.errors import ParameterError
 from darrm.models import model_named, model_of
+from darrm.models.disjoint.members import ApproxDP, LocalRR
 from darrm.models.profile import privacy_profile
+from darrm.models.shard_groups.params import ShardGroupParams
 from darrm.numerics.delta import composed_delta as failure_delta
 from darrm.privacy.profile import PrivacyProfile
-from darrm.shard_groups.params import ShardGroupParams
 from darrm.table import GammaTable
 
 from .composition import optimal_homogeneous_delta, optimal_homogeneous_epsilon
@@ -445,7 +445,7 @@ def record_group_bounds(table: GammaTable, queries: int, *, member_randomness: s
         table: a certified :class:`~darrm.GammaTable` of :class:`~darrm.ShardGroupParams`.
         queries: the number Q of answered queries.
         member_randomness: "fresh" (the Q-fold PLD composition of group g's own dominating pair,
-            :func:`darrm.shard_groups.profile.record_group_profiles`) or "fixed" (the exact
+            :func:`darrm.models.shard_groups.profile.record_group_profiles`) or "fixed" (the exact
             composition of the r_g members a record of group g changes, any Q).
         delta_total: the total δ, in (0, 1).
         epsilon_total: the total ε (≥ 0).
@@ -460,7 +460,7 @@ def record_group_bounds(table: GammaTable, queries: int, *, member_randomness: s
     Raises:
         ParameterError: not a record-groups table, neither or both totals, or another bad argument.
     """
-    from darrm.shard_groups.profile import record_group_profiles
+    from darrm.models.shard_groups.profile import record_group_profiles
 
     v.instance("table", table, GammaTable, "a darrm.GammaTable")
     p = table.params

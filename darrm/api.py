@@ -19,19 +19,19 @@ import numpy as np
 
 from . import families
 from .backends.executors import check_executor
-from .disjoint.params import DisjointParams
 from .errors import DarrmError, ParameterError, SolveError
 from .gamma import const_assumptions
-from .groups.params import GroupParams
 from .models import model_of
+from .models.disjoint.params import DisjointParams
+from .models.groups.params import GroupParams
+from .models.shard_groups.params import ShardGroupParams
+from .models.weighted_shards.params import WeightedShardParams
 from .params import PrivacyParams
 from .prior import IIDPrior, Prior
 from .privacy.certify import Certificate, validate_max_memory, validate_tol
-from .shard_groups.params import ShardGroupParams
 from .solver.options import SolveOptions
 from .table import GammaTable, validate_table_gamma
 from .validation import count, flag, function, instance, path
-from .weighted_shards.params import WeightedShardParams
 
 if TYPE_CHECKING:
     from .backends import Executor, TorchDevice
@@ -94,7 +94,7 @@ def check_request(
     it refuses, naming the argument, what the solve would otherwise drop silently: a prior for
     another number of members (``means:`` with ≠ K means), a family the member model does not
     have, and what the model's own check refuses (shared members: ``darrm.solver.request``;
-    disjoint members: ``darrm.disjoint.request``).
+    disjoint members: ``darrm.models.disjoint.request``).
 
     Args:
         params: the member model's parameters.
@@ -217,7 +217,7 @@ def certify(gamma: np.ndarray,
     """The rigorous certificate of the parameters' member model, memoised by content.
 
     Shared data: Lemma 3.4 over Lemma 5.1's corner multisets (`darrm.privacy.certify.certify`);
-    disjoint shards: the O(K) reduction of :mod:`darrm.disjoint`.  Loading, saving and labelling
+    disjoint shards: the O(K) reduction of :mod:`darrm.models.disjoint`.  Loading, saving and labelling
     with one table sweeps it once.
 
     Args:

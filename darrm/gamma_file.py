@@ -6,12 +6,12 @@ Format (all keys required)::
      "gamma": [K+1 floats], "solver", "status", "objective", "violation", "version",
      "info", "checksum": sha256 of the canonical JSON of every other key}
 
-Tables for members on disjoint shards (:mod:`darrm.disjoint`) use the format
+Tables for members on disjoint shards (:mod:`darrm.models.disjoint`) use the format
 ``"darrm-gamma-disjoint/1"``: the keys K, target_eps, target_delta and "model" (the
 member-privacy model, e.g. ``{"kind": "rr", "eps0": 1.0}``) replace m, eps, Delta,
 delta; :func:`load` dispatches on "format" and re-certifies with the recorded model.
 
-Tables for grouped members (:mod:`darrm.groups`) use ``"darrm-gamma-groups/1"`` with the keys
+Tables for grouped members (:mod:`darrm.models.groups`) use ``"darrm-gamma-groups/1"`` with the keys
 K, groups, target_eps, target_delta; a per-group table γ(l_1, …, l_G) adds ``"gamma_form":
 "per-group"`` and writes "gamma" as nested lists, one level per group.
 

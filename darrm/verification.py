@@ -42,7 +42,7 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
 
     ``votes`` is a (Q, K) 0/1 matrix (one query: (1, K)); counts go through :func:`aggregate_counts`.
     For a per-group table (``GroupParams(gamma_form="per-group")``, ``WeightedShardParams``) the
-    columns are the members in group order and γ reads each group's count (:mod:`darrm.groups.labels`).
+    columns are the members in group order and γ reads each group's count (:mod:`darrm.models.groups.labels`).
     ``secure=True`` draws every coin from the OS CSPRNG (:mod:`darrm.secure_random`, exact
     Bernoulli(γ(L)) draws) and ignores ``rng``.  ``executor``: where the table's certificate runs
     (:func:`certify_table`; the labels are drawn here).

@@ -9,13 +9,13 @@ is one class and one :func:`register` line below (docs/contributing.md); the con
 
 from __future__ import annotations
 
-from ..disjoint.model import DisjointModel
 from ..errors import ParameterError
-from ..groups.model import GroupsModel
-from ..shard_groups.model import ShardGroupsModel
-from ..weighted_shards.model import WeightedShardsModel
 from .base import CAPABILITIES, MemberModel
+from .disjoint.model import DisjointModel
+from .groups.model import GroupsModel
+from .shard_groups.model import ShardGroupsModel
 from .shared import SharedModel
+from .weighted_shards.model import WeightedShardsModel
 
 __all__ = ["CAPABILITIES", "MEMBER_MODELS", "MemberModel", "model_for_format", "model_named", "model_of", "names",
            "register"]

@@ -39,13 +39,13 @@ from ..errors import ParameterError
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..disjoint.members import MemberPrivacy
     from ..families import Family
     from ..prior import Prior
     from ..privacy.certify import Certificate
     from ..privacy.profile import PrivacyProfile
     from ..solver.options import SolveOptions
     from ..table import GammaTable
+    from .disjoint.members import MemberPrivacy
 
 #: the capabilities a model may declare (module docstring)
 CAPABILITIES = ("profile", "fixed-members", "cli", "total-budget")

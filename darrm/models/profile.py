@@ -44,7 +44,7 @@ def privacy_profile(
             process: "direct" visits every configuration, "sweep" runs the factorised sweep),
             :class:`~darrm.ShardGroupParams` (records copied into r_g shards: the profile every record
             meets, the largest of the record groups' own profiles,
-            :func:`darrm.shard_groups.profile.record_group_profiles`; in this process) or
+            :func:`darrm.models.shard_groups.profile.record_group_profiles`; in this process) or
             :class:`~darrm.WeightedShardParams` (budget groups on one-group shards: the profile
             every record meets; in this process).
         executor: where the sweep's blocks run (serial, processes, Dask, a torch device); default:

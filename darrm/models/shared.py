@@ -69,7 +69,7 @@ class SharedModel(MemberModel):
 
     def exposures(self, params: Any) -> Exposures:
         """Every one of the K (ε, Δ)-DP members sees the record."""
-        from ..disjoint.members import ApproxDP
+        from .disjoint.members import ApproxDP
 
         return ((params.K, ApproxDP(params.eps, params.member_delta)),)
 

@@ -24,9 +24,9 @@ over the product of the members' (ε, Δ) regions F is attained with every membe
 only the multiset of vertices matters (Lemma 5.1's argument, which never used s = e^{mε}).  So the
 exact profile δ_γ(ε′) = sup_{D≃D′} H_{e^{ε′}}(A(D)‖A(D′)) is the maximum, over corner multisets,
 both outputs and both directions, of max(0, Pr[A(D)=o] − e^{ε′}·Pr[A(D′)=o]).  For disjoint
-members the same holds with the O(K) configurations of :mod:`darrm.disjoint` (its proof also
+members the same holds with the O(K) configurations of :mod:`darrm.models.disjoint` (its proof also
 only uses that the cost is affine in each member's probabilities), and for grouped members with
-one corner multiset per group (:mod:`darrm.groups.profile`, either γ form).
+one corner multiset per group (:mod:`darrm.models.groups.profile`, either γ form).
 
 **Claim 2 (the dominating pair).**  Let 𝒞 be the cloud of points (x, y) = (Pr[A(D′)=o], Pr[A(D)=o])
 over all configurations, both outputs and both directions, together with (0, 0) and (1, 1), and
@@ -192,9 +192,9 @@ class PrivacyProfile:
             δ(ε′) = max_j (y_j − e^{ε′}·x_j).
         K: the number of members.
         model: "shared" (every member sees the differing record; Lemma 5.1's corners),
-            "disjoint" (one member's shard changes; :mod:`darrm.disjoint`), "groups" (members
-            on shared data with per-group budgets; :mod:`darrm.groups.profile`) or "shard-groups"
-            (a record copied into r_g shards; :mod:`darrm.shard_groups.profile`).
+            "disjoint" (one member's shard changes; :mod:`darrm.models.disjoint`), "groups" (members
+            on shared data with per-group budgets; :mod:`darrm.models.groups.profile`) or "shard-groups"
+            (a record copied into r_g shards; :mod:`darrm.models.shard_groups.profile`).
         rho: the relative error bound the outward rounding used.
         eta: the absolute error bound the outward rounding used.
         points: how many cloud points were examined (both outputs and directions).

@@ -99,8 +99,8 @@ def test_every_member_models_objective_is_checked_by_its_own_expected_error(tmp_
 
     import darrm
     from darrm.errors import ParameterError
-    from darrm.groups.per_group import joint_expected_error
     from darrm.models import MEMBER_MODELS, model_of
+    from darrm.models.groups.per_group import joint_expected_error
     from darrm.solver.objective import expected_signed_error
 
     params = _grouped_params(kind)

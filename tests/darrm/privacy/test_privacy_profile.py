@@ -13,9 +13,9 @@ import pytest
 import darrm
 from darrm import PrivacyParams
 from darrm.backends.executors import ProcessExecutor, SerialExecutor
-from darrm.disjoint import ApproxDP, DisjointParams, LocalRR
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_const, gamma_sub
+from darrm.models.disjoint import ApproxDP, DisjointParams, LocalRR
 from darrm.models.profile import privacy_profile
 from darrm.privacy.certify import certify
 from darrm.privacy.condition import UNIT_ROUNDOFF

@@ -131,7 +131,7 @@ def test_unreadable_warm_start_files_are_refused_naming_warm_start(tmp_path):
 def test_a_warm_start_is_refused_where_no_constraint_generation_runs(source):
     """The full LP, a closed-form family, a total budget, disjoint and grouped members would drop
     it: refused before any work, named."""
-    from darrm.groups.params import GroupParams, parse_groups
+    from darrm.models.groups.params import GroupParams, parse_groups
 
     w = WarmStart.from_checkpoint(source[1])
     P = PrivacyParams(11, 3, 0.1, 1e-5)
