@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .budget.spec import TotalBudget
-    from .member_params import MemberParams
     from .models.base import MemberModel
     from .table import GammaTable
 
@@ -150,7 +149,7 @@ def _round_log(progress: bool | None) -> Callable[[str], None]:
     return lambda line: log.log(level, line)
 
 
-def _table_for(params: MemberParams, family: str, prior_spec: str,
+def _table_for(params: Any, family: str, prior_spec: str,
                progress: bool | None, args: argparse.Namespace | None = None,
                budget: TotalBudget | None = None) -> GammaTable:
     """The certified table the flags ask for (:func:`darrm.solve`)."""
