@@ -144,3 +144,17 @@ def test_the_registry_refuses_a_second_model_of_one_name_or_type():
     with pytest.raises(ParameterError, match="MemberModel"):
         register("shared")  # type: ignore[arg-type]
     assert tuple(MEMBER_MODELS) == ("shared", "disjoint", "groups", "shard-groups", "weighted-shards")
+
+
+def test_the_docs_table_of_models_is_written_from_the_registry():
+    import importlib.util
+    from pathlib import Path
+
+    hook = Path(__file__).resolve().parents[3] / "docs" / "hooks" / "models_table.py"
+    spec = importlib.util.spec_from_file_location("models_table", hook)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    page = mod.on_page_markdown(f"before\n{mod.MARKER}\nafter", page=None, config=None, files=None)
+    assert mod.MARKER not in page
+    for m in MEMBER_MODELS.values():
+        assert f"| `{m.name}` | `{m.params_type.__name__}` | `{m.gamma_format}` |" in page
