@@ -126,8 +126,8 @@ def check_request(
 
         check_budget_request(params, budget, family, opts, executor, checkpoint)
         return prior, opts, checkpoint
-    if model.name not in fam.members:
-        have = [n for n, f in families.REGISTRY.items() if model.name in f.members]
+    if not fam.defined_for(model.name):
+        have = [n for n, f in families.REGISTRY.items() if f.defined_for(model.name)]
         raise ParameterError("family", f"{model.name} members have only the families {', '.join(have)}; "
                                        f"got {family!r}")
     model.check(params, fam, opts, executor, checkpoint)
