@@ -483,8 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "weighted-shards = their options below (default: the model whose own option --groups, "
                         "--record-groups or --budget-groups is given, else shared)")
     p.add_argument("--member-privacy", default=None,
-                   help="disjoint only: nonprivate | EPS,DELTA ((ε,Δ)-DP members) | rr:EPS0 (members behind "
-                        "ε0-RR) (default: none; required with --members disjoint)")
+                   help="members on shards (disjoint, shard-groups, weighted-shards): nonprivate | EPS,DELTA "
+                        "((ε,Δ)-DP members) | rr:EPS0 (members behind ε0-RR) (default: none; required with them)")
     p.add_argument("--groups", default=None,
                    help="members on shared data in groups of their own budgets: COUNT:EPS:DELTA per group, "
                         "comma-separated, e.g. 5:0.1:1e-5,6:0.3:1e-5 (K is their sum; the target is --target-eps "
