@@ -93,8 +93,7 @@ def check_request(
     ``darrm solve`` calls it before solving, ``solve`` again.  Besides each argument's own domain
     it refuses, naming the argument, what the solve would otherwise drop silently: a prior for
     another number of members (``means:`` with ≠ K means), a family the member model does not
-    have, and what the model's own check refuses (shared members: ``darrm.solver.request``;
-    disjoint members: ``darrm.models.disjoint.request``).
+    have, and what the model's own check refuses (:meth:`darrm.models.base.MemberModel.check`).
 
     Args:
         params: the member model's parameters.
@@ -152,9 +151,11 @@ def solve(
     option the chosen method would ignore is refused, not dropped.
 
     Args:
-        params: [PrivacyParams][darrm.PrivacyParams] (every member may see the changed record,
-            the paper's setting) or [DisjointParams][darrm.DisjointParams] (members on disjoint
-            shards).
+        params: any registered member model's parameters (:mod:`darrm.models`):
+            [PrivacyParams][darrm.PrivacyParams] (every member may see the changed record, the
+            paper's setting), [DisjointParams][darrm.DisjointParams] (members on disjoint shards),
+            [GroupParams][darrm.GroupParams], [ShardGroupParams][darrm.ShardGroupParams] or
+            [WeightedShardParams][darrm.WeightedShardParams].
         prior: the objective's prior over the members' vote probabilities (default i.i.d.
             mean 0.75); closed-form families record their expected error under it.
         family: "opt" (the LP optimum, Section 5) or a closed form "sub", "dsub", "const"
@@ -216,9 +217,10 @@ def certify(gamma: np.ndarray,
             executor: Executor | TorchDevice | None = None) -> Certificate:
     """The rigorous certificate of the parameters' member model, memoised by content.
 
-    Shared data: Lemma 3.4 over Lemma 5.1's corner multisets (`darrm.privacy.certify.certify`);
-    disjoint shards: the O(K) reduction of :mod:`darrm.models.disjoint`.  Loading, saving and labelling
-    with one table sweeps it once.
+    Each model's own (:meth:`darrm.models.base.MemberModel.certify`): shared data, Lemma 3.4 over
+    Lemma 5.1's corner multisets (`darrm.privacy.certify.certify`); disjoint shards, the O(K)
+    reduction of :mod:`darrm.models.disjoint`; the others their reductions.  Loading, saving and
+    labelling with one table sweeps it once.
 
     Args:
         gamma: the full table γ(0..K).
