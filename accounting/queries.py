@@ -35,7 +35,7 @@ Public API (stable; the total-budget solver and the comparisons build on it):
   (all its votes).
 
 **Record groups** (:class:`~darrm.ShardGroupParams`).  Each record group g has its own per-query
-profile δ_g (:func:`darrm.shard_groups.profile.record_group_profiles`): for fresh members the
+profile δ_g (:func:`darrm.models.shard_groups.profile.record_group_profiles`): for fresh members the
 records of group g are owed the Q-fold composition of group g's pair (Zhu et al. Theorem 10 with
 group g's pair, which dominates every query's conditional law for those records);
 :func:`record_group_bounds` reports it group by group, and the largest is a total for every record.
@@ -65,14 +65,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from darrm import validation as v
-from darrm.disjoint.members import ApproxDP, LocalRR
-from darrm.disjoint.params import DisjointParams
 from darrm.errors import ParameterError
-from darrm.groups.params import GroupParams
+from darrm.models import model_named, model_of
+from darrm.models.disjoint.members import ApproxDP, LocalRR
+from darrm.models.profile import privacy_profile
+from darrm.models.shard_groups.params import ShardGroupParams
 from darrm.numerics.delta import composed_delta as failure_delta
-from darrm.params import PrivacyParams
-from darrm.privacy.profile import PrivacyProfile, privacy_profile
-from darrm.shard_groups.params import ShardGroupParams
+from darrm.privacy.profile import PrivacyProfile
 from darrm.table import GammaTable
 
 from .composition import optimal_homogeneous_delta, optimal_homogeneous_epsilon
@@ -89,10 +88,11 @@ MEMBER_RANDOMNESS = ("fresh", "fixed")
 BOUND_FRESH = "dominating-pair-pld"
 #: the generic bound: Q identical (ε_q, δ_q) queries, Kairouz–Oh–Viswanath optimal homogeneous composition
 BOUND_GENERIC = "kairouz-oh-viswanath-optimal"
-BOUND_FIXED_DISJOINT = "members-disjoint-post-processing"
-BOUND_FIXED_SHARED = "members-shared-composition"
-BOUND_FIXED_GROUPS = "members-groups-composition"
-BOUND_FIXED_COPIES = "members-record-copies-composition"
+#: the fixed-members bounds' names, as each member model declares them (``MemberModel.fixed_bound``)
+BOUND_FIXED_DISJOINT = model_named("disjoint").fixed_bound
+BOUND_FIXED_SHARED = model_named("shared").fixed_bound
+BOUND_FIXED_GROUPS = model_named("groups").fixed_bound
+BOUND_FIXED_COPIES = model_named("shard-groups").fixed_bound
 
 #: default discretisation interval of the PLDs (privacy-loss units)
 DEFAULT_INTERVAL = 1e-4
@@ -264,44 +264,40 @@ def _composed(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], interval
     return total
 
 
-def _check_fixed_model(params: object) -> None:
-    """Fixed-members bounds cover members on shared data, on disjoint shards, in groups of their
-    own budgets on shared data and on shards holding copies of records; another member model is
-    refused, naming the option."""
-    if not isinstance(params, (PrivacyParams, DisjointParams, GroupParams, ShardGroupParams)):
-        raise ParameterError("member_randomness", f"'fixed' covers members on shared data, on disjoint shards or "
-                                                  f"in groups, not the {getattr(params, 'members', '?')!r} member "
-                                                  "model (not implemented)")
+def _exposures(params: object):
+    """The members one record can change, from the table's member model (refused, naming the option,
+    when the model has no fixed-members bound)."""
+    model = model_of(params)
+    model.require("fixed-members", "member_randomness")
+    return model, model.exposures(params)
 
 
 def fixed_members_bound(table: GammaTable, delta_total: float | None = None,
                         epsilon_total: float | None = None) -> QueryBound:
     """The bound for fixed (trained once) members, for ANY number of queries: post-processing of
-    the members' own guarantees (module docstring).  Give ``delta_total`` (→ ε) or ``epsilon_total``
-    (→ δ).
+    the members' own guarantees (module docstring): the exact composition of the ``count`` members
+    one record changes when they share one guarantee, else the heterogeneous composition of all of
+    them (:meth:`darrm.models.base.MemberModel.exposures`).  Give ``delta_total`` (→ ε) or
+    ``epsilon_total`` (→ δ).
 
     Raises:
         ParameterError: neither or both targets; members with no privacy guarantee give ε = inf."""
     if (delta_total is None) == (epsilon_total is None):
         raise ParameterError("delta_total", "give exactly one of delta_total and epsilon_total")
-    p = table.params
-    _check_fixed_model(p)
-    if isinstance(p, DisjointParams):  # one record changes one member
-        return _shard_members_bound(p.member, 1, BOUND_FIXED_DISJOINT, delta_total, epsilon_total)
-    if isinstance(p, ShardGroupParams):  # one record changes at most max_g r_g members
-        return _shard_members_bound(p.member, max(p.copies()), BOUND_FIXED_COPIES, delta_total, epsilon_total)
-    if isinstance(p, GroupParams):  # every member sees the record: the heterogeneous composition of all K
-        from .composition import heterogeneous_composition
+    model, exposed = _exposures(table.params)
+    if len(exposed) == 1:
+        count, member = exposed[0]
+        return _shard_members_bound(member, count, model.fixed_bound, delta_total, epsilon_total)
+    from .composition import heterogeneous_composition
 
-        total = heterogeneous_composition([(g.eps, g.Delta) for g in p.groups for _ in range(g.size)])
-        if delta_total is not None:
-            dt = v.open_unit("delta_total", delta_total)
-            eps = float(total.get_epsilon_for_delta(dt))
-            return QueryBound(eps, dt, BOUND_FIXED_GROUPS, "fixed", 0, eps)
-        et = v.epsilon("epsilon_total", epsilon_total, allow_zero=True)
-        dl = min(1.0, float(total.get_delta_for_epsilon(et)))
-        return QueryBound(et, dl, BOUND_FIXED_GROUPS, "fixed", 0, dl, 0.0, "delta")
-    return _homogeneous_bound(p.eps, p.member_delta, p.K, BOUND_FIXED_SHARED, delta_total, epsilon_total)
+    total = heterogeneous_composition([(m.eps, m.delta) for n, m in exposed for _ in range(n)])
+    if delta_total is not None:
+        dt = v.open_unit("delta_total", delta_total)
+        eps = float(total.get_epsilon_for_delta(dt))
+        return QueryBound(eps, dt, model.fixed_bound, "fixed", 0, eps)
+    et = v.epsilon("epsilon_total", epsilon_total, allow_zero=True)
+    dl = min(1.0, float(total.get_delta_for_epsilon(et)))
+    return QueryBound(et, dl, model.fixed_bound, "fixed", 0, dl, 0.0, "delta")
 
 
 def _shard_members_bound(member: object, copies: int, name: str, delta_total: float | None,
@@ -435,12 +431,7 @@ def _query_bound(table, queries, target: float, want_eps: bool, member_randomnes
 
 def _fixed(steps: list[tuple[GammaTable, int]], **target: float) -> QueryBound:
     """Fixed members: one post-processing bound for all steps (they must describe the same members)."""
-    for t, _ in steps:
-        _check_fixed_model(t.params)
-    members = {t.params.member.to_dict().__repr__() if isinstance(t.params, DisjointParams)
-               else repr(t.params.groups) if isinstance(t.params, GroupParams)
-               else repr((t.params.member.to_dict(), t.params.copies())) if isinstance(t.params, ShardGroupParams)
-               else (t.params.K, t.params.eps, t.params.member_delta) for t, _ in steps}
+    members = {_exposures(t.params)[0].fixed_members(t.params) for t, _ in steps}
     if len(members) > 1:
         raise ParameterError("table", "with member_randomness='fixed' every table must describe the same members")
     b = fixed_members_bound(steps[0][0], **target)
@@ -459,7 +450,7 @@ def record_group_bounds(table: GammaTable, queries: int, *, member_randomness: s
         table: a certified :class:`~darrm.GammaTable` of :class:`~darrm.ShardGroupParams`.
         queries: the number Q of answered queries.
         member_randomness: "fresh" (the Q-fold PLD composition of group g's own dominating pair,
-            :func:`darrm.shard_groups.profile.record_group_profiles`) or "fixed" (the exact
+            :func:`darrm.models.shard_groups.profile.record_group_profiles`) or "fixed" (the exact
             composition of the r_g members a record of group g changes, any Q).
         delta_total: the total δ, in (0, 1).
         epsilon_total: the total ε (≥ 0).
@@ -474,7 +465,7 @@ def record_group_bounds(table: GammaTable, queries: int, *, member_randomness: s
     Raises:
         ParameterError: not a record-groups table, neither or both totals, or another bad argument.
     """
-    from darrm.shard_groups.profile import record_group_profiles
+    from darrm.models.shard_groups.profile import record_group_profiles
 
     v.instance("table", table, GammaTable, "a darrm.GammaTable")
     p = table.params
@@ -653,9 +644,4 @@ def bound_name(member_randomness: str, table: GammaTable | None) -> str:
     """The name of the bound reported for ``member_randomness`` and ``table`` (module docstring)."""
     if check_member_randomness(member_randomness) == "fresh":
         return BOUND_FRESH
-    if table is not None and table.params.members == "groups":
-        return BOUND_FIXED_GROUPS
-    if table is not None and isinstance(table.params, ShardGroupParams):
-        return BOUND_FIXED_COPIES
-    return BOUND_FIXED_DISJOINT if table is not None and isinstance(table.params, DisjointParams) \
-        else BOUND_FIXED_SHARED
+    return BOUND_FIXED_SHARED if table is None else model_of(table.params).fixed_bound

@@ -53,7 +53,7 @@ from darrm.atomic import atomic_write_json, resolve_target
 from darrm.errors import CertificationError, DarrmError, ParameterError
 from darrm.locking import Claim, claim
 from darrm.logs import get_logger
-from darrm.mechanism import aggregate_counts, check_counts, vote_counts
+from darrm.models import model_of
 from darrm.numerics.delta import composed_delta
 from darrm.table import GammaTable
 from darrm.verification import certify_table
@@ -302,7 +302,7 @@ class LabellingSession:
             PrivacyBudgetExceeded: the batch would take ε(δ_total) past the budget; nothing released.
             ParameterError: malformed votes; nothing charged.
         """
-        return self._release(vote_counts(votes, self.table.K))
+        return self._release(model_of(self.table.params).counts(votes, self.table.params))
 
     def label_counts(self, counts: object) -> np.ndarray:
         """:meth:`label` from the Q queries' vote counts L ∈ [0, K] (a 1-D array).
@@ -317,7 +317,7 @@ class LabellingSession:
             PrivacyBudgetExceeded: the batch would take ε(δ_total) past the budget; nothing released.
             ParameterError: malformed counts; nothing charged.
         """
-        return self._release(check_counts(counts, self.table.K))
+        return self._release(model_of(self.table.params).check_counts(counts, self.table.params))
 
     def _release(self, L: np.ndarray) -> np.ndarray:
         if getattr(self, "_closed", False):
@@ -343,7 +343,7 @@ class LabellingSession:
         self._batches.append([self.fingerprint, n])
         if self.path is not None:
             self.save(self.path)  # recorded before anything is released
-        return aggregate_counts(L, self.table.gamma, self._rng, secure=self.secure)
+        return model_of(self.table.params).release(L, self.table.gamma, self.table.params, self._rng, self.secure)
 
     def _refuse_early(self, n: int) -> None:
         """Refuse a batch of ``n`` queries already when a prefix of it (1, 2, 4, … queries) spends

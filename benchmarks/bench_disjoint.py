@@ -1,4 +1,4 @@
-"""Benchmark: partition-aware γ_opt (darrm.disjoint) for K up to 10^4 and more.
+"""Benchmark: partition-aware γ_opt (darrm.models.disjoint) for K up to 10^4 and more.
 
 Run:  .venv/bin/python benchmarks/bench_disjoint.py [--K 1001 10001]
 
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from darrm.disjoint import (
+from darrm.models.disjoint import (
     ApproxDP,
     DisjointParams,
     LocalRR,

@@ -1,4 +1,4 @@
-"""Benchmark: γ_opt(L) for grouped members (darrm.groups) against every member at the worst budget.
+"""Benchmark: γ_opt(L) for grouped members (darrm.models.groups) against every member at the worst budget.
 
 Run:  .venv/bin/python benchmarks/bench_groups.py            (the small settings)
       .venv/bin/python benchmarks/bench_groups.py --large    (issue 26's targets: G = 2 at K = 31, G = 3 at K = 21)
@@ -36,7 +36,7 @@ LARGE = [
 
 def one(groups, target_eps: float, target_delta: float, form: str = "total") -> dict:
     import darrm
-    from darrm.groups.certificate import certify_groups
+    from darrm.models.groups.certificate import certify_groups
 
     prior = darrm.IIDPrior(0.75)
     params = darrm.GroupParams(tuple(tuple(g) for g in groups), target_eps, target_delta, form)

@@ -1,4 +1,4 @@
-"""Benchmark: cuts per round for γ(l_1, …, l_G) (darrm.groups.solver.cuts_per_round), old against new.
+"""Benchmark: cuts per round for γ(l_1, …, l_G) (darrm.models.groups.solver.cuts_per_round), old against new.
 
 Run:  .venv/bin/python benchmarks/bench_per_group_cuts.py [--large]
 
@@ -26,7 +26,7 @@ LARGE = [(7, 0.1, 1e-5), (7, 0.2, 1e-5), (7, 0.3, 1e-5)]  # K = 21
 
 def run(groups, scale: bool) -> dict:
     import darrm
-    from darrm.groups import solver
+    from darrm.models.groups import solver
 
     solver.SCALE_PER_GROUP_CUTS = scale
     params = darrm.GroupParams(tuple(groups), 0.5, 1e-4, "per-group")

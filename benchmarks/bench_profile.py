@@ -41,8 +41,8 @@ def run_one(K: int, family: str, queries: int, executor: str | None, repeat: int
     from darrm.accounting import LabellingSession, PrivacyBudgetExceeded
     from darrm.accounting.queries import query_pld
     from darrm.backends.executors import make_executor
+    from darrm.models.profile import privacy_profile
     from darrm.privacy.certify import certify
-    from darrm.privacy.profile import privacy_profile
 
     params = darrm.PrivacyParams(K, 5, 0.1, 1e-5)
     ex = make_executor(executor) if executor else None

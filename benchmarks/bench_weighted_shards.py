@@ -1,4 +1,4 @@
-"""Benchmark: γ_opt for budget groups on one-group shards (darrm.weighted_shards), sparse full LP vs
+"""Benchmark: γ_opt for budget groups on one-group shards (darrm.models.weighted_shards), sparse full LP vs
 constraint generation, in both γ forms.
 
 Run:  .venv/bin/python benchmarks/bench_weighted_shards.py            (K = 11 + 15 + 7, both methods)

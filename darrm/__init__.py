@@ -39,17 +39,23 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .budget.design import BudgetDesign as BudgetDesign
     from .budget.design import design_for_budget as design_for_budget
     from .budget.spec import TotalBudget as TotalBudget
-    from .disjoint.members import ApproxDP as ApproxDP
-    from .disjoint.members import LocalRR as LocalRR
-    from .disjoint.members import NonPrivate as NonPrivate
-    from .disjoint.params import DisjointParams as DisjointParams
     from .gamma import gamma_const as gamma_const
     from .gamma import gamma_dsub as gamma_dsub
     from .gamma import gamma_sub as gamma_sub
     from .gamma_file import load as load
     from .gamma_file import save as save
-    from .groups.params import GroupParams as GroupParams
-    from .groups.params import MemberGroup as MemberGroup
+    from .models.disjoint.members import ApproxDP as ApproxDP
+    from .models.disjoint.members import LocalRR as LocalRR
+    from .models.disjoint.members import NonPrivate as NonPrivate
+    from .models.disjoint.params import DisjointParams as DisjointParams
+    from .models.groups.params import GroupParams as GroupParams
+    from .models.groups.params import MemberGroup as MemberGroup
+    from .models.profile import privacy_profile as privacy_profile
+    from .models.shard_groups.params import RecordGroup as RecordGroup
+    from .models.shard_groups.params import ShardGroupParams as ShardGroupParams
+    from .models.shard_groups.profile import record_group_profiles as record_group_profiles
+    from .models.weighted_shards.params import BudgetGroup as BudgetGroup
+    from .models.weighted_shards.params import WeightedShardParams as WeightedShardParams
     from .params import NeighboringRelation as NeighboringRelation
     from .params import PrivacyParams as PrivacyParams
     from .prior import BetaPrior as BetaPrior
@@ -61,10 +67,6 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .privacy.certify import Certificate as Certificate
     from .privacy.certify import certify_tight as certify_tight
     from .privacy.profile import PrivacyProfile as PrivacyProfile
-    from .privacy.profile import privacy_profile as privacy_profile
-    from .shard_groups.params import RecordGroup as RecordGroup
-    from .shard_groups.params import ShardGroupParams as ShardGroupParams
-    from .shard_groups.profile import record_group_profiles as record_group_profiles
     from .solver.objective import expected_signed_error as expected_signed_error
     from .solver.options import SolveOptions as SolveOptions
     from .solver.warm_start import WarmStart as WarmStart
@@ -74,8 +76,6 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .utility import error_curve as error_curve
     from .verification import aggregate as aggregate
     from .verification import aggregate_counts as aggregate_counts
-    from .weighted_shards.params import BudgetGroup as BudgetGroup
-    from .weighted_shards.params import WeightedShardParams as WeightedShardParams
 
 __all__ = [
     "ApproxDP",
@@ -137,16 +137,16 @@ _EXPORTS = {
     "BudgetDesign": ".budget.design",
     "design_for_budget": ".budget.design",
     "TotalBudget": ".budget.spec",
-    "ApproxDP": ".disjoint.members",
-    "LocalRR": ".disjoint.members",
-    "NonPrivate": ".disjoint.members",
-    "DisjointParams": ".disjoint.params",
-    "GroupParams": ".groups.params",
-    "MemberGroup": ".groups.params",
-    "RecordGroup": ".shard_groups.params",
-    "ShardGroupParams": ".shard_groups.params",
-    "BudgetGroup": ".weighted_shards.params",
-    "WeightedShardParams": ".weighted_shards.params",
+    "ApproxDP": ".models.disjoint.members",
+    "LocalRR": ".models.disjoint.members",
+    "NonPrivate": ".models.disjoint.members",
+    "DisjointParams": ".models.disjoint.params",
+    "GroupParams": ".models.groups.params",
+    "MemberGroup": ".models.groups.params",
+    "RecordGroup": ".models.shard_groups.params",
+    "ShardGroupParams": ".models.shard_groups.params",
+    "BudgetGroup": ".models.weighted_shards.params",
+    "WeightedShardParams": ".models.weighted_shards.params",
     "gamma_const": ".gamma",
     "gamma_dsub": ".gamma",
     "gamma_sub": ".gamma",
@@ -166,8 +166,8 @@ _EXPORTS = {
     "family_gamma": ".api",
     "solve": ".api",
     "PrivacyProfile": ".privacy.profile",
-    "privacy_profile": ".privacy.profile",
-    "record_group_profiles": ".shard_groups.profile",
+    "privacy_profile": ".models.profile",
+    "record_group_profiles": ".models.shard_groups.profile",
     "expected_signed_error": ".solver.objective",
     "SolveOptions": ".solver.options",
     "WarmStart": ".solver.warm_start",

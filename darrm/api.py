@@ -1,15 +1,9 @@
-"""The one dispatch point: every member model and every γ family meet here.
+"""The facade's requests: solve, certify and the closed-form families.
 
-``solve``, ``certify``, ``family_gamma`` and ``check_request`` are the only functions that
-choose between member models; they look the model up in :data:`MEMBER_MODELS` by the type of
-the parameters (never by ``isinstance`` chains elsewhere) and the family in
-:mod:`darrm.families`.  Below this module, :mod:`darrm.solver` knows shared members only and
-:mod:`darrm.disjoint` disjoint members only.  The solvers are imported when a solve runs, so
-that loading or verifying a table imports no LP library.
-
-A new member model (groups, classes) is a parameters type implementing
-:class:`darrm.member_params.MemberParams`, a certificate, a request check, a solver and one
-:class:`MemberModel` entry here (docs/contributing.md).
+``solve``, ``certify`` and ``check_request`` ask the parameters' member model
+(:func:`darrm.models.model_of`: one class per model, one registry) and the family
+(:mod:`darrm.families`); nothing here names a model.  The solvers are imported when a solve runs,
+so that loading or verifying a table imports no LP library.
 """
 
 from __future__ import annotations
@@ -18,29 +12,26 @@ import hashlib
 import os
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from . import families
 from .backends.executors import check_executor
-from .disjoint.certificate import certify_disjoint
-from .disjoint.params import DisjointParams
 from .errors import DarrmError, ParameterError, SolveError
 from .gamma import const_assumptions
-from .groups.params import GroupParams
-from .member_params import MemberParams
+from .models import model_of
+from .models.disjoint.params import DisjointParams
+from .models.groups.params import GroupParams
+from .models.shard_groups.params import ShardGroupParams
+from .models.weighted_shards.params import WeightedShardParams
 from .params import PrivacyParams
 from .prior import IIDPrior, Prior
 from .privacy.certify import Certificate, validate_max_memory, validate_tol
-from .privacy.certify import certify as certify_shared
-from .shard_groups.params import ShardGroupParams
 from .solver.options import SolveOptions
 from .table import GammaTable, validate_table_gamma
 from .validation import count, flag, function, instance, path
-from .weighted_shards.params import WeightedShardParams
 
 if TYPE_CHECKING:
     from .backends import Executor, TorchDevice
@@ -50,199 +41,6 @@ FAMILIES: tuple[str, ...] = families.names()
 """The γ families [solve][darrm.solve] knows, as registered when darrm was imported: "opt" (γ_opt,
 the LP of Section 5) and the closed forms "sub" (γ_Sub, Lemma 3.1), "dsub" (the 2m−1 subsampling γ
 of Theorem 4.1) and "const" (randomised response, Lemma A.1).  ``darrm.families`` is the registry."""
-
-
-# ----------------------------------------------------------------------------- member models
-def _check_shared(*args: Any) -> None:
-    from .solver.request import check_shared
-
-    check_shared(*args)
-
-
-def _check_disjoint(*args: Any) -> None:
-    from .disjoint.request import check_disjoint
-
-    check_disjoint(*args)
-
-
-def _check_shard_groups(*args: Any) -> None:
-    from .shard_groups.request import check_shard_groups
-
-    check_shard_groups(*args)
-
-
-def _solve_shard_groups(params: Any, prior: Prior, family: families.Family, opts: SolveOptions, executor: Any,
-                        checkpoint: Path | None, progress: bool | None,
-                        log: Callable[[str], None] | None) -> GammaTable:
-    from .shard_groups.solver import solve_gamma_opt_shard_groups
-
-    return solve_gamma_opt_shard_groups(params, prior, options=opts, log=log)
-
-
-def _certify_shard_groups(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
-                          max_memory: float | None, executor: Any = None) -> Certificate:
-    # O(K) configurations per record group in this process: the executor is not used
-    from .shard_groups.certificate import certify_shard_groups
-
-    return certify_shard_groups(gamma, params, tol=tol, max_memory=max_memory)
-
-
-def _solve_weighted_shards(params: Any, prior: Prior, family: families.Family, opts: SolveOptions, executor: Any,
-                           checkpoint: Path | None, progress: bool | None,
-                           log: Callable[[str], None] | None) -> GammaTable:
-    from .weighted_shards.solver import solve_gamma_opt_weighted_shards
-
-    return solve_gamma_opt_weighted_shards(params, prior, options=opts, log=log)
-
-
-def _certify_weighted_shards(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
-                             max_memory: float | None, executor: Any = None) -> Certificate:
-    # one contraction per budget group in this process: the executor is not used
-    from .weighted_shards.certificate import certify_weighted_shards
-
-    return certify_weighted_shards(gamma, params, tol=tol, max_memory=max_memory)
-
-
-def _check_weighted_shards(*args: Any) -> None:
-    from .weighted_shards.request import check_weighted_shards
-
-    check_weighted_shards(*args)
-
-
-def _check_groups(*args: Any) -> None:
-    from .groups.request import check_groups
-
-    check_groups(*args)
-
-
-def _solve_shared(params: Any, prior: Prior, family: families.Family, opts: SolveOptions, executor: Any,
-                  checkpoint: Path | None, progress: bool | None, log: Callable[[str], None] | None) -> GammaTable:
-    from .solver.request import solve_shared
-
-    return solve_shared(params, prior, family, opts, executor, checkpoint, progress, log)
-
-
-def _solve_disjoint(params: Any, prior: Prior, family: families.Family, opts: SolveOptions, executor: Any,
-                    checkpoint: Path | None, progress: bool | None, log: Callable[[str], None] | None) -> GammaTable:
-    from .disjoint.solver import solve_gamma_opt_disjoint
-
-    return solve_gamma_opt_disjoint(params, prior, options=opts, log=log)
-
-
-def _solve_groups(params: Any, prior: Prior, family: families.Family, opts: SolveOptions, executor: Any,
-                  checkpoint: Path | None, progress: bool | None, log: Callable[[str], None] | None) -> GammaTable:
-    from .groups.solver import solve_gamma_opt_groups
-
-    return solve_gamma_opt_groups(params, prior, options=opts, log=log)
-
-
-def _certify_groups(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
-                    max_memory: float | None, executor: Any = None) -> Certificate:
-    # the groups' corner product is streamed in blocks in this process: the executor is not used
-    from .groups.certificate import certify_groups
-
-    return certify_groups(gamma, params, tol=tol, max_memory=max_memory)
-
-
-def _certify_shared(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
-                    max_memory: float | None, executor: Any = None) -> Certificate:
-    return certify_shared(gamma, params, tol=tol, progress=progress, max_memory=max_memory, executor=executor)
-
-
-def _certify_disjoint(gamma: np.ndarray, params: Any, tol: float, progress: bool | None,
-                      max_memory: float | None, executor: Any = None) -> Certificate:
-    # O(K) vertices in this process: there is nothing to distribute, so the executor is not used
-    return certify_disjoint(gamma, params, tol=tol, max_memory=max_memory)
-
-
-def _error_levels(gamma: np.ndarray, params: Any, prior: Prior) -> float:
-    """A γ(0..K) table's expected error under ``prior`` (Eq. 2's objective,
-    :func:`darrm.solver.objective.expected_signed_error`): every model whose γ reads the vote count L."""
-    from .solver.objective import expected_signed_error
-
-    return expected_signed_error(gamma, prior)
-
-
-def _error_groups(gamma: np.ndarray, params: Any, prior: Prior) -> float:
-    """A grouped table's expected error (grouped members, teachers of one budget group each):
-    γ(L) as :func:`_error_levels`, γ(l_1, …, l_G) — weighted tables too, which are stored per group
-    count — by :func:`darrm.groups.per_group.joint_expected_error` (the objective its LP minimises)."""
-    if not params.per_group:
-        return _error_levels(gamma, params, prior)
-    from .groups.per_group import joint_expected_error
-
-    return joint_expected_error(gamma, params, prior)
-
-
-@dataclass(frozen=True)
-class MemberModel:
-    """One member model: its parameters type and what certifies and solves for it.
-
-    Attributes:
-        name: the model's name (``params.members``; ``darrm solve --members NAME``).
-        params_type: its parameters class (implements :class:`~darrm.member_params.MemberParams`).
-        gamma_format: the ``format`` of its γ files (:mod:`darrm.gamma_file`).
-        guarantee: how its per-query guarantee is written in messages.
-        scope: what its certificate ranges over (``darrm solve``'s summary).
-        certify: ``(γ, params, tol, progress, max_memory, executor) -> Certificate``, rigorous
-            (``executor``: where its sweeps run, None: chosen by size; a model may run in-process).
-        check: ``(params, family, options, executor, checkpoint) -> None``; raises ParameterError
-            for what its solver would drop silently.
-        solve: ``(params, prior, family, options, executor, checkpoint, progress, log) -> GammaTable``.
-        expected_error: ``(γ, params, prior) -> float``, a table's expected error under a prior (the
-            objective its solver minimises; :func:`darrm.gamma_file.check_objective` checks a
-            file's recorded value against it); default: γ(0..K)'s.
-    """
-
-    name: str
-    params_type: type[MemberParams]
-    gamma_format: str
-    guarantee: str
-    scope: str
-    certify: Callable[..., Certificate]
-    check: Callable[..., None]
-    solve: Callable[..., GammaTable]
-    expected_error: Callable[[np.ndarray, Any, Prior], float] = _error_levels
-
-
-#: every member model, by name
-MEMBER_MODELS: dict[str, MemberModel] = {
-    "shared": MemberModel("shared", PrivacyParams, "darrm-gamma/1", "(mε, δ)", "all corner multisets",
-                          _certify_shared, _check_shared, _solve_shared),
-    "disjoint": MemberModel("disjoint", DisjointParams, "darrm-gamma-disjoint/1", "(target_eps, target_delta)",
-                            "every (changed-member vertex, number of high members)",
-                            _certify_disjoint, _check_disjoint, _solve_disjoint),
-    "groups": MemberModel("groups", GroupParams, "darrm-gamma-groups/1", "(target_eps, target_delta)",
-                          "every configuration of one corner multiset per group",
-                          _certify_groups, _check_groups, _solve_groups, _error_groups),
-    "shard-groups": MemberModel("shard-groups", ShardGroupParams, "darrm-gamma-shard-groups/1",
-                                "(eps_g, delta_g) per record group",
-                                "every (record group, multiset of its copies' vertices, number of high members)",
-                                _certify_shard_groups, _check_shard_groups, _solve_shard_groups),
-    "weighted-shards": MemberModel("weighted-shards", WeightedShardParams, "darrm-gamma-weighted-shards/1",
-                                   "(eps_g, delta_g) per budget group",
-                                   "every (budget group, changed member's vertex, high members per group)",
-                                   _certify_weighted_shards, _check_weighted_shards, _solve_weighted_shards,
-                                   _error_groups),
-}
-
-
-def model_of(params: object) -> MemberModel:
-    """The member model of ``params``.
-
-    Raises:
-        ParameterError: naming ``params``, when it is no registered model's parameters type.
-    """
-    for model in MEMBER_MODELS.values():
-        if type(params) is model.params_type:
-            return model
-    kinds = " or ".join(m.params_type.__name__ for m in MEMBER_MODELS.values())
-    raise ParameterError("params", f"must be {kinds}, got {type(params).__name__}")
-
-
-def model_for_format(fmt: object) -> MemberModel | None:
-    """The member model whose γ files have format ``fmt``, None if none."""
-    return next((m for m in MEMBER_MODELS.values() if m.gamma_format == fmt), None)
 
 
 # ----------------------------------------------------------------------------- families
@@ -295,8 +93,7 @@ def check_request(
     ``darrm solve`` calls it before solving, ``solve`` again.  Besides each argument's own domain
     it refuses, naming the argument, what the solve would otherwise drop silently: a prior for
     another number of members (``means:`` with ≠ K means), a family the member model does not
-    have, and what the model's own check refuses (shared members: ``darrm.solver.request``;
-    disjoint members: ``darrm.disjoint.request``).
+    have, and what the model's own check refuses (:meth:`darrm.models.base.MemberModel.check`).
 
     Args:
         params: the member model's parameters.
@@ -328,8 +125,8 @@ def check_request(
 
         check_budget_request(params, budget, family, opts, executor, checkpoint)
         return prior, opts, checkpoint
-    if model.name not in fam.members:
-        have = [n for n, f in families.REGISTRY.items() if model.name in f.members]
+    if not fam.defined_for(model.name):
+        have = [n for n, f in families.REGISTRY.items() if f.defined_for(model.name)]
         raise ParameterError("family", f"{model.name} members have only the families {', '.join(have)}; "
                                        f"got {family!r}")
     model.check(params, fam, opts, executor, checkpoint)
@@ -354,9 +151,11 @@ def solve(
     option the chosen method would ignore is refused, not dropped.
 
     Args:
-        params: [PrivacyParams][darrm.PrivacyParams] (every member may see the changed record,
-            the paper's setting) or [DisjointParams][darrm.DisjointParams] (members on disjoint
-            shards).
+        params: any registered member model's parameters (:mod:`darrm.models`):
+            [PrivacyParams][darrm.PrivacyParams] (every member may see the changed record, the
+            paper's setting), [DisjointParams][darrm.DisjointParams] (members on disjoint shards),
+            [GroupParams][darrm.GroupParams], [ShardGroupParams][darrm.ShardGroupParams] or
+            [WeightedShardParams][darrm.WeightedShardParams].
         prior: the objective's prior over the members' vote probabilities (default i.i.d.
             mean 0.75); closed-form families record their expected error under it.
         family: "opt" (the LP optimum, Section 5) or a closed form "sub", "dsub", "const"
@@ -398,10 +197,11 @@ def solve(
                                             checkpoint=checkpoint, budget=budget)
     progress = flag("progress", progress, allow_none=True)
     log = function("log", log, allow_none=True)
-    if budget is not None and isinstance(params, PrivacyParams):  # anything else refused by check_request
+    if budget is not None:  # members on shared data only: anything else refused by check_request
         from .budget.design import design_for_budget
 
-        return design_for_budget(params.K, params.eps, params.member_delta, budget, prior, log=log).table
+        shared = cast(PrivacyParams, params)
+        return design_for_budget(shared.K, shared.eps, shared.member_delta, budget, prior, log=log).table
     model = model_of(params)
     try:
         return model.solve(params, prior, families.get(family), opts, executor, checkpoint, progress, log)
@@ -429,9 +229,10 @@ def certify(gamma: np.ndarray,
             executor: Executor | TorchDevice | None = None) -> Certificate:
     """The rigorous certificate of the parameters' member model, memoised by content.
 
-    Shared data: Lemma 3.4 over Lemma 5.1's corner multisets (`darrm.privacy.certify.certify`);
-    disjoint shards: the O(K) reduction of :mod:`darrm.disjoint`.  Loading, saving and labelling
-    with one table sweeps it once.
+    Each model's own (:meth:`darrm.models.base.MemberModel.certify`): shared data, Lemma 3.4 over
+    Lemma 5.1's corner multisets (`darrm.privacy.certify.certify`); disjoint shards, the O(K)
+    reduction of :mod:`darrm.models.disjoint`; the others their reductions.  Loading, saving and
+    labelling with one table sweeps it once.
 
     Args:
         gamma: the full table γ(0..K).

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ._version import __version__
 from .cli_conventions import (
@@ -43,12 +43,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .budget.spec import TotalBudget
-    from .disjoint.params import DisjointParams
-    from .groups.params import GroupParams
-    from .params import PrivacyParams
-    from .shard_groups.params import ShardGroupParams
+    from .models.base import MemberModel
     from .table import GammaTable
-    from .weighted_shards.params import WeightedShardParams
 
 #: Entry-point group of subcommands other layers add through ``register(subparsers)``
 #: (pyproject.toml; the core never names them, so it never imports upward).
@@ -64,69 +60,25 @@ class _DemoParams(TypedDict):
 DEMO: _DemoParams = {"K": 11, "m": 3.0, "eps": 0.1, "member_delta": 1e-5}
 
 
-#: ``solve``'s options for one kind of members only, by ``--members``: given with the other kind
-#: they are refused (their defaults are None in the parser, so a given value is seen)
-SHARED_ONLY = ("m", "eps", "member_delta", "delta")
-DISJOINT_ONLY = ("member_privacy", "target_eps", "target_delta")
+def _model(args: argparse.Namespace) -> MemberModel:
+    """The member model ``solve`` asks for: ``--members``; without it, the model whose own selecting
+    option is given (``MemberModel.cli_selector``: ``--groups``, ``--record-groups``,
+    ``--budget-groups``), else members on shared data.  An option of another model that this one does
+    not read (``MemberModel.cli_options``) is refused, naming it, instead of being ignored."""
+    from .models import MEMBER_MODELS, model_named
 
-
-def _check_record_groups(args: argparse.Namespace) -> None:
-    """``--record-groups`` needs members on shards and replaces the one per-query target."""
-    if getattr(args, "record_groups", None) is None:
-        return
-    if args.members != "disjoint" or getattr(args, "groups", None) is not None:
-        raise ParameterError("record-groups", "describes records copied into the shards of members on disjoint "
-                                              "shards: use it with --members disjoint --member-privacy, not --groups")
-    for dest in ("target_eps", "target_delta", *BUDGET_OPTIONS):
-        if getattr(args, dest) is not None:
-            raise ParameterError(dest.replace("_", "-"), "does not apply with --record-groups (each record group "
-                                                         "gives its own copies:eps:delta)")
-
-
-def _check_budget_groups(args: argparse.Namespace) -> None:
-    """``--budget-groups`` needs members on shards and replaces the one per-query target;
-    ``--vote-weights`` needs ``--budget-groups``."""
-    if getattr(args, "budget_groups", None) is None:
-        if getattr(args, "vote_weights", None) is not None:
-            raise ParameterError("vote-weights", "applies with --budget-groups only (the weight of each budget "
-                                                 "group's votes)")
-        return
-    if args.members != "disjoint" or getattr(args, "groups", None) is not None:
-        raise ParameterError("budget-groups", "describes members on one-group disjoint shards: use it with "
-                                              "--members disjoint --member-privacy, not --groups")
-    if getattr(args, "record_groups", None) is not None:
-        raise ParameterError("budget-groups", "and --record-groups are two models (one-group shards, copied "
-                                              "records): give one")
-    for dest in ("target_eps", "target_delta", *BUDGET_OPTIONS):
-        if getattr(args, dest) is not None:
-            raise ParameterError(dest.replace("_", "-"), "does not apply with --budget-groups (each budget group "
-                                                         "gives its own size:eps:delta)")
-
-
-def _check_members(args: argparse.Namespace) -> None:
-    """Refuse an option of the other kind of members instead of ignoring it."""
-    given: tuple[str, ...]
-    _check_record_groups(args)
-    _check_budget_groups(args)
-    if getattr(args, "groups", None) is not None:  # grouped members: shared data, per-group budgets
-        if args.members != "shared":
-            raise ParameterError("groups", f"describes members on shared data; drop --members {args.members}")
-        for dest in (*SHARED_ONLY, "member_privacy", *BUDGET_OPTIONS):
-            if getattr(args, dest) is not None:
-                raise ParameterError(dest.replace("_", "-"), "does not apply with --groups (each group gives its "
-                                                             "own count:eps:Delta; the target is --target-eps "
-                                                             "and --target-delta)")
-        return
-    if getattr(args, "gamma_form", None) is not None:
-        raise ParameterError("gamma-form", "applies with --groups only (how γ reads the groups' votes)")
-    if args.members == "disjoint":
-        given, kind, use = SHARED_ONLY, "shared", "--member-privacy, --target-eps and --target-delta"
+    if args.members is not None:
+        model = model_named(args.members)
     else:
-        given, kind, use = DISJOINT_ONLY, "disjoint", "--m, --eps, --member-delta and --delta"
-    for dest in given:
-        if getattr(args, dest) is not None:
-            raise ParameterError(dest.replace("_", "-"), f"applies to --members {kind} only; with --members "
-                                                         f"{args.members} use {use}")
+        chosen = [m for m in MEMBER_MODELS.values() if m.cli_selector and getattr(args, m.cli_selector) is not None]
+        model = chosen[0] if chosen else model_named("shared")
+    model.require("cli", "members")
+    for dest in dict.fromkeys(d for m in MEMBER_MODELS.values() for d in m.cli_options):
+        if dest not in model.cli_options and getattr(args, dest, None) is not None:
+            owners = " or ".join(m.name for m in MEMBER_MODELS.values() if dest in m.cli_options)
+            raise ParameterError(dest.replace("_", "-"), f"applies to --members {owners}, not to --members "
+                                                         f"{model.name}")
+    return model
 
 
 #: ``solve``'s total-budget options (all three or none) and what they replace
@@ -149,22 +101,11 @@ def _budget(args: argparse.Namespace) -> TotalBudget | None:
         if getattr(args, n) is not None:
             raise ParameterError(n, "does not apply with a total budget (--total-eps …): the budget replaces "
                                     "the per-query (mε, δ)")
-    if args.members != "shared":
-        raise ParameterError("members", "a total budget (--total-eps …) applies to --members shared only")
     names = {"epsilon": "total-eps", "delta": "total-delta", "queries": "queries"}
     try:
         return TotalBudget(args.total_eps, args.total_delta, args.queries)
     except ParameterError as exc:
         raise ParameterError(names.get(exc.parameter, exc.parameter), str(exc)[len(exc.parameter) + 2:]) from None
-
-
-def _params(args: argparse.Namespace) -> PrivacyParams:
-    from .params import PrivacyParams
-
-    return PrivacyParams(K=DEMO["K"] if args.K is None else args.K, m=DEMO["m"] if args.m is None else args.m,
-                         eps=DEMO["eps"] if args.eps is None else args.eps,
-                         member_delta=DEMO["member_delta"] if args.member_delta is None else args.member_delta,
-                         delta=args.delta)
 
 
 @contextmanager
@@ -208,8 +149,7 @@ def _round_log(progress: bool | None) -> Callable[[str], None]:
     return lambda line: log.log(level, line)
 
 
-def _table_for(params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | WeightedShardParams,
-               family: str, prior_spec: str,
+def _table_for(params: Any, family: str, prior_spec: str,
                progress: bool | None, args: argparse.Namespace | None = None,
                budget: TotalBudget | None = None) -> GammaTable:
     """The certified table the flags ask for (:func:`darrm.solve`)."""
@@ -228,31 +168,17 @@ def _table_for(params: PrivacyParams | DisjointParams | GroupParams | ShardGroup
                      progress=progress, log=_round_log(progress), budget=budget)
 
 
-def _baselines(params: PrivacyParams, gamma_opt: np.ndarray) -> dict[str, np.ndarray]:
-    """γ_opt beside the closed-form families that apply (:meth:`darrm.families.Family.applies_to`)."""
-    from .api import family_gamma
-    from .families import REGISTRY
-
-    out = {"opt": gamma_opt}
-    for name, fam in REGISTRY.items():
-        if fam.closed_form is not None and fam.applies_to(params):
-            out[name] = family_gamma(name, params)
-    return out
-
-
 def _describe(table: GammaTable) -> str:
     """``darrm solve``'s summary of a table: its parameters, guarantee, prior and how it was made."""
-    from .api import model_of
+    from .models import model_of
 
     p = table.params
     eps_q, delta_q = p.query_budget
-    over = model_of(p).scope
-    per = ("per query" if p.members not in ("shard-groups", "weighted-shards")
-           else "per query for every record (each group its own target)")
+    model = model_of(p)
     lines = [
         f"DaRRM γ_{table.family}: {p.describe()}",
-        f"  guarantee: ({eps_q:.6g}, {delta_q:.6g})-DP {per} "
-        f"(certified over {over}, both outputs, both directions; max violation {table.violation:.2e})",
+        f"  guarantee: ({eps_q:.6g}, {delta_q:.6g})-DP {model.per_query} "
+        f"(certified over {model.scope}, both outputs, both directions; max violation {table.violation:.2e})",
     ]
     if table.prior is not None and table.objective is not None:
         from .gamma_file import objective_verified
@@ -274,15 +200,10 @@ def _gamma_list(gamma: np.ndarray) -> list:
 
 
 def _gamma_text(table: GammaTable) -> str:
-    """The table as text: γ(l) per vote count, or per group count vector (per-group form)."""
-    from .groups.params import GroupParams
-    from .report import gamma_table_text
+    """The table as text: γ(l) per vote count, or per group count vector (the member model's)."""
+    from .models import model_of
 
-    if getattr(table.params, "per_group", False):  # GroupParams per group, WeightedShardParams
-        from .groups.per_group import per_group_text
-
-        return per_group_text(table.gamma, cast(GroupParams, table.params))
-    return gamma_table_text({table.family: table.gamma})
+    return model_of(table.params).table_text(table)
 
 
 def table_record(table: GammaTable, gamma_file: str | Path | None = None) -> dict[str, Any]:
@@ -321,6 +242,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     from .api import solve
     from .gamma_file import save
+    from .models.shared import baselines
     from .params import PrivacyParams
     from .prior import IIDPrior
     from .report import error_curve_text, gamma_table_text, plot_gammas
@@ -329,7 +251,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     params = PrivacyParams(**DEMO)
     progress = progress_setting(args)
     table = solve(params, IIDPrior(), progress=progress, log=_round_log(progress))
-    gammas = _baselines(params, table.gamma)
+    gammas = baselines(params, table.gamma)
     # files first: a reader that stops early (`| head`) must not cost the result
     if args.out:
         save(table, args.out)
@@ -353,70 +275,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _disjoint_params(args: argparse.Namespace) -> DisjointParams | ShardGroupParams | WeightedShardParams:
-    from .disjoint.members import parse_member
-    from .disjoint.params import DisjointParams
-
-    if getattr(args, "budget_groups", None) is not None:
-        from .weighted_shards.params import WeightedShardParams, parse_budget_groups, parse_vote_weights
-
-        if args.member_privacy is None:
-            raise ParameterError("member-privacy", "is required with --budget-groups (the members' privacy with "
-                                                   "respect to their own shard; nonprivate for PATE's teachers)")
-        groups = parse_budget_groups(args.budget_groups)
-        weights = None if args.vote_weights is None else parse_vote_weights(args.vote_weights)
-        if weights is not None and len(weights) != len(groups):
-            raise ParameterError("vote-weights", f"needs one weight per budget group ({len(groups)}), got "
-                                                 f"{len(weights)}")
-        params = WeightedShardParams(parse_member(args.member_privacy), groups, weights)
-        if args.K is not None and args.K != params.K:
-            raise ParameterError("K", f"is {args.K} but the --budget-groups sizes sum to {params.K}; drop --K or "
-                                      f"fix the groups")
-        return params
-    if getattr(args, "record_groups", None) is not None:
-        from .shard_groups.params import ShardGroupParams, parse_record_groups
-
-        if args.member_privacy is None:
-            raise ParameterError("member-privacy", "is required with --record-groups (the members' privacy with "
-                                                   "respect to their own shard; nonprivate for PATE's teachers)")
-        return ShardGroupParams(DEMO["K"] if args.K is None else args.K, parse_member(args.member_privacy),
-                                parse_record_groups(args.record_groups))
-    if args.member_privacy is None or args.target_eps is None:
-        raise ParameterError("members", "disjoint members need --member-privacy and --target-eps")
-    target_delta = 0.0 if args.target_delta is None else args.target_delta
-    return DisjointParams(DEMO["K"] if args.K is None else args.K, parse_member(args.member_privacy),
-                          args.target_eps, target_delta)
-
-
-def _group_params(args: argparse.Namespace) -> GroupParams:
-    from .groups.params import GroupParams, parse_groups
-
-    if args.target_eps is None:
-        raise ParameterError("target-eps", "grouped members need the per-query target --target-eps")
-    params = GroupParams(parse_groups(args.groups), args.target_eps,
-                         0.0 if args.target_delta is None else args.target_delta,
-                         "total" if args.gamma_form is None else args.gamma_form)
-    if args.K is not None and args.K != params.K:
-        raise ParameterError("K", f"is {args.K} but the --groups sizes sum to {params.K}; drop --K or fix the groups")
-    return params
-
-
 def cmd_solve(args: argparse.Namespace) -> int:
     check_outputs({"out": args.out, "checkpoint": args.checkpoint})
     if args.checkpoint is not None and Path(args.checkpoint).exists() and not Path(args.checkpoint).is_file():
         raise ParameterError("checkpoint", f"{args.checkpoint} is not a regular file")
     from .gamma_file import save
 
-    _check_members(args)
+    model = _model(args)
     with _option_names(args):
         budget = _budget(args)
         if budget is not None:
             args.m = 1.0  # only K, ε and Δ are used: the design records its own per-query (m*ε, δ)
-        params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | WeightedShardParams
-        if args.groups is not None:
-            params = _group_params(args)
-        else:
-            params = _disjoint_params(args) if args.members == "disjoint" else _params(args)
+        params = model.params_from_cli(vars(args), DEMO)
         table = _table_for(params, args.family, args.prior, progress_setting(args), args, budget)
     if args.out:  # the file first: a reader that stops early (`| head`) must not cost the result
         save(table, args.out)
@@ -470,32 +340,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     import numpy as np
 
     from .gamma_file import load
-    from .params import PrivacyParams
-    from .report import error_curve_text, gamma_table_text, plot_gammas
+    from .models import model_of
+    from .report import error_curve_text, plot_gammas
     from .utility import error_curve
 
     table = load(args.file)
-    params = table.params
-    title: dict[str, Any] = {"params": params}
-    from .groups.params import GroupParams
-
-    if isinstance(params, GroupParams) or getattr(params, "per_group", False):  # no closed-form baselines:
-        from .groups.per_group import level_average  # the table alone, for i.i.d. members
-
-        per = getattr(params, "per_group", False)
-        if per:  # γ̄(L) is symmetric; its float sums need not be: average it with its mirror (commutative)
-            avg = level_average(table.gamma, cast(GroupParams, params))
-            gammas = {table.family: 0.5 * (avg + avg[::-1])}
-        else:
-            gammas = {table.family: table.gamma}
-        title = {"title": params.describe()}
-    elif not isinstance(params, PrivacyParams):  # the closed-form baselines exist for shared members only
-        raise ParameterError("file", "evaluate compares shared-data baselines; "
-                                     f"not available for {params.members}-member tables")
-    else:
-        gammas = _baselines(params, table.gamma)
-        if table.family != "opt":
-            gammas = {table.family: table.gamma, **{k: v for k, v in gammas.items() if k != "opt"}}
+    gammas, title, text = model_of(table.params).evaluation(table)
     if args.plot:  # the file first: a reader that stops early (`| head`) must not cost it
         plot_gammas(gammas, args.plot, **title)
     if args.json:
@@ -503,7 +353,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(json.dumps({"p": ps.tolist(), **{k: error_curve(v, ps).tolist() for k, v in gammas.items()}}))
         return 0
     print(_describe(table))
-    print(_gamma_text(table) if params.members in ("groups", "weighted-shards") else gamma_table_text(gammas))
+    print(text)
     print()
     print(error_curve_text(gammas, grid) if grid else error_curve_text(gammas))
     if args.plot:
@@ -564,11 +414,12 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
 
     from .atomic import atomic_write_bytes
     from .gamma_file import load
+    from .models import model_of
     from .verification import aggregate, aggregate_counts
 
     table = load(args.file)
-    per_group = getattr(table.params, "per_group", False)  # counts: a (Q, G) matrix, one column per group
-    votes = read_votes(args.votes, counts=args.counts and not per_group)
+    one_count = model_of(table.params).label_counts(table.params) == 1  # else a (Q, G) matrix, a column per group
+    votes = read_votes(args.votes, counts=args.counts and one_count)
     release = aggregate_counts if args.counts else aggregate
     labels = release(votes, table, np.random.default_rng(seed), secure=args.secure)
     out = "\n".join(str(int(v)) for v in labels) + "\n"
@@ -632,11 +483,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_param_args(p)
     p.add_argument("--family", choices=LazyChoices("darrm.families:names"), metavar="FAMILY", default="opt",
                    help=f"the γ family: {', '.join(REGISTRY)} (darrm.families)")
-    p.add_argument("--members", choices=("shared", "disjoint"), default="shared",
-                   help="shared: every member sees the record (the paper); disjoint: members on disjoint shards")
+    p.add_argument("--members", choices=LazyChoices("darrm.models:names"), metavar="MODEL", default=None,
+                   help="the member model, one of %(choices)s (darrm.models): shared = every member sees the "
+                        "record (the paper); disjoint = members on disjoint shards; groups, shard-groups, "
+                        "weighted-shards = their options below (default: the model whose own option --groups, "
+                        "--record-groups or --budget-groups is given, else shared)")
     p.add_argument("--member-privacy", default=None,
-                   help="disjoint only: nonprivate | EPS,DELTA ((ε,Δ)-DP members) | rr:EPS0 (members behind "
-                        "ε0-RR) (default: none; required with --members disjoint)")
+                   help="members on shards (disjoint, shard-groups, weighted-shards): nonprivate | EPS,DELTA "
+                        "((ε,Δ)-DP members) | rr:EPS0 (members behind ε0-RR) (default: none; required with them)")
     p.add_argument("--groups", default=None,
                    help="members on shared data in groups of their own budgets: COUNT:EPS:DELTA per group, "
                         "comma-separated, e.g. 5:0.1:1e-5,6:0.3:1e-5 (K is their sum; the target is --target-eps "

@@ -44,7 +44,8 @@ class Family:
         reference: where the paper defines it (its own numbering).
         options: keyword options of :attr:`closed_form` (``darrm.family_gamma(name, params, **options)``).
         closed_form: ``f(params, **options) -> γ`` for a closed form; None for the LP optimum.
-        members: the member models it is defined for (:data:`darrm.api.MEMBER_MODELS` keys).
+        members: the member models it is defined for (:data:`darrm.models.MEMBER_MODELS` keys); None:
+            every registered model (γ_opt: each model solves its own LP).
         applies: ``f(params) -> bool``: whether its paper result covers these shared-data
             parameters with the default options (the baselines ``darrm demo``/``evaluate`` show);
             None: always.
@@ -55,8 +56,12 @@ class Family:
     reference: str
     options: tuple[str, ...] = ()
     closed_form: ClosedForm | None = None
-    members: tuple[str, ...] = ("shared",)
+    members: tuple[str, ...] | None = ("shared",)
     applies: Callable[[PrivacyParams], bool] | None = None
+
+    def defined_for(self, model: str) -> bool:
+        """Whether the family is defined for the member model called ``model`` (:attr:`members`)."""
+        return self.members is None or model in self.members
 
     def applies_to(self, params: PrivacyParams) -> bool:
         """Whether the family applies to ``params`` with its default options (:attr:`applies`)."""
@@ -141,8 +146,7 @@ def _const(params: PrivacyParams, *, tau: float | None = None, lam: float | None
 
 
 register(Family("opt", "γ_opt: the optimum of the LP over corner multisets, certified",
-                "Section 5 (the LP over Lemma 5.1's corner multisets)", members=("shared", "disjoint", "groups",
-                                                                                 "shard-groups", "weighted-shards")))
+                "Section 5 (the LP over Lemma 5.1's corner multisets)", members=None))
 def _integer_m(params: PrivacyParams) -> bool:
     return float(params.m).is_integer()
 

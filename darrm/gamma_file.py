@@ -6,12 +6,12 @@ Format (all keys required)::
      "gamma": [K+1 floats], "solver", "status", "objective", "violation", "version",
      "info", "checksum": sha256 of the canonical JSON of every other key}
 
-Tables for members on disjoint shards (:mod:`darrm.disjoint`) use the format
+Tables for members on disjoint shards (:mod:`darrm.models.disjoint`) use the format
 ``"darrm-gamma-disjoint/1"``: the keys K, target_eps, target_delta and "model" (the
 member-privacy model, e.g. ``{"kind": "rr", "eps0": 1.0}``) replace m, eps, Delta,
 delta; :func:`load` dispatches on "format" and re-certifies with the recorded model.
 
-Tables for grouped members (:mod:`darrm.groups`) use ``"darrm-gamma-groups/1"`` with the keys
+Tables for grouped members (:mod:`darrm.models.groups`) use ``"darrm-gamma-groups/1"`` with the keys
 K, groups, target_eps, target_delta; a per-group table γ(l_1, …, l_G) adds ``"gamma_form":
 "per-group"`` and writes "gamma" as nested lists, one level per group.
 
@@ -46,9 +46,10 @@ from typing import Any
 import numpy as np
 
 from ._version import __version__
-from .api import MEMBER_MODELS, certify, model_for_format, model_of
+from .api import certify
 from .atomic import atomic_write_bytes
 from .errors import CertificationError, DarrmError, GammaFileError, ParameterError
+from .models import MEMBER_MODELS, model_for_format, model_of
 from .prior import DensityPrior, prior_from_dict
 from .privacy.certify import validate_max_memory, validate_tol
 from .status import GAP_BOUNDED, OPTIMAL
@@ -93,7 +94,7 @@ def check_objective(prior: object, objective: object, gamma: np.ndarray, params:
         objective: the file's ``objective`` field (a number, or None).
         gamma: the file's table (γ(0..K), or a per-group table).
         params: the table's parameters: their member model's ``expected_error``
-            (:class:`darrm.api.MemberModel`) gives the true value.
+            (:class:`darrm.models.base.MemberModel`) gives the true value.
 
     Raises:
         ParameterError: naming ``objective`` (no prior, or off by more than :data:`OBJECTIVE_TOL`

@@ -1,7 +1,7 @@
 """What every member model's parameters provide: the protocol a γ table is validated against.
 
 A *member model* says which members a neighbouring pair of data sets may change: every member
-(shared data, Problem 1.1) or one member (disjoint shards, :mod:`darrm.disjoint`).  Its
+(shared data, Problem 1.1) or one member (disjoint shards, :mod:`darrm.models.disjoint`).  Its
 parameters type is all that :class:`darrm.GammaTable`, γ files, the accounting and the command
 line need to know about it; which certificate and which solver go with it is decided in one
 place, :mod:`darrm.api`.  A new model (groups, classes) implements this protocol and adds one
@@ -21,7 +21,7 @@ class MemberParams(Protocol):
     """The parameters of one member model (``PrivacyParams``, ``DisjointParams``).
 
     Attributes:
-        members: the model's name ("shared", "disjoint"): the key of :data:`darrm.api.MEMBER_MODELS`
+        members: the model's name ("shared", "disjoint"): the key of :data:`darrm.models.MEMBER_MODELS`
             and the ``members`` field of the command lines' JSON records.
         K: the number of members (odd).
         neighboring: which members a neighbouring pair may change.

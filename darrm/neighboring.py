@@ -28,7 +28,7 @@ class NeighboringRelation(str, Enum):
     #: one record changes and only the member whose disjoint shard holds it may depend on it
     ONE_MEMBER_CHANGES = "one-member-changes"
     #: one record of group g changes and only the r_g members whose shards hold a copy of it may
-    #: depend on it (Individualized PATE's upsampling; :mod:`darrm.shard_groups`)
+    #: depend on it (Individualized PATE's upsampling; :mod:`darrm.models.shard_groups`)
     RECORD_COPIES_CHANGE = "record-copies-change"
     #: one record is added or removed (DP-SGD accounting of each teacher, Opacus)
     ADD_OR_REMOVE_ONE = "add-or-remove-one"

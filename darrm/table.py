@@ -15,14 +15,14 @@ from .status import SolveReport
 from .validation import choice, instance, real
 
 if TYPE_CHECKING:  # the member models build on this module; a table only needs their protocol
-    from .disjoint.params import DisjointParams
-    from .groups.params import GroupParams
+    from .models.disjoint.params import DisjointParams
+    from .models.groups.params import GroupParams
     from .params import PrivacyParams
 
 
 def validate_table_gamma(gamma: object, params: MemberParams) -> np.ndarray:
     """γ checked against the parameters: their own ``validate_table`` where they have one (grouped
-    members' per-group form, :mod:`darrm.groups.per_group`), else γ(0..K) (:func:`darrm.gamma.validate_gamma`).
+    members' per-group form, :mod:`darrm.models.groups.per_group`), else γ(0..K) (:func:`darrm.gamma.validate_gamma`).
 
     Raises:
         ParameterError: naming ``gamma``.
@@ -90,7 +90,7 @@ class GammaTable:
             ParameterError: naming ``L``, for a per-group table (γ(l_1, …, l_G) reads each group's
                 count: index ``table.gamma`` with the counts, or aggregate the votes).
         """
-        if getattr(self.params, "per_group", False):
+        if self.gamma.ndim != 1:  # a per-group table γ(l_1, …, l_G)
             raise ParameterError("L", "a per-group table reads one vote count per group, not their total: "
                                       "index table.gamma[l_1, ..., l_G] or use darrm.aggregate")
         return self.gamma[np.asarray(L)]

@@ -2,18 +2,19 @@
 
 The certificate itself is chosen by the table's member model in :func:`darrm.api.certify`
 (memoised by content, so loading, saving and labelling with one table sweeps it once).
-:func:`aggregate` labels votes with a table only after its certificate passes.
+:func:`aggregate` labels votes with a table only after its certificate passes, as the table's member
+model reads them (:meth:`darrm.models.base.MemberModel.counts`: the vote count, or each group's).
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
-from . import mechanism
 from .api import certify
 from .errors import CertificationError
+from .models import model_of
 from .privacy.certify import Certificate
 from .table import GammaTable
 from .validation import instance
@@ -41,7 +42,7 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
 
     ``votes`` is a (Q, K) 0/1 matrix (one query: (1, K)); counts go through :func:`aggregate_counts`.
     For a per-group table (``GroupParams(gamma_form="per-group")``, ``WeightedShardParams``) the
-    columns are the members in group order and γ reads each group's count (:mod:`darrm.groups.labels`).
+    columns are the members in group order and γ reads each group's count (:mod:`darrm.models.groups.labels`).
     ``secure=True`` draws every coin from the OS CSPRNG (:mod:`darrm.secure_random`, exact
     Bernoulli(γ(L)) draws) and ignores ``rng``.  ``executor``: where the table's certificate runs
     (:func:`certify_table`; the labels are drawn here).
@@ -72,12 +73,8 @@ def aggregate(votes: object, table: GammaTable, rng: np.random.Generator | int |
         array([1, 0, 1])
     """
     _check_certified(table, executor)
-    p = table.params
-    if getattr(p, "per_group", False):  # γ(l_1, …, l_G) (GroupParams, WeightedShardParams): columns in group order
-        from .groups.labels import group_counts, label_group_counts
-
-        return label_group_counts(group_counts(votes, cast(Any, p)), table.gamma, cast(Any, p), rng, secure)
-    return mechanism.aggregate(votes, table.gamma, rng, secure=secure)
+    model = model_of(table.params)
+    return model.release(model.counts(votes, table.params), table.gamma, table.params, rng, secure)
 
 
 def _check_certified(table: GammaTable, executor: Any = None) -> None:
@@ -110,9 +107,5 @@ def aggregate_counts(counts: object, table: GammaTable, rng: np.random.Generator
         ParameterError: ``table`` is no GammaTable, or ``counts`` is not a 1-D array of counts in [0, K].
     """
     _check_certified(table, executor)
-    p = table.params
-    if getattr(p, "per_group", False):  # γ(l_1, …, l_G) (GroupParams, WeightedShardParams): (Q, G) counts
-        from .groups.labels import check_group_counts, label_group_counts
-
-        return label_group_counts(check_group_counts(counts, cast(Any, p)), table.gamma, cast(Any, p), rng, secure)
-    return mechanism.aggregate_counts(counts, table.gamma, rng, secure=secure)
+    model = model_of(table.params)
+    return model.release(model.check_counts(counts, table.params), table.gamma, table.params, rng, secure)

@@ -35,9 +35,9 @@ PYTHON_BLOCK_TESTS = {
     "tutorial.md": "tests/test_docs_core.py",
     "index.md": "tests/test_docs_core.py",
     "accounting.md": "tests/accounting/test_accounting_docs.py",
-    "disjoint.md": "tests/disjoint/test_disjoint_docs.py",
+    "disjoint.md": "tests/darrm/models/disjoint/test_disjoint_docs.py",
     "experiments.md": "tests/experiments/test_experiments_docs.py",
-    "groups.md": "tests/groups/test_group_docs.py",
+    "groups.md": "tests/darrm/models/groups/test_group_docs.py",
     "shuffle.md": "tests/accounting/shuffle/test_shuffle_docs.py",
     "simulations.md": "tests/experiments/simulations/test_simulations_docs.py",
 }

@@ -56,10 +56,10 @@ def test_every_public_name_of_the_facades_is_documented(site, module, page):
     assert not missing, f"{module.__name__}: no documentation for {missing}"
 
 
-@pytest.mark.parametrize("modname,page", [("darrm.disjoint", "api/disjoint/index.html"),
-                                          ("darrm.groups", "api/groups/index.html"),
-                                          ("darrm.shard_groups", "api/shard_groups/index.html"),
-                                          ("darrm.weighted_shards", "api/weighted_shards/index.html"),
+@pytest.mark.parametrize("modname,page", [("darrm.models.disjoint", "api/disjoint/index.html"),
+                                          ("darrm.models.groups", "api/groups/index.html"),
+                                          ("darrm.models.shard_groups", "api/shard_groups/index.html"),
+                                          ("darrm.models.weighted_shards", "api/weighted_shards/index.html"),
                                           ("darrm.accounting.shuffle", "api/shuffle/index.html"),
                                           ("darrm.experiments.data.loader", "api/experiments/index.html"),
                                           ("darrm.experiments.releases", "api/experiments/index.html")])

@@ -96,21 +96,29 @@ CORE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "darrm.paths", "darrm._version", "darrm._lazy", "darrm.secure_random", "darrm.neighboring",
                     "darrm.plotting", "darrm.strict_json")),
     ("numerics", ("darrm.numerics", "darrm.backends", "darrm.privacy.condition", "darrm.privacy.corners")),
+    # the members' privacy models (darrm.models.disjoint.members) are parameters' vocabulary, as the parameters are;
+    # the report is text and plots of γ tables
     ("model", ("darrm.params", "darrm.gamma", "darrm.mechanism", "darrm.prior", "darrm.table", "darrm.status",
-               "darrm.member_params", "darrm.families", "darrm.utility")),
+               "darrm.member_params", "darrm.families", "darrm.utility", "darrm.models.disjoint.members",
+               "darrm.report")),
     ("privacy", ("darrm.privacy",)),
     ("solver", ("darrm.solver",)),
-    # the other member models (disjoint shards, grouped budgets) beside each other, never importing each other
-    ("disjoint", ("darrm.disjoint", "darrm.groups")),
+    # darrm.models: the member models, above the solver whose LP tools they build on.  Inside it, lowest
+    # first: the one interface (base) and the shared-data model; disjoint shards and grouped budgets beside
+    # each other, never importing each other; then the models built on those; the registry on top.
+    ("models", ("darrm.models.base", "darrm.models.shared")),
+    ("disjoint", ("darrm.models.disjoint", "darrm.models.groups")),
     # record groups on shards, and budget groups on one-group shards: the disjoint members' regions and
-    # constraint-generation loop, per group (budget groups also read per-group tables as darrm.groups does)
-    ("shard_groups", ("darrm.shard_groups", "darrm.weighted_shards")),
+    # constraint-generation loop, per group (budget groups also read per-group tables as darrm.models.groups does)
+    ("shard_groups", ("darrm.models.shard_groups", "darrm.models.weighted_shards")),
+    # the registry of every member model, and what asks it for any model (the privacy profile)
+    ("registry", ("darrm.models",)),
     # budget: γ for a total budget, designed with the solver's LPs and certified by the profile
     ("budget", ("darrm.budget",)),
     # profile_reference: the high-precision brute force of every member model's privacy profile
     # (an independent check for tests), so it sits where both models are known
     ("api", ("darrm.api", "darrm.privacy.profile_reference")),
-    ("front", ("darrm.verification", "darrm.gamma_file", "darrm.report", "darrm.json_vocabulary",
+    ("front", ("darrm.verification", "darrm.gamma_file", "darrm.json_vocabulary",
                "darrm.cli_conventions")),
     ("entry", ("darrm.cli", "darrm")),
 )
@@ -149,9 +157,9 @@ def test_the_core_floors_only_import_downward():
     assert not bad, "upward imports in the core (module → target): " + ", ".join(f"{m} → {t}" for m, t in bad)
 
 
-def test_solver_never_names_disjoint_members():
-    """The shared-members engine knows one member model; only darrm.api chooses between them."""
-    bad = [(m, t) for m in CORE if m.startswith("darrm.solver") for t in GRAPH[m] if t.startswith("darrm.disjoint")]
+def test_solver_never_names_a_member_model():
+    """The LP engine knows no member model: the models build on it, and the registry chooses between them."""
+    bad = [(m, t) for m in CORE if m.startswith("darrm.solver") for t in GRAPH[m] if t.startswith("darrm.models")]
     assert not bad, bad
 
 
@@ -214,3 +222,11 @@ def test_the_walk_sees_every_module_and_finds_known_edges():
     assert len(MODULES) > 40
     assert "darrm.privacy.sweep" in GRAPH["darrm.privacy.certify"]
     assert "darrm.privacy.condition" in GRAPH["darrm.params"]
+
+
+def test_member_models_never_import_the_api_or_the_command_line():
+    """A model is one class on darrm.models.base: it is asked by darrm.api and the CLI, never asks them
+    (its CLI hook takes values, not argparse)."""
+    bad = [(m, t) for m in CORE if m.startswith("darrm.models") for t in GRAPH[m]
+           if t in ("darrm.api", "darrm.cli", "darrm.cli_conventions")]
+    assert not bad, bad

@@ -114,7 +114,7 @@ def _cmd_queries(args: argparse.Namespace) -> int:
         v.positive("interval", args.interval)
     table = load(args.file)
     opts = {"member_randomness": args.member_randomness, "value_discretization_interval": args.interval}
-    if table.params.members == "shard-groups":
+    if hasattr(table.params, "record_group_params"):  # record groups: each group's own total
         return _record_group_queries(args, table, opts)
     if args.delta_total is not None:
         b = queries.composed_epsilon(table, args.queries, delta_total=args.delta_total, **opts)

@@ -40,12 +40,13 @@ import numpy as np
 
 from ..errors import CertificationError, ParameterError
 from ..gamma import gamma_const, gamma_sub, symmetric_from_upper
+from ..models.profile import privacy_profile
 from ..numerics.delta import composed_delta
 from ..params import PrivacyParams
 from ..prior import IIDPrior, Prior
 from ..privacy.certify import certify
 from ..privacy.corners import corner_count, multiset_count
-from ..privacy.profile import PrivacyProfile, privacy_profile
+from ..privacy.profile import PrivacyProfile
 from ..solver.gamma_opt import solve_gamma_opt
 from ..solver.multi_pair import ENUMERATION_LIMIT, ProfilePair, solve_pairs
 from ..solver.objective import expected_signed_error, objective_coefficients

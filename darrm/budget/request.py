@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..backends.executors import SerialExecutor
 from ..errors import ParameterError
-from ..params import PrivacyParams
+from ..models import model_of
 from ..solver.options import SolveOptions
 from ..validation import instance
 from .spec import TotalBudget
@@ -22,8 +22,7 @@ def check_budget_request(params: object, budget: object, family: str, opts: Solv
     Raises:
         ParameterError: naming the refused argument."""
     b = instance("budget", budget, TotalBudget, "a darrm.TotalBudget")
-    if not isinstance(params, PrivacyParams):
-        raise ParameterError("budget", "applies to shared members (PrivacyParams) only")
+    model_of(params).require("total-budget", "budget")
     if family != "opt":
         raise ParameterError("family", f"must be 'opt' with a budget ({_WHY}); got {family!r}")
     if checkpoint is not None:

@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from ..errors import CertificationError, ParameterError
-from ..params import PrivacyParams
-from ..privacy.profile import privacy_profile
+from ..models import model_of
+from ..models.profile import privacy_profile
 from ..table import GammaTable
 from ..validation import positive
 from .compose import Composition, composed_epsilon
@@ -43,8 +43,9 @@ def total_budget_record(table: GammaTable) -> tuple[TotalBudget, float, float] |
         d = positive("discretization", tb["discretization"])
     except (KeyError, TypeError, ValueError, ParameterError) as exc:
         raise CertificationError(f"malformed total_budget record: {exc}") from None
-    if not isinstance(table.params, PrivacyParams):
-        raise CertificationError("a total budget is recorded for shared members only")
+    if not model_of(table.params).supports("total-budget"):
+        raise CertificationError(f"a total budget is recorded for a {table.params.members} table, whose member model "
+                                 "has no 'total-budget' capability")
     if budget.epsilon / d > MAX_GRID_POINTS:
         raise CertificationError(f"total_budget.discretization: {d!r} asks for {budget.epsilon / d:.3g} loss-grid "
                                  f"points up to ε_total = {budget.epsilon:g}, more than the {MAX_GRID_POINTS:.0e} "

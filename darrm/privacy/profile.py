@@ -2,7 +2,9 @@
 
 Public API (stable; :mod:`accounting.queries` and the total-budget solver build on it):
 
-* :func:`privacy_profile` (table or γ, params, executor=…, method=…) → :class:`PrivacyProfile`;
+* :func:`darrm.privacy_profile` (table or γ, params, executor=…, method=…) → :class:`PrivacyProfile`,
+  which asks the member model (:meth:`darrm.models.base.MemberModel.profile`); members on shared
+  data end in :func:`shared_profile`, every model's envelope in :func:`finish`;
 * :class:`PrivacyProfile`: ``delta(eps)`` (δ_γ(ε′), vectorised), ``epsilon(delta)``,
   ``pair()`` → (P, Q), ``infinite_loss_mass``, ``vertices``, ``fingerprint()``;
 * :func:`upper_hull` (the envelope of a point cloud) and :class:`Envelope` (online);
@@ -22,9 +24,9 @@ over the product of the members' (ε, Δ) regions F is attained with every membe
 only the multiset of vertices matters (Lemma 5.1's argument, which never used s = e^{mε}).  So the
 exact profile δ_γ(ε′) = sup_{D≃D′} H_{e^{ε′}}(A(D)‖A(D′)) is the maximum, over corner multisets,
 both outputs and both directions, of max(0, Pr[A(D)=o] − e^{ε′}·Pr[A(D′)=o]).  For disjoint
-members the same holds with the O(K) configurations of :mod:`darrm.disjoint` (its proof also
+members the same holds with the O(K) configurations of :mod:`darrm.models.disjoint` (its proof also
 only uses that the cost is affine in each member's probabilities), and for grouped members with
-one corner multiset per group (:mod:`darrm.groups.profile`, either γ form).
+one corner multiset per group (:mod:`darrm.models.groups.profile`, either γ form).
 
 **Claim 2 (the dominating pair).**  Let 𝒞 be the cloud of points (x, y) = (Pr[A(D′)=o], Pr[A(D)=o])
 over all configurations, both outputs and both directions, together with (0, 0) and (1, 1), and
@@ -78,22 +80,16 @@ import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 import numpy as np
 
 from ..backends.devices import TorchDevice
-from ..backends.executors import Executor, SerialExecutor, check_executor, one_blas_thread
+from ..backends.executors import Executor, SerialExecutor, one_blas_thread
 from ..errors import ParameterError
-from ..gamma import validate_gamma
 from ..mechanism import output_weights
-from ..member_params import MemberParams
-from ..numerics.binomial import expected_weights
 from ..params import PrivacyParams
-from ..table import GammaTable
-from ..validation import choice
 from .approx_blocks import sweep_R
-from .certify import validate_max_memory
 from .condition import _TINY, FLUSH_BELOW, UNIT_ROUNDOFF, relative_error_bound
 from .corner_pmfs import pmf_pairs
 from .corners import complements, corner_count, corners, iter_count_vector_blocks, multiset_count
@@ -101,12 +97,7 @@ from .pure_blocks import pure_block
 from .sweep import sweep_executor
 from .sweep_tables import PureTables, SweepTables, build_pure_tables, build_tables
 
-if TYPE_CHECKING:  # disjoint members build on this floor: their parameters are used through MemberParams
-    from ..disjoint.params import DisjointParams
-    from ..groups.params import GroupParams
-    from ..shard_groups.params import ShardGroupParams
-
-__all__ = ["Envelope", "PrivacyProfile", "privacy_profile", "upper_hull"]
+__all__ = ["Envelope", "PrivacyProfile", "both_directions", "finish", "shared_profile", "upper_hull"]
 
 #: ``method="auto"`` enumerates the multisets directly up to this many (else the sweep)
 DIRECT_MAX_MULTISETS = 20_000
@@ -201,9 +192,9 @@ class PrivacyProfile:
             δ(ε′) = max_j (y_j − e^{ε′}·x_j).
         K: the number of members.
         model: "shared" (every member sees the differing record; Lemma 5.1's corners),
-            "disjoint" (one member's shard changes; :mod:`darrm.disjoint`), "groups" (members
-            on shared data with per-group budgets; :mod:`darrm.groups.profile`) or "shard-groups"
-            (a record copied into r_g shards; :mod:`darrm.shard_groups.profile`).
+            "disjoint" (one member's shard changes; :mod:`darrm.models.disjoint`), "groups" (members
+            on shared data with per-group budgets; :mod:`darrm.models.groups.profile`) or "shard-groups"
+            (a record copied into r_g shards; :mod:`darrm.models.shard_groups.profile`).
         rho: the relative error bound the outward rounding used.
         eta: the absolute error bound the outward rounding used.
         points: how many cloud points were examined (both outputs and directions).
@@ -312,23 +303,16 @@ class PrivacyProfile:
         return hashlib.sha256(body.encode()).hexdigest()
 
 
-#: the profile clouds of member models above this floor, by name: ``(γ, params, max_memory,
-#: exhaustive) -> (Envelope, points, extra η, extra y)`` (η: the model's own absolute rounding
-#: term; y: mass its evaluation leaves out, added to y only), registered by the model when it is
-#: imported (grouped members: :mod:`darrm.groups.profile`, imported with :mod:`darrm.groups`;
-#: record groups: :mod:`darrm.shard_groups.profile`, imported with :mod:`darrm.shard_groups`)
-PROFILE_CLOUDS: dict[str, Callable[[Any, Any, float | None, bool | None], tuple[Envelope, int, float, float]]] = {}
-
-
 def _absolute_error(K: int) -> float:
     """η of :mod:`darrm.privacy.condition`: what underflow and the flush below τ can lose."""
     return 4.0 * float(K + 2) ** 3 * _TINY + 8.0 * float(K + 2) * FLUSH_BELOW
 
 
-def _finish(env_x: np.ndarray, env_y: np.ndarray, K: int, model: str, points: int,
-            extra_y: float = 0.0, extra_eta: float = 0.0) -> PrivacyProfile:
-    """Round the envelope outward (module docstring) and take it again (``extra_eta``: a model's
-    own absolute error term, added to η; ``extra_y``: mass added to y only)."""
+def finish(env_x: np.ndarray, env_y: np.ndarray, K: int, model: str, points: int,
+           extra_y: float = 0.0, extra_eta: float = 0.0) -> PrivacyProfile:
+    """Round a model's envelope outward (module docstring) and take it again (``extra_eta``: the
+    model's own absolute error term, added to η; ``extra_y``: mass its evaluation leaves out, added
+    to y only): every member model's profile ends here."""
     rho, eta = relative_error_bound(K), _absolute_error(K) + extra_eta
     x = np.clip((np.asarray(env_x) - eta) / (1.0 + rho), 0.0, 1.0)
     y = np.clip((np.asarray(env_y) + eta + extra_y) / (1.0 - rho), 0.0, 1.0)
@@ -336,7 +320,7 @@ def _finish(env_x: np.ndarray, env_y: np.ndarray, K: int, model: str, points: in
     return PrivacyProfile(hx, hy, K, model, rho, eta + extra_y, points)
 
 
-def _both(env: Envelope, a: np.ndarray, b: np.ndarray) -> None:
+def both_directions(env: Envelope, a: np.ndarray, b: np.ndarray) -> None:
     """Points of one output at some configurations: (Pr[A(D′)], Pr[A(D)]) and the other direction."""
     env.add(b, a)
     env.add(a, b)
@@ -350,8 +334,8 @@ def _direct_shared(g: np.ndarray, params: PrivacyParams) -> tuple[Envelope, int]
     env, n = Envelope(), 0
     for counts in iter_count_vector_blocks(params.K, cs.shape[0], 1 << 14):
         a, ap = pmf_pairs(counts, cs, comp)
-        _both(env, a @ w, ap @ w)
-        _both(env, a @ w[::-1], ap @ w[::-1])  # Pr[A = 0 | L = l] = w_{K−l} (γ symmetric)
+        both_directions(env, a @ w, ap @ w)
+        both_directions(env, a @ w[::-1], ap @ w[::-1])  # Pr[A = 0 | L = l] = w_{K−l} (γ symmetric)
         n += 4 * counts.shape[0]
     return env, n
 
@@ -385,7 +369,7 @@ def _pure_points(env: Envelope, tables: Any, c: int, xp: Any = np) -> None:
     if xp is not np:
         pa, pb = pa.cpu().numpy(), pb.cpu().numpy()
     valid = np.arange(n)[None, :] <= (n - 1 - np.arange(D))[:, None]
-    _both(env, pa[valid], pb[valid])
+    both_directions(env, pa[valid], pb[valid])
 
 
 def _sweep_shared(g: np.ndarray, params: PrivacyParams, executor: Executor | TorchDevice) -> tuple[Envelope, int]:
@@ -423,92 +407,26 @@ def _sweep_shared(g: np.ndarray, params: PrivacyParams, executor: Executor | Tor
     return env, n
 
 
-# ------------------------------------------------------------------ disjoint members
-def _disjoint(g: np.ndarray, params: DisjointParams) -> tuple[Envelope, int, float]:
-    """The O(K) configurations of :mod:`darrm.disjoint` (changed member at a vertex, n unchanged
-    members at the high end), both outputs, both directions; also the largest mass the windows
-    of the unchanged members' pmfs leave out (added to y)."""
-    w1 = output_weights(g)
-    o = params.others
-    vs, vc = params.member.changed_vertices(), params.member.changed_complements()
-    env, n = Envelope(), 0
-    for w in (w1, w1[::-1]):
-        a, b = expected_weights(o, w)
-        P = vc[:, :1] * a[None, :] + vs[:, :1] * b[None, :]
-        Pp = vc[:, 1:] * a[None, :] + vs[:, 1:] * b[None, :]
-        _both(env, P, Pp)
-        n += 2 * P.size
-    return env, n, float(np.max(o.dropped, initial=0.0))
-
-
-def privacy_profile(
-    table: GammaTable | np.ndarray,
-    params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | None = None,
-    *,
-    executor: Executor | TorchDevice | None = None,
-    method: str = "auto",
-    max_memory: float | None = None,
-) -> PrivacyProfile:
-    """The exact privacy profile of one DaRRM_γ query, rounded outward, with its dominating pair.
+def shared_profile(g: np.ndarray, params: PrivacyParams, executor: Executor | TorchDevice | None, method: str,
+                   max_memory: float | None) -> PrivacyProfile:
+    """The profile of members on shared data (Claims 1 and 2 over Lemma 5.1's corner multisets), for
+    :func:`darrm.models.profile.privacy_profile` (its arguments checked there; ``g`` validated).
 
     Args:
-        table: a :class:`~darrm.GammaTable` (its parameters are used) or a γ array (then
-            ``params`` is required).
-        params: :class:`~darrm.PrivacyParams` (members on shared data; only K, ε and Δ matter:
-            the profile is over every ε′), :class:`~darrm.DisjointParams` (disjoint shards),
-            :class:`~darrm.GroupParams` (groups of their own budgets, either γ form; only the groups
-            matter; in this process: "direct" visits every configuration, "sweep" runs the
-            factorised sweep) or :class:`~darrm.ShardGroupParams` (records copied into r_g shards:
-            the profile every record meets, the largest of the record groups' own profiles,
-            :func:`darrm.shard_groups.profile.record_group_profiles`; in this process).
-        executor: where the sweep's blocks run (serial, processes, Dask, a torch device); default:
-            as many local processes as fit (:func:`darrm.privacy.sweep.sweep_executor`).
+        g: γ(0..K), validated.
+        params: only K, ε and Δ matter (the profile is over every ε′).
+        executor: where the sweep's blocks run (None: as many local processes as fit).
         method: "auto" (direct enumeration up to :data:`DIRECT_MAX_MULTISETS` multisets, else the
-            sweep), "direct" or "sweep" (shared members only; disjoint members always use their
-            O(K) reduction).
+            sweep), "direct" or "sweep".
         max_memory: the sweep's memory budget in bytes (None: the memory available).
 
-    Returns:
-        The :class:`PrivacyProfile` (Claims 1 and 2 of the module docstring).
-
     Raises:
-        ParameterError: bad arguments, or the sweep does not fit the memory budget.
+        ParameterError: the sweep does not fit the memory budget.
     """
-    if isinstance(table, GammaTable):
-        if params is not None and (not isinstance(params, MemberParams) or params != table.params):
-            raise ParameterError("params", "differs from the table's parameters; pass one or the other")
-        params, gamma = table.params, table.gamma
-    else:
-        gamma = table
-        if params is None:
-            raise ParameterError("table", f"must be a darrm.GammaTable, or a γ array with params, got {table!r}")
-    if not isinstance(params, MemberParams):
-        raise ParameterError("params", f"must be a darrm.PrivacyParams, DisjointParams, GroupParams or "
-                                       f"ShardGroupParams, got {params!r}")
-    if params.members not in ("shared", "disjoint", *PROFILE_CLOUDS):
-        raise ParameterError("params", f"the privacy profile covers members on shared data, on disjoint "
-                                       f"shards, in groups or with record groups, not the {params.members!r} "
-                                       "member model (import its package first)")
-    choice("method", method, ("auto", "direct", "sweep"))
-    check_executor("executor", executor)
-    max_memory = validate_max_memory(max_memory)
-    if params.members in PROFILE_CLOUDS:  # a model's own configurations, through its registered cloud
-        if executor is not None and not isinstance(executor, SerialExecutor):
-            raise ParameterError("executor", f"the {params.members} profile runs in this process")
-        exhaustive = {"auto": None, "direct": True, "sweep": False}[method]
-        env, n, eta_m, extra_y = PROFILE_CLOUDS[params.members](gamma, params, max_memory, exhaustive)
-        return _finish(env.x, env.y, params.K, params.members, n, extra_y=extra_y, extra_eta=eta_m)
-    g = validate_gamma(gamma, params.K)
-    if params.members == "disjoint":  # the O(K) reduction of darrm.disjoint, through its parameters' methods
-        dp = cast("DisjointParams", params)
-        dp.check_memory(max_memory)
-        env, n, dropped = _disjoint(g, dp)
-        return _finish(env.x, env.y, dp.K, "disjoint", n, extra_y=dropped)
-    params = cast(PrivacyParams, params)
     total = multiset_count(params.K, corner_count(params.member_delta))
     if method == "direct" or (method == "auto" and total <= DIRECT_MAX_MULTISETS and executor is None):
         env, n = _direct_shared(g, params)
     else:
         ex = sweep_executor(params, executor, max_memory)
         env, n = _sweep_shared(g, params, ex if ex is not None else SerialExecutor())
-    return _finish(env.x, env.y, params.K, "shared", n)
+    return finish(env.x, env.y, params.K, "shared", n)

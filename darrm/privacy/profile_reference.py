@@ -15,9 +15,9 @@ import itertools
 import mpmath
 import numpy as np
 
-from ..disjoint.members import ApproxDP, LocalRR, MemberPrivacy, NonPrivate
-from ..disjoint.params import DisjointParams
 from ..gamma import validate_gamma
+from ..models.disjoint.members import ApproxDP, LocalRR, MemberPrivacy, NonPrivate
+from ..models.disjoint.params import DisjointParams
 from ..params import PrivacyParams
 
 __all__ = ["cloud_reference", "mp_corners", "mp_member_region", "mp_pmf", "profile_reference"]
@@ -54,7 +54,7 @@ def mp_corners(eps: float, Delta: float) -> list:
 
 def mp_member_region(member: MemberPrivacy) -> tuple[list[tuple], tuple]:
     """(the vertices of a changed member's (p, p′) region, the two ends (lo, hi) of an unchanged
-    member's p) for a disjoint-members model (:mod:`darrm.disjoint.members`), in mpmath from the
+    member's p) for a disjoint-members model (:mod:`darrm.models.disjoint.members`), in mpmath from the
     models' definitions: (ε, Δ)-DP members: the corners of :func:`mp_corners` and [0, 1];
     local randomized response with ε₀: r = 1/(e^{ε₀} + 1), the vertices {r, 1 − r}² and [r, 1 − r];
     non-private members: {0, 1}² and [0, 1]."""

@@ -7,8 +7,8 @@ import numpy as np
 
 def most_violated(V: np.ndarray, seen: set, top: int, threshold: float) -> list[tuple[int, ...]]:
     """Up to ``top`` indices of V (most violated first) whose value exceeds ``threshold`` and that
-    are not in ``seen`` (the constraint-generation loops of :mod:`darrm.disjoint.solver` and
-    :mod:`darrm.groups.solver`; V's axes are whatever indexes their constraints)."""
+    are not in ``seen`` (the constraint-generation loops of :mod:`darrm.models.disjoint.solver` and
+    :mod:`darrm.models.groups.solver`; V's axes are whatever indexes their constraints)."""
     flat = V.ravel()
     hot = np.flatnonzero(flat > threshold)
     out: list[tuple[int, ...]] = []

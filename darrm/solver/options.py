@@ -30,7 +30,7 @@ class SolveOptions:
         accept_gap: at the round limit, return the certified table with its proven gap instead
             of raising :class:`~darrm.errors.SolveError`.
         cuts_per_round: most-violated multisets added per round (grouped members' per-group
-            form: per (K + 1)/2 LP variables, :func:`darrm.groups.solver.cuts_per_round`).
+            form: per (K + 1)/2 LP variables, :func:`darrm.models.groups.solver.cuts_per_round`).
         stabilize: in-out separation λ in (0, 1], or "auto" (plain cuts until the violation rises).
         lp_backend: "highs" (incremental highspy model) or "cvxpy" (rebuilt every round).
         screen: between exhaustive sweeps, look for cuts first in the blocks of the corner space

@@ -222,7 +222,7 @@ class HighsRestrictedLP(RestrictedLP):
     def basis(self) -> tuple[np.ndarray, np.ndarray] | None:
         """(basic columns, basic rows) as boolean masks of the last solve's optimal basis,
         or None when HiGHS has no valid basis.  For exact re-solves on that basis
-        (e.g. :func:`darrm.disjoint.solver._polished`)."""
+        (e.g. :func:`darrm.models.disjoint.solver._polished`)."""
         b = self._h.getBasis()
         if not b.valid:
             return None

@@ -202,12 +202,11 @@ class WarmStart:
         """
         from ..params import PrivacyParams
         from ..privacy.sweep import sweep
-        from ..validation import count, real
+        from ..validation import count, instance, real
 
-        params = getattr(table, "params", None)
-        if not isinstance(params, PrivacyParams):
-            raise ParameterError("warm_start", "from_table needs a shared-members table (PrivacyParams), got "
-                                               f"{type(params if params is not None else table).__name__}")
+        # the multisets of Lemma 5.1 exist for members on shared data only
+        params = instance("warm_start", getattr(table, "params", table), PrivacyParams,
+                          "a shared-members table's parameters (PrivacyParams) for from_table")
         near = real("near", near, 0.0, None, closed="neither")
         top = count("top", top)
         res = sweep(np.asarray(table.gamma, dtype=np.float64), params, top=top, threshold=-near,

@@ -19,7 +19,8 @@ def families_markdown() -> str:
     rows = ["| family | γ | paper | options | members |", "|---|---|---|---|---|"]
     for f in families.REGISTRY.values():
         opts = ", ".join(f"`{o}`" for o in f.options) or "—"
-        rows.append(f"| `{f.name}` | {f.summary} | {f.reference} | {opts} | {', '.join(f.members)} |")
+        members = "every member model" if f.members is None else ", ".join(f.members)
+        rows.append(f"| `{f.name}` | {f.summary} | {f.reference} | {opts} | {members} |")
     return "\n".join(rows)
 
 

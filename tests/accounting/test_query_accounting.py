@@ -24,8 +24,8 @@ from darrm.accounting.queries import (
     query_pld,
     table_profile,
 )
-from darrm.disjoint import ApproxDP, DisjointParams, LocalRR
 from darrm.errors import ParameterError
+from darrm.models.disjoint import ApproxDP, DisjointParams, LocalRR
 from darrm.prior import IIDPrior
 from darrm.table import GammaTable
 

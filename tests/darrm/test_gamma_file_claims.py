@@ -117,15 +117,15 @@ def _grouped_params(kind):
 
 @pytest.mark.parametrize("kind", ["groups", "weighted-shards", "weighted"])
 def test_every_member_models_objective_is_checked_by_its_own_expected_error(tmp_path, kind):
-    """The load-time check asks the table's member model (darrm.api.MemberModel.expected_error): a
+    """The load-time check asks the table's member model (darrm.models.base.MemberModel.expected_error): a
     per-group table's true error loads, half of it is refused, and the γ(0..K) formula would not even
     read its table (so the check cannot have used it)."""
     import numpy as np
 
     import darrm
-    from darrm.api import MEMBER_MODELS, model_of
     from darrm.errors import ParameterError
-    from darrm.groups.per_group import joint_expected_error
+    from darrm.models import MEMBER_MODELS, model_of
+    from darrm.models.groups.per_group import joint_expected_error
     from darrm.solver.objective import expected_signed_error
 
     params = _grouped_params(kind)

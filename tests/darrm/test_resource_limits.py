@@ -193,7 +193,7 @@ def test_load_applies_max_memory_to_the_file(tmp_path, no_sweep):
 def test_disjoint_certificate_and_solve_apply_max_memory(tmp_path, monkeypatch):
     def started(*a, **k):
         raise AssertionError("the laws of the other members' counts were computed before the memory check")
-    monkeypatch.setattr("darrm.disjoint.params.others_pmfs", started)
+    monkeypatch.setattr("darrm.models.disjoint.params.others_pmfs", started)
     P = darrm.DisjointParams(100001, darrm.LocalRR(1.0), 1.0)  # ~30 GiB of laws
     with pytest.raises(ParameterError, match=r"^max_memory: .*K=100001"):
         darrm.certify(np.full(P.K + 1, 0.5), P, max_memory=GiB)
@@ -215,7 +215,7 @@ def test_verify_max_memory_refuses_a_crafted_K201_file_at_once(cli, tmp_path, no
                                     darrm.DisjointParams(100001, darrm.LocalRR(1.0), 1.0)],
                          ids=["shared-pure", "disjoint"])
 def test_verify_max_memory_bounds_every_kind_of_file(cli, tmp_path, monkeypatch, no_sweep, params):
-    monkeypatch.setattr("darrm.disjoint.params.others_pmfs", lambda *a: (_ for _ in ()).throw(AssertionError()))
+    monkeypatch.setattr("darrm.models.disjoint.params.others_pmfs", lambda *a: (_ for _ in ()).throw(AssertionError()))
     f = crafted(tmp_path / "big.json", params)
     rc, _, err = cli("verify", str(f), "--max-memory", "512M")
     assert rc == 2 and one_line(err, "max-memory") and f"K={params.K}" in err

@@ -13,8 +13,8 @@ import pytest
 import darrm
 from darrm import api, cli
 from darrm.backends.executors import ProcessExecutor, SerialExecutor
-from darrm.disjoint import solver as disjoint_solver
 from darrm.errors import ParameterError
+from darrm.models.disjoint import solver as disjoint_solver
 from darrm.privacy import certify as certify_module
 from darrm.solver import gamma_opt
 

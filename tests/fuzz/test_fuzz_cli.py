@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 import darrm
 from darrm import cli
+from darrm.models import names as model_names
 from darrm.validation import COUNT_MAX, count_arg
 
 EXAMPLES = 12
@@ -184,9 +185,9 @@ BUDGET = ("--no-progress", "solve", "--K", "3", "--eps", "0.3", "--member-delta"
           "--total-delta", "1e-3", "--queries", "2", "--out", "{d}/out/g.json")
 GROUPS = ("--no-progress", "solve", "--groups", "1:0.3:1e-4,2:0.5:1e-4", "--target-eps", "1", "--target-delta",
           "1e-3", "--out", "{d}/out/g.json")
-RECORD_GROUPS = ("--no-progress", "solve", "--members", "disjoint", "--member-privacy", "nonprivate", "--K", "3",
+RECORD_GROUPS = ("--no-progress", "solve", "--members", "shard-groups", "--member-privacy", "nonprivate", "--K", "3",
                  "--record-groups", "1:0.5:1e-5,2:1:1e-5", "--out", "{d}/out/g.json")
-BUDGET_GROUPS = ("--no-progress", "solve", "--members", "disjoint", "--member-privacy", "nonprivate",
+BUDGET_GROUPS = ("--no-progress", "solve", "--members", "weighted-shards", "--member-privacy", "nonprivate",
                  "--budget-groups", "1:0.5:1e-5,2:1:1e-5", "--vote-weights", "1,2", "--out", "{d}/out/g.json")
 QUERIES = ("account", "queries", "{d}/inputs/g.json", "--queries", "3", "--delta-total", "1e-3",
            "--member-randomness", "fresh")
@@ -209,7 +210,7 @@ OPTIONS: list[Opt] = [
     Opt("darrm", _solve(), "--member-delta", lambda: bad_text(real_in(0.0, 1.0, hi_closed=False))),
     Opt("darrm", _solve(), "--delta", lambda: bad_text(real_in(1e-5, 1.0, hi_closed=False))),
     Opt("darrm", _solve(), "--family", lambda: bad_choice(darrm.FAMILIES)),
-    Opt("darrm", _solve(), "--members", lambda: bad_choice(("shared", "disjoint"))),
+    Opt("darrm", _solve(), "--members", lambda: bad_choice(model_names())),
     Opt("darrm", _solve(), "--prior", lambda: st.sampled_from(PRIOR_BAD)),
     Opt("darrm", _solve(), "--out", lambda: bad_path("file")),
     Opt("darrm", _solve(), "--method", lambda: bad_choice(("auto", "full", "cutting-planes"))),

@@ -21,9 +21,9 @@ from darrm.accounting.votes import (
     shuffled_votes_guarantee,
     tight_total_epsilon,
 )
-from darrm.disjoint import DisjointParams, LocalRR, solve_gamma_opt_disjoint
 from darrm.errors import ParameterError
 from darrm.mechanism import aggregate_counts
+from darrm.models.disjoint import DisjointParams, LocalRR, solve_gamma_opt_disjoint
 from darrm.numerics.poisson_binomial import pmf
 
 

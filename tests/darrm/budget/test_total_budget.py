@@ -20,8 +20,9 @@ from darrm.budget.targets import conservative_pairs, default_grid, gdp_delta, gd
 from darrm.errors import CertificationError, GammaFileError, ParameterError
 from darrm.gamma import gamma_const, gamma_sub, symmetric_from_upper
 from darrm.gamma_file import checksum
+from darrm.models.profile import privacy_profile
 from darrm.prior import IIDPrior
-from darrm.privacy.profile import privacy_profile, upper_hull
+from darrm.privacy.profile import upper_hull
 from darrm.privacy.profile_reference import cloud_reference, profile_reference
 from darrm.solver.full_lp import build_rows
 from darrm.solver.gamma_opt import solve_gamma_opt

@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 from darrm import gamma_file
-from darrm.disjoint import DisjointParams, NonPrivate, certify_disjoint
 from darrm.errors import CertificationError, GammaFileError, ParameterError
 from darrm.gamma import gamma_const, gamma_sub
+from darrm.models.disjoint import DisjointParams, NonPrivate, certify_disjoint
 from darrm.params import PrivacyParams
 from darrm.privacy.certify import certify, certify_tight
 from darrm.privacy.condition import relative_error_bound

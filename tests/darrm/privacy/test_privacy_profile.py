@@ -13,12 +13,13 @@ import pytest
 import darrm
 from darrm import PrivacyParams
 from darrm.backends.executors import ProcessExecutor, SerialExecutor
-from darrm.disjoint import ApproxDP, DisjointParams, LocalRR
 from darrm.errors import ParameterError
 from darrm.gamma import gamma_const, gamma_sub
+from darrm.models.disjoint import ApproxDP, DisjointParams, LocalRR
+from darrm.models.profile import privacy_profile
 from darrm.privacy.certify import certify
 from darrm.privacy.condition import UNIT_ROUNDOFF
-from darrm.privacy.profile import Envelope, PrivacyProfile, privacy_profile, upper_hull
+from darrm.privacy.profile import Envelope, PrivacyProfile, upper_hull
 from darrm.privacy.profile_reference import cloud_reference, profile_reference
 from darrm.table import GammaTable
 

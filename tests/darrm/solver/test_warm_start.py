@@ -131,7 +131,7 @@ def test_unreadable_warm_start_files_are_refused_naming_warm_start(tmp_path):
 def test_a_warm_start_is_refused_where_no_constraint_generation_runs(source):
     """The full LP, a closed-form family, a total budget, disjoint and grouped members would drop
     it: refused before any work, named."""
-    from darrm.groups.params import GroupParams, parse_groups
+    from darrm.models.groups.params import GroupParams, parse_groups
 
     w = WarmStart.from_checkpoint(source[1])
     P = PrivacyParams(11, 3, 0.1, 1e-5)
@@ -181,7 +181,7 @@ def test_cli_bad_warm_start_is_one_line_naming_it_and_writes_nothing(cli, source
 
 def test_from_table_refuses_other_members_and_bad_arguments(source):
     disjoint = darrm.solve(darrm.DisjointParams(11, darrm.NonPrivate(), 0.5, 0.0))
-    with pytest.raises(ParameterError, match="^warm_start: from_table needs a shared-members table"):
+    with pytest.raises(ParameterError, match="^warm_start: must be a shared-members table"):
         WarmStart.from_table(disjoint)
     with pytest.raises(ParameterError, match="^near: "):
         WarmStart.from_table(source[0], near=0.0)

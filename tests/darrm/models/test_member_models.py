@@ -1,0 +1,160 @@
+"""The member-model contract: every registered model runs end to end.
+
+For each registered name: its example parameters → ``darrm.solve`` → an independent re-run of the
+certificate → a γ file saved and loaded (re-certified) → labels → the exact privacy profile (its
+ε at the table's per-query δ never above the certified per-query ε) → a ``LabellingSession`` with
+fresh and with fixed members (or a refusal naming the model and the capability) →
+``darrm solve --members NAME --json`` (the same γ, bit for bit) → ``darrm account queries``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import darrm
+from darrm.accounting import LabellingSession
+from darrm.cli import main
+from darrm.errors import ParameterError
+from darrm.models import CAPABILITIES, MEMBER_MODELS, MemberModel, model_for_format, model_of
+from darrm.models.profile import privacy_profile
+
+NAMES = tuple(MEMBER_MODELS)
+
+
+@pytest.fixture(scope="module")
+def tables() -> dict[str, darrm.GammaTable]:
+    return {name: darrm.solve(MEMBER_MODELS[name].example()) for name in NAMES}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_model_declares_what_it_is(name):
+    model = MEMBER_MODELS[name]
+    params = model.example()
+    assert model.name == name == params.members
+    assert model_of(params) is model and type(params) is model.params_type
+    assert model_for_format(model.gamma_format) is model
+    assert model.capabilities <= set(CAPABILITIES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_solved_table_is_certified_by_a_fresh_certificate(name, tables):
+    table = tables[name]
+    assert table.params.members == name
+    darrm.api._cache.clear()  # a fresh run of the certificate, not the memoised verdict of the solve
+    cert = darrm.certify(table.gamma, table.params)
+    assert cert.certified and cert.violation <= 0.0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_saved_table_loads_bit_for_bit(name, tables, tmp_path):
+    table = tables[name]
+    darrm.save(table, tmp_path / "g.json")
+    back = darrm.load(tmp_path / "g.json")
+    assert back.params == table.params
+    assert np.array_equal(back.gamma, table.gamma)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_aggregate_releases_one_bit_per_query(name, tables):
+    table = tables[name]
+    votes = np.random.default_rng(0).integers(0, 2, size=(7, table.K))
+    labels = darrm.aggregate(votes, table, rng=1)
+    assert labels.shape == (7,) and set(np.unique(labels)) <= {0, 1}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_profile_never_exceeds_the_certified_query_budget(name, tables):
+    table = tables[name]
+    prof = privacy_profile(table)
+    eps_q, delta_q = table.params.query_budget
+    # the certificate proves (ε_q, δ_q) for every record; the exact profile is the tight curve below it
+    assert prof.delta(eps_q) <= delta_q
+    assert prof.model == name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fresh_session_charges_what_it_labels(name, tables):
+    table = tables[name]
+    s = LabellingSession(table, member_randomness="fresh", budget_epsilon=50.0, delta=1e-2)
+    s.label(np.ones((2, table.K), dtype=int))
+    assert s.queries == 2 and 0.0 < s.epsilon_spent < 50.0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fixed_session_is_post_processing_of_the_members(name, tables):
+    table = tables[name]
+    s = LabellingSession(table, member_randomness="fixed", budget_epsilon=50.0, delta=1e-2)
+    before = s.epsilon_for(1)
+    s.label(np.ones((3, table.K), dtype=int))
+    assert s.queries == 3
+    assert s.epsilon_spent == before  # any number of queries: the members' own bound, not a composition
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cli_solve_members_gives_the_library_table(name, tables, capsys):
+    assert main(["solve", "--members", name, *MEMBER_MODELS[name].cli_example, "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["members"] == name
+    assert np.array_equal(np.asarray(rec["gamma"]), tables[name].gamma)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_account_queries_composes_the_saved_table(name, tables, tmp_path, capsys):
+    path = tmp_path / "g.json"
+    darrm.save(tables[name], path)
+    assert main(["account", "queries", str(path), "--queries", "4", "--delta-total", "1e-2",
+                 "--member-randomness", "fresh", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "epsilon" in out and "inf" not in out.lower().replace("infinite", "")
+
+
+def test_fixed_local_rr_members_are_refused_naming_the_option():
+    with pytest.raises(ParameterError) as e:
+        LabellingSession(darrm.solve(darrm.DisjointParams(5, darrm.LocalRR(1.0), 0.6, 1e-4)),
+                         member_randomness="fixed", budget_epsilon=5.0, delta=1e-2)
+    assert "member_randomness" in str(e.value)
+
+
+def test_a_missing_capability_is_refused_naming_model_and_capability():
+    class NoProfile(type(MEMBER_MODELS["shared"])):  # an unregistered model without the capabilities
+        capabilities = frozenset({"cli"})
+
+        def exposures(self, params):
+            return MemberModel.exposures(self, params)
+
+    model = NoProfile()
+    assert not model.supports("profile") and model.supports("cli")
+    with pytest.raises(ParameterError) as e:
+        model.require("profile", "params")
+    assert e.value.parameter == "params" and "shared" in str(e.value) and "'profile'" in str(e.value)
+    with pytest.raises(ParameterError, match="member_randomness"):
+        model.exposures(model.example())
+    with pytest.raises(ParameterError, match="capability"):
+        model.supports("teleport")
+
+
+def test_the_registry_refuses_a_second_model_of_one_name_or_type():
+    from darrm.models import register
+
+    with pytest.raises(ParameterError, match="name 'shared'"):
+        register(type(MEMBER_MODELS["shared"])())
+    with pytest.raises(ParameterError, match="MemberModel"):
+        register("shared")  # type: ignore[arg-type]
+    assert tuple(MEMBER_MODELS) == ("shared", "disjoint", "groups", "shard-groups", "weighted-shards")
+
+
+def test_the_docs_table_of_models_is_written_from_the_registry():
+    import importlib.util
+    from pathlib import Path
+
+    hook = Path(__file__).resolve().parents[3] / "docs" / "hooks" / "models_table.py"
+    spec = importlib.util.spec_from_file_location("models_table", hook)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    page = mod.on_page_markdown(f"before\n{mod.MARKER}\nafter", page=None, config=None, files=None)
+    assert mod.MARKER not in page
+    for m in MEMBER_MODELS.values():
+        assert f"| `{m.name}` | `{m.params_type.__name__}` | `{m.gamma_format}` |" in page
