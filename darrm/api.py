@@ -39,7 +39,7 @@ from .privacy.certify import certify as certify_shared
 from .shard_groups.params import ShardGroupParams
 from .solver.options import SolveOptions
 from .table import GammaTable, validate_table_gamma
-from .validation import count, flag, function, instance, path
+from .validation import count, flag, function, instance, path, positive
 from .weighted_shards.params import WeightedShardParams
 
 if TYPE_CHECKING:
@@ -247,16 +247,18 @@ def model_for_format(fmt: object) -> MemberModel | None:
 
 # ----------------------------------------------------------------------------- families
 def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
-                 tau: float | None = None, lam: float | None = None) -> np.ndarray:
+                 tau: float | None = None, lam: float | None = None, scale: float | None = None) -> np.ndarray:
     """The closed-form γ of a family, uncertified.
 
     Args:
         family: a closed-form family of :mod:`darrm.families`: "sub" (Lemma 3.1), "dsub"
-            (Theorem 4.1) or "const" (randomised response, Lemma A.1).
+            (Theorem 4.1), "const" (randomised response, Lemma A.1) or "threshold" (the Gaussian
+            threshold, binary GNMax).
         params: shared-data parameters.
         size: the subsample size of "sub"/"dsub" (default m, which must then be an integer).
         tau: τ of Lemma A.1 ("const"; default K).
         lam: λ of Lemma A.1 ("const"; default 1 − (1 − Δ)^K).
+        scale: s of the Gaussian threshold ("threshold"; default the smallest certified s).
 
     Returns:
         γ(0..K), symmetric, in [0, 1]; :func:`solve` certifies it.
@@ -271,7 +273,8 @@ def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
     if fam.closed_form is None:
         closed = ", ".join(n for n, f in families.REGISTRY.items() if f.closed_form is not None)
         raise ParameterError("family", f"must be one of {closed} for a closed form; got {family!r}")
-    given = {k: v for k, v in (("size", size), ("tau", tau), ("lam", lam)) if v is not None}
+    scale = None if scale is None else positive("scale", scale)
+    given = {k: v for k, v in (("size", size), ("tau", tau), ("lam", lam), ("scale", scale)) if v is not None}
     for name in given:
         if name not in fam.options:
             raise ParameterError(name, f"is no option of the {family} family (its options: "

@@ -158,3 +158,41 @@ register(Family("dsub", "double subsampling: γ_Sub with 2m − 1 members (γ �
                 applies=_pure_integer_m))
 register(Family("const", "γ_const ≡ p_const: randomised response (Algorithm 2) as a DaRRM instance",
                 "Lemma A.1", options=("tau", "lam"), closed_form=_const))
+
+
+#: bisection steps of the threshold family's default scale (relative precision 2^-40 of the bracket)
+THRESHOLD_STEPS = 40
+
+
+def _threshold(params: PrivacyParams, *, scale: float | None = None) -> np.ndarray:
+    """γ of the Gaussian threshold (:func:`darrm.gamma.gamma_threshold`); default ``scale``: the
+    smallest s found by bisection at which the table is certified (mε, δ)-DP for shared members
+    (s → ∞ gives γ → 0, certified; the returned s is always one the certificate accepted)."""
+    import math
+
+    from .gamma import gamma_threshold
+    from .privacy.certify import certify
+
+    if scale is not None:
+        return gamma_threshold(params.K, scale)
+    hi = float(params.K)
+    while not certify(gamma_threshold(params.K, hi), params).certified:
+        hi *= 4.0
+        if hi > 1e12:  # pragma: no cover - γ ≤ erf(K/(2s√2)) → 0 is certified long before
+            raise ParameterError("scale", "no certified scale found")
+    lo = 0.0
+    for _ in range(THRESHOLD_STEPS):
+        mid = 0.5 * (lo + hi) if lo > 0 else hi / 2.0
+        if certify(gamma_threshold(params.K, mid), params).certified:
+            hi = mid
+        else:
+            lo = mid
+        if lo > 0 and hi - lo <= 1e-9 * hi:
+            break
+    assert math.isfinite(hi)
+    return gamma_threshold(params.K, hi)
+
+
+register(Family("threshold", "the Gaussian threshold (binary GNMax): γ(l) = 2Φ(|l − K/2|/s) − 1",
+                "Papernot et al. 2018 (GNMax, two classes) as a DaRRM γ (darrm.gamma.gamma_threshold)",
+                options=("scale",), closed_form=_threshold))
