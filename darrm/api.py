@@ -258,7 +258,7 @@ def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
         size: the subsample size of "sub"/"dsub" (default m, which must then be an integer).
         tau: τ of Lemma A.1 ("const"; default K).
         lam: λ of Lemma A.1 ("const"; default 1 − (1 − Δ)^K).
-        scale: s of the Gaussian threshold ("threshold"; default the smallest certified s).
+        scale: s of the Gaussian threshold ("threshold"; default: max γ = tanh(mε/2), private whatever the members do).
 
     Returns:
         γ(0..K), symmetric, in [0, 1]; :func:`solve` certifies it.

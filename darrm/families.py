@@ -160,37 +160,24 @@ register(Family("const", "γ_const ≡ p_const: randomised response (Algorithm 2
                 "Lemma A.1", options=("tau", "lam"), closed_form=_const))
 
 
-#: bisection steps of the threshold family's default scale (relative precision 2^-40 of the bracket)
-THRESHOLD_STEPS = 40
-
 
 def _threshold(params: PrivacyParams, *, scale: float | None = None) -> np.ndarray:
-    """γ of the Gaussian threshold (:func:`darrm.gamma.gamma_threshold`); default ``scale``: the
-    smallest s found by bisection at which the table is certified (mε, δ)-DP for shared members
-    (s → ∞ gives γ → 0, certified; the returned s is always one the certificate accepted)."""
+    """γ of the Gaussian threshold (:func:`darrm.gamma.gamma_threshold`).  Default ``scale``: the s
+    with max_l γ(l) = γ(K) = t := tanh(mε/2)·(1 − 1e-12), which is mε-DP whatever the members do.
+
+    *Proof.*  Pr[A = o] = ½ + ½·Σ_l α_l γ(l)·(±1) lies in [(1 − t)/2, (1 + t)/2] for every vote law α
+    when γ ≤ t, so Pr[A(D) = o]/Pr[A(D′) = o] ≤ (1 + t)/(1 − t) ≤ e^{mε} (RR's ratio at t = tanh(mε/2)).
+    The certificate then checks the table like any closed form.  ∎"""
     import math
 
-    from .gamma import gamma_threshold
-    from .privacy.certify import certify
+    from scipy.special import erfinv
 
-    if scale is not None:
-        return gamma_threshold(params.K, scale)
-    hi = float(params.K)
-    while not certify(gamma_threshold(params.K, hi), params).certified:
-        hi *= 4.0
-        if hi > 1e12:  # pragma: no cover - γ ≤ erf(K/(2s√2)) → 0 is certified long before
-            raise ParameterError("scale", "no certified scale found")
-    lo = 0.0
-    for _ in range(THRESHOLD_STEPS):
-        mid = 0.5 * (lo + hi) if lo > 0 else hi / 2.0
-        if certify(gamma_threshold(params.K, mid), params).certified:
-            hi = mid
-        else:
-            lo = mid
-        if lo > 0 and hi - lo <= 1e-9 * hi:
-            break
-    assert math.isfinite(hi)
-    return gamma_threshold(params.K, hi)
+    from .gamma import gamma_threshold
+
+    if scale is None:
+        t = math.tanh(0.5 * params.m * params.eps) * (1.0 - 1e-12)
+        scale = 0.5 * params.K / (math.sqrt(2.0) * float(erfinv(t)))
+    return gamma_threshold(params.K, scale)
 
 
 register(Family("threshold", "the Gaussian threshold (binary GNMax): γ(l) = 2Φ(|l − K/2|/s) − 1",
