@@ -389,10 +389,13 @@ def solve(
                                             checkpoint=checkpoint, budget=budget)
     progress = flag("progress", progress, allow_none=True)
     log = function("log", log, allow_none=True)
-    if budget is not None and isinstance(params, PrivacyParams):  # anything else refused by check_request
+    if budget is not None and isinstance(params, PrivacyParams):
         from .budget.design import design_for_budget
 
         return design_for_budget(params.K, params.eps, params.member_delta, budget, prior, log=log).table
+    if budget is not None:  # disjoint shards: the design is charged by the accountant, a layer above the core
+        raise ParameterError("budget", "members on disjoint shards are designed for a total budget by "
+                                       "darrm.design_for_budget(params, budget, prior)")
     model = model_of(params)
     try:
         return model.solve(params, prior, families.get(family), opts, executor, checkpoint, progress, log)

@@ -129,9 +129,9 @@ def _check_members(args: argparse.Namespace) -> None:
                                                          f"{args.members} use {use}")
 
 
-#: ``solve``'s total-budget options (all three or none) and what they replace
+#: ``solve``'s total-budget options (all three or none) and what they replace, by ``--members``
 BUDGET_OPTIONS = ("total_eps", "total_delta", "queries")
-BUDGET_REPLACES = ("m", "delta")
+BUDGET_REPLACES = {"shared": ("m", "delta"), "disjoint": ("target_eps", "target_delta")}
 
 
 def _budget(args: argparse.Namespace) -> TotalBudget | None:
@@ -145,12 +145,15 @@ def _budget(args: argparse.Namespace) -> TotalBudget | None:
         if getattr(args, n) is None:
             raise ParameterError(n.replace("_", "-"), "is required with --" + given[0].replace("_", "-")
                                  + " (a total budget needs --total-eps, --total-delta and --queries)")
-    for n in BUDGET_REPLACES:
+    if args.members not in BUDGET_REPLACES:
+        raise ParameterError("members", "a total budget (--total-eps …) applies to --members shared or disjoint")
+    for n in BUDGET_REPLACES[args.members]:
         if getattr(args, n) is not None:
-            raise ParameterError(n, "does not apply with a total budget (--total-eps …): the budget replaces "
-                                    "the per-query (mε, δ)")
-    if args.members != "shared":
-        raise ParameterError("members", "a total budget (--total-eps …) applies to --members shared only")
+            raise ParameterError(n.replace("_", "-"), "does not apply with a total budget (--total-eps …): the "
+                                                      "budget replaces the per-query target")
+    if args.members == "disjoint" and args.member_privacy is None:
+        raise ParameterError("member-privacy", "is required with --members disjoint (nonprivate for PATE's "
+                                               "teachers)")
     names = {"epsilon": "total-eps", "delta": "total-delta", "queries": "queries"}
     try:
         return TotalBudget(args.total_eps, args.total_delta, args.queries)
@@ -224,6 +227,10 @@ def _table_for(params: PrivacyParams | DisjointParams | GroupParams | ShardGroup
     # every argument (and every one the solve would ignore) refused before any work
     api.check_request(params, prior, family=family, options=options, executor=executor, checkpoint=checkpoint,
                       budget=budget)
+    if budget is not None:  # composed over queries by the accountant: through the facade (darrm/__init__.py)
+        import darrm
+
+        return darrm.design_for_budget(params, budget, prior, log=_round_log(progress)).table
     return api.solve(params, prior, family=family, options=options, executor=executor, checkpoint=checkpoint,
                      progress=progress, log=_round_log(progress), budget=budget)
 
@@ -404,8 +411,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     _check_members(args)
     with _option_names(args):
         budget = _budget(args)
-        if budget is not None:
-            args.m = 1.0  # only K, ε and Δ are used: the design records its own per-query (m*ε, δ)
+        if budget is not None:  # only K and the members' privacy are used: the design records its own per-query target
+            args.m = 1.0
+            if args.members == "disjoint":
+                args.target_eps = 1.0
         params: PrivacyParams | DisjointParams | GroupParams | ShardGroupParams | WeightedShardParams
         if args.groups is not None:
             params = _group_params(args)
@@ -431,6 +440,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     with _option_names(args):
         executor = None if args.executor is None else make_executor(args.executor)
         table = load(args.file, max_memory=args.max_memory, executor=executor)
+    if "total_budget" in table.info:  # the accountant's total too (load re-checks what the core can)
+        import darrm
+
+        try:
+            darrm.verify_charged_total(table)
+        except darrm.CertificationError as exc:
+            raise darrm.GammaFileError(f"{args.file}: total budget not met: {exc}") from None
     if args.json:
         print_json({"verified": True, **table_record(table, args.file)})
         return 0

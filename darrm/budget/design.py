@@ -98,16 +98,19 @@ class BudgetDesign:
             its composed ε and the discretisation).
         winner: the winning candidate.
         best: the best feasible candidate of each family searched (family → Candidate).
+        baselines: the families of ``best`` that are baselines (:attr:`best_per_query`).
     """
 
     table: GammaTable
     winner: Candidate
     best: dict
+    baselines: tuple[str, ...] = BASELINE_FAMILIES
 
     @property
     def best_per_query(self) -> Candidate | None:
-        """The best feasible baseline (γ_opt, γ_Sub or γ_const at its best m), or None."""
-        base = [c for f, c in self.best.items() if f in BASELINE_FAMILIES]
+        """The best feasible baseline (shared members: γ_opt, γ_Sub or γ_const at its best m;
+        disjoint members: the Gaussian threshold or RR), or None."""
+        base = [c for f, c in self.best.items() if f in self.baselines]
         return min(base, key=lambda c: c.error) if base else None
 
     @property

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..backends.executors import SerialExecutor
+from ..disjoint.params import DisjointParams
 from ..errors import ParameterError
 from ..params import PrivacyParams
 from ..solver.options import SolveOptions
@@ -16,14 +17,15 @@ _WHY = "a total-budget design searches its own families and certifies by composi
 
 def check_budget_request(params: object, budget: object, family: str, opts: SolveOptions, executor: object,
                          checkpoint: Path | None) -> TotalBudget:
-    """The budget, after refusing (naming them) disjoint members, a family other than "opt", a
-    checkpoint, an executor other than the serial one and any non-default solve option.
+    """The budget, after refusing (naming them) members other than shared or disjoint ones, a family
+    other than "opt", a checkpoint, an executor other than the serial one and any non-default solve option.
 
     Raises:
         ParameterError: naming the refused argument."""
     b = instance("budget", budget, TotalBudget, "a darrm.TotalBudget")
-    if not isinstance(params, PrivacyParams):
-        raise ParameterError("budget", "applies to shared members (PrivacyParams) only")
+    if not isinstance(params, (PrivacyParams, DisjointParams)):
+        raise ParameterError("budget", "applies to shared members (PrivacyParams) and disjoint shards "
+                                       "(DisjointParams) only")
     if family != "opt":
         raise ParameterError("family", f"must be 'opt' with a budget ({_WHY}); got {family!r}")
     if checkpoint is not None:

@@ -1,9 +1,17 @@
-"""Re-check the total budget a γ table claims (``darrm verify``, :func:`darrm.load`)."""
+"""Re-check the total budget a γ table claims (``darrm verify``, :func:`darrm.load`).
+
+Shared members: the Q-fold composition of the table's own profile (:mod:`darrm.budget.compose`).
+Members on disjoint shards: the recorded target, re-derived from the table: its certified GDP μ
+(:meth:`darrm.budget.cloud.Cloud.gdp_mu`) and the exact composition √Q·μ
+(:func:`darrm.budget.targets.gdp_epsilon`), both without an accountant; a table charged by the
+accountant's PLD has that total re-computed by :func:`darrm.accounting.budget.verify.verify_charged_total`.
+"""
 
 from __future__ import annotations
 
 import math
 
+from ..disjoint.params import DisjointParams
 from ..errors import CertificationError, ParameterError
 from ..params import PrivacyParams
 from ..privacy.profile import privacy_profile
@@ -14,26 +22,87 @@ from .spec import TotalBudget
 #: recorded and recomputed composed ε may differ by this (relative): the computation is deterministic
 #: up to the FFT library's rounding
 RECORD_RTOL = 1e-6
+#: the accountants a disjoint-members table may be charged by (:mod:`darrm.accounting.budget.disjoint`)
+GDP_ACCOUNTANT = "gdp-vertex-certificate"
+PLD_ACCOUNTANT = "dominating-pair-pld"
 
 
-def verify_total_budget(table: GammaTable) -> Composition | None:
-    """Recompute the Q-fold composition of the table's own profile and check it against the budget
-    in ``table.info["total_budget"]`` (None when the table claims no total budget).
+def recorded_budget(table: GammaTable) -> tuple[TotalBudget, dict] | None:
+    """(budget, record) of ``table.info["total_budget"]`` (None when the table claims none).
 
     Raises:
-        CertificationError: the recomputed ε exceeds the budget's ε_total, or differs from the
-            recorded one; or the record is malformed."""
+        CertificationError: a malformed record."""
     tb = table.info.get("total_budget")
     if tb is None:
         return None
     try:
-        budget = TotalBudget.from_dict(tb)
-        recorded = float(tb["composed_epsilon"])
-        d = float(tb["discretization"])
+        return TotalBudget.from_dict(tb), tb
     except (KeyError, TypeError, ValueError, ParameterError) as exc:
         raise CertificationError(f"malformed total_budget record: {exc}") from None
+
+
+def verify_disjoint_target(table: GammaTable) -> float:
+    """Re-derive a disjoint-members table's certified GDP μ and check the record: the recorded μ is
+    not below it, and for a GDP-charged table its exact composition meets the budget and equals the
+    recorded total.  Returns the re-derived μ.
+
+    Raises:
+        CertificationError: the table does not meet its recorded target or budget."""
+    from .cloud import Cloud
+    from .targets import gdp_epsilon
+
+    rec = recorded_budget(table)
+    if rec is None or not isinstance(table.params, DisjointParams):
+        raise CertificationError("no total budget for members on disjoint shards is recorded")
+    budget, tb = rec
+    try:
+        target = tb["target"]
+        mu_rec = math.inf if target["mu"] is None else float(target["mu"])
+        charged = float(tb["composed_epsilon"])
+        accountant = tb["accountant"]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CertificationError(f"malformed total_budget record: {exc}") from None
+    if not charged <= budget.epsilon:
+        raise CertificationError(f"the recorded total ε = {charged:.6g} exceeds the budget ε_total = "
+                                 f"{budget.epsilon:g}")
+    mu = Cloud(table.params.K, table.params.member).gdp_mu(table.gamma)
+    if not mu <= mu_rec * (1.0 + RECORD_RTOL):
+        raise CertificationError(f"the table is {mu:.9g}-GDP per query, not the recorded target μ = {mu_rec:.9g}")
+    if accountant == GDP_ACCOUNTANT:
+        eps = gdp_epsilon(mu * math.sqrt(budget.queries), budget.delta) if math.isfinite(mu) else math.inf
+        if not eps <= budget.epsilon:
+            raise CertificationError(f"{budget.queries} queries of a {mu:.6g}-GDP table compose to ε = {eps:.6g} "
+                                     f"at δ = {budget.delta:g}, above the budget ε_total = {budget.epsilon:g}")
+        if not math.isclose(eps, charged, rel_tol=RECORD_RTOL, abs_tol=1e-12):
+            raise CertificationError(f"recorded total ε {charged!r} differs from the recomputed {eps!r}")
+    elif accountant != PLD_ACCOUNTANT:
+        raise CertificationError(f"unknown accountant {accountant!r} in the total_budget record")
+    return mu
+
+
+def verify_total_budget(table: GammaTable) -> Composition | None:
+    """Recompute the total budget a table claims and check it (None when it claims none).
+
+    Shared members: the Q-fold composition of its own profile, against the budget and the record.
+    Disjoint members: :func:`verify_disjoint_target` (returns None).
+
+    Raises:
+        CertificationError: the recomputed ε exceeds the budget's ε_total, or differs from the
+            recorded one; or the record is malformed."""
+    rec = recorded_budget(table)
+    if rec is None:
+        return None
+    budget, tb = rec
+    if isinstance(table.params, DisjointParams):
+        verify_disjoint_target(table)
+        return None
+    try:
+        recorded = float(tb["composed_epsilon"])
+        d = float(tb["discretization"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CertificationError(f"malformed total_budget record: {exc}") from None
     if not isinstance(table.params, PrivacyParams):
-        raise CertificationError("a total budget is recorded for shared members only")
+        raise CertificationError("a total budget is recorded for shared members and disjoint shards only")
     comp = composed_epsilon(privacy_profile(table.gamma, table.params), budget.queries, budget.delta,
                             discretization=d)
     if not comp.epsilon <= budget.epsilon:
