@@ -46,6 +46,9 @@ def design_for_budget(params: object, budget: TotalBudget, prior: Prior | None =
     if isinstance(params, PrivacyParams):
         from darrm.budget.design import design_for_budget as shared
 
-        return shared(params.K, params.eps, params.member_delta, budget, prior, log=log)
+        from .shared import shared_charge
+
+        return shared(params.K, params.eps, params.member_delta, budget, prior, log=log,
+                      charge=shared_charge(budget))
     raise ParameterError("params", f"a total-budget design covers members on shared data (PrivacyParams) and on "
                                    f"disjoint shards (DisjointParams), not {type(params).__name__}")

@@ -148,7 +148,7 @@ def solve_target(cloud: Cloud, c: np.ndarray, eps: np.ndarray, target: np.ndarra
         res = linprog(c, A_ub=A, b_ub=np.ones(len(rows)), bounds=(0.0, 1.0), method="highs")
         if res.status != 0:
             raise SolveError(f"target LP failed: {res.message}")
-        x = np.clip(res.x, 0.0, 1.0)
+        x = np.clip(np.asarray(res.x, dtype=np.float64), 0.0, 1.0)
     raise SolveError(f"target LP: {max_rounds} rounds without convergence")
 
 

@@ -4,21 +4,27 @@ from __future__ import annotations
 
 import math
 
+from darrm.budget.design import ACCOUNTANT_CHARGE, PER_QUERY
+from darrm.budget.spec import TotalBudget
 from darrm.budget.verify import PLD_ACCOUNTANT, RECORD_RTOL, recorded_budget, verify_total_budget
 from darrm.disjoint.params import DisjointParams
 from darrm.errors import CertificationError
+from darrm.params import PrivacyParams
 from darrm.privacy.profile import privacy_profile
 from darrm.table import GammaTable
 
 from .disjoint import composed_epsilon_of_profile
+from .shared import shared_charge
 
 __all__ = ["verify_charged_total"]
 
 
 def verify_charged_total(table: GammaTable) -> float | None:
-    """Everything :func:`darrm.budget.verify.verify_total_budget` checks (the target), and for a
-    disjoint-members table charged by the accountant the Q-fold PLD composition of its own pair,
-    recomputed: it must meet the budget and equal the record.  Returns the re-checked total
+    """Everything :func:`darrm.budget.verify.verify_total_budget` checks (the target), and what only
+    the accountant can recompute: for a disjoint-members table charged by the PLD the Q-fold
+    composition of its own pair; for a shared-members table the search's charge of its winner
+    (:func:`darrm.accounting.budget.shared.shared_charge`).  It must meet the budget and equal the
+    record.  Returns the re-checked total
     (None when the table claims no total budget).
 
     Raises:
@@ -28,14 +34,27 @@ def verify_charged_total(table: GammaTable) -> float | None:
         return None
     budget, tb = rec
     comp = verify_total_budget(table)
+    charged = float(tb["composed_epsilon"])
+    if isinstance(table.params, PrivacyParams) and tb.get("accountant") == ACCOUNTANT_CHARGE:
+        winner = table.info.get("design", {}).get("winner", {})
+        try:
+            family, theta, interval = str(winner["family"]), float(winner["parameter"]), float(tb["discretization"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CertificationError(f"malformed total_budget record: {exc}") from None
+        eps_q = theta * table.params.eps if family in PER_QUERY else None
+        eps = shared_charge(budget)(privacy_profile(table.gamma, table.params), family, eps_q, interval)
+        _check(eps, charged, budget)
+        return charged
     if not isinstance(table.params, DisjointParams):
         return None if comp is None else comp.epsilon
-    charged = float(tb["composed_epsilon"])
     if tb.get("accountant") == PLD_ACCOUNTANT:
-        eps = composed_epsilon_of_profile(privacy_profile(table.gamma, table.params), budget)
-        if not eps <= budget.epsilon:
-            raise CertificationError(f"{budget.queries} queries compose to ε = {eps:.6g} at δ = {budget.delta:g}, "
-                                     f"above the budget ε_total = {budget.epsilon:g}")
-        if not math.isclose(eps, charged, rel_tol=RECORD_RTOL, abs_tol=1e-12):
-            raise CertificationError(f"recorded total ε {charged!r} differs from the recomputed {eps!r}")
+        _check(composed_epsilon_of_profile(privacy_profile(table.gamma, table.params), budget), charged, budget)
     return charged
+
+
+def _check(eps: float, charged: float, budget: TotalBudget) -> None:
+    if not eps <= budget.epsilon:
+        raise CertificationError(f"{budget.queries} queries compose to ε = {eps:.6g} at δ = {budget.delta:g}, "
+                                 f"above the budget ε_total = {budget.epsilon:g}")
+    if not math.isclose(eps, charged, rel_tol=RECORD_RTOL, abs_tol=1e-12):
+        raise CertificationError(f"recorded total ε {charged!r} differs from the recomputed {eps!r}")

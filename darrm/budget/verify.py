@@ -96,6 +96,15 @@ def verify_total_budget(table: GammaTable) -> Composition | None:
     if isinstance(table.params, DisjointParams):
         verify_disjoint_target(table)
         return None
+    if "accountant" in tb:  # charged by the accountant: the total re-computed by darrm.accounting.budget.verify
+        try:
+            charged = float(tb["composed_epsilon"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CertificationError(f"malformed total_budget record: {exc}") from None
+        if not charged <= budget.epsilon:
+            raise CertificationError(f"the recorded total ε = {charged:.6g} exceeds the budget ε_total = "
+                                     f"{budget.epsilon:g}")
+        return None
     try:
         recorded = float(tb["composed_epsilon"])
         d = float(tb["discretization"])

@@ -250,8 +250,8 @@ def test_budget_file_round_trips_and_verify_rechecks_the_composition(cli, tmp_pa
     d["info"]["total_budget"]["composed_epsilon"] = 0.1
     d["checksum"] = checksum(d)
     bad.write_text(json.dumps(d))
-    with pytest.raises(GammaFileError, match="differs"):
-        darrm.load(bad)
+    with pytest.raises(darrm.CertificationError, match="differs"):  # the accountant's re-check (darrm verify)
+        darrm.verify_charged_total(darrm.load(bad))
 
 
 def test_core_composition_agrees_with_the_query_accountant():
