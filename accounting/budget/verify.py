@@ -24,8 +24,13 @@ def verify_charged_total(table: GammaTable) -> float | None:
     the accountant can recompute: for a disjoint-members table charged by the PLD the Q-fold
     composition of its own pair; for a shared-members table the search's charge of its winner
     (:func:`darrm.accounting.budget.shared.shared_charge`).  It must meet the budget and equal the
-    record.  Returns the re-checked total
-    (None when the table claims no total budget).
+    record.
+
+    Args:
+        table: a γ table (``table.info["total_budget"]`` holds the claim, if any).
+
+    Returns:
+        The re-checked total ε (None when the table claims no total budget).
 
     Raises:
         CertificationError: the table does not meet its recorded target, total or budget."""
