@@ -48,7 +48,6 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -66,6 +65,7 @@ from darrm.prior import IIDPrior, Prior
 from darrm.privacy.condition import rhs
 from darrm.privacy.profile import PrivacyProfile
 from darrm.solver.objective import expected_signed_error, objective_coefficients
+from darrm.solver.restricted_lp import make_restricted_lp
 from darrm.table import GammaTable
 from darrm.validation import instance, odd_count
 
@@ -95,61 +95,80 @@ FEAS_TOL = 1e-9
 INIT_MARGIN = 0.05
 
 
-def solve_target(cloud: Cloud, c: np.ndarray, eps: np.ndarray, target: np.ndarray, *, x0: np.ndarray | None = None,
-                 max_rounds: int = 300, per_round: int | None = None) -> np.ndarray:
+class TargetLP:
     """min c·x over x = γ(mid..K) ∈ [0, 1] subject to y − e^{ε′_k}·x ≤ T_k at every configuration,
-    output, direction and grid point k, by constraint generation (all violations evaluated from the
-    output probabilities each round, the most violated rows added).  The first round evaluates at
-    ``x0`` (a point near the optimum, e.g. the Gaussian threshold of the same scale) and takes every
-    row within :data:`INIT_MARGIN` of binding there: from γ ≡ 1 the rows along the chain of vote
-    counts would come one count per round.
+    output, direction and grid point k, by constraint generation: all violations evaluated from the
+    output probabilities each round, the most violated rows added to a warm-started HiGHS model
+    (:func:`darrm.solver.restricted_lp.make_restricted_lp`; every row divided by its right-hand side
+    e^{ε′} − 1 + 2T, so all right-hand sides are 1).  The first round evaluates at ``x0`` (a point near
+    the optimum, e.g. the Gaussian threshold of the same scale) and takes every row within
+    :data:`INIT_MARGIN` of binding there: from γ ≡ 1 the rows along the chain of vote counts would come
+    one count per round.  :meth:`extend` adds grid points to the same model (rows only tighten).
+    """
+
+    def __init__(self, cloud: Cloud, c: np.ndarray, x0: np.ndarray | None = None):
+        self.cloud, self.c = cloud, np.asarray(c, dtype=np.float64)
+        self.lp = make_restricted_lp("highs", self.c, 1.0)
+        self.eps = np.zeros(0)
+        self.target = np.zeros(0)
+        self.seen: set[tuple[int, ...]] = set()
+        self.x = np.ones(self.c.shape[0]) if x0 is None else np.asarray(x0, dtype=np.float64)
+        self.started = x0 is None
+
+    def extend(self, eps: np.ndarray, target: np.ndarray) -> None:
+        """Add the grid points (ε′, T(ε′)) (those with ε′ = T = 0 left out: they would force γ ≡ 0)."""
+        eps, target = np.asarray(eps, dtype=np.float64), np.asarray(target, dtype=np.float64)
+        keep = (eps > 0) | (target > 0)
+        self.eps = np.concatenate([self.eps, eps[keep]])
+        self.target = np.concatenate([self.target, target[keep]])
+
+    def solve(self, max_rounds: int = 300, per_round: int | None = None) -> np.ndarray:
+        """The LP's optimum over every configuration at the current grid.
+
+        Raises:
+            SolveError: the LP failed or did not converge."""
+        s = np.exp(self.eps)
+        r = np.array([rhs(float(e), float(t)) for e, t in zip(self.eps, self.target, strict=True)])
+        per_round = per_round or 16 * self.c.shape[0]
+        sh = (slice(None), None, None, None, None)
+        for _ in range(max_rounds):
+            P, Pp = self.cloud.probs(symmetric_from_upper(self.x, self.cloud.K))
+            D, X = np.stack([P, Pp]), np.stack([Pp, P])  # (d, o, C, K): y and x of direction d
+            rel = 2.0 * (D[None] - s[sh] * X[None] - self.target[sh]) / r[sh]  # (k, d, o, C, K)
+            flat = rel.ravel()
+            top = np.flatnonzero(flat > (FEAS_TOL if self.started else -INIT_MARGIN))
+            self.started = True
+            if top.size > 4 * per_round:
+                top = top[np.argpartition(-flat[top], 4 * per_round - 1)[: 4 * per_round]]
+            top = top[np.argsort(-flat[top])]
+            new: list[tuple[int, ...]] = []
+            for f in top.tolist():
+                key = tuple(int(i) for i in np.unravel_index(f, rel.shape))
+                if (float(self.eps[key[0]]), *key[1:]) not in self.seen:
+                    new.append(key)
+                    if len(new) >= per_round:
+                        break
+            if not new:
+                return self.x  # nothing violated, or re-violated only within the LP's tolerance
+            rows = []
+            for k, d, o, v, m in new:
+                self.seen.add((float(self.eps[k]), d, o, v, m))
+                rows.append(self.cloud.row(o, d, v, m, float(self.eps[k])) / r[k])
+            self.lp.add(np.array(rows))
+            x, _ = self.lp.solve()
+            self.x = np.clip(np.asarray(x, dtype=np.float64), 0.0, 1.0)
+        raise SolveError(f"target LP: {max_rounds} rounds without convergence")
+
+
+def solve_target(cloud: Cloud, c: np.ndarray, eps: np.ndarray, target: np.ndarray, *,
+                 x0: np.ndarray | None = None) -> np.ndarray:
+    """The optimum of :class:`TargetLP` at one grid (ε′_k, T_k).
 
     Raises:
         SolveError: the LP failed or did not converge."""
-    from scipy import sparse
-    from scipy.optimize import linprog
-
-    eps = np.asarray(eps, dtype=np.float64)
-    target = np.asarray(target, dtype=np.float64)
-    keep = (eps > 0) | (target > 0)
-    eps, target = eps[keep], target[keep]
-    s = np.exp(eps)
-    r = np.array([rhs(float(e), float(t)) for e, t in zip(eps, target, strict=True)])
-    n = c.shape[0]
-    per_round = per_round or 16 * n
-    x = np.ones(n) if x0 is None else np.asarray(x0, dtype=np.float64)
-    rows: list[np.ndarray] = []
-    seen: set[tuple[int, ...]] = set()
-    for rnd in range(max_rounds):
-        P, Pp = cloud.probs(symmetric_from_upper(x, cloud.K))
-        D = np.stack([P, Pp])  # (d, o, C, K): y of direction d
-        X = np.stack([Pp, P])
-        rel = 2.0 * (D[None] - s[:, None, None, None, None] * X[None] - target[:, None, None, None, None]) \
-            / r[:, None, None, None, None]  # (k, d, o, C, K)
-        flat = rel.ravel()
-        top = np.flatnonzero(flat > (-INIT_MARGIN if rnd == 0 and x0 is not None else FEAS_TOL))
-        if top.size > 4 * per_round:
-            top = top[np.argpartition(-flat[top], 4 * per_round - 1)[: 4 * per_round]]
-        top = top[np.argsort(-flat[top])]
-        new = []
-        for f in top.tolist():
-            key = tuple(int(i) for i in np.unravel_index(f, rel.shape))
-            if key not in seen:
-                new.append(key)
-                if len(new) >= per_round:
-                    break
-        if not new:
-            return x  # nothing violated, or re-violated only within the LP's tolerance
-        for key in new:
-            seen.add(key)
-            k, d, o, v, m = key
-            rows.append(cloud.row(o, d, v, m, float(eps[k])) / r[k])
-        A: Any = sparse.csr_matrix(np.array(rows))  # HiGHS takes sparse rows (scipy's stubs say arrays)
-        res = linprog(c, A_ub=A, b_ub=np.ones(len(rows)), bounds=(0.0, 1.0), method="highs")
-        if res.status != 0:
-            raise SolveError(f"target LP failed: {res.message}")
-        x = np.clip(np.asarray(res.x, dtype=np.float64), 0.0, 1.0)
-    raise SolveError(f"target LP: {max_rounds} rounds without convergence")
+    lp = TargetLP(cloud, c, x0)
+    lp.extend(eps, target)
+    return lp.solve()
 
 
 @dataclass(frozen=True)
@@ -254,8 +273,10 @@ class _Search:
         from scipy.special import ndtri
 
         eps = np.linspace(0.0, GRID_SPAN * mu, GDP_GRID)
+        lp = TargetLP(self.cloud, self.c, upper_half(gamma_threshold(self.cloud.K, 1.0 / mu)))
+        lp.extend(eps, gdp_delta(eps, mu))
         for _ in range(REFINE_ROUNDS):
-            g = self.lp(eps, gdp_delta(eps, mu), mu)
+            g = symmetric_from_upper(lp.solve(), self.cloud.K)
             P, Pp = self.cloud.probs(g)
             x = np.concatenate([Pp.ravel(), P.ravel()])
             y = np.concatenate([P.ravel(), Pp.ravel()])
@@ -266,12 +287,11 @@ class _Search:
             if not bad.any():
                 break
             tang = -mu * z[bad] - 0.5 * mu * mu  # ε′ of the tangent at x: e^{ε′} = U_μ′(x)
-            order = np.argsort(-gap[bad])[:TANGENTS]
-            new = tang[order]
-            new = new[new > 0]
+            new = tang[np.argsort(-gap[bad])[:TANGENTS]]
+            new = np.setdiff1d(new[new > 0], lp.eps)
             if new.size == 0:
                 break
-            eps = np.unique(np.concatenate([eps, new]))
+            lp.extend(new, gdp_delta(new, mu))
         return g, None
 
     def threshold_profile(self, mu: float) -> tuple[np.ndarray, float | None]:
