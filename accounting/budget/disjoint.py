@@ -111,7 +111,7 @@ class TargetLP:
         self.lp = make_restricted_lp("highs", self.c, 1.0)
         self.eps = np.zeros(0)
         self.target = np.zeros(0)
-        self.seen: set[tuple[int, ...]] = set()
+        self.seen: set[tuple[float, int, int, int, int]] = set()
         self.x = np.ones(self.c.shape[0]) if x0 is None else np.asarray(x0, dtype=np.float64)
         self.started = x0 is None
 
