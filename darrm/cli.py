@@ -427,10 +427,26 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print_json(table_record(table, args.out))
         return 0
     print(_describe(table))
+    if "total_budget" in table.info:
+        print(_budget_text(table))
     print(_gamma_text(table))
     if args.out:
         print(f"wrote {args.out}")
     return 0
+
+
+def _budget_text(table: GammaTable) -> str:
+    """One line: the total a budget table was charged, by which accountant, and which shape won by how much."""
+    tb, design = table.info["total_budget"], table.info.get("design", {})
+    win = design.get("winner", {})
+    text = (f"  total budget: {tb.get('queries')} queries compose to ε = {tb.get('composed_epsilon'):.6g} ≤ "
+            f"{tb.get('epsilon'):g} at δ = {tb.get('delta'):g} ({tb.get('accountant', 'core composition')}); "
+            f"winner {win.get('family')} (θ = {win.get('parameter'):.6g})")
+    if design.get("majority_fits"):
+        text += "; the plain majority (γ ≡ 1) fits"
+    if design.get("improvement") is not None:
+        text += f"; error {design['improvement']:.3g} below the best baseline ({design['baseline_error']:.6g})"
+    return text
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
