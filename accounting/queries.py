@@ -40,7 +40,7 @@ records of group g are owed the Q-fold composition of group g's pair (Zhu et al.
 group g's pair, which dominates every query's conditional law for those records);
 :func:`record_group_bounds` reports it group by group, and the largest is a total for every record.
 :func:`composed_epsilon` on such a table composes the pair every record meets (the union of the
-groups' clouds, :func:`darrm.privacy.profile.privacy_profile`): also valid, for any sequence of
+groups' clouds, :func:`darrm.models.profile.privacy_profile`): also valid, for any sequence of
 tables, but looser than the largest group total when the groups' worst cases differ.
 
 **Discretisation, both ways.**  One query's privacy loss L = log(P(j)/Q(j)) under P, with the
@@ -121,7 +121,7 @@ _PROFILE_CACHE_SIZE = 32
 
 
 def table_profile(table: GammaTable) -> PrivacyProfile:
-    """The table's :func:`~darrm.privacy.profile.privacy_profile`, cached by its fingerprint (the
+    """The table's :func:`~darrm.models.profile.privacy_profile`, cached by its fingerprint (the
     sha256 of its parameters and exact γ values: equal tables share one profile)."""
     from .table_identity import table_fingerprint
 

@@ -7,7 +7,7 @@ Settings: m = 5, ε = 0.1, Δ = 1e-5, δ = 1−(1−Δ)^m, prior i.i.d. 0.75 (γ
 timed).  For each table, in this one process and with the same executor, it times
 
 * ``certify``: :func:`darrm.privacy.certify.certify` (the exhaustive sweep and its verdict);
-* ``profile``: :func:`darrm.privacy.profile.privacy_profile` (the same sweep, the envelope);
+* ``profile``: :func:`darrm.models.profile.privacy_profile` (the same sweep, the envelope);
 * ``pld``: :func:`darrm.accounting.queries.query_pld` (pessimistic, 1e-4) and its ``--queries``-fold
   self-composition, then ε at δ_total = 1e-3;
 * ``session check``: a refused :class:`~darrm.accounting.LabellingSession` batch of a count not

@@ -13,7 +13,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from .prior import IIDPrior, Prior
 from .privacy.certify import Certificate, validate_max_memory, validate_tol
 from .solver.options import SolveOptions
 from .table import GammaTable, validate_table_gamma
-from .validation import count, flag, function, instance, path
+from .validation import count, flag, function, instance, path, positive
 
 if TYPE_CHECKING:
     from .backends import Executor, TorchDevice
@@ -45,16 +45,18 @@ of Theorem 4.1) and "const" (randomised response, Lemma A.1).  ``darrm.families`
 
 # ----------------------------------------------------------------------------- families
 def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
-                 tau: float | None = None, lam: float | None = None) -> np.ndarray:
+                 tau: float | None = None, lam: float | None = None, scale: float | None = None) -> np.ndarray:
     """The closed-form γ of a family, uncertified.
 
     Args:
         family: a closed-form family of :mod:`darrm.families`: "sub" (Lemma 3.1), "dsub"
-            (Theorem 4.1) or "const" (randomised response, Lemma A.1).
+            (Theorem 4.1), "const" (randomised response, Lemma A.1) or "threshold" (the Gaussian
+            threshold, binary GNMax).
         params: shared-data parameters.
         size: the subsample size of "sub"/"dsub" (default m, which must then be an integer).
         tau: τ of Lemma A.1 ("const"; default K).
         lam: λ of Lemma A.1 ("const"; default 1 − (1 − Δ)^K).
+        scale: s of the Gaussian threshold ("threshold"; default: max γ = tanh(mε/2), private whatever the members do).
 
     Returns:
         γ(0..K), symmetric, in [0, 1]; :func:`solve` certifies it.
@@ -69,7 +71,8 @@ def family_gamma(family: str, params: PrivacyParams, *, size: int | None = None,
     if fam.closed_form is None:
         closed = ", ".join(n for n, f in families.REGISTRY.items() if f.closed_form is not None)
         raise ParameterError("family", f"must be one of {closed} for a closed form; got {family!r}")
-    given = {k: v for k, v in (("size", size), ("tau", tau), ("lam", lam)) if v is not None}
+    scale = None if scale is None else positive("scale", scale)
+    given = {k: v for k, v in (("size", size), ("tau", tau), ("lam", lam), ("scale", scale)) if v is not None}
     for name in given:
         if name not in fam.options:
             raise ParameterError(name, f"is no option of the {family} family (its options: "
@@ -197,11 +200,13 @@ def solve(
                                             checkpoint=checkpoint, budget=budget)
     progress = flag("progress", progress, allow_none=True)
     log = function("log", log, allow_none=True)
-    if budget is not None:  # members on shared data only: anything else refused by check_request
+    if budget is not None:
+        if not isinstance(params, PrivacyParams):  # disjoint shards: charged by the accountant, a layer above
+            raise ParameterError("budget", "members on disjoint shards are designed for a total budget by "
+                                           "darrm.design_for_budget(params, budget, prior)")
         from .budget.design import design_for_budget
 
-        shared = cast(PrivacyParams, params)
-        return design_for_budget(shared.K, shared.eps, shared.member_delta, budget, prior, log=log).table
+        return design_for_budget(params.K, params.eps, params.member_delta, budget, prior, log=log).table
     model = model_of(params)
     try:
         return model.solve(params, prior, families.get(family), opts, executor, checkpoint, progress, log)

@@ -81,12 +81,12 @@ def _model(args: argparse.Namespace) -> MemberModel:
     return model
 
 
-#: ``solve``'s total-budget options (all three or none) and what they replace
+#: ``solve``'s total-budget options (all three or none) and what they replace, by ``--members``
 BUDGET_OPTIONS = ("total_eps", "total_delta", "queries")
-BUDGET_REPLACES = ("m", "delta")
+BUDGET_REPLACES = {"shared": ("m", "delta"), "disjoint": ("target_eps", "target_delta")}
 
 
-def _budget(args: argparse.Namespace) -> TotalBudget | None:
+def _budget(args: argparse.Namespace, model: MemberModel) -> TotalBudget | None:
     """The :class:`~darrm.TotalBudget` of ``--total-eps/--total-delta/--queries`` (None without them)."""
     given = [n for n in BUDGET_OPTIONS if getattr(args, n, None) is not None]
     if not given:
@@ -97,10 +97,15 @@ def _budget(args: argparse.Namespace) -> TotalBudget | None:
         if getattr(args, n) is None:
             raise ParameterError(n.replace("_", "-"), "is required with --" + given[0].replace("_", "-")
                                  + " (a total budget needs --total-eps, --total-delta and --queries)")
-    for n in BUDGET_REPLACES:
+    if model.name not in BUDGET_REPLACES:
+        raise ParameterError("members", "a total budget (--total-eps …) applies to --members shared or disjoint")
+    for n in BUDGET_REPLACES[model.name]:
         if getattr(args, n) is not None:
-            raise ParameterError(n, "does not apply with a total budget (--total-eps …): the budget replaces "
-                                    "the per-query (mε, δ)")
+            raise ParameterError(n.replace("_", "-"), "does not apply with a total budget (--total-eps …): the "
+                                                      "budget replaces the per-query target")
+    if model.name == "disjoint" and args.member_privacy is None:
+        raise ParameterError("member-privacy", "is required with --members disjoint (nonprivate for PATE's "
+                                               "teachers)")
     names = {"epsilon": "total-eps", "delta": "total-delta", "queries": "queries"}
     try:
         return TotalBudget(args.total_eps, args.total_delta, args.queries)
@@ -164,6 +169,10 @@ def _table_for(params: Any, family: str, prior_spec: str,
     # every argument (and every one the solve would ignore) refused before any work
     api.check_request(params, prior, family=family, options=options, executor=executor, checkpoint=checkpoint,
                       budget=budget)
+    if budget is not None:  # composed over queries by the accountant: through the facade (darrm/__init__.py)
+        import darrm
+
+        return darrm.design_for_budget(params, budget, prior, log=_round_log(progress)).table
     return api.solve(params, prior, family=family, options=options, executor=executor, checkpoint=checkpoint,
                      progress=progress, log=_round_log(progress), budget=budget)
 
@@ -283,9 +292,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     model = _model(args)
     with _option_names(args):
-        budget = _budget(args)
-        if budget is not None:
-            args.m = 1.0  # only K, ε and Δ are used: the design records its own per-query (m*ε, δ)
+        budget = _budget(args, model)
+        if budget is not None:  # only K and the members' privacy are used: the design records its own per-query target
+            args.m = 1.0
+            if model.name == "disjoint":
+                args.target_eps = 1.0
         params = model.params_from_cli(vars(args), DEMO)
         table = _table_for(params, args.family, args.prior, progress_setting(args), args, budget)
     if args.out:  # the file first: a reader that stops early (`| head`) must not cost the result
@@ -294,10 +305,26 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print_json(table_record(table, args.out))
         return 0
     print(_describe(table))
+    if "total_budget" in table.info:
+        print(_budget_text(table))
     print(_gamma_text(table))
     if args.out:
         print(f"wrote {args.out}")
     return 0
+
+
+def _budget_text(table: GammaTable) -> str:
+    """One line: the total a budget table was charged, by which accountant, and which shape won by how much."""
+    tb, design = table.info["total_budget"], table.info.get("design", {})
+    win = design.get("winner", {})
+    text = (f"  total budget: {tb.get('queries')} queries compose to ε = {tb.get('composed_epsilon'):.6g} ≤ "
+            f"{tb.get('epsilon'):g} at δ = {tb.get('delta'):g} ({tb.get('accountant', 'core composition')}); "
+            f"winner {win.get('family')} (θ = {win.get('parameter'):.6g})")
+    if design.get("majority_fits"):
+        text += "; the plain majority (γ ≡ 1) fits"
+    if design.get("improvement") is not None:
+        text += f"; error {design['improvement']:.3g} below the best baseline ({design['baseline_error']:.6g})"
+    return text
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -307,6 +334,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     with _option_names(args):
         executor = None if args.executor is None else make_executor(args.executor)
         table = load(args.file, max_memory=args.max_memory, executor=executor)
+    if "total_budget" in table.info:  # the accountant's total too (load re-checks what the core can)
+        import darrm
+
+        try:
+            darrm.verify_charged_total(table)
+        except darrm.CertificationError as exc:
+            raise darrm.GammaFileError(f"{args.file}: total budget not met: {exc}") from None
     if args.json:
         print_json({"verified": True, **table_record(table, args.file)})
         return 0

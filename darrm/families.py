@@ -162,3 +162,28 @@ register(Family("dsub", "double subsampling: γ_Sub with 2m − 1 members (γ �
                 applies=_pure_integer_m))
 register(Family("const", "γ_const ≡ p_const: randomised response (Algorithm 2) as a DaRRM instance",
                 "Lemma A.1", options=("tau", "lam"), closed_form=_const))
+
+
+
+def _threshold(params: PrivacyParams, *, scale: float | None = None) -> np.ndarray:
+    """γ of the Gaussian threshold (:func:`darrm.gamma.gamma_threshold`).  Default ``scale``: the s
+    with max_l γ(l) = γ(K) = t := tanh(mε/2)·(1 − 1e-12), which is mε-DP whatever the members do.
+
+    *Proof.*  Pr[A = o] = ½ + ½·Σ_l α_l γ(l)·(±1) lies in [(1 − t)/2, (1 + t)/2] for every vote law α
+    when γ ≤ t, so Pr[A(D) = o]/Pr[A(D′) = o] ≤ (1 + t)/(1 − t) ≤ e^{mε} (RR's ratio at t = tanh(mε/2)).
+    The certificate then checks the table like any closed form.  ∎"""
+    import math
+
+    from scipy.special import erfinv
+
+    from .gamma import gamma_threshold
+
+    if scale is None:
+        t = math.tanh(0.5 * params.m * params.eps) * (1.0 - 1e-12)
+        scale = 0.5 * params.K / (math.sqrt(2.0) * float(erfinv(t)))
+    return gamma_threshold(params.K, scale)
+
+
+register(Family("threshold", "the Gaussian threshold (binary GNMax): γ(l) = 2Φ(|l − K/2|/s) − 1",
+                "Papernot et al. 2018 (GNMax, two classes) as a DaRRM γ (darrm.gamma.gamma_threshold)",
+                options=("scale",), closed_form=_threshold))

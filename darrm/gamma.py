@@ -174,3 +174,42 @@ def gamma_const(params: PrivacyParams, tau: float | None = None, lam: float | No
     """
     p = p_const(params, tau, lam)
     return np.full(params.K + 1, p)
+
+
+def gamma_threshold(K: int, scale: float) -> np.ndarray:
+    """γ of the Gaussian threshold (binary GNMax, Papernot et al. 2018, "GNMax" with two classes):
+    γ(l) = 2Φ(|l − K/2|/s) − 1 = erf(|l − K/2|/(s√2)), s = ``scale``.
+
+    **Claim (equal output laws).**  Let L be the number of 1-votes among the K members (K odd) and
+    Z ~ N(0, s²) independent of L.  The Gaussian threshold releases 1 iff L − K/2 + Z > 0.  DaRRM_γ
+    (Algorithm 1) with this γ has, given every value of L, the same output law; so the two
+    mechanisms have the same law for every law of the votes, hence the same privacy and utility.
+
+    *Proof.*  Given L = l the threshold releases 1 with probability Pr[Z > K/2 − l] = Φ((l − K/2)/s)
+    (Z is symmetric; l ≠ K/2 as K is odd).  DaRRM_γ releases the majority with probability γ(l),
+    otherwise a fair coin, so it releases 1 with probability w_l = γ(l)·1{l ≥ (K+1)/2} + (1 − γ(l))/2
+    (:func:`darrm.mechanism.output_weights`).  For l > K/2: w_l = (1 + γ(l))/2 = Φ(|l − K/2|/s) =
+    Φ((l − K/2)/s).  For l < K/2: w_l = (1 − γ(l))/2 = 1 − Φ(|l − K/2|/s) = Φ(−|l − K/2|/s) =
+    Φ((l − K/2)/s).  Both agree with the threshold's; γ(l) ∈ [0, 1) and γ(l) = γ(K − l).  ∎
+
+    GNMax with noise N(0, σ²) on each of the two counts releases 1 iff L + Z₁ > (K − L) + Z₂, i.e.
+    L − K/2 + (Z₁ − Z₂)/2 > 0: the threshold with s = σ/√2.  The margin L − K/2 changes by at most
+    1 when one member's vote changes, so on disjoint shards the release is (1/s)-GDP (Dong, Roth &
+    Su 2022, Theorem 2.7; post-processing).
+
+    Args:
+        K: the number of members (odd).
+        scale: s > 0, the standard deviation of the noise on the margin L − K/2.
+
+    Returns:
+        γ(0..K), symmetric, in [0, 1] (1 in float64 where erf rounds to 1).
+
+    Raises:
+        ParameterError: ``K`` not an odd count or ``scale`` not positive and finite.
+    """
+    from scipy.special import erf
+
+    K = odd_count("K", K)
+    s = positive("scale", scale)
+    margin = np.abs(np.arange(K + 1, dtype=np.float64) - 0.5 * K)
+    return np.asarray(erf(margin / (s * math.sqrt(2.0))), dtype=np.float64)

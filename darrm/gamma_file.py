@@ -278,10 +278,10 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
         raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
     if recertify:
         if "total_budget" in table.info:  # its sizes bound the composition's work: checked before any work
-            from .budget.verify import total_budget_record
+            from .budget.verify import recorded_budget
 
             try:
-                total_budget_record(table)
+                recorded_budget(table)
             except CertificationError as exc:
                 raise GammaFileError(f"{path}: total budget not met: {exc}") from None
         try:

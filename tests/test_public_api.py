@@ -17,7 +17,7 @@ PUBLIC = [
     "SolveOptions", "SolveReport",
     "StopReason", "TotalBudget", "WarmStart", "WorkerLostError", "__version__", "aggregate", "aggregate_counts",
     "certify",
-    "certify_tight", "design_for_budget", "error_curve",
+    "certify_tight", "design_for_budget", "error_curve", "verify_charged_total",
     "expected_signed_error", "family_gamma", "gamma_const", "gamma_dsub", "gamma_sub", "load",
     "privacy_profile", "record_group_profiles", "save", "solve",
 ]

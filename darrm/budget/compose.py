@@ -1,7 +1,7 @@
 """Q-fold composition of one query's exact privacy profile: the certificate of a total budget.
 
 Every total-budget table is certified here, never by the LP that produced it: its exact profile
-(:func:`darrm.privacy.profile.privacy_profile`, rounded outward) gives a finite dominating pair
+(:func:`darrm.models.profile.privacy_profile`, rounded outward) gives a finite dominating pair
 (P, Q) (Zhu, Dong & Wang 2022, Definition 7), whose Q-fold product dominates Q adaptively chosen
 queries answered with fresh member randomness (their Theorem 10).  The product is composed as a
 dp_accounting privacy-loss distribution with pessimistic discretisation (every loss rounded UP to

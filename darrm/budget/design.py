@@ -61,8 +61,19 @@ BASELINE_FAMILIES = ("opt", "sub", "const")
 TARGET_FAMILIES = ("gdp", "rr", "sub-profile")
 #: the "rr" family's per-query δ0 as a share of δ_total/Q (the rest is left to the ε of the composition)
 RR_DELTA_SHARE = 0.5
-#: bisection steps per real-parameter family
-BISECTION_STEPS = 12
+#: bisection steps per real-parameter family (at most), and the relative precision they stop at
+BISECTION_STEPS, THETA_RTOL = 40, 1e-5
+#: γ_opt is searched over m ∈ [OPT_M_MIN, K] (geometric bisection): below m = 1 its LP runs at
+#: (mε, 1 − (1 − Δ)^m) through :func:`darrm.solver.multi_pair.solve_pairs` (one pair)
+OPT_M_MIN = 1e-3
+#: families whose candidates meet a per-query (θε, δ) target: an injected charge may also compose
+#: that pair generically (its δ taken from the table's own profile at θε)
+PER_QUERY = ("opt", "sub", "const")
+#: the record of a table charged by an injected charge (re-checked by :mod:`darrm.accounting.budget.verify`)
+ACCOUNTANT_CHARGE = "pld-or-generic-per-query"
+#: ``charge(profile, family, per-query ε or None, PLD interval) -> ε_total``: how the accountant
+#: charges a candidate
+Charge = Callable[[PrivacyProfile, str, "float | None", float], float]
 #: the search composes on a grid this many times coarser than the certificate's.  Its multiples
 #: are multiples of the fine interval, so every loss rounded up to the coarse grid is ≥ the same
 #: loss rounded up to the fine one; δ(ε) of a composition is non-decreasing in every loss, so a
@@ -99,16 +110,19 @@ class BudgetDesign:
             its composed ε and the discretisation).
         winner: the winning candidate.
         best: the best feasible candidate of each family searched (family → Candidate).
+        baselines: the families of ``best`` that are baselines (:attr:`best_per_query`).
     """
 
     table: GammaTable
     winner: Candidate
     best: dict
+    baselines: tuple[str, ...] = BASELINE_FAMILIES
 
     @property
     def best_per_query(self) -> Candidate | None:
-        """The best feasible baseline (γ_opt, γ_Sub or γ_const at its best m), or None."""
-        base = [c for f, c in self.best.items() if f in BASELINE_FAMILIES]
+        """The best feasible baseline (shared members: γ_opt, γ_Sub or γ_const at its best m;
+        disjoint members: the Gaussian threshold or RR), or None."""
+        base = [c for f, c in self.best.items() if f in self.baselines]
         return min(base, key=lambda c: c.error) if base else None
 
     @property
@@ -122,8 +136,10 @@ class _Search:
     """Evaluate candidates of one design problem (memoised profile + composition)."""
 
     def __init__(self, K: int, eps: float, member_delta: float, budget: TotalBudget, prior: Prior,
-                 discretization: float, grid: np.ndarray, log: Callable[[str], None] | None):
+                 discretization: float, grid: np.ndarray, log: Callable[[str], None] | None,
+                 charge: Charge | None = None):
         self.K, self.eps, self.Delta = K, eps, member_delta
+        self.charge = charge
         self.budget, self.prior, self.d, self.grid, self.log = budget, prior, discretization, grid, log
         self.base = PrivacyParams(K, 1.0, eps, member_delta)  # only K, ε, Δ matter to a profile
         self.c, _ = objective_coefficients(K, prior)
@@ -132,9 +148,15 @@ class _Search:
     def profile(self, g: np.ndarray) -> PrivacyProfile:
         return privacy_profile(g, self.base)
 
+    def total(self, prof: PrivacyProfile, family: str, theta: float, discretization: float) -> float:
+        """The candidate's total ε: the injected charge (the accountant's), else the core composition."""
+        if self.charge is not None:
+            return self.charge(prof, family, theta * self.eps if family in PER_QUERY else None, discretization)
+        return composed_epsilon(prof, self.budget.queries, self.budget.delta, discretization=discretization).epsilon
+
     def evaluate(self, family: str, theta: float, g: np.ndarray) -> Candidate:
-        comp = composed_epsilon(self.profile(g), self.budget.queries, self.budget.delta, discretization=self.d)
-        cand = Candidate(family, float(theta), g, expected_signed_error(g, self.prior), comp.epsilon)
+        total = self.total(self.profile(g), family, theta, self.d)
+        cand = Candidate(family, float(theta), g, expected_signed_error(g, self.prior), total)
         ok = cand.epsilon_total <= self.budget.epsilon
         if ok:
             self.feasible.append(cand)
@@ -148,11 +170,14 @@ class _Search:
 
     def bisect(self, family: str, make: Callable[[float], np.ndarray | None], lo: float, hi: float,
                geometric: bool = False) -> None:
-        """Largest feasible θ in [lo, hi] (feasible candidates recorded as they are found)."""
+        """Largest feasible θ in [lo, hi] to relative precision :data:`THETA_RTOL` (at most
+        :data:`BISECTION_STEPS` steps; feasible candidates recorded as they are found)."""
         top = make(hi)
         if top is not None and self.ok(self.evaluate(family, hi, top)):
             return
         for _ in range(BISECTION_STEPS):
+            if hi - lo <= THETA_RTOL * hi:
+                break
             mid = math.sqrt(lo * hi) if geometric else 0.5 * (lo + hi)
             g = make(mid)
             if g is not None and self.ok(self.evaluate(family, mid, g)):
@@ -168,6 +193,10 @@ class _Search:
             return None
 
     def opt(self, m: float) -> np.ndarray | None:
+        if m < 1.0:  # below one member's ε: the same LP at (mε, 1 − (1 − Δ)^m), one profile pair
+            x, _ = solve_pairs(self.K, self.eps, self.Delta, [ProfilePair(m * self.eps, composed_delta(self.Delta, m))],
+                               self.c)
+            return symmetric_from_upper(np.clip(x, 0.0, 1.0), self.K)
         p = self.params_at(m)
         return None if p is None else solve_gamma_opt(p, self.prior).gamma  # certified per query
 
@@ -219,7 +248,7 @@ def _per_query_params(g: np.ndarray, K: int, eps: float, Delta: float, prof: Pri
 def design_for_budget(K: int, eps: float, member_delta: float, budget: TotalBudget, prior: Prior | None = None, *,
                       families: tuple[str, ...] = BASELINE_FAMILIES + TARGET_FAMILIES,
                       discretization: float = DISCRETIZATION, grid_points: int = 24,
-                      log: Callable[[str], None] | None = None) -> BudgetDesign:
+                      log: Callable[[str], None] | None = None, charge: Charge | None = None) -> BudgetDesign:
     """The γ of smallest expected error whose Q-fold composition meets ``budget`` (module docstring).
 
     Args:
@@ -233,6 +262,9 @@ def design_for_budget(K: int, eps: float, member_delta: float, budget: TotalBudg
         discretization: the PLD loss grid of the composition certificate.
         grid_points: ε′ grid size of the target-shaped LPs (on [0, Kε]).
         log: called with one line per candidate.
+        charge: ``(profile, family, per-query ε or None, interval) -> ε_total``, a rigorous total for a
+            candidate (the accountant's, :mod:`darrm.accounting.budget`); None: the composition of
+            :mod:`darrm.budget.compose`.
 
     Returns:
         A :class:`BudgetDesign` whose table's composed ε is ≤ budget.epsilon.
@@ -256,8 +288,9 @@ def design_for_budget(K: int, eps: float, member_delta: float, budget: TotalBudg
     if n > ENUMERATION_LIMIT:
         raise ParameterError("K", f"{n} corner multisets exceed the {ENUMERATION_LIMIT} the total-budget LP "
                                   "enumerates (K ≤ 17 with Δ > 0, K ≤ 131 with Δ = 0)")
-    s = _Search(K, eps, member_delta, budget, prior, SEARCH_COARSENING * discretization,
-                default_grid(K, eps, grid_points), log)
+    # the accountant's charge (PLD and generic) is cheap at small K: it searches at the final interval
+    s = _Search(K, eps, member_delta, budget, prior, (1 if charge is not None else SEARCH_COARSENING) * discretization,
+                default_grid(K, eps, grid_points), log, charge)
     best: dict[str, Candidate] = {}
 
     def record(family: str) -> None:
@@ -266,7 +299,7 @@ def design_for_budget(K: int, eps: float, member_delta: float, budget: TotalBudg
             best[family] = min(mine, key=lambda c: c.error)
 
     if "opt" in families:
-        s.bisect("opt", s.opt, 1.0, float(K))
+        s.bisect("opt", s.opt, OPT_M_MIN, float(K), geometric=True)
         record("opt")
     if "const" in families:
         s.bisect("const", s.const, 1.0, float(K))
@@ -297,14 +330,15 @@ def design_for_budget(K: int, eps: float, member_delta: float, budget: TotalBudg
     winner = min(best.values(), key=lambda c: c.error)
     g = winner.gamma
     prof = s.profile(g)
-    comp = composed_epsilon(prof, budget.queries, budget.delta, discretization=discretization)
-    if not comp.epsilon <= budget.epsilon:  # finer than the search's (SEARCH_COARSENING): a bug if reached
-        raise CertificationError(f"the winning γ composes to ε = {comp.epsilon} > {budget.epsilon}")
-    winner = best[winner.family] = dataclasses.replace(winner, epsilon_total=comp.epsilon)  # the certificate's
+    total = s.total(prof, winner.family, winner.parameter, discretization)
+    if not total <= budget.epsilon:  # finer than the search's (SEARCH_COARSENING): a bug if reached
+        raise CertificationError(f"the winning γ composes to ε = {total} > {budget.epsilon}")
+    winner = best[winner.family] = dataclasses.replace(winner, epsilon_total=total)  # the certificate's
     params, cert = _per_query_params(g, K, eps, member_delta, prof)
-    info = {"total_budget": {**budget.to_dict(), "composed_epsilon": comp.epsilon,
-                             "discretization": discretization},
-            "design": {"winner": winner.to_dict(), "best": {f: c.to_dict() for f, c in best.items()}}}
+    info = {"total_budget": {**budget.to_dict(), "composed_epsilon": total, "discretization": discretization,
+                             **({} if charge is None else {"accountant": ACCOUNTANT_CHARGE})},
+            "design": {"winner": winner.to_dict(), "majority_fits": bool(np.all(g == 1.0)),
+                       "best": {f: c.to_dict() for f, c in best.items()}}}
     table = GammaTable(params, g, "budget", cert.violation, prior.to_dict(), expected_signed_error(g, prior),
                        solver="total-budget", status=None, info=info)
     return BudgetDesign(table, winner, best)

@@ -16,8 +16,8 @@ _WHY = "a total-budget design searches its own families and certifies by composi
 
 def check_budget_request(params: object, budget: object, family: str, opts: SolveOptions, executor: object,
                          checkpoint: Path | None) -> TotalBudget:
-    """The budget, after refusing (naming them) disjoint members, a family other than "opt", a
-    checkpoint, an executor other than the serial one and any non-default solve option.
+    """The budget, after refusing (naming them) members other than shared or disjoint ones, a family
+    other than "opt", a checkpoint, an executor other than the serial one and any non-default solve option.
 
     Raises:
         ParameterError: naming the refused argument."""

@@ -133,5 +133,6 @@ def test_the_other_lists_of_family_names_are_derived_from_the_registry():
 def test_a_family_option_it_does_not_take_is_refused():
     with pytest.raises(darrm.ParameterError, match="^tau: is no option of the sub family"):
         darrm.family_gamma("sub", PARAMS[0], tau=2.0)
-    with pytest.raises(darrm.ParameterError, match="^family: must be one of sub, dsub, const for a closed form"):
+    with pytest.raises(darrm.ParameterError,
+                       match="^family: must be one of sub, dsub, const, threshold for a closed form"):
         darrm.family_gamma("opt", PARAMS[0])

@@ -59,7 +59,7 @@ def certify_disjoint(gamma: np.ndarray, params: DisjointParams, *, tol: float | 
 
 
 # ----------------------------------------------------------------------------- LP rows
-def _alpha(others: OthersPmfs, n: int, p: float, K: int) -> np.ndarray:
+def vote_count_pmf(others: OthersPmfs, n: int, p: float, K: int) -> np.ndarray:
     """pmf of L = S_i + X (S_i ~ Bern(p)), full length K+1."""
     o, x = others.pmf(n)
     a = np.zeros(K + 1)
@@ -71,8 +71,8 @@ def _alpha(others: OthersPmfs, n: int, p: float, K: int) -> np.ndarray:
 def constraint_row(params: DisjointParams, vertex: int, n: int, output: int, direction: int) -> np.ndarray:
     """Folded LP row r (over x = γ(mid..K)) with (r·x − rhs)/2 = the violation of that index."""
     p, pp = params.member.changed_vertices()[vertex]
-    a = _alpha(params.others, n, float(p), params.K)
-    ap = _alpha(params.others, n, float(pp), params.K)
+    a = vote_count_pmf(params.others, n, float(p), params.K)
+    ap = vote_count_pmf(params.others, n, float(pp), params.K)
     if direction == 1:
         a, ap = ap, a
     r = folded_rows(a[None, :], ap[None, :], params.exp_eps)[0]

@@ -29,9 +29,10 @@ class DisjointModel(MemberModel):
     gamma_format: ClassVar[str] = "darrm-gamma-disjoint/1"
     guarantee: ClassVar[str] = "(target_eps, target_delta)"
     scope: ClassVar[str] = "every (changed-member vertex, number of high members)"
-    capabilities: ClassVar[frozenset[str]] = frozenset({"profile", "fixed-members", "cli"})
+    capabilities: ClassVar[frozenset[str]] = frozenset({"profile", "fixed-members", "cli", "total-budget"})
     fixed_bound: ClassVar[str] = "members-disjoint-post-processing"
-    cli_options: ClassVar[tuple[str, ...]] = ("member_privacy", "target_eps", "target_delta")
+    cli_options: ClassVar[tuple[str, ...]] = ("member_privacy", "target_eps", "target_delta", "total_eps",
+                                              "total_delta", "queries")
     cli_example: ClassVar[tuple[str, ...]] = ("--K", "5", "--member-privacy", "0.3,1e-5", "--target-eps", "0.6",
                                               "--target-delta", "1e-4")
 

@@ -251,8 +251,8 @@ def test_budget_file_round_trips_and_verify_rechecks_the_composition(cli, tmp_pa
     d["info"]["total_budget"]["composed_epsilon"] = 0.1
     d["checksum"] = checksum(d)
     bad.write_text(json.dumps(d))
-    with pytest.raises(GammaFileError, match="differs"):
-        darrm.load(bad)
+    with pytest.raises(darrm.CertificationError, match="differs"):  # the accountant's re-check (darrm verify)
+        darrm.verify_charged_total(darrm.load(bad))
 
 
 def test_core_composition_agrees_with_the_query_accountant():
@@ -289,8 +289,11 @@ def test_a_resealed_total_budget_cannot_make_verify_run_away(cli, tmp_path, fiel
     bad = tmp_path / "forged.json"
     bad.write_text(json.dumps(d))
     t0 = time.monotonic()
-    with pytest.raises(GammaFileError, match=f"total budget not met: {names}"):
-        darrm.load(bad)
-    assert time.monotonic() - t0 < 5
+    if field == "discretization":  # a record's sizes are checked by the core on load
+        with pytest.raises(GammaFileError, match=f"total budget not met: {names}"):
+            darrm.load(bad)
+        assert time.monotonic() - t0 < 5
+    t0 = time.monotonic()  # the accountant's charge of the count: `darrm verify` (the core cannot compose)
     rc, _, err = cli("verify", str(bad))
     assert rc == 2 and err.count("\n") == 1 and names in err
+    assert time.monotonic() - t0 < 10

@@ -79,8 +79,8 @@ def test_more_budget_groups_than_gamma_has_axes_are_refused_at_the_boundary(cli,
     work, naming the option (CLI) or ``groups`` (API), with the supported maximum."""
     import time
 
-    from darrm.models.disjoint import LocalRR
     from darrm.errors import ParameterError
+    from darrm.models.disjoint import LocalRR
     from darrm.models.weighted_shards.params import MAX_GROUPS, WeightedShardParams
 
     out = tmp_path / "g.json"
