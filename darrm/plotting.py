@@ -40,13 +40,6 @@ def fit_suptitle(fig, text: str, **kwargs):
     return title
 
 
-def fit_title(ax, text: str, **kwargs):
-    """``ax.set_title(text)`` wrapped to the width of the axes."""
-    title = ax.set_title(text, **kwargs)
-    _wrap_to(title, text, TITLE_WIDTH * ax.get_window_extent().width)
-    return title
-
-
 def overflow_inches(fig) -> float:
     """How far (inches) the drawn content of ``fig`` extends beyond its canvas on any side;
     0.0 when nothing is clipped.  Draws the figure first (layout engines run at draw time)."""

@@ -22,7 +22,7 @@ from darrm.gamma import symmetric_from_upper
 from darrm.prior import IIDPrior
 from darrm.privacy.certify import repair
 from darrm.privacy.condition import folded_rows
-from darrm.solver.full_lp import solve_lp
+from darrm.solver.full_lp import solve_all_rows
 from darrm.solver.objective import expected_signed_error, objective_coefficients
 from darrm.solver.rows import possibly_binding
 from darrm.status import OPTIMAL, StopReason
@@ -45,7 +45,7 @@ def full_lp_objective(params: DisjointParams, prior) -> float:
     R = all_rows(params)
     R = np.unique(R[possibly_binding(R, params.rhs)], axis=0)
     c, _ = objective_coefficients(params.K, prior)
-    x, _ = solve_lp(R, params.rhs, c)
+    x, _ = solve_all_rows(R, params.rhs, c)
     g = symmetric_from_upper(np.clip(x, 0.0, 1.0), params.K)
     cert = certify_disjoint(g, params)
     if cert.violation > 0.0:
