@@ -1,4 +1,4 @@
-"""Members trained on disjoint shards: parallel composition + post-processing (issue 8, part 1).
+"""Members trained on disjoint shards: parallel composition + post-processing.
 
 If each of K teachers is (ε_i, Δ_i)-DP with respect to its own shard of a partition
 (fixed independently of the records' values, e.g. by index), neighbouring data sets

@@ -45,10 +45,7 @@ def main() -> None:
     ap.add_argument("--cuts", type=int, default=None, help="cuts_per_round (default: SolveOptions')")
     ap.add_argument("--stabilize", default=None, help="SolveOptions.stabilize: 'auto' or λ in (0, 1] (default auto)")
     ap.add_argument("--auto-lambda", type=float, default=None,
-                    help="λ that stabilize='auto' switches to (default cutting_planes.AUTO_LAMBDA)")
-    ap.add_argument("--fourth-session", action="store_true",
-                    help="the solver as the fourth session left it (for same-run ratios): no exact-objective twin "
-                         "model, the fixed exact re-solve schedule, HiGHS's default scaling, no line search")
+                    help="λ that stabilize='auto' switches to (default Schedule.auto_lambda)")
     ap.add_argument("--log", type=Path, required=True)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--checkpoint", type=Path, default=None)
@@ -56,20 +53,18 @@ def main() -> None:
 
     import darrm
 
-    if a.fourth_session:
-        from darrm.solver import cutting_planes, pure_rounds
-
-        cutting_planes.EXACT_TWIN = cutting_planes.TIGHT_BACKOFF = False
-        pure_rounds.PURE_HIGHS = None
-        pure_rounds.PURE_LINE_SEARCH = False
     P = darrm.PrivacyParams(a.K, a.m, a.eps, a.delta)
     kw: dict = {} if a.cuts is None else {"cuts_per_round": a.cuts}
     if a.stabilize is not None:
         kw["stabilize"] = a.stabilize if a.stabilize == "auto" else float(a.stabilize)
     if a.auto_lambda is not None:
-        from darrm.solver import cutting_planes
+        import functools
 
-        cutting_planes.AUTO_LAMBDA = a.auto_lambda
+        from darrm.solver import gamma_opt
+        from darrm.solver.schedule import Schedule
+
+        gamma_opt.solve_cutting_planes = functools.partial(gamma_opt.solve_cutting_planes,
+                                                           schedule=Schedule(auto_lambda=a.auto_lambda))
     opts = darrm.SolveOptions(gap_tol=a.gap, **kw)
     t0 = time.perf_counter()
     with a.log.open("a", buffering=1) as f:
@@ -82,7 +77,7 @@ def main() -> None:
         wall = time.perf_counter() - t0
         info = sol.info
         row = {"K": a.K, "m": a.m, "eps": a.eps, "Delta": a.delta, "cuts": opts.cuts_per_round,
-               "stabilize": opts.stabilize, "auto_lambda": a.auto_lambda, "fourth_session": a.fourth_session,
+               "stabilize": opts.stabilize, "auto_lambda": a.auto_lambda,
                "wall_s": wall, "cpu_s": cpu_seconds(),
                "objective": sol.objective, "gap": info.get("optimality_gap"), "rounds": info.get("rounds"),
                "exhaustive_sweeps": info.get("exhaustive_sweeps"), "screens": info.get("screens"),

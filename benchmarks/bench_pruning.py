@@ -1,7 +1,7 @@
 """Benchmark for issue 27: exact pruning (block maxima) against the exhaustive tuple-by-tuple sweep.
 
 Run:  nice .venv/bin/python benchmarks/bench_pruning.py [--opt-K 41 61 81 101] [--sub-K 121 151 201]
-          [--full-max-K 121] [--solve-baseline-K 61] [--dask-K 201] [--json FILE] [--plot FILE]
+          [--full-max-K 121] [--dask-K 201] [--json FILE] [--plot FILE]
       (one child alone: --child KIND K [--no-serial]; a plot of saved rows: --rows FILE… --plot FILE)
 
 Settings as in the issue: m = 5, ε = 0.1, Δ = 1e-5 (δ = 1 − (1 − Δ)^m), prior i.i.d. μ = 0.75.
@@ -17,12 +17,11 @@ subprocess (its own peak RSS):
   γ_Sub(K, 5), a valid table of the same size; the exhaustive one only for K ≤ ``--full-max-K``.
   A certificate sweep's work does not depend on the table (one block per R is visited), so its
   time is the time of any certificate at that K.
-- ``solve``: one whole solve at K with pruning off and on (ratio in the same run).
 - ``dask``: the certificate of γ_Sub(K, 5) on a local Dask cluster (127.0.0.1, one worker process,
   one thread: the memory of a single worker) against the serial certificate: same verdict.
 
 Work skipped: the share of the C(K+6, 6)/2 reduced tuples that the pruned sweep does not visit
-(counted by instrumenting ``approx_blocks.blocks_to_visit``, benchmarks/bench_two_phase.py).
+(counted by instrumenting ``two_phase.worst_blocks``).
 Beyond ``--full-max-K`` the exhaustive sweep is extrapolated from its throughput (tuples per CPU
 second) at the largest measured K, labelled so.
 """
@@ -83,13 +82,36 @@ def block_distribution(g: np.ndarray, P) -> dict:
     return out
 
 
-def timed_sweep(g: np.ndarray, P, prune: bool) -> dict:
-    """One certificate sweep (top = 1, every block's maximum), serial; with ``prune`` the per-R
-    pruned sweep (``TWO_PHASE = False``, as measured here) and the tuples of the blocks it still
-    visits counted (:func:`bench_two_phase.one_sweep`)."""
-    from bench_two_phase import one_sweep
+def one_sweep(g: np.ndarray, P, prune: bool) -> dict:
+    """One serial certificate sweep, timed, with its visited tuples counted (``prune`` False: the
+    exhaustive sweep, every tuple visited; True: the two-phase pruned sweep, one block in all)."""
+    from darrm.backends.executors import SerialExecutor
+    from darrm.privacy import sweep as sweep_mod
+    from darrm.privacy import two_phase
 
-    r = one_sweep(g, P, two=False, prune=prune)
+    tuples = [0, 0]  # visited tuples, visited blocks
+    real = two_phase.worst_blocks
+
+    def worst(rows, threshold, top):
+        chosen = real(rows, threshold, top)
+        tuples[0] += sum(math.comb(R + 4, 4) for R, _, _ in chosen)
+        tuples[1] += len(chosen)
+        return chosen
+
+    two_phase.worst_blocks = worst
+    try:
+        w, c = time.perf_counter(), time.process_time()
+        r = sweep_mod.sweep(g, P, top=1, threshold=-np.inf, prune=prune, executor=SerialExecutor())
+        wall, cpu = time.perf_counter() - w, time.process_time() - c
+    finally:
+        two_phase.worst_blocks = real
+    return {"wall_s": wall, "cpu_s": cpu, "max": r.max_violation, "visited_blocks": tuples[1]}
+
+
+def timed_sweep(g: np.ndarray, P, prune: bool) -> dict:
+    """One certificate sweep (top = 1, every block's maximum), serial; with ``prune`` the two-phase
+    pruned sweep and the blocks it still visits counted (:func:`one_sweep`)."""
+    r = one_sweep(g, P, prune=prune)
     key = "pruned" if prune else "full"
     out = {f"{key}_wall_s": r["wall_s"], f"{key}_cpu_s": r["cpu_s"], f"{key}_max": r["max"]}
     if prune:
@@ -108,21 +130,6 @@ def child(kind: str, K: int, full_max: int, with_serial: bool = True) -> dict:
 
     P = darrm.PrivacyParams(K, M, EPS, DELTA)
     row: dict = {"K": K, "kind": kind, "reduced_tuples": reduced_tuples(K)}
-    if kind == "solve":
-        from darrm.privacy import sweep as sweep_mod
-
-        darrm.solve(darrm.PrivacyParams(5, 3, EPS, DELTA), darrm.IIDPrior(0.75), progress=False)  # warm-up
-        for prune in (False, True):
-            sweep_mod.PRUNE = prune
-            t = time.perf_counter()
-            sol = darrm.solve(P, darrm.IIDPrior(0.75), progress=False)
-            key = "pruned" if prune else "full"
-            row[f"solve_{key}_s"] = time.perf_counter() - t
-            row[f"objective_{key}"] = sol.objective
-            row[f"gap_{key}"] = sol.info["optimality_gap"]
-            row[f"rounds_{key}"] = sol.info["rounds"]
-        row["peak_rss_mib"] = _rss_mib()
-        return row
     if kind == "dask":
         import distributed
 
@@ -211,7 +218,6 @@ def main() -> None:
     ap.add_argument("--opt-K", type=int, nargs="*", default=[41, 61, 81, 101])
     ap.add_argument("--sub-K", type=int, nargs="*", default=[121, 151, 201])
     ap.add_argument("--full-max-K", type=int, default=121)
-    ap.add_argument("--solve-baseline-K", type=int, nargs="*", default=[61])
     ap.add_argument("--dask-K", type=int, nargs="*", default=[201])
     ap.add_argument("--child", nargs=2)
     ap.add_argument("--no-serial", action="store_true", help="dask child: the serial sweep ran in another child")
@@ -228,7 +234,7 @@ def main() -> None:
         return
     rows = []
     jobs = ([("opt", K) for K in args.opt_K] + [("sub", K) for K in args.sub_K]
-            + [("solve", K) for K in args.solve_baseline_K] + [("dask", K) for K in args.dask_K])
+            + [("dask", K) for K in args.dask_K])
     for kind, K in jobs:
         t = time.perf_counter()
         serial = next((r for r in rows if r["K"] == K and r["kind"] in ("opt", "sub")), None)

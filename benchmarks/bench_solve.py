@@ -57,14 +57,14 @@ def naive(K: int) -> dict:
     from darrm.params import PrivacyParams
     from darrm.prior import IIDPrior
     from darrm.privacy.certify import certify
-    from darrm.solver.full_lp import solve_lp
+    from darrm.solver.full_lp import solve_all_rows
     from darrm.solver.objective import objective_coefficients
 
     P = PrivacyParams(K, 3, 0.1, 1e-5)
     t0 = time.perf_counter()
     rows = naive_rows(K, P.m, P.eps, P.member_delta)
     c, A = objective_coefficients(K, IIDPrior())
-    x, _ = solve_lp(rows, P.rhs, c)
+    x, _ = solve_all_rows(rows, P.rhs, c)
     g = symmetric_from_upper(np.clip(x, 0, 1), K)
     certify(g, P)
     return {"K": K, "seconds": time.perf_counter() - t0, "objective": A + float(c @ x), "rows": rows.shape[0]}

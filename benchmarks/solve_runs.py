@@ -1,5 +1,5 @@
-"""Shared by the solve benchmarks that run each solve in a fresh subprocess (bench_screen_streak,
-bench_warm_start, bench_cold_solve): the problem's command-line options and the CPU seconds of the
+"""Shared by the solve benchmarks that run each solve in a fresh subprocess (bench_warm_start,
+bench_cold_solve): the problem's command-line options and the CPU seconds of the
 finished children (``resource.getrusage(RUSAGE_CHILDREN)``: user + system of every waited-for
 subprocess and its own waited-for children, so a solve's sweep workers are included)."""
 

@@ -512,7 +512,7 @@ def build_parser() -> argparse.ArgumentParser:
     D = SolveOptions()  # the defaults, written once (darrm.solver.options)
     p = sub.add_parser("solve", help="compute and certify a γ table and write it as a γ file",
                        description="Compute a γ table (γ_opt by linear programming, or a closed-form "
-                                   "family), certify it (Lemma 3.2's exact privacy condition) and "
+                                   "family), certify it (Lemma 3.4's exact privacy condition) and "
                                    "optionally write it as a checksummed γ file.")
     _add_param_args(p)
     p.add_argument("--family", choices=LazyChoices("darrm.families:names"), metavar="FAMILY", default="opt",

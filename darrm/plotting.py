@@ -40,13 +40,6 @@ def fit_suptitle(fig, text: str, **kwargs):
     return title
 
 
-def fit_title(ax, text: str, **kwargs):
-    """``ax.set_title(text)`` wrapped to the width of the axes."""
-    title = ax.set_title(text, **kwargs)
-    _wrap_to(title, text, TITLE_WIDTH * ax.get_window_extent().width)
-    return title
-
-
 def fit_legend(fig, handles, labels, *, ncol: int, **kwargs):
     """A figure-level legend below the panels (``loc="outside lower center"``, constrained layout)
     in at most ``ncol`` columns, fewer when a row of ``ncol`` entries would be wider than the figure

@@ -1,10 +1,15 @@
 import itertools
+import sys
+from pathlib import Path
 
 import mpmath
 import numpy as np
 import pytest
 
 from darrm.params import PrivacyParams
+
+# the tests' independent references (tests/references/: brute force in high precision), not shipped
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 @pytest.fixture

@@ -117,7 +117,7 @@ CORE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("budget", ("darrm.budget",)),
     # profile_reference: the high-precision brute force of every member model's privacy profile
     # (an independent check for tests), so it sits where both models are known
-    ("api", ("darrm.api", "darrm.privacy.profile_reference")),
+    ("api", ("darrm.api", "references.profile_reference")),
     ("front", ("darrm.verification", "darrm.gamma_file", "darrm.json_vocabulary",
                "darrm.cli_conventions")),
     ("entry", ("darrm.cli", "darrm")),

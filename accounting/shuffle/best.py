@@ -89,8 +89,8 @@ METHODS: list[Method] = [
            "§3.3; FMT23b restrict it to a sub-class): **not valid**, reproduces Wang et al. Table 5 only.  "
            "k-RR and finite: the g = 0 decomposition with the randomizer's own clone probability (a "
            "general-clone pair, Su et al. Thm 4): valid.  A per-pair refinement that keeps the victim's "
-           "left-over as its own symbol (`variation_ratio.SEPARATE_LEFTOVER_PAIRS = True`) is an unreviewed "
-           "derivation, checked only numerically at small n, so it is off by default"),
+           "left-over as its own symbol is an unreviewed derivation, checked only numerically at small n, "
+           "so it is not used"),
     Method(decomposition.NAME, "upper", decomposition.eps_bound, decomposition.delta_bound, _specific,
            "specific (matrix)",
            "Su et al. Thm 6/13: blanket (= optimal general-clone) decomposition, δ = (1/n)E[(ΣG)_+].  "

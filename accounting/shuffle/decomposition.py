@@ -195,29 +195,9 @@ def lattice_positive_part(j: np.ndarray, w: np.ndarray, n: int, thresholds, kind
     return out
 
 
-def expected_positive_part(
-    vals: np.ndarray, w: np.ndarray, n: int, kind: str, max_points: int = 1 << 18, step: float | None = None
-) -> float:
-    """Bound on E[(Σ_{i<=n} G_i)_+] for iid G with atoms ``vals`` (probabilities ``w``), atoms
-    rounded *up* (upper) or *down* (lower) to the grid: the rounded sum dominates (is dominated
-    by) the true one pointwise, so the bias is up to n × step.
-
-    ``kind="upper"`` returns a value >= the true expectation, ``"lower"`` a value
-    <= it (:func:`lattice_positive_part` for the error terms).
-    """
-    vals, w = _normalised(vals, w)
-    if np.all(vals <= 0):
-        return 0.0
-    if np.all(vals >= 0):
-        return n * float(np.dot(w, vals))  # no cancellation: exact for both kinds
-    l = float(step) if step is not None else _window(vals, w, n, max_points)
-    j = np.ceil(vals / l) if kind == "upper" else np.floor(vals / l)
-    return l * float(lattice_positive_part(j.astype(np.int64), w, n, [0.0], kind, max_points)[0])
-
-
 def centred_positive_part(vals: np.ndarray, w: np.ndarray, n: int, kind: str, max_points: int = 1 << 18) -> float:
     """Bound on E[(Σ_{i<=n} G_i)_+] with atoms rounded to the *nearest* grid point and the
-    rounding's mean restored: the bias n × step of :func:`expected_positive_part` becomes a
+    rounding's mean restored: the bias n × step of rounding every atom up (or down) becomes a
     fluctuation of order √n × step.
 
     Claim: write G = l·j + V with j = round(G/l), V ∈ [−l/2, l/2] a function of the atom, μ = E V,

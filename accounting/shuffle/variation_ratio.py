@@ -612,10 +612,10 @@ def vr_eps(
 # ---------------------------------------------------------------------------
 # Per-randomizer parameters and Bound-returning front ends.
 
-def _pair_params(m: np.ndarray, eps0: float, krr: bool = False) -> tuple[VRParams, list[VRParams]]:
-    """(global g = 0 params, per-pair exact params) of a finite randomizer.
+def _pair_params(m: np.ndarray, eps0: float, krr: bool = False) -> VRParams:
+    """The global g = 0 params of a finite randomizer.
 
-    Global: p = e^{ε0}, β = (p-1)/(p+1), q = p/((p+1) r*) with
+    p = e^{ε0}, β = (p-1)/(p+1), q = p/((p+1) r*) with
     r* = min over x0 != x1, x, y of R(x)(y) / (R(x0)(y) + R(x1)(y)) (capped at 1/2), with the real
     pair attached (:class:`RealPair`, g = 0; the divergence is non-decreasing in p, so any p >= the
     largest ratio R_max of a column is valid, and we take R_max itself).  ``krr``: m is the float
@@ -623,26 +623,18 @@ def _pair_params(m: np.ndarray, eps0: float, krr: bool = False) -> tuple[VRParam
     enclose through :func:`exp_enclosure`.  Otherwise m (floats) is the randomizer itself: each
     computed column ratio fl(max/min) and quotient fl(min/fl(a + b)) is within (1 ± u)/(1 ∓ u) of its
     exact value, so R_max lies within 2u and r* within 3u (relatively) of the computed ones.
-    Per pair (x0, x1): p = max pointwise ratio, β = TV, q = max_{x, y}
-    max(R(x0)(y), R(x1)(y)) / R(x)(y) (Lemma 4.4 with the pair's exact values).
+
+    Only this pair is used: a per-pair refinement that keeps the victim's left-over as its own symbol
+    (``vr_delta(..., separate_leftover=True)`` with each pair's own p, TV and q) is an unreviewed
+    derivation, checked only numerically at small n, and was never smaller for k-RR in our checks.
     """
     p = math.exp(eps0)
     k = m.shape[0]
     col_min = m.min(axis=0)
     r_star = 0.5
-    pairs: list[VRParams] = []
     for a in range(k):
         for b in range(a + 1, k):
-            s = m[a] + m[b]
-            r_star = min(r_star, float(np.min(col_min / s)))
-            tv = 0.5 * float(np.abs(m[a] - m[b]).sum())
-            if tv <= 1e-15:
-                continue
-            pp = float(max(np.max(m[a] / m[b]), np.max(m[b] / m[a])))
-            pp = max(pp, 1 + 1e-12)
-            qq = float(np.max(np.maximum(m[a], m[b]) / col_min))
-            bmax = (pp - 1) / (pp + 1)
-            pairs.append(VRParams(pp, min(tv, bmax), max(qq, 1.0)))
+            r_star = min(r_star, float(np.min(col_min / (m[a] + m[b]))))
     q_glob = p / ((p + 1) * r_star)
     u = Fraction(1, 2**53)
     if krr:
@@ -653,48 +645,30 @@ def _pair_params(m: np.ndarray, eps0: float, krr: bool = False) -> tuple[VRParam
         rs = Fraction(r_star)
         real = RealPair.no_leftover((ratio * (1 - 2 * u), ratio * (1 + 2 * u)),
                                     (2 * rs * (1 - 3 * u), min(Fraction(1), 2 * rs * (1 + 3 * u))))
-    return VRParams(p, (p - 1) / (p + 1), q_glob, real), pairs
+    return VRParams(p, (p - 1) / (p + 1), q_glob, real)
 
 
-def _randomizer_params(randomizer: Randomizer) -> tuple[VRParams, list[VRParams], float]:
+def _randomizer_params(randomizer: Randomizer) -> tuple[VRParams, float]:
     """:func:`_pair_params` of a specific randomizer and its ε0; k-RR's real pair is that of its own
     ε0 (its float matrix's log-ratio may differ from it by a rounding)."""
     fin = as_finite(randomizer)
     assert fin is not None
     if isinstance(randomizer, RandomizedResponse):
-        glob, pairs = _pair_params(fin.array, randomizer.eps0, krr=True)
-        return glob, pairs, randomizer.eps0
-    glob, pairs = _pair_params(fin.array, fin.eps0)
-    return glob, pairs, fin.eps0
+        return _pair_params(fin.array, randomizer.eps0, krr=True), randomizer.eps0
+    return _pair_params(fin.array, fin.eps0), fin.eps0
 
 
 def _specific_delta_fn(randomizer: Randomizer, n: int):
-    glob, pairs, eps0 = _randomizer_params(randomizer)
-    if isinstance(randomizer, RandomizedResponse) or not SEPARATE_LEFTOVER_PAIRS:
-        # Default: only the g = 0 general-clone pair (Su et al. Thm 4 with the randomizer's
-        # own clone probability r*), whose proof is published.  The per-pair form with the
-        # victim's left-over kept separate is an unreviewed derivation (module docstring),
-        # checked only numerically at small n, so it is opt-in.  For k-RR it was never
-        # smaller in our checks.
-        pairs = []
-
-    def f(eps: float) -> float:
-        d_glob = vr_delta(eps, n, glob)
-        worst = 0.0
-        for pp in pairs:
-            worst = max(worst, min(d_glob, vr_delta(eps, n, pp, separate_leftover=True)))
-        return worst if pairs else d_glob
-
-    return f, eps0
+    """δ(ε) of the g = 0 general-clone pair (Su et al. Thm 4 with the randomizer's own clone
+    probability r*), whose proof is published, and the randomizer's ε0."""
+    glob, eps0 = _randomizer_params(randomizer)
+    return (lambda eps: vr_delta(eps, n, glob)), eps0
 
 
 #: the method's name in :data:`~darrm.accounting.shuffle.best.METHODS` and in every Bound
 NAME = "variation-ratio"
 #: Wang et al.'s printed k-RR parameters (reproduction only; invalid for k >= 3)
 PAPER_KRR_NAME = "variation-ratio-paper-krr"
-
-#: Opt in to the per-pair "separate left-over" refinement for finite randomizers (not peer-reviewed).
-SEPARATE_LEFTOVER_PAIRS = False
 
 _GENERIC_NOTE = (
     "generic parameters p=q=e^eps0 (= FMT23a stronger clone): the reduction's "

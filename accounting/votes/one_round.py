@@ -1,4 +1,4 @@
-"""One round of shuffled randomised-response votes: its exact central privacy (issue 8, part 3).
+"""One round of shuffled randomised-response votes: its exact central privacy.
 
 K members each hold a bit (any function of their own data) and report it through
 ε0-randomised response: the true bit with probability q = e^{ε0}/(e^{ε0}+1), the other
@@ -17,7 +17,7 @@ pair is worse: a member's input is a bit, so its report probability is r or q �
 others enter X only through n1 (permutation invariance), and a victim with a
 randomised bit is a mixture, which cannot increase H (H(P‖P′) = sup_S P(S) − e^εP′(S)
 is affine in each member's probability, so the vertex argument of
-:mod:`darrm.partition` applies).  Anything computed from L — the majority, DaRRM's
+:mod:`darrm.models.disjoint` applies).  Anything computed from L — the majority, DaRRM's
 γ(L), the histogram itself — is post-processing, so at most that private.
 
 Neighbouring relation: one member's data changes (``REPLACE_ONE``, the relation of

@@ -1,4 +1,4 @@
-"""Tight Q-fold composition of shuffled binary randomised-response votes: the dominating PLD (issue 8).
+"""Tight Q-fold composition of shuffled binary randomised-response votes: the dominating PLD.
 
 Composing the per-query (ε, δ) of the shuffled count L (:mod:`darrm.accounting.votes.one_round`)
 is valid but loose: it forgets the shape of L's privacy-loss distribution.  This module

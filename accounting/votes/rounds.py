@@ -1,4 +1,4 @@
-"""Q rounds of shuffled randomised-response votes: their total central privacy (issue 8).
+"""Q rounds of shuffled randomised-response votes: their total central privacy.
 
 Composes one round (:mod:`darrm.accounting.votes.one_round`) over Q adaptive queries, either
 through the count's own privacy-loss distribution (:mod:`darrm.accounting.votes.pld`, tight) or

@@ -120,10 +120,6 @@ def _init(shared: Any) -> None:
     _SHARED = shared
 
 
-def _call(fn: Callable, item: Any) -> Any:
-    return fn(_SHARED, item)
-
-
 def _call_batch(fn: Callable, items: Sequence[Any]) -> list:
     return [fn(_SHARED, it) for it in items]
 

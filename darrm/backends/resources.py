@@ -98,7 +98,7 @@ def available_memory() -> int | None:
     """Bytes of memory this process may still use now, None if unknown: the smallest of the
     machine's MemAvailable (``/proc/meminfo``), what its memory cgroup (and its ancestors) have
     left below their limit, and what ``RLIMIT_AS`` (``ulimit -v``) leaves above its current address
-    space.  A container or a ulimit is the limit that kills a process first (issue 15: K = 201,
+    space.  A container or a ulimit is the limit that kills a process first (seen at K = 201,
     Δ > 0 under a 4 GB limit ran into MemoryError although the machine had memory to spare)."""
     found = [v for v in (_meminfo_available(), _cgroup_available(), _address_space_available()) if v is not None]
     return min(found) if found else None

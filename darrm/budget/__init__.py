@@ -1,4 +1,4 @@
-"""γ designed for a total privacy budget over Q queries (issue 22, items 4–5).
+"""γ designed for a total privacy budget over Q queries.
 
 :mod:`.spec` (:class:`TotalBudget`), :mod:`.targets` (target profile families whose Q-fold
 composition meets a total), :mod:`.compose` (the exact composition every result is certified by),

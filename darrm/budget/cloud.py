@@ -1,7 +1,7 @@
 """The worst configurations of one query of K members on disjoint shards, as functions of γ.
 
 For members on disjoint shards a neighbouring pair changes one member's shard; the worst cases are the
-O(K) configurations of :mod:`darrm.disjoint` (the changed member at a vertex of its region, n unchanged
+O(K) configurations of :mod:`darrm.models.disjoint` (the changed member at a vertex of its region, n unchanged
 members at the high end; for non-private members the vote counts (L, L + 1)).  Each configuration,
 output o and direction gives a point (x, y) = (Pr[A(D′)=o], Pr[A(D)=o]) affine in γ: the cloud whose
 upper envelope is the query's privacy profile (:mod:`darrm.privacy.profile`, Claims 1–2).  The

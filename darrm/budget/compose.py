@@ -9,7 +9,7 @@ the grid, truncated tail mass counted as infinite loss: Doroshenko et al. 2022),
 ε(δ_tot) is an upper bound on the exact one.
 
 This module is the single place darrm.budget composes; it delegates the PLD to dp_accounting and
-will delegate to the accountant of :mod:`accounting` (issue 22, items 1–3) once it lands there.
+will delegate to the accountant of :mod:`accounting` once it lands there.
 """
 
 from __future__ import annotations

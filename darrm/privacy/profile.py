@@ -8,7 +8,7 @@ Public API (stable; :mod:`accounting.queries` and the total-budget solver build 
 * :class:`PrivacyProfile`: ``delta(eps)`` (δ_γ(ε′), vectorised), ``epsilon(delta)``,
   ``pair()`` → (P, Q), ``infinite_loss_mass``, ``vertices``, ``fingerprint()``;
 * :func:`upper_hull` (the envelope of a point cloud) and :class:`Envelope` (online);
-* :func:`darrm.privacy.profile_reference.profile_reference`: the brute-force high-precision
+* ``tests/references/profile_reference.py``: the brute-force high-precision
   reference used by the tests.
 
 **Claim 1 (the profile is a maximum over corner multisets).**  Fix a symmetric γ and s = e^{ε′} ≥ 1.

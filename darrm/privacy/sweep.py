@@ -56,19 +56,11 @@ from ..errors import ParameterError
 from ..logs import get_logger
 from ..params import PrivacyParams
 from .approx_blocks import MIN_GATHER, sweep_R
-from .pure_blocks import pure_block, sweep_c
+from .pure_blocks import sweep_c
 from .sweep_recipe import SweepRecipe, forget, run_blocks, tables_for, warm
-from .sweep_results import SweepBlockResult, SweepResult, merge
+from .sweep_results import SweepResult, merge
 from .sweep_tables import PureTables, SweepTables, build_for, build_pure_tables, build_tables
 from .two_phase import two_phase_sweep
-
-#: the names this module has always offered, now defined in the modules of one job each
-__all__ = [
-    "MIN_GATHER", "PARALLEL_MIN_WORK", "PRUNE", "TWO_PHASE", "PureTables", "SweepBlockResult", "SweepResult",
-    "SweepTables", "build_for", "build_pure_tables", "build_tables", "default_executor", "memory_budget",
-    "merge", "pure_block", "run_block", "sweep", "sweep_R", "sweep_c", "sweep_executor", "sweep_memory",
-    "sweep_work",
-]
 
 log = get_logger("sweep")
 
@@ -82,7 +74,7 @@ def sweep(
     progress: bool | None = None,
     diverse: bool = True,
     blocks: Iterable | None = None,
-    prune: bool | None = None,
+    prune: bool = True,
 ) -> SweepResult:
     """Largest violation of Pr[A(D)=o] ≤ e^{mε}Pr[A(D′)=o] + δ over every corner multiset,
     both outputs and both directions, as the rigorous bound v̂ of :mod:`darrm.privacy.condition`
@@ -97,11 +89,12 @@ def sweep(
     the first ≥ the second), n_(hi,lo) values for Δ = 0 — a *screening* pass for constraint
     generation (its maximum is over those blocks only: never a certificate).
 
-    ``prune`` (Δ > 0; None: :data:`PRUNE`): take each block's exact maximum from
+    ``prune`` (Δ > 0): take each block's exact maximum from
     :mod:`darrm.privacy.block_maxima` and visit tuple by tuple only the blocks that report
     candidates; the maximum is the same bit for bit, the candidates the same up to ties.  Over
-    every block this runs in two phases (:mod:`darrm.privacy.two_phase`, :data:`TWO_PHASE`): all
-    maxima, then only the worst blocks (a certificate visits one block in all).
+    every block this runs in two phases (:mod:`darrm.privacy.two_phase`): all maxima, then only the
+    worst blocks (a certificate visits one block in all).  ``prune=False`` visits every tuple: the
+    independent reference the tests compare the pruned sweep with.
 
     ``executor`` receives a :class:`~darrm.privacy.sweep_recipe.SweepRecipe` (γ and the
     parameters), never the tables: each worker builds them once per γ
@@ -122,8 +115,7 @@ def sweep(
     total = math.comb(K + (7 if params.member_delta > 0 else 3), K)
     bar = tqdm(total=total, desc="sweep", unit="multiset", unit_scale=True, leave=False,
                disable=(not progress) if progress is not None else None)
-    recipe = SweepRecipe(g, params, int(top), float(threshold), 1 if diverse else None,
-                         PRUNE if prune is None else bool(prune))
+    recipe = SweepRecipe(g, params, int(top), float(threshold), 1 if diverse else None, bool(prune))
     local = isinstance(ex, (SerialExecutor, ProcessExecutor))
     # Δ = 0: the γ tables are two (K+1)³ products, built before BLAS is limited to one thread;
     # only for this process and forked workers (a cluster's workers build their own)
@@ -144,7 +136,7 @@ def _run_sweep(recipe: SweepRecipe, ex: Executor, local: bool, blocks: Iterable 
         if params.member_delta > 0:
             if local:
                 warm(recipe, build_tables(g, params))
-            if recipe.prune and TWO_PHASE and blocks is None:
+            if recipe.prune and blocks is None:
                 return two_phase_sweep(recipe, ex, SerialExecutor() if local else ex, run_block,
                                        on_result=lambda r: bar.update(r.checked))
             items = sorted(range(K + 1), key=lambda R: -_block_cost(K, R, True))
@@ -169,15 +161,6 @@ def _block_cost(K: int, i: int, delta_positive: bool) -> int:
     if delta_positive:
         return (K - i + 2) // 2 * math.comb(i + 4, 4)
     return (min(i, K - i) + 1) ** 2 * (K - i + 1)
-
-
-#: :func:`sweep` prunes Δ > 0 blocks by their exact maxima unless told otherwise
-PRUNE = True
-
-#: a pruned sweep over every block runs in two phases (:mod:`darrm.privacy.two_phase`: all maxima,
-#: then only the worst blocks visited); False: per R (each R visits its own reporting blocks), the
-#: previous path, kept for the benchmark's same-run comparison
-TWO_PHASE = True
 
 
 #: below this much work (in units of :func:`_block_cost`, summed) a sweep runs in this process:

@@ -39,57 +39,17 @@ from ..privacy.corners import corners, orientations
 from ..privacy.segment import SegmentResult, segment_sweep
 from ..privacy.sweep import default_executor, sweep, sweep_work
 from ..status import StopReason
-from . import pure_rounds
 from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
+from .engine import Stabilizer
 from .options import SolveOptions
-from .pure_rounds import highs_options, line_searches, purge_rounds, ramp_lambda, ramps, seed_multisets
+from .pure_rounds import RoundPolicy, idle_coordinates, next_prox_mu, prox_weights
 from .restricted_lp import ProximalHighsLP, RestrictedLP, lagrangian_bound, make_restricted_lp
+from .schedule import Schedule
 from .warm_start import WarmStart
 
 
 def _unique_rows(a: np.ndarray) -> np.ndarray:
     return np.unique(a, axis=0) if a.shape[0] else a
-
-
-#: λ of in-out separation once ``stabilize="auto"`` has switched from plain Kelley cuts
-AUTO_LAMBDA = 0.5
-
-
-class Stabilizer:
-    """λ of in-out separation (Ben-Ameur & Neto 2007): a fixed λ in (0, 1], or "auto": plain
-    Kelley cuts (λ = 1) until the LP point's violation first rises, then :data:`AUTO_LAMBDA`."""
-
-    def __init__(self, stabilize: float | str, ramp: bool = False):
-        self.auto = stabilize == "auto"
-        self.lam0 = AUTO_LAMBDA if self.auto else float(stabilize)
-        self.lam = 1.0 if self.auto else self.lam0
-        self.kelley = True
-        self.last_out: float | None = None
-        self.ramp = ramp
-
-    def separation_point(self, x_in: np.ndarray | None, x_out: np.ndarray) -> tuple[np.ndarray, bool]:
-        """(x_sep, whether x_sep is the LP point itself)."""
-        if x_in is None or self.lam >= 1.0:
-            return x_out, True
-        return x_in + self.lam * (x_out - x_in), False
-
-    def look_at_lp_point(self) -> None:
-        """Separate at the LP point next (the last separation point gave no new cut)."""
-        self.lam = 1.0
-
-    def after_feasible(self) -> None:
-        """The separation point was feasible (it is the new x_in): separate at the LP point next,
-        or with ``ramp`` (:func:`darrm.solver.pure_rounds.ramp_lambda`) halfway from λ to it."""
-        self.lam = ramp_lambda(self.lam) if self.ramp else 1.0
-
-    def after_violation(self, v: float, at_out: bool) -> None:
-        """Plain Kelley cuts while the LP point's violation keeps falling; in-out from the first
-        rise on (the oscillation that stalls plain cutting planes at large K)."""
-        if self.auto and at_out:
-            if self.last_out is not None and v > self.last_out:
-                self.kelley = False
-            self.last_out = v
-        self.lam = 1.0 if (self.auto and self.kelley) else self.lam0
 
 
 class WorkingSet:
@@ -169,45 +129,6 @@ class WorkingSet:
             save_checkpoint(self.path, self.fp, self.multisets)
 
 
-#: once the exact re-solve's bound could close the gap, it runs when the last one was within
-#: TIGHT_NEAR·gap_tol of the upper bound, else every TIGHT_EVERY rounds (each costs a primal
-#: re-solve, ~0.3 s at K = 1001; skipping one delays the stop by at most TIGHT_EVERY − 1 rounds)
-TIGHT_NEAR = 8.0
-TIGHT_EVERY = 4
-
-#: the exact-objective re-solves of the bound (no tie-break) run on a second restricted LP over the
-#: same rows that only ever sees the exact objective, so both models stay warm: switching one
-#: model's objective back and forth left its basis dual-infeasible for each objective in turn (K = 1001,
-#: Δ = 0: each exact re-solve ~2 s and the tie-break re-solve after it 2–5 s, against ~0.2 s
-#: warm; benchmarks/RESULTS.md "Issue 27, fifth session").  Costs a second copy of the working set.
-#: False: the previous path (one model, objective switched), kept for the same-run comparison
-EXACT_TWIN = True
-
-#: once an exact re-solve raised the lower bound by less than TIGHT_SETTLED·gap_tol, the next one
-#: waits twice as many rounds (up to TIGHT_EVERY_MAX), also within TIGHT_NEAR·gap_tol of the
-#: upper bound: the working set's bound has settled and only the upper bound is left to close
-#: (K = 1001, Δ = 0: the exact bound moved < 1e-10 after round 11 of 26, while 6 more exact
-#: re-solves cost 2–30 s each).  A re-solve that raised the bound more resets the wait.
-TIGHT_SETTLED = 0.125
-#: False: the previous rule (every TIGHT_EVERY rounds, each round within TIGHT_NEAR·gap_tol), kept for
-#: the benchmark's same-run comparison
-TIGHT_BACKOFF = True
-TIGHT_EVERY_MAX = 16
-
-#: exhaustive sweeps smaller than this (:func:`darrm.privacy.sweep.sweep_work`; Δ > 0: K < 41) cost
-#: less than the LP re-solves a screen round adds, so they are never screened
-SCREEN_MIN_WORK = 5 * 10**6
-
-#: at most this many screen rounds in a row: then an exhaustive sweep (new bounds, new blocks)
-SCREEN_STREAK = 10
-
-#: a screen that adds fewer LP rows than this (a multiset adds up to 4, its orientations) ends the
-#: streak: its blocks are exhausted at the LP point, so the next round sweeps exhaustively (a new
-#: upper bound and new blocks) instead of screening the same blocks again; 0 turns the rule off.
-#: Measured (benchmarks/bench_screen_streak.py, RESULTS.md "Ending a screening streak early")
-SCREEN_MIN_ROWS = 8
-
-
 def blocks_of(candidates: np.ndarray) -> set:
     """The sweep blocks of candidate multisets: (n_(hi,lo), n_(lo,hi)) pairs with the first ≥ the
     second (Δ > 0, 8 corners), n_(hi,lo) with n_(hi,lo) ≥ n_(lo,hi) (Δ = 0, 4 corners)."""
@@ -228,13 +149,16 @@ class SweepOracle:
     coordinate; the binding multisets of γ_opt sit in a few blocks: at K = 61, 14 of 1,891
     (n_(hi,lo), n_(lo,hi)) pairs): cuts it finds are real violations, so they are valid cuts, but
     finding none proves nothing, and the solver then sweeps exhaustively (also after
-    :data:`SCREEN_STREAK` screens in a row, or a screen adding fewer than :data:`SCREEN_MIN_ROWS`
-    rows: the stop and every bound still come from exhaustive sweeps only).  Δ > 0 only: for pure DP
+    ``screen_streak`` screens in a row, or a screen adding fewer than ``screen_min_rows`` rows,
+    :class:`darrm.solver.schedule.Schedule`: the stop and every bound still come from exhaustive
+    sweeps only).  Sweeps cheaper than ``screen_min_work`` are never screened.  Δ > 0 only: for pure DP
     (measured at K = 1001, m = 10) the screened cuts stayed local, the LP grew to ~29k rows and the
     gap closed more slowly than with an exhaustive sweep every round, which is cheap there."""
 
-    def __init__(self, params: PrivacyParams, executor=None, progress: bool | None = None):
+    def __init__(self, params: PrivacyParams, executor=None, progress: bool | None = None,
+                 screen_min_work: int = Schedule.screen_min_work):
         self.params, self.executor, self.progress = params, executor, progress
+        self.screen_min_work = screen_min_work
         self.hot: set = set()
         self.exhaustive_sweeps = 0
         self.screens = 0
@@ -278,7 +202,7 @@ class SweepOracle:
     def screen(self, x: np.ndarray, top: int, threshold: float):
         """Violations in the neighbourhood of the last cuts' blocks, or None when there is none."""
         if (not self.hot or isinstance(self.executor, TorchDevice) or self.params.member_delta == 0
-                or sweep_work(self.params) < SCREEN_MIN_WORK):
+                or sweep_work(self.params) < self.screen_min_work):
             return None
         self.screens += 1
         res = sweep(symmetric_from_upper(x, self.params.K), self.params, top=top, threshold=threshold,
@@ -303,6 +227,315 @@ def seed_working_set(ws: WorkingSet, oracle: SweepOracle, warm: WarmStart | None
     return int(seed.shape[0])
 
 
+class TightBound:
+    """When the exact-objective re-solve of the working set runs (the tightest Lagrangian bound the
+    working set allows; each a warm primal re-solve).
+
+    The tie-break LP's own duals give a bound at most tie_break·scale·Σx below the working set's
+    optimum (by its duality: Σ min(0, r + tie_break) ≥ Σ min(0, r) for the reduced costs r), so the
+    re-solve runs only once that difference could close the gap (factor 2: room for the solver's
+    tolerances), and then within ``tight_near``·gap_tol of the upper bound every round, else every
+    ``tight_every`` rounds; a re-solve that raised the bound by less than ``tight_settled``·gap_tol
+    doubles the wait (to ``tight_every_max``), also within reach: only the upper bound is left to
+    close (K = 1001, Δ = 0: the exact bound moved < 1e-10 after round 11 of 26, while 6 more exact
+    re-solves cost 2–30 s each)."""
+
+    def __init__(self, schedule: Schedule, gap_tol: float):
+        self.s, self.gap_tol = schedule, gap_tol
+        self.lb, self.round = -np.inf, 0
+        self.wait, self.settled = schedule.tight_every, False
+
+    def due(self, rnd: int, ub: float, lb: float, slack: float) -> bool:
+        """Whether this round re-solves: the gap could close (``slack``: the tie-break's share) and
+        the schedule says so."""
+        near = ub - self.lb <= self.s.tight_near * self.gap_tol and not self.settled
+        return ub - lb <= self.gap_tol + slack and (near or rnd - self.round >= self.wait)
+
+    def record(self, bound: float, lb: float, rnd: int, backoff: bool) -> float:
+        """Note a re-solve's bound (``backoff``: update the wait); returns the new lower bound."""
+        if backoff:
+            self.settled = bound - lb < self.s.tight_settled * self.gap_tol
+            self.wait = min(2 * self.wait, self.s.tight_every_max) if self.settled else self.s.tight_every
+        self.lb, self.round = bound, rnd
+        return max(lb, bound)
+
+
+class LineSearch:
+    """The pure-DP line search's state (:class:`darrm.solver.pure_rounds.RoundPolicy`): the pending
+    proposal, the proximal weight μ (None: the tie-break LP point is the target) and whether the
+    proximal stage is over (then the exact-objective LP point is the target)."""
+
+    def __init__(self, policy: RoundPolicy, schedule: Schedule, c: np.ndarray, gap_tol: float):
+        self.on, self.s = policy.line_search, schedule
+        self.pending: np.ndarray | None = None
+        self.look_out = False  # the last segment sweep found nothing new: one round at the LP point
+        self.mu = policy.prox_mu0
+        self.exhausted = False
+        self.idle = idle_coordinates(c, gap_tol, schedule.prox_idle_share)
+        self.rounds = 0
+
+    def this_round(self, stab: Stabilizer, x_in: np.ndarray | None) -> bool:
+        """Whether this round is a line-search round (in-out separation has started)."""
+        return self.on and x_in is not None and not (stab.auto and stab.kelley) and not self.look_out
+
+    def anchor(self, c: np.ndarray, ub: float, x_in: np.ndarray) -> np.ndarray:
+        """x_a: the last proposal (certified now, by this round's sweep) or the best certified point."""
+        return self.pending if self.pending is not None and float(c @ self.pending) < ub else x_in
+
+    def weights(self) -> np.ndarray:
+        assert self.mu is not None
+        return prox_weights(self.idle, self.mu, self.s.prox_mu0)
+
+    def after_segment(self, use_prox: bool, predicted: float, gap: float) -> None:
+        """The proximal point asked too little of the gap: a smaller μ lets it move further."""
+        if use_prox and predicted < self.s.prox_stall * gap:
+            self.mu = next_prox_mu(self.mu, self.s)
+            self.exhausted = self.mu is None
+
+    def propose(self, x_a: np.ndarray, x_out: np.ndarray, v: float, step: float) -> None:
+        """The next proposal (the step holds for x_a itself only: after a repair, none)."""
+        self.pending = None
+        if v <= 0.0 and step > 0.0:
+            self.pending = x_a + self.s.line_search_short * step * (x_out - x_a)
+
+
+class _Run:
+    """One run of :func:`solve_cutting_planes`: the working set, the bounds and the strategies
+    (:class:`Stabilizer`, :class:`TightBound`, :class:`LineSearch`, the oracle's screening)."""
+
+    def __init__(self, params: PrivacyParams, c: np.ndarray, options: SolveOptions, schedule: Schedule, *,
+                 solver_opts, tol_cp, executor, checkpoint, progress, log, tie_break, purge_after, oracle):
+        self.params, self.c, self.options, self.s = params, c, options, schedule
+        self.gap_tol, self.top = options.gap_tol, options.cuts_per_round
+        self.max_rounds, self.lp_backend = options.rounds("shared"), options.lp_backend
+        self.tol_cp, self.log, self.tie_break, self.solver_opts = tol_cp, log, tie_break, solver_opts
+        self.rhs = params.rhs
+        self.scale = float(np.max(np.abs(c))) or 1.0
+        self.c_lp = c / self.scale - tie_break
+        torch = isinstance(as_executor(executor), TorchDevice)
+        self.policy = RoundPolicy.of(params, schedule, line_search=not torch, prox=self.lp_backend == "highs")
+        self.lp_defaults = self.policy.highs  # Δ = 0: HiGHS's scaling (pure_rounds); a retry may drop it
+        self.ws = WorkingSet(params, c, make_restricted_lp(self.lp_backend, self.c_lp, self.rhs, solver_opts,
+                                                           self.lp_defaults), checkpoint)
+        seed = self.ws.new_among(self.policy.seed)  # Δ = 0: the two-corner family (module pure_rounds)
+        if seed.shape[0]:
+            self.ws.add(seed)
+        self.lp = self.ws.lp
+        self.stab = Stabilizer(options.stabilize, schedule.ramp_floor if self.policy.ramp else None,
+                               schedule.auto_lambda)
+        self.oracle = SweepOracle(params, executor, progress, schedule.screen_min_work) if oracle is None else oracle
+        self.warm_rows = seed_working_set(self.ws, self.oracle, options.warm_start, params.K, log)
+        self.purge_after = self.policy.purge_after if purge_after is None else purge_after
+        self.t0 = time.perf_counter()
+        self.sweeps, self.checked = 0.0, 0
+        self.x_in: np.ndarray | None = None
+        self.ub, self.lb = np.inf, -np.inf
+        self.tight = TightBound(schedule, self.gap_tol)
+        self.ls = LineSearch(self.policy, schedule, c, self.gap_tol)
+        self.streak = 0  # screen rounds since the last exhaustive sweep
+        self.polish = False  # sweep the exact-objective LP point once the LP point is feasible, gap open
+        self.polished = False
+        self.tight_now = False
+        self.x_exact: np.ndarray | None = None
+
+    def tight_bound(self) -> tuple[float, np.ndarray]:
+        """The same working set with the exact objective (no tie-break), on a second model that only
+        ever sees this objective, so that both stay warm (switching one model's objective back and
+        forth left its basis dual-infeasible for each objective in turn: K = 1001, Δ = 0, each exact
+        re-solve ~2 s and the tie-break re-solve after it 2–5 s, against ~0.2 s warm).  Its duals give
+        the tightest Lagrangian bound this working set allows; its point is the exact-objective
+        optimum of the working set (used to polish)."""
+        twin = self.ws.twin
+        if twin is None:
+            twin = make_restricted_lp(self.lp_backend, self.c / self.scale, self.rhs, self.solver_opts,
+                                      self.lp_defaults)
+            self.ws.attach_twin(twin)
+        x_exact, y = twin.solve()
+        return lagrangian_bound(self.c, twin.rows, self.rhs, self.scale * y), np.clip(x_exact, 0.0, 1.0)
+
+    def take_certified(self, x: np.ndarray, v: float) -> None:
+        """x was swept exhaustively with rigorous maximum v: x itself (v ≤ 0) or its repair by
+        scaling (:func:`darrm.privacy.certify.repair`) is certified by that sweep; keep the better UB."""
+        x_f = repair(x, self.params, v)[0] if v > 0.0 else x
+        if float(self.c @ x_f) < self.ub:
+            self.x_in, self.ub = x_f, float(self.c @ x_f)
+
+    def finish(self, rnd: int, converged: bool, reason: StopReason, residual: float | None) -> tuple:
+        x = self.x_in
+        # every stop follows an exhaustive sweep, which sets x_in (the first round always sweeps)
+        assert x is not None, "constraint generation stopped before any exhaustive sweep"
+        if not self.tight_now:  # the rows have not changed since this round's solve
+            self.lb = max(self.lb, self.tight_bound()[0])
+        o = self.oracle
+        d = {"method": "cutting-planes", "rounds": rnd, "working_set": int(self.ws.multisets.shape[0]),
+             "lp_rows": int(self.lp.rows.shape[0]), "cuts_added": self.ws.added, "multisets": self.checked,
+             "resumed": self.ws.resumed, "converged": converged, "stop": reason.value, "lp_backend": self.lp_backend,
+             "exhaustive_sweeps": o.exhaustive_sweeps, "screens": o.screens, "line_search_rounds": self.ls.rounds,
+             "seconds_exhaustive_sweeps": o.seconds_exhaustive,
+             "seconds_sweeps": self.sweeps, "seconds_total": time.perf_counter() - self.t0,
+             # a valid lower bound on c·x over every feasible x (module restricted_lp)
+             "lp_lower_bound": self.lb}
+        if self.options.warm_start is not None:
+            d["warm_start"] = {"source": self.options.warm_start.source, "rows": self.warm_rows}
+        if residual is not None and residual > self.tol_cp:
+            d["residual_violation"] = residual
+        return x, reason, d
+
+    def lp_point(self, rnd: int, use_prox: bool, exact_target: bool, x_a: np.ndarray | None) -> np.ndarray:
+        """This round's LP point x_out (the target of a line search, else the point to separate),
+        with the lower bound its duals give, and the exact-objective re-solve when it is due."""
+        c, scale, rhs = self.c, self.scale, self.rhs
+        if use_prox:
+            # the target of the line search: the proximal point anchored at x_a (module pure_rounds)
+            assert x_a is not None
+            mu = self.ls.weights()
+            if self.ws.prox is None:
+                self.ws.attach_prox(ProximalHighsLP(c / scale, rhs, x_a, mu, self.solver_opts, self.lp_defaults))
+            else:
+                self.ws.prox.set_anchor(x_a, mu)
+            assert self.ws.prox is not None
+            x_out, y_p = self.ws.prox.solve()
+            x_out = np.clip(x_out, 0.0, 1.0)
+            self.lb = max(self.lb, lagrangian_bound(c, self.ws.prox.rows, rhs, scale * y_p))
+        elif exact_target:
+            bound, x_out = self.tight_bound()
+            self.lb = self.tight.record(bound, self.lb, rnd, backoff=False)
+        else:
+            x_out, y_tb = self.lp.solve()
+            x_out = np.clip(x_out, 0.0, 1.0)
+            self.lb = max(self.lb, lagrangian_bound(c, self.lp.rows, rhs, scale * y_tb))
+        slack = 2.0 * self.tie_break * scale * float(np.sum(x_out))
+        self.tight_now = exact_target or self.polish or self.tight.due(rnd, self.ub, self.lb, slack)
+        if self.tight_now and not exact_target:
+            bound, self.x_exact = self.tight_bound()
+            self.lb = self.tight.record(bound, self.lb, rnd, backoff=True)
+        if self.polish and self.x_exact is not None:
+            x_out, self.polish, self.polished = self.x_exact, False, True
+        return x_out
+
+    def line_search_round(self, rnd: int, x_a: np.ndarray, x_out: np.ndarray, use_prox: bool,
+                          exact_target: bool) -> tuple | None:
+        """One segment sweep from x_a toward x_out (module pure_rounds); a stop's result, or None."""
+        ls, s = self.ls, self.s
+        ts = time.perf_counter()
+        deep = s.prox_deep if use_prox or exact_target else s.line_search_deep
+        seg = self.oracle.segment(x_a, x_out, self.top, self.tol_cp, int(round(deep * self.top)))
+        self.sweeps += time.perf_counter() - ts
+        self.checked, v, ls.rounds = seg.checked, seg.max_violation, ls.rounds + 1
+        self.take_certified(x_a, v)
+        ls.after_segment(use_prox, float(self.c @ (x_a - x_out)), self.ub - self.lb)
+        if self.log:
+            target = (f"the proximal point (μ {self.ws.prox.mu.min():.0e})" if use_prox and self.ws.prox
+                      else "the exact-objective LP point" if exact_target else "the LP point")
+            self.log(f"round {rnd}: {self.lp.rows.shape[0]} LP rows, line search: max violation {v:.3e} at the "
+                     f"proposal, step {seg.step:.4f} toward {target} (violated there by {seg.violation_b:.3e}), "
+                     f"gap ≤ {self.ub - self.lb:.3e} (UB {self.ub:.9e}, LB {self.lb:.9e}), "
+                     f"sweep {time.perf_counter() - ts:.1f}s")
+        if self.ub - self.lb <= self.gap_tol:
+            return self.finish(rnd, True, StopReason.GAP, None)
+        ls.propose(x_a, x_out, v, seg.step)
+        cuts = self.ws.new_among(seg.candidates)
+        if cuts.shape[0] == 0:
+            if (use_prox or exact_target) and v <= 0.0 and seg.step >= s.prox_free_step:
+                # x_a held and the target is (nearly) feasible: the next round certifies the proposal
+                # there and aims again (a proposal found outside falls through to a round at the LP point)
+                return None
+            # nothing new blocks the segment (the LP point is feasible, or only rows already in
+            # the LP block it): one round of the usual path at the LP point decides
+            ls.look_out = True
+            self.stab.look_at_lp_point()
+            return None
+        if rnd == self.max_rounds:
+            return self.finish(rnd, False, StopReason.ROUND_LIMIT, seg.violation_b)
+        self.ws.purge(x_out, self.purge_after)
+        self.ws.add(cuts)
+        return None
+
+    def screen_round(self, rnd: int, x_sep: np.ndarray, ts: float) -> bool:
+        """A screen near the last cuts' blocks (:meth:`SweepOracle.screen`); whether it added cuts.
+        The loop checks the screen's cuts itself: only a multiset really violated at x_sep counts;
+        otherwise (or after ``screen_streak`` screens) the round sweeps exhaustively.  ``ts``: when the
+        round's sweeping began."""
+        scr = self.oracle.screen(x_sep, self.top, self.tol_cp)
+        new = self.ws.new_among(scr.candidates) if scr is not None and scr.max_violation > self.tol_cp else None
+        if new is None or not self.ws.violated(new, x_sep, self.tol_cp):
+            return False
+        # a screen that found almost nothing new ends the streak (screen_min_rows)
+        self.streak = self.streak + 1 if new.shape[0] >= self.s.screen_min_rows else self.s.screen_streak
+        self.sweeps += time.perf_counter() - ts
+        if self.log:
+            assert scr is not None
+            self.log(f"round {rnd}: {self.lp.rows.shape[0]} LP rows, screened {scr.checked:.3g} multisets near the "
+                     f"last cuts: violation {scr.max_violation:.3e}, {new.shape[0]} cuts, LB {self.lb:.6e}")
+        self.ws.add(new)  # no purge here: a row's slack age counts exhaustive rounds only
+        return True
+
+    def separation_round(self, rnd: int, x_out: np.ndarray) -> tuple | None:
+        """In-out separation at x_in + λ(x_out − x_in): a screen or an exhaustive sweep, its cuts and
+        its stops; a stop's result, or None."""
+        self.ls.look_out = False
+        stab = self.stab
+        x_sep, at_out = stab.separation_point(self.x_in, x_out)
+        ts = time.perf_counter()
+        if (self.options.screen and rnd < self.max_rounds and self.streak < self.s.screen_streak
+                and self.screen_round(rnd, x_sep, ts)):
+            return None
+        self.streak = 0
+        res = self.oracle.exhaustive(x_sep, self.top, self.tol_cp)
+        self.sweeps += time.perf_counter() - ts
+        self.checked = res.checked
+        v = res.max_violation
+        self.take_certified(x_sep, v)
+        if self.log:
+            self.log(f"round {rnd}: {self.lp.rows.shape[0]} LP rows, λ={1.0 if at_out else stab.lam:.2f}, "
+                     f"max violation {v:.3e}, gap ≤ {self.ub - self.lb:.3e} (UB {self.ub:.9e}, LB {self.lb:.9e}), "
+                     f"sweep {time.perf_counter() - ts:.1f}s")
+        if self.ub - self.lb <= self.gap_tol:
+            return self.finish(rnd, True, StopReason.GAP, None)
+        if at_out and v <= self.tol_cp:
+            # the LP point is feasible up to the separation tolerance but its certified
+            # (repaired) version is not yet proven within gap_tol: try the working set's
+            # exact-objective optimum once (the tie-break can cost more than gap_tol)
+            if not self.polished:
+                self.polish = True
+                stab.look_at_lp_point()
+                return None
+            return self.finish(rnd, False, StopReason.NO_VIOLATION, v)
+        if v <= self.tol_cp:
+            stab.after_feasible()  # the separation point is feasible (the new x_in)
+            return None
+        stab.after_violation(v, at_out)
+        new = self.ws.new_among(res.candidates)
+        if new.shape[0] == 0:
+            if not at_out:
+                stab.look_at_lp_point()  # nothing new between x_in and x_out
+                return None
+            # every multiset violated at x_out is already a row: what is left is the LP
+            # solver's feasibility tolerance, which the caller's repair-and-certify removes
+            return self.finish(rnd, False, StopReason.LP_TOLERANCE, v)
+        if rnd == self.max_rounds:
+            return self.finish(rnd, False, StopReason.ROUND_LIMIT, v)
+        self.ws.purge(x_out, self.purge_after)
+        self.ws.add(new)
+        return None
+
+    def round(self, rnd: int) -> tuple | None:
+        """One round: the LP point, then a line search or a separation."""
+        ls_round = self.ls.this_round(self.stab, self.x_in)
+        use_prox = ls_round and self.ls.mu is not None
+        # after the proximal stage (its μ exhausted): aim at the exact-objective LP point (module pure_rounds)
+        exact_target = ls_round and self.ls.exhausted
+        x_a: np.ndarray | None = None
+        if ls_round:
+            assert self.x_in is not None
+            x_a = self.ls.anchor(self.c, self.ub, self.x_in)
+        x_out = self.lp_point(rnd, use_prox, exact_target, x_a)
+        if ls_round:
+            assert x_a is not None
+            return self.line_search_round(rnd, x_a, x_out, use_prox, exact_target)
+        return self.separation_round(rnd, x_out)
+
+
 def solve_cutting_planes(
     params: PrivacyParams,
     c: np.ndarray,
@@ -317,6 +550,7 @@ def solve_cutting_planes(
     tie_break: float = 1e-7,
     purge_after: int | None = None,
     oracle: SweepOracle | None = None,
+    schedule: Schedule | None = None,
 ) -> tuple[np.ndarray, StopReason, dict]:
     """Near-optimal x = γ(mid..K) by stabilised constraint generation; returns (x, stop, info).
 
@@ -332,19 +566,17 @@ def solve_cutting_planes(
     every cut found cuts off the LP's point; separating nearer the feasible region finds
     the cuts that matter near the optimum and damps the vertex-hopping of plain Kelley
     cuts.  The sweep's exact maximum violation v at x_sep also yields a feasible point for
-    free: x_sep scaled by rhs/(rhs + 2v) (:func:`darrm.solver.gamma_opt.repair`), which becomes
+    free: x_sep scaled by rhs/(rhs + 2v) (:func:`darrm.privacy.certify.repair`), which becomes
     x_in when it is better, giving an upper bound UB.  After a separation point that turns
     out feasible (no cuts) the next round tries x_out itself (λ = 1).  ``stabilize="auto"``
     uses λ = 1 (plain Kelley cuts, fewest rounds for K ≤ 301) until the LP point's violation
-    first rises, then :data:`AUTO_LAMBDA` (K = 1001, Δ = 0: plain cuts oscillate there).  For
-    Δ = 0 the working set starts from the two-corner family
-    (:func:`darrm.solver.pure_rounds.seed_multisets`: rows of the full LP, so every bound keeps its
-    meaning) and after a feasible separation point λ moves halfway to 1
-    (:func:`darrm.solver.pure_rounds.ramp_lambda`) instead of jumping to the LP point; once in-out
-    separation has started, each round is a segment sweep (:mod:`darrm.privacy.segment`) from the last
-    certified proposal toward a target: the proximal point of the working set anchored there
-    (:class:`darrm.solver.restricted_lp.ProximalHighsLP`, μ shrinking), then, once μ is below
-    :data:`darrm.solver.pure_rounds.PROX_MU_MIN`, the exact-objective LP point (module pure_rounds).
+    first rises, then ``schedule.auto_lambda`` (K = 1001, Δ = 0: plain cuts oscillate there).  The
+    model's policy (:class:`darrm.solver.pure_rounds.RoundPolicy`) adds, for Δ = 0, a seeded working
+    set (rows of the full LP, so every bound keeps its meaning), the λ ramp and, once in-out
+    separation has started, segment sweeps (:mod:`darrm.privacy.segment`) from the last certified
+    proposal toward a target (:class:`LineSearch`): the proximal point of the working set anchored
+    there (:class:`darrm.solver.restricted_lp.ProximalHighsLP`, μ shrinking), then, once μ is below
+    ``schedule.prox_mu_min``, the exact-objective LP point.
 
     Stops when (a) x_out itself violates no multiset by more than ``tol_cp`` (classic
     convergence; x_out is returned), or (b) UB − LB ≤ ``gap_tol`` (x_in, feasible and
@@ -353,8 +585,8 @@ def solve_cutting_planes(
     ``accept_gap``).  Each round's lower bound comes from the LP's own duals (valid for any
     y ≥ 0, at most tie_break·scale·Σx below the working set's optimum); once that difference
     could close the gap, a warm re-solve with the exact objective (no tie-break) gives the
-    tightest bound the working set allows (every :data:`TIGHT_EVERY` rounds, or each round once
-    within :data:`TIGHT_NEAR`·gap_tol), and every stop reports that tight bound.
+    tightest bound the working set allows (:class:`TightBound`), and every stop reports that
+    tight bound.
 
     Args:
         c: LP costs (see :func:`darrm.solver.objective.objective_coefficients`).
@@ -371,228 +603,18 @@ def solve_cutting_planes(
             Bounds and objectives are always evaluated with the exact c.
         purge_after: a row slack at x_out for this many consecutive rounds leaves the LP
             (its multiset is found again by the sweep if it ever matters); 0 keeps all; None:
-            :func:`darrm.solver.pure_rounds.purge_rounds` (5, or 0 for Δ = 0).
+            the policy's (``schedule.purge_after``, or 0 for Δ = 0).
+        oracle: the separation oracle (None: a :class:`SweepOracle`).
+        schedule: the tuning numbers (:class:`darrm.solver.schedule.Schedule`; None: its defaults).
+            No schedule changes what is proven, only the path.
     """
     # options were validated once, by SolveOptions
-    gap_tol, top = options.gap_tol, options.cuts_per_round
-    max_rounds, lp_backend = options.rounds("shared"), options.lp_backend
-    rhs = params.rhs
-    scale = float(np.max(np.abs(c))) or 1.0
-    c_lp = c / scale - tie_break
-    lp_defaults = highs_options(params)  # Δ = 0: HiGHS's scaling (pure_rounds); a retry may drop it
-    ws = WorkingSet(params, c, make_restricted_lp(lp_backend, c_lp, rhs, solver_opts, lp_defaults), checkpoint)
-    seed = ws.new_among(seed_multisets(params))  # Δ = 0: the two-corner family (module pure_rounds)
-    if seed.shape[0]:
-        ws.add(seed)
-    lp = ws.lp
-    stab = Stabilizer(options.stabilize, ramp=ramps(params))
-    oracle = SweepOracle(params, executor, progress) if oracle is None else oracle
-    warm_rows = seed_working_set(ws, oracle, options.warm_start, params.K, log)
-    t0 = time.perf_counter()
-    sweeps = 0.0
-    checked = 0
-    x_in: np.ndarray | None = None
-    ub, lb = np.inf, -np.inf
-
-    def tight_bound() -> tuple[float, np.ndarray]:
-        # the same working set with the exact objective (no tie-break): a warm-started
-        # re-solve, whose duals give the tightest Lagrangian bound this working set allows;
-        # its point is the exact-objective optimum of the working set (used to polish).
-        # EXACT_TWIN: on a second model that only ever sees this objective (dual simplex stays warm)
-        if EXACT_TWIN:
-            twin = ws.twin
-            if twin is None:
-                twin = make_restricted_lp(lp_backend, c / scale, rhs, solver_opts, lp_defaults)
-                ws.attach_twin(twin)
-            x_exact, y = twin.solve()
-            return lagrangian_bound(c, twin.rows, rhs, scale * y), np.clip(x_exact, 0.0, 1.0)
-        lp.set_objective(c / scale)
-        x_exact, y = lp.solve()
-        lp.set_objective(c_lp)
-        return lagrangian_bound(c, lp.rows, rhs, scale * y), np.clip(x_exact, 0.0, 1.0)
-
-    def take_certified(x: np.ndarray, v: float) -> None:
-        # x was swept exhaustively with rigorous maximum v: x itself (v ≤ 0) or its repair by
-        # scaling (darrm.privacy.certify.repair) is certified by that sweep; keep the better UB
-        nonlocal x_in, ub
-        x_f = repair(x, params, v)[0] if v > 0.0 else x
-        if float(c @ x_f) < ub:
-            x_in, ub = x_f, float(c @ x_f)
-
-    def finish(rnd: int, x: np.ndarray | None, converged: bool, reason: StopReason, residual: float | None) -> tuple:
-        nonlocal lb
-        # every stop follows an exhaustive sweep, which sets x_in (the first round always sweeps)
-        assert x is not None, "constraint generation stopped before any exhaustive sweep"
-        if not tight_now:  # the rows have not changed since this round's solve
-            lb = max(lb, tight_bound()[0])
-        d = {"method": "cutting-planes", "rounds": rnd, "working_set": int(ws.multisets.shape[0]),
-             "lp_rows": int(lp.rows.shape[0]), "cuts_added": ws.added, "multisets": checked,
-             "resumed": ws.resumed, "converged": converged, "stop": reason.value, "lp_backend": lp_backend,
-             "exhaustive_sweeps": oracle.exhaustive_sweeps, "screens": oracle.screens,
-             "line_search_rounds": ls_rounds,
-             "seconds_exhaustive_sweeps": oracle.seconds_exhaustive,
-             "seconds_sweeps": sweeps, "seconds_total": time.perf_counter() - t0,
-             # a valid lower bound on c·x over every feasible x (module restricted_lp)
-             "lp_lower_bound": lb}
-        if options.warm_start is not None:
-            d["warm_start"] = {"source": options.warm_start.source, "rows": warm_rows}
-        if residual is not None and residual > tol_cp:
-            d["residual_violation"] = residual
-        return x, reason, d
-
-    # line search (Δ = 0, module pure_rounds): the proposal the next segment sweep certifies
-    line_search = line_searches(params) and not isinstance(as_executor(executor), TorchDevice)
-    pending: np.ndarray | None = None
-    look_out = False  # the last segment sweep found nothing new: one round at the LP point
-    # the proximal weight μ of the line search's target (None: the tie-break LP point; module pure_rounds)
-    prox_mu = pure_rounds.prox_mu0(params) if line_search and lp_backend == "highs" else None
-    prox_exhausted = False  # the proximal stage is over: the line search aims at the exact-objective LP point
-    idle = pure_rounds.idle_coordinates(c, gap_tol)  # held at PROX_MU_IDLE by the proximal term
-    ls_rounds = 0
-    streak = 0  # screen rounds since the last exhaustive sweep
-    polish = False  # sweep the exact-objective LP point once the LP point is feasible but the gap is open
-    polished = False
-    # the tie-break LP's own duals y give a bound L(scale·y) ≥ LP* − tie_break·scale·Σx_tb (by its
-    # duality: Σ min(0, r + tie_break) ≥ Σ min(0, r) for the reduced costs r), and the exact
-    # re-solve's bound is ≤ LP*: the re-solve runs only when that difference could close the gap
-    # (factor 2: room for the solver's tolerances)
-    tight_now = False
-    x_exact = None
-    lb_tight, tight_round = -np.inf, 0
-    tight_wait, settled = TIGHT_EVERY, False
-    for rnd in range(1, max_rounds + 1):
-        ls_round = line_search and x_in is not None and not (stab.auto and stab.kelley) and not look_out
-        use_prox = ls_round and prox_mu is not None
-        # after the proximal stage (its μ exhausted): aim at the exact-objective LP point (module pure_rounds)
-        exact_target = ls_round and prox_exhausted
-        x_a: np.ndarray | None = None
-        if ls_round:
-            # x_a: the last proposal (certified now, by this round's sweep) or the best certified point
-            x_a = pending if pending is not None and float(c @ pending) < ub else x_in
-        if use_prox:
-            # the target of the line search: the proximal point anchored at x_a (module pure_rounds)
-            assert x_a is not None and prox_mu is not None
-            mu = pure_rounds.prox_weights(idle, prox_mu)
-            if ws.prox is None:
-                ws.attach_prox(ProximalHighsLP(c / scale, rhs, x_a, mu, solver_opts, lp_defaults))
-            else:
-                ws.prox.set_anchor(x_a, mu)
-            assert ws.prox is not None
-            x_out, y_p = ws.prox.solve()
-            x_out = np.clip(x_out, 0.0, 1.0)
-            lb = max(lb, lagrangian_bound(c, ws.prox.rows, rhs, scale * y_p))
-        elif exact_target:
-            bound, x_out = tight_bound()
-            lb, lb_tight, tight_round = max(lb, bound), bound, rnd
-        else:
-            x_out, y_tb = lp.solve()
-            x_out = np.clip(x_out, 0.0, 1.0)
-            lb = max(lb, lagrangian_bound(c, lp.rows, rhs, scale * y_tb))
-        near = ub - lb_tight <= TIGHT_NEAR * gap_tol and not settled
-        tight_now = exact_target or polish or (ub - lb <= gap_tol + 2.0 * tie_break * scale * float(np.sum(x_out))
-                                               and (near or rnd - tight_round >= tight_wait))
-        if tight_now and not exact_target:
-            bound, x_exact = tight_bound()
-            if TIGHT_BACKOFF:
-                settled = bound - lb < TIGHT_SETTLED * gap_tol
-                tight_wait = min(2 * tight_wait, TIGHT_EVERY_MAX) if settled else TIGHT_EVERY
-            lb, lb_tight, tight_round = max(lb, bound), bound, rnd
-        if polish and x_exact is not None:
-            x_out, polish, polished = x_exact, False, True
-        if ls_round:
-            assert x_a is not None
-            ts = time.perf_counter()
-            deep = pure_rounds.PROX_DEEP if use_prox or exact_target else pure_rounds.LINE_SEARCH_DEEP
-            seg = oracle.segment(x_a, x_out, top, tol_cp, int(round(deep * top)))
-            sweeps += time.perf_counter() - ts
-            checked, v, ls_rounds = seg.checked, seg.max_violation, ls_rounds + 1
-            take_certified(x_a, v)
-            predicted = float(c @ (x_a - x_out))  # what the target would gain over x_a
-            if use_prox and predicted < pure_rounds.PROX_STALL * (ub - lb):
-                # the proximal point asks too little of the gap: a smaller μ lets it move further
-                prox_mu = pure_rounds.next_prox_mu(prox_mu)
-                prox_exhausted = prox_mu is None
-            if log:
-                target = (f"the proximal point (μ {ws.prox.mu.min():.0e})" if use_prox and ws.prox
-                          else "the exact-objective LP point" if exact_target else "the LP point")
-                log(f"round {rnd}: {lp.rows.shape[0]} LP rows, line search: max violation {v:.3e} at the "
-                    f"proposal, step {seg.step:.4f} toward {target} (violated there by {seg.violation_b:.3e}), "
-                    f"gap ≤ {ub - lb:.3e} (UB {ub:.9e}, LB {lb:.9e}), sweep {time.perf_counter() - ts:.1f}s")
-            if ub - lb <= gap_tol:
-                return finish(rnd, x_in, True, StopReason.GAP, None)
-            # the step holds for x_a itself only: after a repair the next round starts from x_in
-            pending = None
-            if v <= 0.0 and seg.step > 0.0:
-                pending = x_a + pure_rounds.LINE_SEARCH_SHORT * seg.step * (x_out - x_a)
-            cuts = ws.new_among(seg.candidates)
-            if cuts.shape[0] == 0:
-                if (use_prox or exact_target) and v <= 0.0 and seg.step >= pure_rounds.PROX_FREE_STEP:
-                    # x_a held and the target is (nearly) feasible: the next round certifies the proposal
-                    # there and aims again (a proposal found outside falls through to a round at the LP point)
-                    continue
-                # nothing new blocks the segment (the LP point is feasible, or only rows already in
-                # the LP block it): one round of the usual path at the LP point decides
-                look_out = True
-                stab.look_at_lp_point()
-                continue
-            if rnd == max_rounds:
-                return finish(rnd, x_in, False, StopReason.ROUND_LIMIT, seg.violation_b)
-            ws.purge(x_out, purge_rounds(params) if purge_after is None else purge_after)
-            ws.add(cuts)
-            continue
-        look_out = False
-        x_sep, at_out = stab.separation_point(x_in, x_out)
-        ts = time.perf_counter()
-        if options.screen and rnd < max_rounds and streak < SCREEN_STREAK:
-            scr = oracle.screen(x_sep, top, tol_cp)
-            new = ws.new_among(scr.candidates) if scr is not None and scr.max_violation > tol_cp else None
-            # the loop checks the screen's cuts itself: only a multiset really violated at x_sep
-            # counts; otherwise (or after SCREEN_STREAK screens) it sweeps exhaustively
-            if new is not None and ws.violated(new, x_sep, tol_cp):
-                # a screen that found almost nothing new ends the streak (SCREEN_MIN_ROWS)
-                streak = streak + 1 if new.shape[0] >= SCREEN_MIN_ROWS else SCREEN_STREAK
-                sweeps += time.perf_counter() - ts
-                if log:
-                    log(f"round {rnd}: {lp.rows.shape[0]} LP rows, screened {scr.checked:.3g} multisets near the "
-                        f"last cuts: violation {scr.max_violation:.3e}, {new.shape[0]} cuts, LB {lb:.6e}")
-                ws.add(new)  # no purge here: a row's slack age counts exhaustive rounds only
-                continue
-        streak = 0
-        res = oracle.exhaustive(x_sep, top, tol_cp)
-        sweeps += time.perf_counter() - ts
-        checked = res.checked
-        v = res.max_violation
-        take_certified(x_sep, v)
-        if log:
-            log(f"round {rnd}: {lp.rows.shape[0]} LP rows, λ={1.0 if at_out else stab.lam:.2f}, "
-                f"max violation {v:.3e}, gap ≤ {ub - lb:.3e} (UB {ub:.9e}, LB {lb:.9e}), "
-                f"sweep {time.perf_counter() - ts:.1f}s")
-        if ub - lb <= gap_tol:
-            return finish(rnd, x_in, True, StopReason.GAP, None)
-        if at_out and v <= tol_cp:
-            # the LP point is feasible up to the separation tolerance but its certified
-            # (repaired) version is not yet proven within gap_tol: try the working set's
-            # exact-objective optimum once (the tie-break can cost more than gap_tol)
-            if not polished:
-                polish = True
-                stab.look_at_lp_point()
-                continue
-            return finish(rnd, x_in, False, StopReason.NO_VIOLATION, v)
-        if v <= tol_cp:
-            stab.after_feasible()  # the separation point is feasible (the new x_in)
-            continue
-        stab.after_violation(v, at_out)
-        new = ws.new_among(res.candidates)
-        if new.shape[0] == 0:
-            if not at_out:
-                stab.look_at_lp_point()  # nothing new between x_in and x_out
-                continue
-            # every multiset violated at x_out is already a row: what is left is the LP
-            # solver's feasibility tolerance, which the caller's repair-and-certify removes
-            return finish(rnd, x_in, False, StopReason.LP_TOLERANCE, v)
-        if rnd == max_rounds:
-            return finish(rnd, x_in, False, StopReason.ROUND_LIMIT, v)
-        ws.purge(x_out, purge_rounds(params) if purge_after is None else purge_after)
-        ws.add(new)
+    run = _Run(params, c, options, Schedule() if schedule is None else schedule, solver_opts=solver_opts,
+               tol_cp=tol_cp, executor=executor, checkpoint=checkpoint, progress=progress, log=log,
+               tie_break=tie_break, purge_after=purge_after, oracle=oracle)
+    for rnd in range(1, run.max_rounds + 1):
+        out = run.round(rnd)
+        if out is not None:
+            return out
     # the last round's separation point was feasible (no cuts) but the gap is still open
-    return finish(max_rounds, x_in, False, StopReason.ROUND_LIMIT, None)
+    return run.finish(run.max_rounds, False, StopReason.ROUND_LIMIT, None)

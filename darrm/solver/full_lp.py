@@ -1,4 +1,10 @@
-"""The full LP of Section 5: every (possibly binding) corner-multiset row at once."""
+"""The full LP of Section 5: every (possibly binding) row at once.
+
+:func:`solve_all_rows` is the one full LP of every member model: its ``method="full"`` solves (shared
+data, grouped members) and the reference the tests compare constraint generation with (a model's rows
+from its own builder: :func:`build_rows`, :func:`darrm.models.shard_groups.solver.all_rows`,
+:func:`darrm.models.weighted_shards.solver.all_rows`, :func:`darrm.models.groups.solver.group_rows`).  The budget
+groups' sparse full LP (:mod:`darrm.models.weighted_shards.full_lp`) keeps its own rows, held sparsely."""
 
 from __future__ import annotations
 
@@ -20,12 +26,16 @@ def build_rows(params: PrivacyParams, *, prune: bool = True, block: int = 1 << 1
     return np.concatenate(keep, axis=0) if keep else np.zeros((0, n))
 
 
-def solve_lp(rows: np.ndarray, rhs: float, c: np.ndarray, *, solver_opts: dict | None = None) -> tuple[np.ndarray, str]:
-    """Solve min c·x s.t. rows·x ≤ rhs, 0 ≤ x ≤ 1 with cvxpy + HiGHS; returns (x, status)."""
+def solve_all_rows(rows: np.ndarray, rhs: float, c: np.ndarray, *,
+                   solver_opts: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """min c·x subject to rows·x ≤ rhs, 0 ≤ x ≤ 1, every row at once (cvxpy + HiGHS): (x, the rows'
+    duals y ≥ 0, which give the Lagrangian lower bound :func:`darrm.solver.restricted_lp.lagrangian_bound`).
+
+    Raises:
+        SolveError: the LP failed."""
     lp = CvxpyRestrictedLP(c, rhs, solver_opts)
     lp.add(rows)
-    x, _ = lp.solve()
-    return x, lp.status
+    return lp.solve()
 
 
 #: Above this many corner multisets "auto" uses constraint generation instead of all rows

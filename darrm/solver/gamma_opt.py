@@ -31,10 +31,10 @@ from ..status import StopReason
 from ..table import GammaTable
 from .cutting_planes import solve_cutting_planes
 from .finalize import certified_gamma_opt
-from .full_lp import build_rows, choose_method
+from .full_lp import build_rows, choose_method, solve_all_rows
 from .objective import objective_coefficients
 from .options import SolveOptions
-from .restricted_lp import CvxpyRestrictedLP, lagrangian_bound
+from .restricted_lp import lagrangian_bound
 
 
 def solve_gamma_opt(
@@ -86,9 +86,7 @@ def solve_gamma_opt(
         try:
             rows = build_rows(params)
             t1 = time.perf_counter()
-            full = CvxpyRestrictedLP(c, params.rhs, solver_opts)
-            full.add(rows)
-            x, y = full.solve()
+            x, y = solve_all_rows(rows, params.rhs, c, solver_opts=solver_opts)
             # valid for every y ≥ 0 (pruned rows are implied by the box): a proven lower bound
             info: dict = {"method": "full", "lp_rows": int(rows.shape[0]), "stop": StopReason.FULL_LP.value,
                           "lp_lower_bound": lagrangian_bound(c, rows, params.rhs, y)}

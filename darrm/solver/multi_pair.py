@@ -38,7 +38,8 @@ import numpy as np
 from ..errors import ParameterError, SolveError
 from ..privacy.condition import folded_rows, rhs
 from ..privacy.corners import corner_count, corners, iter_count_vector_blocks, multiset_count
-from .restricted_lp import CvxpyRestrictedLP, make_restricted_lp
+from .full_lp import solve_all_rows
+from .restricted_lp import make_restricted_lp
 from .rows import pmf_pairs, possibly_binding
 
 #: most corner multisets :func:`solve_pairs` keeps in memory (two (N, K+1) float64 pmf arrays)
@@ -124,10 +125,7 @@ def solve_pairs_full(K: int, eps: float, member_delta: float, pairs: Sequence[Pr
     Raises:
         SolveError: the LP failed."""
     rows, _, r = build_pair_rows(K, eps, member_delta, pairs)
-    lp = CvxpyRestrictedLP(c, r, solver_opts)
-    lp.add(rows)
-    x, _ = lp.solve()
-    return x
+    return solve_all_rows(rows, r, c, solver_opts=solver_opts)[0]
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
-from ..validation import choice, count
+from ..validation import choice, count, flag, positive, real
 
 if TYPE_CHECKING:
     from .warm_start import WarmStart
@@ -59,22 +58,17 @@ class SolveOptions:
         choice("method", self.method, ("auto", "full", "cutting-planes"))
         if self.max_rounds is not None:
             object.__setattr__(self, "max_rounds", count("max_rounds", self.max_rounds))
-        g = self.gap_tol
-        if isinstance(g, bool) or not isinstance(g, (int, float)) or not (math.isfinite(g) and g > 0):
-            raise ParameterError("gap_tol", f"must be finite and > 0, got {g!r}")
-        if not isinstance(self.accept_gap, bool):
-            raise ParameterError("accept_gap", f"must be True or False, got {self.accept_gap!r}")
+        positive("gap_tol", self.gap_tol)
+        flag("accept_gap", self.accept_gap)
         object.__setattr__(self, "cuts_per_round", count("cuts_per_round", self.cuts_per_round))
-        s = self.stabilize
-        if s != "auto" and (isinstance(s, bool) or not isinstance(s, (int, float)) or not 0.0 < float(s) <= 1.0):
-            raise ParameterError("stabilize", f"must be 'auto' or a number in (0, 1], got {s!r}")
+        if self.stabilize != "auto":
+            if isinstance(self.stabilize, str):
+                raise ParameterError("stabilize", f"must be 'auto' or a number in (0, 1], got {self.stabilize!r}")
+            real("stabilize", self.stabilize, 0.0, 1.0, closed="right")
         choice("lp_backend", self.lp_backend, ("highs", "cvxpy"))
-        mm = self.max_memory
-        if mm is not None and (isinstance(mm, bool) or not isinstance(mm, (int, float))
-                               or not (math.isfinite(mm) and mm > 0)):
-            raise ParameterError("max_memory", f"must be a number of bytes > 0, got {mm!r}")
-        if not isinstance(self.screen, bool):
-            raise ParameterError("screen", f"must be True or False, got {self.screen!r}")
+        if self.max_memory is not None:
+            positive("max_memory", self.max_memory)
+        flag("screen", self.screen)
         if self.warm_start is not None:
             from .warm_start import WarmStart
 

@@ -11,7 +11,8 @@ Two interchangeable back ends, both solved by HiGHS:
   90 k dense rows took 31 s per round through cvxpy (re-canonicalised every round) and
   12 s cold in HiGHS; warm-started, a round's re-solve is a few pivots.
 * :class:`CvxpyRestrictedLP` rebuilds the problem with cvxpy every round (the modelling
-  layer of :func:`darrm.solver.gamma_opt.solve_lp`); slower, kept as the reference the tests compare to.
+  layer of the full LP, :func:`darrm.solver.gamma_opt.solve_gamma_opt` with ``method="full"``);
+  slower, kept as the reference the tests compare to.
 
 Either way the caller gets the primal point *and* the row duals y ≥ 0, from which
 :func:`lagrangian_bound` gives a lower bound on the full LP that holds for ANY y ≥ 0:
@@ -222,7 +223,7 @@ class HighsRestrictedLP(RestrictedLP):
     def basis(self) -> tuple[np.ndarray, np.ndarray] | None:
         """(basic columns, basic rows) as boolean masks of the last solve's optimal basis,
         or None when HiGHS has no valid basis.  For exact re-solves on that basis
-        (e.g. :func:`darrm.models.disjoint.solver._polished`)."""
+        (e.g. :func:`darrm.solver.engine._polished`)."""
         b = self._h.getBasis()
         if not b.valid:
             return None
@@ -235,7 +236,7 @@ class HighsRestrictedLP(RestrictedLP):
 
 class ProximalHighsLP(HighsRestrictedLP):
     """The restricted LP with an ℓ1 proximal term: minimise c·x + μ·‖x − a‖₁ over the same rows
-    (a proximal bundle step, anchored at a certified point a; :func:`darrm.solver.pure_rounds.prox_mu`).
+    (a proximal bundle step, anchored at a certified point a; :class:`darrm.solver.pure_rounds.RoundPolicy`).
 
     Why.  For Δ = 0 at K ≥ 1501 most coordinates of γ carry prior weight below HiGHS's tolerances,
     so the LP point is any vertex there (the tie-break pushes them to 1), violated by ~1e-2 round
@@ -317,7 +318,7 @@ class CvxpyRestrictedLP(RestrictedLP):
             with quiet_native_stdout():
                 prob.solve(solver=cp.HIGHS, **{**HIGHS_DEFAULTS, **self.opts})
         except (cp.error.SolverError, ValueError, ArithmeticError, RuntimeError) as exc:
-            # cvxpy raises ValueError on badly scaled data (rows with entries ~e^{mε} ≥ 1e8; issue 23)
+            # cvxpy raises ValueError on badly scaled data (rows with entries ~e^{mε} ≥ 1e8, met at mε in [18, 30])
             raise SolveError(f"HiGHS (through cvxpy) failed: {type(exc).__name__}: {exc}") from exc
         if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or x.value is None:
             raise SolveError(f"LP not solved: status {prob.status!r}")

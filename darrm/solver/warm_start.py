@@ -1,4 +1,4 @@
-"""Warm starts for constraint generation: a nearby solve's multisets as the first cuts (issue 27).
+"""Warm starts for constraint generation: a nearby solve's multisets as the first cuts.
 
 A solve at nearby (m, ε, Δ), or at K − 2, leaves a working set of corner multisets (its
 checkpoint, :mod:`darrm.solver.checkpoint`) whose rows bind near its optimum.  Handed to the

@@ -58,7 +58,7 @@ def mean_accuracy(alpha: np.ndarray, w: np.ndarray) -> float:
     """Mean over the agreement grid of Pr[correct] = Σ_L α(L) w(L) (w: output weights in [0, 1]).
 
     Each pmf row is divided by its own sum: the log-space pmf's relative rounding adds up to a
-    total mass of 1 ± ~1e-11 at K = 10001, which made accuracies of 1 + 8e-12 (issue 23).  A
+    total mass of 1 ± ~1e-11 at K = 10001, which made accuracies of 1 + 8e-12.  A
     weighted mean of weights in [0, 1] is then in [0, 1] up to a few ulps, which the final clip
     removes (rounding only; it never moves a value by more than ~1e-15)."""
     acc = (alpha @ w) / alpha.sum(axis=-1)

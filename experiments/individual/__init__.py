@@ -1,4 +1,4 @@
-"""Individualized PATE's setting for DaRRM (issue 26, part B): records with their own budgets.
+"""Individualized PATE's setting for DaRRM: records with their own budgets.
 
 ``darrm-experiments individual`` trains non-private teachers on MNIST's two-class task whose
 training records fall into budget groups (ε = 1 / 2 / 3 for 34 / 43 / 23 % of the records,
@@ -11,7 +11,7 @@ Boenisch et al., PoPETs 2023), and compares the labels released by
   group's budget) and weighting (teachers of one group each, votes weighted), and GNMax at the
   worst budget;
 
-plus the shared-data simulation of issue 26 (members with their own budgets, :mod:`darrm.models.groups`)
+plus the shared-data simulation (members with their own budgets, :mod:`darrm.models.groups`)
 at several splits.  Teachers are trained by :func:`darrm.experiments.pate.student.train_student`
 and GNMax is :mod:`darrm.experiments.pate.multiclass_aggregators`'s: nothing is reimplemented.
 """

@@ -34,7 +34,8 @@ def markdown(result: dict) -> str:
                      f"{', '.join(f'{w:.2f}' for w in c['weights'])} | "
                      f"{c['darrm_individual']['expected_error']:.4f} / {c['darrm_per_group']['expected_error']:.4f} / "
                      f"{c['darrm_weighted']['expected_error']:.4f} / {c['darrm_worst']['expected_error']:.4f} |")
-    lines += ["", "Shared data (issue 26): K = 11, k members at (0.1, 1e-5), 11 − k at (0.3, 1e-5), target "
+    lines += ["", "Shared data (members with their own budgets): K = 11, k members at (0.1, 1e-5), "
+                  "11 − k at (0.3, 1e-5), target "
                   "(0.5, 1e-4), prior i.i.d. 0.75; expected error of γ_opt(L).", "",
               "| k at 0.1 | groups | all at the worst budget (0.3) | all at 0.1 |", "|---|---|---|---|"]
     for s in result["simulation"]:

@@ -1,4 +1,4 @@
-"""Issue 26's shared-data simulation: members with their own budgets (:mod:`darrm.models.groups`) at several splits.
+"""The shared-data simulation: members with their own budgets (:mod:`darrm.models.groups`) at several splits.
 
 K = 11 members on shared data, k of them (0.1, 1e-5)-DP and 11 − k (0.3, 1e-5)-DP, per-query target
 (0.5, 1e-4), objective prior i.i.d. 0.75.  For each split: γ_opt(L) certified for the groups, and

@@ -15,14 +15,14 @@ __all__ = ["MulticlassConfig"]
 
 @dataclass(frozen=True)
 class MulticlassConfig:
-    """The ten-class study (issue 25 items 2–3; issue 22 item 5 for C = 10).
+    """The ten-class study (the C-class aggregator and the total-budget comparison at C = 10).
 
     Args:
         dataset: ``mnist`` or ``fashion-mnist``.
         teachers: K non-private teachers on disjoint shards (PATE 2018: 250).
         queries: the Q values.
         total_eps: the total ε budgets every aggregator is calibrated to.
-        total_delta: the total δ (issue 25: 1e-5).
+        total_delta: the total δ (the study uses 1e-5).
         draws: repeated draws of the Q queries (seeds of the query sets, mechanisms and students).
         seed: the study's seed.
         held_out_fraction: share of the public (test) set held out for the students.

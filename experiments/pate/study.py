@@ -124,7 +124,7 @@ class StudyConfig:
 
     @classmethod
     def with_student(cls, dataset: str, quick: bool = False, **overrides) -> StudyConfig:
-        """The student study (issue 25): m = 3, Q ∈ {20, 50, 100, 200, 500}, 5 draws, a student per
+        """The student study: m = 3, Q ∈ {20, 50, 100, 200, 500}, 5 draws, a student per
         release; ``quick``: the smoke-test preset (1 teacher epoch, Q = 20, 2 draws, 50 student steps)."""
         base: dict[str, Any] = (dict(ms=(3,), queries=(20,), draws=2, epochs=1, student=StudentConfig(steps=50),
                                      smoke_test=True)

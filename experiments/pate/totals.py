@@ -17,7 +17,7 @@ the Q runs to use independent randomness; fixed trained teachers reuse their tra
 for every query, so the composed bound is **not** a valid guarantee for them.  It is reported
 only as ``epsilon_total_fresh_members`` (valid if each query were answered by freshly trained
 teachers), labelled with its accountant: the tight one of the γ table's exact dominating pair
-(:func:`darrm.accounting.composed_epsilon` with ``member_randomness="fresh"``, issue 22) when the
+(:func:`darrm.accounting.composed_epsilon` with ``member_randomness="fresh"``) when the
 table is given, else the generic bound (the exact optimal composition of Q homogeneous (mε, δ)
 mechanisms, Kairouz, Oh & Viswanath 2015, Theorem 3.3).
 

@@ -1,4 +1,4 @@
-"""Simulations at equal TOTAL budget (issue 22, item 5): per-query γ_opt, γ_Sub and γ_const at
+"""Simulations at equal TOTAL budget: per-query γ_opt, γ_Sub and γ_const at
 their best m vs the γ designed for the total budget (:func:`darrm.design_for_budget`).
 
 Setting: Figure 2's members (K = 11, ε = 0.1, Δ = 1e-5), the i.i.d. prior μ = 0.75, Q queries

@@ -1,4 +1,4 @@
-"""Partition-aware DaRRM: members trained on *disjoint* shards (issue 8).
+"""Partition-aware DaRRM: members trained on *disjoint* shards.
 
 The DaRRM paper (Problem 1.1) lets every one of the K members depend on the record
 that differs between neighbouring data sets D, D′.  When member i only sees shard i

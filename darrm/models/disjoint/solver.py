@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 
 import numpy as np
 
 from ...prior import IIDPrior, Prior
-from ...privacy.certify import Certificate, repair
+from ...privacy.certify import Certificate
 from ...solver.cuts import most_violated
+from ...solver.engine import Oracle, Polish, Stabilizer
+from ...solver.engine import constraint_generation as run_engine
 from ...solver.finalize import TableForm, certified_gamma_opt, total_form
 from ...solver.options import SolveOptions
-from ...solver.restricted_lp import lagrangian_bound, make_restricted_lp
-from ...status import StopReason
 from ...table import GammaTable
 from .certificate import certify_disjoint, constraint_row, violations
 from .params import DisjointParams
@@ -23,41 +22,11 @@ from .params import DisjointParams
 TIE_BREAK = 1e-8
 
 #: Below this largest violation the LP point is re-solved exactly from its basis
-#: (:func:`_polished`; dense O(n³), so not in the early rounds).
+#: (:class:`darrm.solver.engine.Polish`; dense O(n³), so not in the early rounds).
 POLISH_BELOW = 1e-8
 
 #: A (vertex, n_high, output, direction) index whose violation exceeds this becomes a cut.
 TOL_CP = 1e-13
-
-
-def _polished(x: np.ndarray, rows: np.ndarray, rhs: float, c: np.ndarray,
-              basis: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
-    """(x′, y′): the LP's optimal vertex and its row duals recomputed in float64 from its basis.
-
-    HiGHS works to a feasibility tolerance (~1e-10) and ignores matrix entries below
-    ``small_matrix_value``: with randomised-response members its point sits
-    outside exact rows by ~1e-9, and scaling it back (:func:`darrm.solver.gamma_opt.repair`) costs
-    ~|c·x|·2v/rhs, more than ``gap_tol``.  Here the basis's nonbasic rows are solved for
-    equality over the basic columns with the exact rows (nonbasic columns at their
-    bounds), and the duals from c_B + R_{N,B}ᵀ y_N = 0.  Neither needs to be right: x′ is
-    only a candidate, certified like any other point, and y′ only feeds the Lagrangian
-    bound, valid for every y ≥ 0 (:func:`darrm.solver.restricted_lp.lagrangian_bound`).
-    """
-    y = np.zeros(rows.shape[0])
-    if basis is None or rows.shape[0] == 0:
-        return x, y
-    bcol, brow = basis
-    act = np.flatnonzero(~brow)
-    if act.size != int(bcol.sum()) or act.size == 0:
-        return x, y
-    xp = np.where(x > 0.5, 1.0, 0.0)  # nonbasic columns sit at a bound
-    M = rows[np.ix_(act, bcol)]
-    try:
-        xp[bcol] = np.linalg.solve(M, rhs - rows[act][:, ~bcol] @ xp[~bcol])
-        y[act] = np.linalg.solve(M.T, -c[bcol])
-    except np.linalg.LinAlgError:
-        return x, np.zeros(rows.shape[0])
-    return np.clip(xp, 0.0, 1.0), y
 
 
 def solve_gamma_opt_disjoint(
@@ -77,7 +46,7 @@ def solve_gamma_opt_disjoint(
     point x, and re-solves it warm with the exact objective: the duals give a proven
     **lower bound** LB on the full LP (:func:`darrm.solver.restricted_lp.lagrangian_bound`,
     evaluated on the exact rows).  All C·K·4 violations of x are evaluated exactly
-    (:func:`violations`); x scaled by their maximum (:func:`darrm.solver.gamma_opt.repair`) is feasible,
+    (:func:`violations`); x scaled by their maximum (:func:`darrm.privacy.certify.repair`) is feasible,
     an **upper bound** UB; the best such point is kept.  The ``cuts_per_round`` most
     violated indices (vertex, n_high, output, direction) not yet in the LP are added.
 
@@ -124,9 +93,10 @@ def constraint_generation(
     log: Callable[[str], None] | None = None,
     form: TableForm | None = None,
 ) -> GammaTable:
-    """The loop of :func:`solve_gamma_opt_disjoint` for any member model whose every constraint is
-    evaluated at once (the disjoint members; the record groups of :mod:`darrm.models.shard_groups`; the
-    budget groups of :mod:`darrm.models.weighted_shards`).
+    """:func:`solve_gamma_opt_disjoint` for any member model whose every constraint is evaluated at
+    once (the disjoint members; the record groups of :mod:`darrm.models.shard_groups`; the budget groups of
+    :mod:`darrm.models.weighted_shards`): the engine's loop (:func:`darrm.solver.engine.constraint_generation`,
+    plain Kelley cuts, basis polish) and the final certificate.
 
     Args:
         params: the model's parameters: ``K``, ``rhs`` (the right-hand side of ``row_fn``'s rows),
@@ -152,67 +122,21 @@ def constraint_generation(
     need = params.check_memory(opts.max_memory)
     if log:
         log(f"{what}: in this process, about {need / 2**20:.0f} MiB peak (estimate)")
-    cuts_per_round, max_rounds = opts.cuts_per_round, opts.rounds(rounds_key)
-    gap_tol, lp_backend = opts.gap_tol, opts.lp_backend
     prior = IIDPrior() if prior is None else prior
     t0 = time.perf_counter()
-    K, rhs = params.K, params.rhs
-    form = total_form(K, prior) if form is None else form
-    c = form.costs
-    scale = float(np.max(np.abs(c))) or 1.0
-    # Tie-break toward larger γ: for large K the prior's mass underflows to 0 away from
-    # its mean, and a degenerate LP would leave those γ(l) arbitrary (and constraint
-    # generation slow).  Bounds and objectives are evaluated with the exact c.
-    c_lp = c / scale - TIE_BREAK
-    lp = make_restricted_lp(lp_backend, c_lp, rhs, solver_opts)
-    seen: set[tuple[int, ...]] = set()
-    lb, ub = -math.inf, math.inf
-    x_best: np.ndarray | None = None
-    stop = StopReason.ROUND_LIMIT
-    rnd = 0
-    for rnd in range(1, int(max_rounds) + 1):
-        x, _ = lp.solve()
-        x = np.clip(x, 0.0, 1.0)
-        V = violations_fn(form.full(x))
-        v = float(V.max())
-        polish = TOL_CP < v <= POLISH_BELOW  # only the LP's own tolerance is left to remove
-        basis_x = lp.basis() if polish else None
-        # the same rows, exact objective, warm start: the tightest bound these rows allow
-        lp.set_objective(c / scale)
-        x_ex, y = lp.solve()
-        lp.set_objective(c_lp)
-        lb = max(lb, lagrangian_bound(c, lp.rows, rhs, scale * y))
-        if polish:
-            y_p = _polished(np.clip(x_ex, 0.0, 1.0), lp.rows, rhs, c, lp.basis())[1]
-            lb = max(lb, lagrangian_bound(c, lp.rows, rhs, y_p))
-        x_f = repair(x, params, v)[0] if v > 0.0 else x  # repair uses params.rhs only
-        if x_best is None or float(c @ x_f) < ub:
-            x_best, ub = x_f, float(c @ x_f)
-        if polish and ub - lb > gap_tol:
-            # the LP's vertex recomputed exactly from its basis: a second certified candidate
-            x_p = _polished(x, lp.rows, rhs, c, basis_x)[0]
-            v_p = float(violations_fn(form.full(x_p)).max())
-            x_pf = repair(x_p, params, v_p)[0] if v_p > 0.0 else x_p
-            if float(c @ x_pf) < ub:
-                x_best, ub = x_pf, float(c @ x_pf)
-        if log:
-            log(f"round {rnd}: {lp.rows.shape[0]} LP rows, max violation {v:.3e}, gap ≤ {ub - lb:.3e}")
-        if v <= TOL_CP:
-            x_best, ub, stop = x_f, float(c @ x_f), StopReason.NO_VIOLATION
-            break
-        if ub - lb <= gap_tol:
-            stop = StopReason.GAP
-            break
-        new = most_violated(V, seen, int(cuts_per_round), TOL_CP)
-        if not new:
-            stop = StopReason.LP_TOLERANCE
-            break
-        if rnd == max_rounds:
-            break
-        seen.update(new)
-        lp.add(np.array([row_fn(key) for key in new]))
-    assert x_best is not None
-    info = {"method": method, "stop": stop.value, "rounds": rnd, "lp_lower_bound": lb,
-            "lp_rows": int(lp.rows.shape[0]), "lp_backend": lp_backend, "seconds_solve": time.perf_counter() - t0}
+    form = total_form(params.K, prior) if form is None else form
+
+    def separate(g: np.ndarray, seen: set, top: int):
+        V = violations_fn(g)
+        return float(V.max()), most_violated(V, seen, int(top), TOL_CP)
+
+    oracle = Oracle(separate=separate, rows=lambda keys: np.array([row_fn(key) for key in keys]),
+                    violation=lambda g: float(violations_fn(g).max()))
+    out = run_engine(params, form, oracle, max_rounds=opts.rounds(rounds_key), cuts_per_round=opts.cuts_per_round,
+                     gap_tol=opts.gap_tol, lp_backend=opts.lp_backend, stabilizer=Stabilizer(1.0),
+                     tie_break=TIE_BREAK, tol=TOL_CP, polish=Polish(POLISH_BELOW), solver_opts=solver_opts, log=log)
+    info = {"method": method, "stop": out.stop.value, "rounds": out.rounds, "lp_lower_bound": out.lower_bound,
+            "lp_rows": int(out.lp.rows.shape[0]), "lp_backend": opts.lp_backend,
+            "seconds_solve": time.perf_counter() - t0}
     return certified_gamma_opt(
-        x_best, params, prior, certify_fn, opts, info, lp_backend=lp_backend, form=form)
+        out.x, params, prior, certify_fn, opts, info, lp_backend=opts.lp_backend, form=form)

@@ -16,7 +16,7 @@ LP.  Two methods, with the contract of :func:`darrm.solver.gamma_opt.solve_gamma
 - constraint generation: each round solves the restricted LP, finds the largest rigorous violation
   v̂ over every configuration and the most violated ones by the factorised sweep
   (:func:`darrm.models.groups.sweep.sweep_groups`: running minima group by group) at the separation point
-  of :class:`darrm.solver.cutting_planes.Stabilizer` (in-out separation, Ben-Ameur & Neto 2007: a
+  of :class:`darrm.solver.engine.Stabilizer` (in-out separation, Ben-Ameur & Neto 2007: a
   configuration violated between a feasible point and the LP point is violated at the LP point, so
   every cut cuts it off; "auto" separates at the LP point until its violation first rises), keeps the
   best repaired point as an upper bound, bounds the optimum from below by the Lagrangian of the
@@ -37,14 +37,14 @@ from collections.abc import Callable
 import numpy as np
 
 from ...prior import IIDPrior, Prior
-from ...privacy.certify import repair
 from ...privacy.condition import folded_rows
 from ...privacy.corner_pmfs import pmf_pairs
 from ...privacy.corners import complements, corners
-from ...solver.cutting_planes import Stabilizer
+from ...solver.engine import Oracle, Stabilizer, constraint_generation
 from ...solver.finalize import TableForm, certified_gamma_opt, total_form
-from ...solver.options import DEFAULT_MAX_ROUNDS, SolveOptions
-from ...solver.restricted_lp import CvxpyRestrictedLP, lagrangian_bound, make_restricted_lp
+from ...solver.full_lp import solve_all_rows
+from ...solver.options import SolveOptions
+from ...solver.restricted_lp import lagrangian_bound
 from ...solver.rows import possibly_binding
 from ...status import StopReason
 from ...table import GammaTable
@@ -109,10 +109,6 @@ def _separate(gamma: np.ndarray, params: GroupParams, seen: set,
     return res.max_violation, [(j, counts) for _, j, counts in res.candidates]
 
 
-#: per-group form: ``cuts_per_round`` counts per (K + 1)/2 LP variables (:func:`cuts_per_round`)
-SCALE_PER_GROUP_CUTS = True
-
-
 def cuts_per_round(params: GroupParams, opts: SolveOptions) -> int:
     """The cuts added per round: ``opts.cuts_per_round`` for γ(L); for γ(l_1, …, l_G) that many per
     (K + 1)/2 LP variables (the γ(L) LP's size), i.e. times ⌈Π_g(K_g + 1) / (K + 1)⌉.
@@ -122,7 +118,7 @@ def cuts_per_round(params: GroupParams, opts: SolveOptions) -> int:
     cheaply as few: at G = 3, K = 15 (5 + 5 + 5, 128 variables) 256 cuts per round took 49 rounds
     and 41.6 CPU s, 256 × 16 = 4096 took 15 rounds and 17.7 CPU s (benchmarks/RESULTS.md)."""
     n = int(opts.cuts_per_round)
-    if not (params.per_group and SCALE_PER_GROUP_CUTS):
+    if not params.per_group:
         return n
     return n * math.ceil(variables(params) / ((params.K + 1) // 2))
 
@@ -187,9 +183,7 @@ def solve_gamma_opt_groups(
 
     if method == "full":
         rows = group_rows(params)
-        lp = CvxpyRestrictedLP(c / scale, rhs)
-        lp.add(rows)
-        x, y = lp.solve()
+        x, y = solve_all_rows(rows, rhs, c / scale)
         lb = lagrangian_bound(c, rows, rhs, scale * y)
         info = {"method": "groups-full-lp", "stop": StopReason.FULL_LP.value, "rounds": 1,
                 "gamma_form": params.gamma_form,
@@ -198,53 +192,14 @@ def solve_gamma_opt_groups(
         return certified_gamma_opt(np.clip(x, 0.0, 1.0), params, prior, cert, opts, info, lp_backend="cvxpy",
                                    form=form)
 
-    max_rounds = opts.max_rounds if opts.max_rounds is not None else DEFAULT_MAX_ROUNDS["shared"]
-    c_lp = c / scale - TIE_BREAK
-    rlp = make_restricted_lp(opts.lp_backend, c_lp, rhs)
-    seen: set[tuple[int, tuple[int, ...]]] = set()
-    lb, ub = -math.inf, math.inf
-    x_best: np.ndarray | None = None
-    stab = Stabilizer(opts.stabilize)
-    stop = StopReason.ROUND_LIMIT
-    rnd = 0
-    for rnd in range(1, int(max_rounds) + 1):
-        x_out, _ = rlp.solve()
-        x_out = np.clip(x_out, 0.0, 1.0)
-        x, at_out = stab.separation_point(x_best, x_out)
-        v, candidates = _separate(form.full(x), params, seen, cuts)
-        rlp.set_objective(c / scale)  # the same rows, exact objective: the tightest bound they allow
-        _, y = rlp.solve()
-        rlp.set_objective(c_lp)
-        lb = max(lb, lagrangian_bound(c, rlp.rows, rhs, scale * y))
-        x_f = repair(x, params, v)[0] if v > 0.0 else x
-        if x_best is None or float(c @ x_f) < ub:
-            x_best, ub = x_f, float(c @ x_f)
-        if log:
-            log(f"round {rnd}: {rlp.rows.shape[0]} LP rows, λ={1.0 if at_out else stab.lam:.2f}, "
-                f"max violation {v:.3e}, gap ≤ {ub - lb:.3e}")
-        if at_out and v <= TOL_CP:
-            x_best, ub, stop = x_f, float(c @ x_f), StopReason.NO_VIOLATION
-            break
-        if ub - lb <= opts.gap_tol:
-            stop = StopReason.GAP
-            break
-        if rnd == max_rounds:
-            break
-        if not at_out and v <= TOL_CP:
-            stab.look_at_lp_point()  # the separation point is feasible (now x_best): next, the LP point
-            continue
-        stab.after_violation(v, at_out)
-        if not candidates:
-            if not at_out:
-                stab.look_at_lp_point()  # nothing new between x_best and the LP point
-                continue
-            stop = StopReason.LP_TOLERANCE
-            break
-        seen.update(candidates)
-        rlp.add(_config_rows(params, candidates))
-    assert x_best is not None
-    info = {"method": "groups-cutting-planes", "stop": stop.value, "rounds": rnd, "lp_lower_bound": lb,
-            "gamma_form": params.gamma_form,
-            "lp_rows": int(rlp.rows.shape[0]), "lp_backend": opts.lp_backend,
+    oracle = Oracle(separate=lambda g, seen, top: _separate(g, params, seen, top),
+                    rows=lambda keys: _config_rows(params, keys),
+                    violation=lambda g: _separate(g, params, set(), 0)[0])
+    out = constraint_generation(params, form, oracle, max_rounds=opts.rounds("shared"), cuts_per_round=cuts,
+                                gap_tol=opts.gap_tol, lp_backend=opts.lp_backend,
+                                stabilizer=Stabilizer(opts.stabilize), tie_break=TIE_BREAK, tol=TOL_CP, log=log)
+    info = {"method": "groups-cutting-planes", "stop": out.stop.value, "rounds": out.rounds,
+            "lp_lower_bound": out.lower_bound, "gamma_form": params.gamma_form,
+            "lp_rows": int(out.lp.rows.shape[0]), "lp_backend": opts.lp_backend,
             "configurations": params.configurations, "seconds_solve": time.perf_counter() - t0}
-    return certified_gamma_opt(x_best, params, prior, cert, opts, info, lp_backend=opts.lp_backend, form=form)
+    return certified_gamma_opt(out.x, params, prior, cert, opts, info, lp_backend=opts.lp_backend, form=form)

@@ -1,4 +1,4 @@
-"""DaRRM for members on shards whose records carry per-group budgets (issue 26, part B).
+"""DaRRM for members on shards whose records carry per-group budgets.
 
 Individualized PATE's *upsampling* (Boenisch et al., PoPETs 2023): records fall into groups g,
 each owed its own per-query target (ε_g, δ_g), and each record of group g is copied into the
@@ -61,10 +61,10 @@ factor repairs for every group (:attr:`ShardGroupParams.check`).
 from .certificate import certify_shard_groups, constraint_row, vertex_multisets, violations
 from .params import RecordGroup, ShardGroupParams, parse_record_groups
 from .profile import record_group_profiles
-from .solver import full_lp_reference, solve_gamma_opt_shard_groups
+from .solver import all_rows, solve_gamma_opt_shard_groups
 
 __all__ = [
-    "RecordGroup", "ShardGroupParams", "certify_shard_groups", "constraint_row", "full_lp_reference",
+    "RecordGroup", "ShardGroupParams", "certify_shard_groups", "constraint_row", "all_rows",
     "parse_record_groups", "record_group_profiles", "solve_gamma_opt_shard_groups", "vertex_multisets",
     "violations",
 ]

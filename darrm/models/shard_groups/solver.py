@@ -60,20 +60,8 @@ def solve_gamma_opt_shard_groups(
         method="shard-groups-cutting-planes", rounds_key="disjoint", solver_opts=solver_opts, log=log)
 
 
-def full_lp_reference(params: ShardGroupParams, prior: Prior | None = None) -> np.ndarray:
-    """γ(mid..K) of the LP with *every* row of every group, solved once by scipy's HiGHS (a
-    reference for tests: no certificate, no repair)."""
-    from scipy.optimize import linprog
-
-    from ...prior import IIDPrior
-    from ...solver.objective import objective_coefficients
-
-    c, _ = objective_coefficients(params.K, IIDPrior() if prior is None else prior)
+def all_rows(params: ShardGroupParams) -> np.ndarray:
+    """Every row of every group at once, over γ(mid..K) (the full LP of
+    :func:`darrm.solver.full_lp.solve_all_rows`: the tests' reference for constraint generation)."""
     n = flat_violations(violations(np.zeros(params.K + 1), params)).size
-    rows = np.array([constraint_row(params, i) for i in range(n)])
-    res = linprog(c, A_ub=rows, b_ub=np.full(n, params.rhs), bounds=(0.0, 1.0), method="highs")
-    if res.status != 0:
-        from ...errors import SolveError
-
-        raise SolveError(f"the full record-groups LP failed: {res.message}")
-    return np.asarray(res.x, dtype=np.float64)
+    return np.array([constraint_row(params, i) for i in range(n)])

@@ -1,4 +1,4 @@
-"""DaRRM for teachers grouped by the budget of their records, γ reading each group's votes (issue 26, part B).
+"""DaRRM for teachers grouped by the budget of their records, γ reading each group's votes.
 
 Individualized PATE's *weighting* model (Boenisch et al., PoPETs 2023), on disjoint shards:
 records fall into budget groups g, each owed its own per-query target (ε_g, δ_g); group g has K_g
@@ -71,10 +71,10 @@ sign is the verdict and which one repair factor fixes for every group.
 
 from .certificate import certify_weighted_shards, constraint_row, lp_variables, violations
 from .params import BudgetGroup, WeightedShardParams, parse_budget_groups, parse_vote_weights
-from .solver import full_lp_reference, solve_gamma_opt_weighted_shards, table_form
+from .solver import all_rows, solve_gamma_opt_weighted_shards, table_form
 
 __all__ = [
-    "BudgetGroup", "WeightedShardParams", "certify_weighted_shards", "constraint_row", "full_lp_reference",
+    "BudgetGroup", "WeightedShardParams", "certify_weighted_shards", "constraint_row", "all_rows",
     "lp_variables", "parse_budget_groups", "parse_vote_weights", "solve_gamma_opt_weighted_shards", "table_form",
     "violations",
 ]

@@ -10,7 +10,7 @@ disjoint members (:func:`darrm.models.disjoint.solver.constraint_generation`) ru
 form: every violation is one tensor contraction per group
 (:func:`~darrm.models.weighted_shards.certificate.violations`) and only the violated rows enter the LP —
 but it holds them densely, which at K = 101 in the per-group form grew past 5 GB (measured), so it is
-for small K or few variables (the weighted form).  :func:`full_lp_reference` solves the every-row
+for small K or few variables (the weighted form).  :func:`all_rows` gives the every-row
 LP densely for small K (tests).
 """
 
@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...errors import ParameterError, SolveError
+from ...errors import ParameterError
 from ...prior import IIDPrior, Prior
 from ...solver.finalize import TableForm
 from ...solver.options import SolveOptions
@@ -120,21 +120,10 @@ def solve_gamma_opt_weighted_shards(
     return table
 
 
-def full_lp_reference(params: WeightedShardParams, prior: Prior | None = None) -> tuple[np.ndarray, float]:
-    """(the LP point, its expected error) of the LP with *every* row of every group, solved once by
-    scipy's HiGHS (a reference for tests at small K: no certificate, no repair).
-
-    Raises:
-        SolveError: the LP failed.
-    """
-    from scipy.optimize import linprog
-
-    form = table_form(params, IIDPrior() if prior is None else prior)
+def all_rows(params: WeightedShardParams) -> np.ndarray:
+    """Every row of every group at once, dense, over the form's LP variables (the full LP of
+    :func:`darrm.solver.full_lp.solve_all_rows`: the tests' reference for constraint generation at
+    small K; ``method="full"`` holds them sparsely, :mod:`darrm.models.weighted_shards.full_lp`)."""
     var = lp_variables(params)
     n = flat_violations(violations(np.zeros(params.gamma_shape), params)).size
-    rows = np.array([constraint_row(params, i, var) for i in range(n)])
-    res = linprog(form.costs, A_ub=rows, b_ub=np.full(n, params.rhs), bounds=(0.0, 1.0), method="highs")
-    if res.status != 0:
-        raise SolveError(f"the full budget-groups LP failed: {res.message}")
-    x = np.asarray(res.x, dtype=np.float64)
-    return x, form.constant + float(form.costs @ x)
+    return np.array([constraint_row(params, i, var) for i in range(n)])

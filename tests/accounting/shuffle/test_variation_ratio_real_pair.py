@@ -85,7 +85,7 @@ def test_real_pair_box_holds_the_real_parameters_of_each_builder(eps0):
         m = p + k - 1
         cases.append((vr.grr_paper_params(eps0, k), p / m, 1 / m, (k - 2) / m, 2 / m))
     for k in (2, 4):
-        glob, _, _ = vr._randomizer_params(RandomizedResponse(eps0, k))
+        glob, _ = vr._randomizer_params(RandomizedResponse(eps0, k))
         cases.append((glob, p / (p + 1), 1 / (p + 1), 0, 2 / (p + 1)))
     for pr, a1, a2, g, x in cases:
         box = pr.real
@@ -106,7 +106,7 @@ def test_finite_matrix_box_holds_its_exact_ratio_and_clone_probability():
     R = max(max(col) / min(col) for col in cols)
     r = min([Fraction(1, 2)] + [min(col) / (col[a] + col[b]) for col in cols
                                  for a in range(3) for b in range(a + 1, 3)])
-    glob, _, _ = vr._randomizer_params(fin)
+    glob, _ = vr._randomizer_params(fin)
     box = glob.real
     assert box is not None
     assert box.a1[0] <= R / (R + 1) <= box.a1[1] and box.a2[0] <= 1 / (R + 1) <= box.a2[1]

@@ -10,6 +10,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from references.profile_reference import cloud_reference, profile_reference
 from scipy.stats import norm
 
 import darrm
@@ -23,7 +24,6 @@ from darrm.gamma_file import checksum
 from darrm.models.profile import privacy_profile
 from darrm.prior import IIDPrior
 from darrm.privacy.profile import upper_hull
-from darrm.privacy.profile_reference import cloud_reference, profile_reference
 from darrm.solver.full_lp import build_rows
 from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.solver.multi_pair import ProfilePair, build_pair_rows, solve_pairs, solve_pairs_full

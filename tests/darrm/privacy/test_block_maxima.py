@@ -12,10 +12,11 @@ from darrm.gamma import gamma_sub, symmetric_from_upper
 from darrm.params import PrivacyParams
 from darrm.privacy import approx_blocks as blocks_mod
 from darrm.privacy import block_maxima as maxima_mod
-from darrm.privacy import sweep as sweep_module
+from darrm.privacy.approx_blocks import sweep_R
 from darrm.privacy.block_maxima import ExtremeCubes, block_maximum, collapse_cells
 from darrm.privacy.certify import certify_tight
-from darrm.privacy.sweep import build_tables, sweep, sweep_R
+from darrm.privacy.sweep import sweep
+from darrm.privacy.sweep_tables import build_tables
 
 
 def _tables(K: int, m: int, eps: float, Delta: float, seed: int) -> list[tuple[PrivacyParams, np.ndarray]]:
@@ -146,7 +147,8 @@ def test_pruned_certificate_at_K41_equals_the_exhaustive_one():
 @pytest.mark.parametrize("two_phase", [True, False], ids=["two-phase", "per-R"])
 def test_a_deliberately_wrong_block_bound_is_caught(monkeypatch, two_phase):
     """The comparison has teeth: a bound scaled down (an unsound pruning rule) changes the result,
-    whether the maxima are taken per R or all first (:mod:`darrm.privacy.two_phase`)."""
+    whether the maxima are taken all first (:mod:`darrm.privacy.two_phase`, a sweep over every block)
+    or per R (a screening pass, here given every block)."""
     P, g = _tables(13, 3, 0.3, 1e-3, 2)[1]  # all-ones: violating blocks to hide
     full = sweep(g, P, top=20, threshold=0.0, prune=False, executor=SerialExecutor())
     real = blocks_mod.block_maximum
@@ -155,8 +157,8 @@ def test_a_deliberately_wrong_block_bound_is_caught(monkeypatch, two_phase):
         m = real(*args, **kw)
         return m - 0.5 * abs(m) - 1e-3
 
-    monkeypatch.setattr(sweep_module, "TWO_PHASE", two_phase)
+    every = None if two_phase else [(c, d) for c in range(P.K + 1) for d in range(c + 1) if c + d <= P.K]
     monkeypatch.setattr(blocks_mod, "block_maximum", scaled_down)
     monkeypatch.setattr(maxima_mod, "block_maximum", scaled_down)
-    wrong = sweep(g, P, top=20, threshold=0.0, prune=True, executor=SerialExecutor())
+    wrong = sweep(g, P, top=20, threshold=0.0, prune=True, executor=SerialExecutor(), blocks=every)
     assert not _agree(wrong, full)

@@ -19,6 +19,7 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 import pytest
+from references.profile_reference import mp_corners
 
 from darrm import gamma_file
 from darrm.errors import CertificationError, GammaFileError, ParameterError
@@ -28,7 +29,6 @@ from darrm.params import PrivacyParams
 from darrm.privacy.certify import certify, certify_tight
 from darrm.privacy.condition import relative_error_bound
 from darrm.privacy.corners import count_vectors
-from darrm.privacy.profile_reference import mp_corners
 from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.table import GammaTable
 from darrm.verification import aggregate

@@ -1,5 +1,5 @@
 """The privacy profile of a γ table and its dominating pair (darrm.privacy.profile), checked against
-an independent brute force in high precision (darrm.privacy.profile_reference: mpmath, every
+an independent brute force in high precision (references.profile_reference: mpmath, every
 multiset, both outputs, both directions) and against the certificate."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from references.profile_reference import cloud_reference, profile_reference
 
 import darrm
 from darrm import PrivacyParams
@@ -20,7 +21,6 @@ from darrm.models.profile import privacy_profile
 from darrm.privacy.certify import certify
 from darrm.privacy.condition import UNIT_ROUNDOFF
 from darrm.privacy.profile import Envelope, PrivacyProfile, upper_hull
-from darrm.privacy.profile_reference import cloud_reference, profile_reference
 from darrm.table import GammaTable
 
 EPS_GRID = np.concatenate([[0.0], np.geomspace(1e-3, 12.0, 22)])  # 23 values of ε′

@@ -1,3 +1,5 @@
+import functools
+
 import numpy as np
 import pytest
 
@@ -104,14 +106,14 @@ def test_factored_pmfs_equal_the_poisson_binomial_dp():
 
 @pytest.mark.parametrize("backend", ["highs", "cvxpy"])
 def test_restricted_lp_backends_agree_and_their_lagrangian_bound_is_tight(backend):
-    from darrm.solver.full_lp import build_rows, solve_lp
+    from darrm.solver.full_lp import build_rows, solve_all_rows
     from darrm.solver.objective import objective_coefficients
     from darrm.solver.restricted_lp import lagrangian_bound, make_restricted_lp
 
     P = PrivacyParams(11, 3, 0.1, 1e-5)
     c, _ = objective_coefficients(P.K, IIDPrior())
     rows = build_rows(P)
-    x_ref, _ = solve_lp(rows, P.rhs, c)
+    x_ref, _ = solve_all_rows(rows, P.rhs, c)
     lp = make_restricted_lp(backend, c, P.rhs)
     lp.add(rows[: rows.shape[0] // 2])
     lp.add(rows[rows.shape[0] // 2 :])
@@ -140,13 +142,13 @@ def test_a_failing_highs_solve_is_retried_down_to_the_interior_point_method_or_r
     SolveError, never a silent point."""
     from darrm.errors import SolveError
     from darrm.solver import restricted_lp as rl
-    from darrm.solver.full_lp import build_rows, solve_lp
+    from darrm.solver.full_lp import build_rows, solve_all_rows
     from darrm.solver.objective import objective_coefficients
 
     P = PrivacyParams(11, 3, 0.1, 1e-5)
     c, _ = objective_coefficients(P.K, IIDPrior())
     rows = build_rows(P)
-    x_ref, _ = solve_lp(rows, P.rhs, c)
+    x_ref, _ = solve_all_rows(rows, P.rhs, c)
     calls = []
     real = rl.HighsRestrictedLP._run
 
@@ -307,7 +309,7 @@ def test_a_solve_that_does_not_fit_max_memory_is_refused_before_any_work():
 
 class _TrickleScreen:
     """A screening oracle that finds one real violation per screen (the worst multiset, by an
-    uncounted exhaustive sweep): at most 4 new rows, fewer than SCREEN_MIN_ROWS.  ``calls`` is the
+    uncounted exhaustive sweep): at most 4 new rows, fewer than Schedule.screen_min_rows.  ``calls`` is the
     order in which the solve called it: "screen" (cuts returned) or "sweep" (exhaustive)."""
 
     def __init__(self, inner):
@@ -334,7 +336,7 @@ class _TrickleScreen:
 
 @pytest.mark.parametrize("min_rows", [0, 8])
 def test_a_screen_that_adds_few_rows_ends_the_streak(min_rows, monkeypatch):
-    """SCREEN_MIN_ROWS: a screen adding fewer rows than it is followed by an exhaustive sweep, never by
+    """Schedule.screen_min_rows: a screen adding fewer rows than it is followed by an exhaustive sweep, never by
     another screen (with the rule off, the same oracle screens several rounds in a row); the solve
     still ends at the full LP's optimum, proven optimal and certified by a sweep of every multiset."""
     import darrm.solver.cutting_planes as cpm
@@ -346,7 +348,11 @@ def test_a_screen_that_adds_few_rows_ends_the_streak(min_rows, monkeypatch):
         return made[-1]
 
     monkeypatch.setattr(cpm, "SweepOracle", make)
-    monkeypatch.setattr(cpm, "SCREEN_MIN_ROWS", min_rows)
+    from darrm.solver import gamma_opt
+    from darrm.solver.schedule import Schedule
+
+    monkeypatch.setattr(gamma_opt, "solve_cutting_planes", functools.partial(
+        gamma_opt.solve_cutting_planes, schedule=Schedule(screen_min_rows=min_rows)))
     P = PrivacyParams(21, 5, 0.1, 1e-5)
     full = solve_gamma_opt(P, options=SolveOptions(method="full"))
     t = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes"))

@@ -13,7 +13,7 @@ from darrm.prior import (
     PaperMCPrior,
 )
 from darrm.privacy.certify import certify, certify_tight
-from darrm.solver.full_lp import build_rows, solve_lp
+from darrm.solver.full_lp import build_rows, solve_all_rows
 from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.solver.objective import expected_signed_error, objective_coefficients
 from darrm.utility import error_curve
@@ -99,8 +99,8 @@ def test_pruned_rows_define_the_same_lp(paper_params):
     c, _ = objective_coefficients(11, IIDPrior())
     full, pruned = build_rows(P, prune=False), build_rows(P)
     assert full.shape[0] == 31824 and pruned.shape[0] < full.shape[0]
-    x_full, _ = solve_lp(full, P.rhs, c)
-    x_pr, _ = solve_lp(pruned, P.rhs, c)
+    x_full, _ = solve_all_rows(full, P.rhs, c)
+    x_pr, _ = solve_all_rows(pruned, P.rhs, c)
     assert c @ x_full == pytest.approx(c @ x_pr, abs=1e-9)
 
 

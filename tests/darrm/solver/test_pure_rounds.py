@@ -1,6 +1,8 @@
-"""The pure-DP seed and λ ramp of constraint generation (darrm.solver.pure_rounds): seed rows are rows
-of the full LP, and a solve with both ends where the old path does, certified by every multiset."""
+"""The pure-DP policy of constraint generation (darrm.solver.pure_rounds): seed rows are rows of the
+full LP, and a solve with the seed, the λ ramp, the line search and its proximal target ends at the full
+LP's optimum, certified by every multiset, whatever the schedule (darrm.solver.schedule)."""
 
+import functools
 import math
 
 import numpy as np
@@ -10,9 +12,10 @@ from darrm import SolveOptions
 from darrm.params import PrivacyParams
 from darrm.privacy.certify import certify_reference
 from darrm.privacy.corners import orientations
-from darrm.solver import pure_rounds
+from darrm.solver import gamma_opt, pure_rounds
 from darrm.solver.gamma_opt import solve_gamma_opt
 from darrm.solver.rows import iter_row_blocks
+from darrm.solver.schedule import Schedule
 
 
 def test_seed_rows_are_rows_of_the_full_lp():
@@ -40,33 +43,31 @@ def test_no_seed_for_approximate_dp_members():
     assert pure_rounds.seed_multisets(PrivacyParams(21, 3, 0.1, 1e-5)).shape == (0, 8)
 
 
+def _with_schedule(monkeypatch, **changes) -> None:
+    """Solve with a changed schedule from now on (the tuning numbers; none changes what is proven)."""
+    monkeypatch.setattr(gamma_opt, "solve_cutting_planes",
+                        functools.partial(gamma_opt.solve_cutting_planes, schedule=Schedule(**changes)))
+
+
 @pytest.mark.parametrize("K,m,stabilize", [(31, 3, "auto"), (41, 10, "auto"), (41, 10, 0.5)])
-def test_seeded_ramped_generation_ends_at_the_old_optimum_certified_by_every_multiset(K, m, stabilize, monkeypatch):
-    """With the seed, the λ ramp and no purge (the default) and without them (the old path), constraint
-    generation reaches the same objective to 1e-9, both proven optimal (gap ≤ 1e-9); the new path
-    needs fewer rounds; its final certificate swept all C(K+3, 3) multisets, and the direct
-    per-multiset certificate (both outputs, both directions, Poisson-binomial pmfs) agrees.
-    λ = 0.5 from the start exercises the ramp (auto stays at λ = 1 at these K)."""
+def test_seeded_ramped_generation_ends_at_the_full_lp_optimum_certified_by_every_multiset(K, m, stabilize):
+    """With the seed, the λ ramp and no purge (the pure-DP policy), constraint generation reaches the
+    full LP's objective (every corner multiset a row) to 1e-9, proven optimal (gap ≤ 1e-9); its final
+    certificate swept all C(K+3, 3) multisets, and the direct per-multiset certificate (both outputs,
+    both directions, Poisson-binomial pmfs) agrees.  λ = 0.5 from the start exercises the ramp (auto
+    stays at λ = 1 at these K)."""
     P = PrivacyParams(K, m, 0.1, 0.0)
-    opts = SolveOptions(method="cutting-planes", stabilize=stabilize)
-    new = solve_gamma_opt(P, options=opts)
-    monkeypatch.setattr(pure_rounds, "PURE_SEED", False)
-    monkeypatch.setattr(pure_rounds, "PURE_RAMP", False)
-    monkeypatch.setattr(pure_rounds, "PURE_KEEP_ROWS", False)
-    monkeypatch.setattr(pure_rounds, "PURE_LINE_SEARCH", False)
-    old = solve_gamma_opt(P, options=opts)
-    assert new.objective == pytest.approx(old.objective, abs=1e-9)
-    assert new.status == old.status == "optimal"
-    assert new.info["optimality_gap"] <= 1e-9 and old.info["optimality_gap"] <= 1e-9
-    assert new.info["rounds"] < old.info["rounds"]
-    assert new.info["multisets"] == old.info["multisets"] == math.comb(K + 3, 3)
+    new = solve_gamma_opt(P, options=SolveOptions(method="cutting-planes", stabilize=stabilize))
+    assert new.objective == pytest.approx(_full_lp_objective(P), abs=1e-9)
+    assert new.status == "optimal" and new.info["optimality_gap"] <= 1e-9
+    assert new.info["multisets"] == math.comb(K + 3, 3)
     assert certify_reference(new.gamma, P).violation <= 0.0
 
 
 @pytest.mark.parametrize("lam", [1e-6, 0.3, 0.5, 0.8, 0.95])
 def test_the_ramp_reaches_the_lp_point_in_finitely_many_feasible_rounds(lam):
     """λ strictly grows and reaches 1 (separation at the LP point itself, where the classic stop
-    and the LP-tolerance stop are decided) after at most log2(1/RAMP_FLOOR) + log2(1/(1 − λ)) steps."""
+    and the LP-tolerance stop are decided) after at most log2(1/ramp_floor) + log2(1/(1 − λ)) steps."""
     seen = [lam]
     while seen[-1] < 1.0:
         seen.append(pure_rounds.ramp_lambda(seen[-1]))
@@ -75,25 +76,25 @@ def test_the_ramp_reaches_the_lp_point_in_finitely_many_feasible_rounds(lam):
     assert pure_rounds.ramp_lambda(0.5) == 0.75 and pure_rounds.ramp_lambda(0.875) == 1.0
 
 
-def test_the_ramp_is_for_pure_dp_only(monkeypatch):
-    assert pure_rounds.ramps(PrivacyParams(21, 3, 0.1, 0.0))
-    assert not pure_rounds.ramps(PrivacyParams(21, 3, 0.1, 1e-5))
-    monkeypatch.setattr(pure_rounds, "PURE_RAMP", False)
-    assert not pure_rounds.ramps(PrivacyParams(21, 3, 0.1, 0.0))
+def _policy(P: PrivacyParams, **kw) -> pure_rounds.RoundPolicy:
+    return pure_rounds.RoundPolicy.of(P, Schedule(), **kw)
 
 
-def test_pure_dp_keeps_every_row_and_approximate_dp_purges(monkeypatch):
-    assert pure_rounds.purge_rounds(PrivacyParams(21, 3, 0.1, 0.0)) == 0
-    assert pure_rounds.purge_rounds(PrivacyParams(21, 3, 0.1, 1e-5)) == pure_rounds.PURGE_AFTER == 5
-    monkeypatch.setattr(pure_rounds, "PURE_KEEP_ROWS", False)
-    assert pure_rounds.purge_rounds(PrivacyParams(21, 3, 0.1, 0.0)) == 5
+def test_the_ramp_and_keeping_every_row_are_for_pure_dp_only():
+    assert _policy(PrivacyParams(21, 3, 0.1, 0.0)).ramp
+    assert not _policy(PrivacyParams(21, 3, 0.1, 1e-5)).ramp
+    assert _policy(PrivacyParams(21, 3, 0.1, 0.0)).purge_after == 0
+    assert _policy(PrivacyParams(21, 3, 0.1, 1e-5)).purge_after == Schedule().purge_after == 5
 
 
 def test_none_of_the_changes_applies_at_large_meps():
-    """Above PURE_MAX_MEPS the rows hold entries ~e^{mε}: the old path runs (issue 23's scan)."""
+    """Above pure_max_meps the rows hold entries ~e^{mε}: the plain path runs (a scan of 40 requests
+    with mε in [18, 30] where HiGHS failed on the seeded LP)."""
     P = PrivacyParams(21, 3, 4.0, 0.0)  # mε = 12
-    assert pure_rounds.seed_multisets(P).shape[0] == 0
-    assert not pure_rounds.ramps(P) and pure_rounds.purge_rounds(P) == pure_rounds.PURGE_AFTER
+    pol = _policy(P)
+    assert pol.seed.shape[0] == 0 and not pol.ramp and pol.purge_after == Schedule().purge_after
+    assert not pol.line_search and pol.prox_mu0 is None and pol.highs == {}
+    assert pure_rounds.seed_multisets(P, Schedule(pure_max_meps=12.0)).shape[0] == 22
 
 
 def _full_lp_objective(P: PrivacyParams) -> float:
@@ -101,11 +102,10 @@ def _full_lp_objective(P: PrivacyParams) -> float:
 
 
 @pytest.mark.parametrize("K,m,stabilize", [(41, 10, 0.5), (61, 10, 0.5)])
-def test_line_search_generation_ends_at_the_full_lp_optimum(K, m, stabilize, monkeypatch):
+def test_line_search_generation_ends_at_the_full_lp_optimum(K, m, stabilize):
     """With the segment line search (the default for pure DP; λ = 0.5 from the start puts the solve in
     line-search rounds at these K) constraint generation reaches the full LP's optimum (every corner
-    multiset a row) to 1e-9, proven optimal, in no more rounds than the λ ramp, and its table passes the
-    direct per-multiset certificate."""
+    multiset a row) to 1e-9, proven optimal, and its table passes the direct per-multiset certificate."""
     P = PrivacyParams(K, m, 0.1, 0.0)
     opts = SolveOptions(method="cutting-planes", stabilize=stabilize)
     ls = solve_gamma_opt(P, options=opts)
@@ -113,11 +113,6 @@ def test_line_search_generation_ends_at_the_full_lp_optimum(K, m, stabilize, mon
     assert ls.status == "optimal" and ls.info["optimality_gap"] <= 1e-9
     assert ls.objective == pytest.approx(_full_lp_objective(P), abs=1e-9)
     assert certify_reference(ls.gamma, P).violation <= 0.0
-    monkeypatch.setattr(pure_rounds, "PURE_LINE_SEARCH", False)
-    ramp = solve_gamma_opt(P, options=opts)
-    assert ramp.info["line_search_rounds"] == 0
-    assert ls.objective == pytest.approx(ramp.objective, abs=1e-9)
-    assert ls.info["rounds"] <= ramp.info["rounds"]
 
 
 def test_an_overshooting_line_search_still_ends_certified_at_the_optimum(monkeypatch):
@@ -126,7 +121,11 @@ def test_an_overshooting_line_search_still_ends_certified_at_the_optimum(monkeyp
     restarts from the best certified point, so the answer is still certified (direct per-multiset
     certificate) and still the full LP's optimum to 1e-9; no bound rests on the step."""
     P = PrivacyParams(41, 10, 0.1, 0.0)
-    monkeypatch.setattr(pure_rounds, "LINE_SEARCH_SHORT", 3.0)
+    # outside the validated range on purpose: a deliberately broken schedule
+    broken = Schedule()
+    object.__setattr__(broken, "line_search_short", 3.0)
+    monkeypatch.setattr(gamma_opt, "solve_cutting_planes",
+                        functools.partial(gamma_opt.solve_cutting_planes, schedule=broken))
     import darrm.solver.cutting_planes as cpm
 
     seen = []
@@ -145,34 +144,29 @@ def test_an_overshooting_line_search_still_ends_certified_at_the_optimum(monkeyp
     assert certify_reference(t.gamma, P).violation <= 0.0
 
 
-def test_line_search_and_highs_scaling_are_for_pure_dp_only(monkeypatch):
+def test_line_search_and_highs_scaling_are_for_pure_dp_only():
     pure, approx, big = PrivacyParams(21, 3, 0.1, 0.0), PrivacyParams(21, 3, 0.1, 1e-5), PrivacyParams(21, 3, 4.0, 0.0)
-    assert pure_rounds.line_searches(pure) and not pure_rounds.line_searches(approx)
-    assert not pure_rounds.line_searches(big)
-    assert pure_rounds.highs_options(pure) == {"simplex_scale_strategy": 4}
-    assert pure_rounds.highs_options(approx) == {} and pure_rounds.highs_options(big) == {}
-    monkeypatch.setattr(pure_rounds, "PURE_LINE_SEARCH", False)
-    monkeypatch.setattr(pure_rounds, "PURE_HIGHS", None)
-    assert not pure_rounds.line_searches(pure) and pure_rounds.highs_options(pure) == {}
+    assert _policy(pure).line_search and not _policy(approx).line_search and not _policy(big).line_search
+    assert _policy(pure).highs == {"simplex_scale_strategy": 4}
+    assert _policy(approx).highs == {} and _policy(big).highs == {}
+    # no segment sweep on a torch device, no proximal LP on the cvxpy back end
+    assert not _policy(pure, line_search=False).line_search and _policy(pure, prox=False).prox_mu0 is None
 
 
 @pytest.mark.parametrize("delta", [0.0, 1e-5])
-def test_the_exact_objective_twin_and_backoff_give_the_single_model_answer(delta, monkeypatch):
-    """The exact-objective re-solves on a second model (EXACT_TWIN) with the backed-off schedule
-    (TIGHT_BACKOFF) end at the optimum of the previous path (one model, its objective switched
-    back and forth, the fixed schedule) to 1e-9, both proven optimal (the bound is the Lagrangian
-    bound with the exact costs either way)."""
-    import darrm.solver.cutting_planes as cpm
-
+def test_the_exact_bound_schedule_never_changes_the_optimum(delta, monkeypatch):
+    """The exact-objective re-solves (on the twin model) at the measured schedule and at one that
+    re-solves as often as it can (every round once in reach, no back-off) end at the full LP's
+    optimum to 1e-9, both proven optimal (the bound is the Lagrangian bound with the exact costs
+    whichever round computes it)."""
     P = PrivacyParams(31, 3, 0.1, delta)
     opts = SolveOptions(method="cutting-planes", stabilize=0.5)
-    twin = solve_gamma_opt(P, options=opts)
-    monkeypatch.setattr(cpm, "EXACT_TWIN", False)
-    monkeypatch.setattr(cpm, "TIGHT_BACKOFF", False)
-    single = solve_gamma_opt(P, options=opts)
-    assert twin.status == single.status == "optimal"
-    assert twin.info["optimality_gap"] <= 1e-9 and single.info["optimality_gap"] <= 1e-9
-    assert twin.objective == pytest.approx(single.objective, abs=1e-9)
+    full = _full_lp_objective(P)
+    for changes in ({}, {"tight_every": 1, "tight_every_max": 1, "tight_settled": 0.0}):
+        _with_schedule(monkeypatch, **changes)
+        t = solve_gamma_opt(P, options=opts)
+        assert t.status == "optimal" and t.info["optimality_gap"] <= 1e-9
+        assert t.objective == pytest.approx(full, abs=1e-9)
 
 
 def test_the_twin_model_holds_the_working_sets_rows_through_adds_and_purges():
@@ -232,25 +226,27 @@ def test_the_proximal_lp_is_the_restricted_lp_at_mu_zero_and_keeps_a_feasible_an
 
 
 def test_idle_coordinates_cannot_move_the_objective_by_more_than_their_share():
-    """idle_coordinates and prox_weights: the coordinates given the fixed weight PROX_MU_IDLE are the
-    lightest ones, their |c| sum to at most PROX_IDLE_SHARE·gap_tol, and the next lighter
+    """idle_coordinates and prox_weights: the coordinates given the fixed weight prox_mu0 are the
+    lightest ones, their |c| sum to at most prox_idle_share·gap_tol, and the next lighter
     coordinate would break that."""
+    share, mu_idle = Schedule().prox_idle_share, Schedule().prox_mu0
     c = -np.exp(-0.5 * ((np.arange(400) - 200.0) / 9.0) ** 2) * 0.01
     for gap_tol in (1e-9, 1e-6):
         mu = pure_rounds.prox_weights(pure_rounds.idle_coordinates(c, gap_tol), 1e-9)
-        idle = mu == pure_rounds.PROX_MU_IDLE
+        idle = mu == mu_idle
         assert idle.any() and not idle.all() and np.all(mu[~idle] == 1e-9)
-        assert np.abs(c[idle]).sum() <= pure_rounds.PROX_IDLE_SHARE * gap_tol
+        assert np.abs(c[idle]).sum() <= share * gap_tol
         lightest_busy = np.min(np.abs(c[~idle]))
-        assert np.abs(c[idle]).sum() + lightest_busy > pure_rounds.PROX_IDLE_SHARE * gap_tol
+        assert np.abs(c[idle]).sum() + lightest_busy > share * gap_tol
         assert np.max(np.abs(c[idle])) <= lightest_busy
 
 
 @pytest.mark.parametrize("K", [41, 61])
 def test_proximal_line_search_ends_at_the_full_lp_optimum_like_the_lp_point_target(K, monkeypatch):
-    """The line search aimed at the proximal point (PURE_PROX, the default) ends proven optimal at
-    the full LP's optimum to 1e-9, as aiming at the tie-break LP point does, and its table passes the
-    direct per-multiset certificate; its proximal rounds really ran (the model exists)."""
+    """The line search aimed at the proximal point (the default) ends proven optimal at the full LP's
+    optimum to 1e-9, as aiming at the tie-break LP point does (the policy without a proximal target, as
+    on the cvxpy back end), and its table passes the direct per-multiset certificate; its proximal
+    rounds really ran (the model exists)."""
     import darrm.solver.cutting_planes as cpm
 
     made = []
@@ -268,8 +264,9 @@ def test_proximal_line_search_ends_at_the_full_lp_optimum_like_the_lp_point_targ
     assert prox.status == "optimal" and prox.info["optimality_gap"] <= 1e-9
     assert prox.objective == pytest.approx(_full_lp_objective(P), abs=1e-9)
     assert certify_reference(prox.gamma, P).violation <= 0.0
-    monkeypatch.setattr(pure_rounds, "PURE_PROX", False)
     made.clear()
+    policy = cpm.RoundPolicy.of
+    monkeypatch.setattr(cpm.RoundPolicy, "of", lambda *a, **k: policy(*a, **{**k, "prox": False}))
     lp_point = solve_gamma_opt(P, options=opts)
     assert not made
     assert prox.objective == pytest.approx(lp_point.objective, abs=1e-9)

@@ -18,11 +18,11 @@ from darrm.models.disjoint import (
     constraint_row,
     solve_gamma_opt_disjoint,
 )
-from darrm.models.disjoint.certificate import _alpha
+from darrm.models.disjoint.certificate import vote_count_pmf
 from darrm.prior import IIDPrior
 from darrm.privacy.certify import repair
 from darrm.privacy.condition import folded_rows
-from darrm.solver.full_lp import solve_lp
+from darrm.solver.full_lp import solve_all_rows
 from darrm.solver.objective import expected_signed_error, objective_coefficients
 from darrm.solver.rows import possibly_binding
 from darrm.status import OPTIMAL, StopReason
@@ -33,8 +33,8 @@ def all_rows(params: DisjointParams) -> np.ndarray:
     K, o = params.K, params.others
     out = []
     for p, pp in params.member.changed_vertices():
-        a = np.stack([_alpha(o, n, float(p), K) for n in range(K)])
-        ap = np.stack([_alpha(o, n, float(pp), K) for n in range(K)])
+        a = np.stack([vote_count_pmf(o, n, float(p), K) for n in range(K)])
+        ap = np.stack([vote_count_pmf(o, n, float(pp), K) for n in range(K)])
         r, rs = folded_rows(a, ap, params.exp_eps), folded_rows(ap, a, params.exp_eps)
         out.append(np.stack([np.stack([-r, -rs], 1), np.stack([r, rs], 1)], 1))  # (K, output, direction, n)
     return np.stack(out).reshape(-1, (K + 1) // 2)
@@ -45,7 +45,7 @@ def full_lp_objective(params: DisjointParams, prior) -> float:
     R = all_rows(params)
     R = np.unique(R[possibly_binding(R, params.rhs)], axis=0)
     c, _ = objective_coefficients(params.K, prior)
-    x, _ = solve_lp(R, params.rhs, c)
+    x, _ = solve_all_rows(R, params.rhs, c)
     g = symmetric_from_upper(np.clip(x, 0.0, 1.0), params.K)
     cert = certify_disjoint(g, params)
     if cert.violation > 0.0:

@@ -75,10 +75,10 @@ def test_requests_the_grouped_solver_would_ignore_are_refused(tmp_path):
         darrm.solve(params, family="sub")
 
 
-def test_per_group_cuts_scale_with_the_variables_and_reach_the_same_optimum(monkeypatch):
+def test_per_group_cuts_scale_with_the_variables_and_reach_the_same_optimum():
     """γ(l_1, …, l_G) adds cuts_per_round per (K + 1)/2 LP variables (darrm.models.groups.solver.cuts_per_round);
-    the optimum is the one the flat 256 cuts reach (both certified, each within its proven gap), in no
-    more rounds; γ(L) keeps the flat count."""
+    the optimum is the one about 256 cuts reach (cuts_per_round=37, × 7; both certified, each within its
+    proven gap), in no more rounds; γ(L) keeps the flat count."""
     from darrm.models.groups import solver
 
     params = darrm.GroupParams(((3, 0.1, 1e-5), (3, 0.2, 1e-5), (3, 0.3, 1e-5)), 0.5, 1e-4, "per-group")
@@ -87,9 +87,9 @@ def test_per_group_cuts_scale_with_the_variables_and_reach_the_same_optimum(monk
     total = darrm.GroupParams(params.groups, 0.5, 1e-4)
     assert solver.cuts_per_round(total, opts) == 256
     new = darrm.solve(params, darrm.IIDPrior(0.75), options=opts)
-    monkeypatch.setattr(solver, "SCALE_PER_GROUP_CUTS", False)
-    assert solver.cuts_per_round(params, opts) == 256
-    old = darrm.solve(params, darrm.IIDPrior(0.75), options=opts)
+    flat = darrm.SolveOptions(method="cutting-planes", cuts_per_round=37)  # 37 × 7 = 259: about the flat 256
+    assert solver.cuts_per_round(params, flat) == 259
+    old = darrm.solve(params, darrm.IIDPrior(0.75), options=flat)
     assert new.status == old.status == "optimal"
     assert abs(new.objective - old.objective) <= new.info["optimality_gap"] + old.info["optimality_gap"]
     assert new.info["rounds"] <= old.info["rounds"]

@@ -7,7 +7,7 @@ interval; it builds the vote-count pmf at 40 digits with mpmath from the members
 probabilities and evaluates Pr[A(D) = o] and Pr[A(D′) = o] for both outputs directly (no
 reflection argument).  It shares no code with :mod:`darrm.models.shard_groups` except γ; the vertices and
 the Bernoulli-sum law come from the high-precision reference
-(:func:`darrm.privacy.profile_reference.mp_member_region`, :func:`~darrm.privacy.profile_reference.mp_pmf`:
+(:func:`references.profile_reference.mp_member_region`, :func:`~references.profile_reference.mp_pmf`:
 the member models' closed forms in mpmath, not the certificate's float64 code).
 """
 
@@ -19,9 +19,8 @@ from types import SimpleNamespace
 import mpmath
 import numpy as np
 import pytest
-
-from darrm.privacy.profile_reference import mp_member_region as region
-from darrm.privacy.profile_reference import mp_pmf as pmf
+from references.profile_reference import mp_member_region as region
+from references.profile_reference import mp_pmf as pmf
 
 mpmath.mp.dps = 40
 

@@ -8,7 +8,7 @@ evaluates Algorithm 1 read per group count, Pr[A = 1] = Σ_l Π_h α_h[l_h]·(γ
 (1 − γ(l))/2), and Pr[A = 0] = 1 − Pr[A = 1] at 40 digits, for both outputs and both directions
 with group g's (ε_g, δ_g).  It shares no code with :mod:`darrm.models.weighted_shards` except γ; the
 vertices and the Bernoulli-sum law come from the high-precision reference
-(:func:`darrm.privacy.profile_reference.mp_member_region`, :func:`~darrm.privacy.profile_reference.mp_pmf`).
+(:func:`references.profile_reference.mp_member_region`, :func:`~references.profile_reference.mp_pmf`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import itertools
 import mpmath
 import numpy as np
 import pytest
+from references.profile_reference import mp_member_region as _region
+from references.profile_reference import mp_pmf as _pmf
 
 from darrm.models.disjoint import ApproxDP, LocalRR, NonPrivate
 from darrm.models.weighted_shards import (
@@ -31,8 +33,6 @@ from darrm.models.weighted_shards import (
 from darrm.models.weighted_shards.certificate import flat_violations
 from darrm.prior import IIDPrior
 from darrm.privacy.condition import rhs as exact_rhs
-from darrm.privacy.profile_reference import mp_member_region as _region
-from darrm.privacy.profile_reference import mp_pmf as _pmf
 
 mpmath.mp.dps = 40
 

@@ -11,7 +11,8 @@ import pytest
 import darrm
 from darrm.errors import GammaFileError, ParameterError
 from darrm.models.disjoint import ApproxDP, LocalRR, NonPrivate
-from darrm.models.weighted_shards import WeightedShardParams, full_lp_reference, solve_gamma_opt_weighted_shards
+from darrm.models.weighted_shards import WeightedShardParams, all_rows, solve_gamma_opt_weighted_shards, table_form
+from darrm.solver.full_lp import solve_all_rows
 
 PRIOR = darrm.IIDPrior(0.75)
 
@@ -33,7 +34,9 @@ def test_one_group_equals_the_disjoint_members_gamma_opt(member, method):
 def test_both_methods_equal_the_dense_every_row_lp(weights, method):
     params = WeightedShardParams(ApproxDP(0.2, 1e-5), [(3, 0.5, 1e-4), (3, 1.0, 1e-4), (1, 1.5, 1e-4)], weights)
     table = solve_gamma_opt_weighted_shards(params, PRIOR, options=darrm.SolveOptions(method=method))
-    _, err = full_lp_reference(params, PRIOR)
+    form = table_form(params, PRIOR)
+    x, _ = solve_all_rows(all_rows(params), params.rhs, form.costs)
+    err = form.constant + float(form.costs @ np.clip(x, 0.0, 1.0))
     assert table.status == "optimal"
     assert abs(table.objective - err) <= 1e-9
 

@@ -1,4 +1,4 @@
-"""Brute-force high-precision privacy profile (the tests' independent reference).
+"""Brute-force high-precision privacy profile (the tests' independent reference; not shipped).
 
 δ(ε′) = max over every corner multiset (Lemma 5.1), both outputs and both directions of
 max(0, Pr[A(D)=o] − e^{ε′}·Pr[A(D′)=o]) (Claim 1 of :mod:`darrm.privacy.profile`), with every
@@ -15,10 +15,8 @@ import itertools
 import mpmath
 import numpy as np
 
-from ..gamma import validate_gamma
-from ..models.disjoint.members import ApproxDP, LocalRR, MemberPrivacy, NonPrivate
-from ..models.disjoint.params import DisjointParams
-from ..params import PrivacyParams
+from darrm import ApproxDP, DisjointParams, LocalRR, NonPrivate, PrivacyParams
+from darrm.gamma import validate_gamma
 
 __all__ = ["cloud_reference", "mp_corners", "mp_member_region", "mp_pmf", "profile_reference"]
 
@@ -52,7 +50,7 @@ def mp_corners(eps: float, Delta: float) -> list:
     return [(0, 0), (1, 1), (0, D), (D, 0), (1 - D, 1), (1, 1 - D), (hi, lo), (lo, hi)]
 
 
-def mp_member_region(member: MemberPrivacy) -> tuple[list[tuple], tuple]:
+def mp_member_region(member: ApproxDP | LocalRR | NonPrivate) -> tuple[list[tuple], tuple]:
     """(the vertices of a changed member's (p, p′) region, the two ends (lo, hi) of an unchanged
     member's p) for a disjoint-members model (:mod:`darrm.models.disjoint.members`), in mpmath from the
     models' definitions: (ε, Δ)-DP members: the corners of :func:`mp_corners` and [0, 1];
