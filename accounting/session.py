@@ -60,7 +60,14 @@ from darrm.table import GammaTable
 from darrm.verification import certify_table
 
 from .composition import optimal_homogeneous_epsilon
-from .ledger_file import SessionFileError, append_journal, journal_path, journal_total, read_ledger
+from .ledger_file import (
+    SessionFileError,
+    append_journal,
+    journal_path,
+    journal_terms,
+    journal_total,
+    read_ledger,
+)
 from .queries import (
     UNBOUNDED,
     QueryAccountant,
@@ -299,7 +306,7 @@ class LabellingSession:
                 f"at delta={self.delta:g} ({self._queries} answered; remaining_queries() says how many more fit); "
                 f"nothing was released")
         if self.path is not None:  # the journal first: its count only grows (ledger_file)
-            append_journal(self.path, self.fingerprint, n, self._queries + n)
+            append_journal(self.path, self.fingerprint, n, self._queries + n, self._terms())
         self._queries += n
         self._batches.append([self.fingerprint, n])
         if self.path is not None:
@@ -346,6 +353,11 @@ class LabellingSession:
         by DP-SGD under add-or-remove-one give a DaRRM answer private under add-or-remove-one, which
         then composes with a DP-SGD PLD of the same relation (docs/accounting.md, *Combining with DP-SGD*)."""
         return self.table.params.neighboring
+
+    def _terms(self) -> dict:
+        """What each journal line records beside the count (:func:`.ledger_file.journal_terms`)."""
+        return {"accountant": self.bound, "member_randomness": self.member_randomness,
+                "budget_epsilon": self.budget_epsilon, "delta": self.delta}
 
     # -- state ------------------------------------------------------------------------------
     def state(self) -> dict:
@@ -420,7 +432,10 @@ class LabellingSession:
             v.open_unit("delta", state["delta"])
         except DarrmError as exc:
             raise SessionFileError(f"{path}: invalid session state: {exc}") from None
-        queries, batches = _reconcile(path, state, queries, batches, state["table_fingerprint"], held is not None)
+        terms = {"accountant": state.get("bound", bound_name(mr, table)), "member_randomness": mr,
+                 "budget_epsilon": state["budget_epsilon"], "delta": state["delta"]}
+        queries, batches = _reconcile(path, state, queries, batches, state["table_fingerprint"], held is not None,
+                                      terms)
         return cls(table, budget_epsilon=state["budget_epsilon"], delta=state["delta"], member_randomness=mr,
                    secure=state["secure"] if secure is None else secure, rng=rng,
                    path=path if held is not None else None, _queries=queries, _resume=True, _claim=held,
@@ -435,11 +450,16 @@ class LabellingSession:
 
 
 def _reconcile(path: Path, state: dict, queries: int, batches: list | None, fingerprint: str,
-               resume: bool) -> tuple[int, list | None]:
+               resume: bool, terms: dict) -> tuple[int, list | None]:
     """The count to charge: the larger of the ledger's and its journal's (ledger_file).  A ledger
     that names its journal refuses to load without it; a legacy ledger (no journal yet) gets one,
     at its count, when resumed.  A difference is charged (never dropped) and logged."""
     total = journal_total(path)
+    recorded = journal_terms(path)
+    if recorded is not None:
+        if terms != recorded:
+            raise SessionFileError(f"{path}: the ledger's terms {terms} disagree with those its journal charged the "
+                                   f"queries under {recorded}: the ledger was edited; refusing it")
     if total is None and state.get("journal") and queries > 0:
         raise SessionFileError(f"{journal_path(path)}: the ledger's journal is missing; refusing to trust the "
                                f"ledger's count alone (restore the journal)")

@@ -116,3 +116,28 @@ def test_fixed_members_total_comes_with_its_caveat_and_no_per_query_figure(cli, 
                      "--member-randomness", "fixed", "--json")
     doc = json.loads(out)
     assert "epsilon_total_generic" not in doc and "per-query" in doc["note"]
+
+
+def test_a_ledger_edited_to_other_terms_is_refused_by_its_journal(sub, tmp_path):
+    from darrm.accounting.ledger_file import journal_path
+    from darrm.accounting.session import SessionFileError, _state_checksum
+
+    path = tmp_path / "ledger.json"
+    s = LabellingSession(sub, budget_epsilon=3.0, delta=1e-2, member_randomness="fresh", path=path, rng=0)
+    s.label_counts([5, 6])
+    s.close()
+    line = json.loads(journal_path(path).read_text().splitlines()[-1])
+    assert line["accountant"] == s.bound and line["budget_epsilon"] == 3.0 and line["delta"] == 1e-2
+    for edit in ({"member_randomness": "fixed", "bound": "members-shared-composition"}, {"budget_epsilon": 30.0},
+                 {"delta": 0.2}):
+        state = json.loads(path.read_text())
+        state.update(edit)
+        state["checksum"] = _state_checksum(state)
+        edited = tmp_path / "edited.json"
+        edited.write_text(json.dumps(state))
+        journal_path(edited).write_text(journal_path(path).read_text())
+        with pytest.raises(SessionFileError, match="journal"):
+            LabellingSession.load(edited, sub)
+    again = LabellingSession.load(path, sub)  # the unedited ledger resumes
+    assert again.queries == 2
+    again.close()

@@ -230,6 +230,15 @@ def test_a_version_1_ledger_resumes_only_when_member_randomness_is_given(table, 
     path.write_text(json.dumps(state))
     with pytest.raises(SessionFileError, match="member_randomness"):
         LabellingSession.load(path, table)
+    # its journal charged the queries to fresh members: resuming them as fixed is refused
+    with pytest.raises(SessionFileError, match="journal"):
+        LabellingSession.load(path, table, member_randomness="fixed")
+    # a journal of that era recorded no terms: then the member randomness given is taken
+    from darrm.accounting.ledger_file import journal_path
+
+    j = journal_path(path)
+    lines = [json.loads(x) for x in j.read_text().splitlines()]
+    j.write_text("".join(json.dumps({k: r[k] for k in ("fingerprint", "n", "total")}) + "\n" for r in lines))
     t = LabellingSession.load(path, table, member_randomness="fixed")
     assert t.queries == 2 and t.member_randomness == "fixed" and t.state()["batches"] == [[t.fingerprint, 2]]
     t.close()
