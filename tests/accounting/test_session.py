@@ -191,6 +191,8 @@ def test_dp_event_composes_q_times_in_every_dp_accounting_accountant(pure_table,
     assert reference <= pld_acc.get_epsilon(1e-5) < reference + 0.01  # PLD: pessimistic, tight
     assert reference <= rdp_acc.get_epsilon(1e-5) <= 20 * 0.3  # RDP: looser, still 20 queries
     assert s.epsilon_spent <= reference * (1 + 1e-9)  # the tight accountant is never worse
+    for acc in (pld_acc, rdp_acc):  # the export, in every accountant that accepts it: never below darrm's figure
+        assert acc.get_epsilon(1e-5) >= s.epsilon_spent * (1 - 1e-9)
     approximate = LabellingSession(table, member_randomness="fresh", budget_epsilon=1.0, delta=1e-4)
     unsupported = approximate.dp_event()
     assert isinstance(unsupported, dp_accounting.UnsupportedDpEvent)
