@@ -122,26 +122,61 @@ def kairouz_general(eps: float, delta: float, k: int, delta_prime: float) -> Bud
     return min(terms), composed_delta(float(delta), k, float(delta_prime))
 
 
+#: k above which :func:`_pure_profile` sums only a window of the binomial (its cost then grows like √k)
+_WINDOW_FROM = 100_000
+#: the window's half-width in standard deviations √k (Hoeffding: the terms left out weigh ≤ 2e^{−2·40²})
+_WINDOW_SD = 40.0
+#: k above which no window is summed (8·10⁶ terms): the closed form is refused as too costly
+PURE_PROFILE_MAX_K = 10**10
+
+
 def _pure_profile(eps: float, k: int, eps_total: float) -> float:
     """Exact hockey-stick divergence H_{e^{ε_total}} of k-fold ε-randomised response.
 
     δ(ε_total) = Σ_{l: (k−2l)ε > ε_total} C(k,l)·(e^{(k−l)ε} − e^{ε_total + lε}) / (1+e^ε)^k,
     the privacy profile of the composition of k pure ε-DP mechanisms (Kairouz
     et al. 2015, proof of Theorem 3.3), evaluated with logsumexp.
+
+    For k > :data:`_WINDOW_FROM` only the l within :data:`_WINDOW_SD`·√k of the mean k/(1+e^ε) are
+    summed, and the rest is bounded and *added*: each term is at most the Binomial(k, 1/(1+e^ε))
+    mass C(k,l)e^{(k−l)ε}/(1+e^ε)^k of its l, and Hoeffding's inequality bounds the mass outside
+    the window by 2·exp(−2t²/k), t the half-width.  The result stays an upper bound (exact up to
+    that term, which is below 10^{−1300}), and its cost grows like √k, not k.
+
+    Raises:
+        ParameterError: k > :data:`PURE_PROFILE_MAX_K` (the window alone would be too long).
     """
-    lvals = np.arange(k + 1, dtype=float)
-    losses = (k - 2.0 * lvals) * eps
+    if k > PURE_PROFILE_MAX_K:
+        raise ParameterError("k", f"{k} compositions: the exact homogeneous composition would sum about "
+                                  f"{2 * _WINDOW_SD * math.sqrt(k):.3g} terms (k at most {PURE_PROFILE_MAX_K:g})")
+    lmax = math.ceil((k - eps_total / eps) / 2.0) - 1 if eps > 0 else -1  # largest l with (k−2l)ε > ε_total
+    lmax = min(lmax, k)
+    if lmax < 0:
+        return 0.0
+    left_out = 0.0
+    lo = 0
+    if k > _WINDOW_FROM:
+        t = _WINDOW_SD * math.sqrt(k)
+        centre = k / (1.0 + math.exp(eps))
+        lo = max(0, math.floor(centre - t))
+        hi = math.ceil(centre + t)
+        left_out = 2.0 * math.exp(-2.0 * t * t / k)
+        lmax = min(lmax, hi)
+        if lmax < lo:
+            return float(min(1.0, left_out))
+    lv = np.arange(lo, lmax + 1, dtype=float)
+    losses = (k - 2.0 * lv) * eps
     mask = losses > eps_total
     if not mask.any():
-        return 0.0
-    lv = lvals[mask]
+        return float(min(1.0, left_out))
+    lv = lv[mask]
     log_terms = (
         log_comb(k, lv)
         + (k - lv) * eps
         - k * np.logaddexp(0.0, eps)
         + np.log(-np.expm1(eps_total - losses[mask]))
     )
-    return float(min(1.0, math.exp(logsumexp(log_terms))))
+    return float(min(1.0, math.exp(logsumexp(log_terms)) + left_out))
 
 
 def optimal_homogeneous_delta(eps: float, delta: float, k: int, eps_total: float) -> float:

@@ -58,9 +58,16 @@ def journal_path(ledger: Path) -> Path:
     return ledger.parent / f".{ledger.name}.journal"
 
 
-def append_journal(ledger: Path, fingerprint: str, n: int, total: int) -> None:
+#: what a journal line records beside the count: the terms the count was charged under
+JOURNAL_TERMS = ("accountant", "member_randomness", "budget_epsilon", "delta")
+
+
+def append_journal(ledger: Path, fingerprint: str, n: int, total: int, terms: dict | None = None) -> None:
     """Append one batch (``n`` queries, running ``total``) to the journal and fsync it, before the
-    ledger is saved.  Opened ``O_APPEND | O_NOFOLLOW``; a non-regular journal is refused.
+    ledger is saved, with the ``terms`` it was charged under (:data:`JOURNAL_TERMS`: the
+    accountant, the member randomness, the budget and δ), so that a ledger edited to other terms
+    (fresh to fixed, a larger budget: checksum recomputed) is refused (:func:`journal_terms`).
+    Opened ``O_APPEND | O_NOFOLLOW``; a non-regular journal is refused.
 
     Raises:
         SessionFileError: the journal is a symlink or no regular file.
@@ -77,7 +84,9 @@ def append_journal(ledger: Path, fingerprint: str, n: int, total: int) -> None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise SessionFileError(f"{p}: the ledger's journal is not a regular file")
-        line = json.dumps({"fingerprint": fingerprint, "n": int(n), "total": int(total)}, separators=(",", ":"))
+        rec = {"fingerprint": fingerprint, "n": int(n), "total": int(total)}
+        rec.update({k: (terms or {})[k] for k in JOURNAL_TERMS if k in (terms or {})})
+        line = json.dumps(rec, separators=(",", ":"))
         os.write(fd, (line + "\n").encode())
         os.fsync(fd)
     finally:
@@ -118,6 +127,36 @@ def journal_total(ledger: Path) -> int | None:
         raise SessionFileError(f"{p}: the journal records {total} queries, more than the {MAX_QUERIES} a session "
                                "may answer")
     return total
+
+
+def journal_terms(ledger: Path) -> dict | None:
+    """The terms (:data:`JOURNAL_TERMS`) the journal's batches were charged under (None: no journal,
+    or only lines written before terms were recorded).  Every line that records terms must record
+    the same ones.
+
+    Raises:
+        SessionFileError: unreadable, or two lines with different terms."""
+    p = journal_path(ledger)
+    if not os.path.lexists(p) or os.path.islink(p):
+        return None
+    try:
+        raw = read_bounded(p, MAX_LEDGER_BYTES)
+    except (OSError, StrictJSONError) as exc:
+        raise SessionFileError(f"{p}: cannot read the ledger's journal: {exc}") from None
+    seen: dict | None = None
+    for i, line in enumerate(raw.split(b"\n")[:-1], 1):
+        try:
+            rec = loads_strict(line)
+        except StrictJSONError:
+            continue
+        if not isinstance(rec, dict) or not any(k in rec for k in JOURNAL_TERMS):
+            continue
+        terms = {k: rec.get(k) for k in JOURNAL_TERMS}
+        if seen is not None and terms != seen:
+            raise SessionFileError(f"{p}: the journal's line {i} was charged under other terms ({terms}) than "
+                                   f"the lines before ({seen}); refusing to guess which hold")
+        seen = terms
+    return seen
 
 
 #: the keys of a ledger and the types their values must have (format /2; /1 lacks the last two)

@@ -54,13 +54,29 @@ from darrm.errors import CertificationError, DarrmError, ParameterError
 from darrm.locking import Claim, claim
 from darrm.logs import get_logger
 from darrm.models import model_of
+from darrm.neighboring import NeighboringRelation
 from darrm.numerics.delta import composed_delta
 from darrm.table import GammaTable
 from darrm.verification import certify_table
 
 from .composition import optimal_homogeneous_epsilon
-from .ledger_file import SessionFileError, append_journal, journal_path, journal_total, read_ledger
-from .queries import QueryAccountant, bound_name, check_member_randomness, fixed_members_bound
+from .ledger_file import (
+    SessionFileError,
+    append_journal,
+    journal_path,
+    journal_terms,
+    journal_total,
+    read_ledger,
+)
+from .queries import (
+    UNBOUNDED,
+    QueryAccountant,
+    bound_name,
+    check_member_randomness,
+    derived_member_randomness,
+    exceeds_quickly,
+    fixed_members_bound,
+)
 from .table_identity import per_query_budget, table_fingerprint
 
 __all__ = ["FORMAT", "LabellingSession", "PrivacyBudgetExceeded", "SessionFileError", "table_fingerprint"]
@@ -69,9 +85,6 @@ __all__ = ["FORMAT", "LabellingSession", "PrivacyBudgetExceeded", "SessionFileEr
 #: with ``member_randomness`` given to :meth:`LabellingSession.load`)
 FORMAT = "darrm-labelling-session/2"
 FORMATS = ("darrm-labelling-session/1", FORMAT)
-#: the PLD interval of a session's accountant: coarse enough that a budget check is fast, and the
-#: pessimistic value stays an upper bound (at most about Q·interval above the exact composition)
-SESSION_INTERVAL = 1e-3
 
 
 class PrivacyBudgetExceeded(DarrmError):
@@ -94,7 +107,9 @@ class LabellingSession:
         budget_epsilon: the largest total ε the session may spend, at δ_total = ``delta``.
         member_randomness: "fresh" (members answer each query with fresh randomness: the tight
             PLD accountant) or "fixed" (the same trained members answer every query: only
-            post-processing of their own guarantees); required.
+            post-processing of their own guarantees); required, except where the member model
+            settles it (:func:`~darrm.accounting.queries.derived_member_randomness`: non-private or
+            local-RR members on disjoint shards are "fresh").
         delta: δ_total at which the spent ε is reported and the budget enforced; must be at least
             1 − (1 − δ_q)^Q for Q queries to be answerable at all.
         secure: draw the mechanism's coins from the OS CSPRNG (:mod:`darrm.secure_random`).
@@ -110,7 +125,7 @@ class LabellingSession:
     δ_q > 0 it returns ``UnsupportedDpEvent()``, which every accountant refuses.
 
     Examples:
-        Five members, each (0.5, 10⁻⁵)-DP, label three queries within a total ε of 2 at
+        Five members, each (0.5, 10⁻⁵)-DP, label four queries within a total ε of 2 at
         δ_total = 10⁻⁴; the members answer every query with fresh randomness:
 
         >>> import numpy as np
@@ -123,7 +138,9 @@ class LabellingSession:
         >>> session.label(votes)
         array([1, 0, 1])
         >>> session.queries, round(session.epsilon_spent, 2), session.remaining_queries()
-        (3, 1.5, 0)
+        (3, 1.5, 1)
+        >>> session.label(votes[:1])
+        array([1])
         >>> session.label(votes[:1])
         Traceback (most recent call last):
         ...
@@ -144,7 +161,7 @@ class LabellingSession:
         self.table = table
         self.budget_epsilon = v.positive("budget_epsilon", budget_epsilon)
         self.delta = v.open_unit("delta", delta)
-        self.member_randomness = check_member_randomness(member_randomness)
+        self.member_randomness = derived_member_randomness(table, member_randomness)
         self.secure = v.flag("secure", secure)
         self._rng = v.generator("rng", rng)  # checked even when secure ignores it
         # resolved once: a symlinked ledger is claimed, checked and written as the file it names
@@ -154,7 +171,9 @@ class LabellingSession:
         self._queries = int(_queries)
         self._batches: list[list] = [list(b) for b in (_batches or ([[self.fingerprint, self._queries]]
                                                                      if self._queries else []))]
-        self._accountant = QueryAccountant(self.member_randomness, value_discretization_interval=SESSION_INTERVAL)
+        # the accountant of :func:`darrm.accounting.queries.composed_epsilon` (no grid of its own): the
+        # session, ``darrm account queries`` and the API give one number for one table and count
+        self._accountant = QueryAccountant(self.member_randomness)
         if self.member_randomness == "fixed":
             fixed_members_bound(table, delta_total=self.delta)  # members with no fixed-member bound: refused now
         self._eps_cache: dict[tuple[int, float], float] = {}
@@ -214,7 +233,7 @@ class LabellingSession:
             ParameterError: naming ``delta``, outside (0, 1).
         """
         d = self.delta if delta is None else v.open_unit("delta", delta)
-        q = int(queries)
+        q = v.count("queries", queries, minimum=0)
         if q == 0:
             return 0.0
         key = (q, d)
@@ -240,7 +259,7 @@ class LabellingSession:
             ParameterError: naming ``delta``, outside (0, 1).
         """
         d = self.delta if delta is None else v.open_unit("delta", delta)
-        q = int(queries)
+        q = v.count("queries", queries, minimum=0)
         if q == 0:
             return 0.0
         eps_q, delta_q = self.per_query
@@ -269,23 +288,37 @@ class LabellingSession:
         """ε spent so far at the session's δ."""
         return self.get_epsilon()
 
-    def remaining_queries(self) -> int:
-        """How many more queries fit in the budget (ε(δ_total) is non-decreasing in the count).
+    def remaining_queries(self) -> int | str:
+        """How many more queries fit in the budget (ε(δ_total) is non-decreasing in the count), or
+        :data:`~darrm.accounting.queries.UNBOUNDED` (the string ``"unbounded"``) where ε does not
+        depend on the count: fixed members, whose post-processing bound holds for any number of
+        queries (0 if even that bound exceeds the budget).  For fresh members the search stops at
+        the largest count whose total can be computed (:func:`~darrm.accounting.queries.choose_interval`):
+        the count returned then fits, and more may.
 
         Returns:
-            The largest number of further queries whose total stays within ``budget_epsilon``.
+            The number of further queries that fit, or ``"unbounded"``.
         """
+        if self.member_randomness == "fixed":
+            return UNBOUNDED if self.epsilon_for(max(self._queries, 1)) <= self.budget_epsilon else 0
+
         def fits(extra: int) -> bool:
             return self.epsilon_for(self._queries + extra) <= self.budget_epsilon
+
+        def computable(extra: int) -> bool:
+            try:
+                return fits(extra) or True
+            except ParameterError:
+                return False
 
         if not fits(1):
             return 0
         lo, hi = 1, 2
-        while fits(hi):
+        while computable(hi) and fits(hi):
             lo, hi = hi, hi * 2
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+            lo, hi = (mid, hi) if computable(mid) and fits(mid) else (lo, mid)
         return lo
 
     # -- labelling --------------------------------------------------------------------------
@@ -325,8 +358,18 @@ class LabellingSession:
         n = int(L.shape[0])
         if n == 0:
             return np.zeros(0, dtype=np.int64)
-        self._refuse_early(n)
-        after = self.epsilon_for(self._queries + n)
+        if exceeds_quickly([(self.table, self._queries + n)], self.budget_epsilon, self.delta,
+                           self.member_randomness):
+            raise PrivacyBudgetExceeded(
+                f"budget_epsilon: {n} more queries would spend more than {self.budget_epsilon:.6g} at delta="
+                f"{self.delta:g} (a lower bound from the losses' moments already does; {self._queries} answered); "
+                f"nothing was released")
+        try:
+            self._refuse_early(n)
+            after = self.epsilon_for(self._queries + n)
+        except ParameterError as exc:
+            raise PrivacyBudgetExceeded(f"budget_epsilon: {n} more queries cannot be accounted ({exc}); nothing "
+                                        f"was released") from None
         if after > self.budget_epsilon:
             if math.isinf(after):
                 raise PrivacyBudgetExceeded(
@@ -338,7 +381,7 @@ class LabellingSession:
                 f"at delta={self.delta:g} ({self._queries} answered; remaining_queries() says how many more fit); "
                 f"nothing was released")
         if self.path is not None:  # the journal first: its count only grows (ledger_file)
-            append_journal(self.path, self.fingerprint, n, self._queries + n)
+            append_journal(self.path, self.fingerprint, n, self._queries + n, self._terms())
         self._queries += n
         self._batches.append([self.fingerprint, n])
         if self.path is not None:
@@ -369,9 +412,17 @@ class LabellingSession:
     # -- dp_accounting ----------------------------------------------------------------------
     def dp_event(self):
         """The dp_accounting event of the queries answered so far (see the class docstring):
-        ``ComposedDpEvent([rr] * Q)`` for pure-DP queries, ``UnsupportedDpEvent()`` otherwise."""
+        ``ComposedDpEvent([rr] * Q)`` for pure-DP queries, ``UnsupportedDpEvent()`` otherwise.
+
+        Raises:
+            ParameterError: fixed members: Q-fold per-query composition does not apply to them
+                (their bound is post-processing of the members' guarantees, :meth:`get_epsilon`)."""
         import dp_accounting
 
+        if self.member_randomness == "fixed":
+            raise ParameterError("member_randomness", "fixed members have no per-query event: the same trained "
+                                                      "members answer every query, and their bound (get_epsilon) "
+                                                      "is post-processing of their own guarantees, for any Q")
         eps_q, delta_q = self.per_query
         if delta_q > 0.0:
             return dp_accounting.UnsupportedDpEvent()
@@ -382,11 +433,27 @@ class LabellingSession:
 
     def pld(self):
         """The queries answered so far as a dp_accounting ``PrivacyLossDistribution`` (fresh members:
-        the PLD of the table's dominating pair, Q-fold, pessimistic), to compose with other mechanisms.
+        the PLD of the table's dominating pair, Q-fold, pessimistic by connect-the-dots), at
+        dp_accounting's default interval (1e-4), so it composes with PLDs built at their default.
+        Symmetric, under the table's neighbouring relation (:attr:`neighboring_relation`).
 
         Raises:
             ParameterError: fixed members (no per-query composition is claimed) or no queries yet."""
         return self._accountant.pld(extra=[(self.table, self._queries)] if self._queries else [])
+
+    @property
+    def neighboring_relation(self) -> NeighboringRelation:
+        """Which neighbouring data sets the exports (:meth:`pld`, :meth:`dp_event`) are about: the
+        table's own (``params.neighboring``).  One query is (ε_q, δ_q)-DP, and dominated by its pair,
+        for the data sets between which each affected member's own guarantee holds: members trained
+        by DP-SGD under add-or-remove-one give a DaRRM answer private under add-or-remove-one, which
+        then composes with a DP-SGD PLD of the same relation (docs/accounting.md, *Combining with DP-SGD*)."""
+        return self.table.params.neighboring
+
+    def _terms(self) -> dict:
+        """What each journal line records beside the count (:func:`.ledger_file.journal_terms`)."""
+        return {"accountant": self.bound, "member_randomness": self.member_randomness,
+                "budget_epsilon": self.budget_epsilon, "delta": self.delta}
 
     # -- state ------------------------------------------------------------------------------
     def state(self) -> dict:
@@ -484,7 +551,10 @@ class LabellingSession:
             v.open_unit("delta", state["delta"])
         except DarrmError as exc:
             raise SessionFileError(f"{path}: invalid session state: {exc}") from None
-        queries, batches = _reconcile(path, state, queries, batches, state["table_fingerprint"], held is not None)
+        terms = {"accountant": state.get("bound", bound_name(mr, table)), "member_randomness": mr,
+                 "budget_epsilon": state["budget_epsilon"], "delta": state["delta"]}
+        queries, batches = _reconcile(path, state, queries, batches, state["table_fingerprint"], held is not None,
+                                      terms)
         return cls(table, budget_epsilon=state["budget_epsilon"], delta=state["delta"], member_randomness=mr,
                    secure=state["secure"] if secure is None else secure, rng=rng,
                    path=path if held is not None else None, _queries=queries, _resume=True, _claim=held,
@@ -499,11 +569,16 @@ class LabellingSession:
 
 
 def _reconcile(path: Path, state: dict, queries: int, batches: list | None, fingerprint: str,
-               resume: bool) -> tuple[int, list | None]:
+               resume: bool, terms: dict) -> tuple[int, list | None]:
     """The count to charge: the larger of the ledger's and its journal's (ledger_file).  A ledger
     that names its journal refuses to load without it; a legacy ledger (no journal yet) gets one,
     at its count, when resumed.  A difference is charged (never dropped) and logged."""
     total = journal_total(path)
+    recorded = journal_terms(path)
+    if recorded is not None:
+        if terms != recorded:
+            raise SessionFileError(f"{path}: the ledger's terms {terms} disagree with those its journal charged the "
+                                   f"queries under {recorded}: the ledger was edited; refusing it")
     if total is None and state.get("journal") and queries > 0:
         raise SessionFileError(f"{journal_path(path)}: the ledger's journal is missing; refusing to trust the "
                                f"ledger's count alone (restore the journal)")

@@ -111,29 +111,51 @@ def _cmd_queries(args: argparse.Namespace) -> int:
     else:
         v.epsilon("epsilon-total", args.epsilon_total, allow_zero=True)
     if args.interval is not None:
-        v.positive("interval", args.interval)
+        queries.check_interval(args.interval, "interval")
     table = load(args.file)
-    opts = {"member_randomness": args.member_randomness, "value_discretization_interval": args.interval}
+    try:
+        mr = queries.derived_member_randomness(table, args.member_randomness)
+    except ParameterError as exc:
+        raise ParameterError("member-randomness", str(exc).split(": ", 1)[1]) from None
+    opts = {"member_randomness": mr, "value_discretization_interval": args.interval}
     if hasattr(table.params, "record_group_params"):  # record groups: each group's own total
         return _record_group_queries(args, table, opts)
-    if args.delta_total is not None:
-        b = queries.composed_epsilon(table, args.queries, delta_total=args.delta_total, **opts)
-        generic = queries.generic_epsilon(table, args.queries, b.delta)
-    else:
-        b = queries.composed_delta(table, args.queries, epsilon_total=args.epsilon_total, **opts)
-        generic = None
+    try:
+        if args.delta_total is not None:
+            b = queries.composed_epsilon(table, args.queries, delta_total=args.delta_total, **opts)
+        else:
+            b = queries.composed_delta(table, args.queries, epsilon_total=args.epsilon_total, **opts)
+    except ParameterError as exc:  # the CLI's spelling of the options
+        if exc.parameter != "value_discretization_interval":
+            raise
+        raise ParameterError("interval", str(exc).split(": ", 1)[1]) from None
+    # the generic per-query composition is a comparison for fresh members only: for fixed members
+    # no per-query composition applies, and printing one beside their bound would mislead
+    generic = queries.generic_epsilon(table, args.queries, b.delta) \
+        if args.delta_total is not None and b.member_randomness == "fresh" else None
     rec = {**b.to_dict(), "queries": args.queries}
     if generic is not None:
         rec["epsilon_total_generic"] = generic
+    note = (FIXED_NOTE if b.member_randomness == "fixed" else None)
+    if note is not None:
+        rec["note"] = note
     if args.json:
         print_json(rec)
         return 0
-    rows = [[b.bound, b.epsilon, b.delta, b.lower if b.bound == queries.BOUND_FRESH else b.upper]]
+    rows = [[b.bound, b.epsilon, b.delta, b.lower if b.member_randomness == "fresh" else b.upper]]
     if generic is not None:
         rows.append([queries.BOUND_GENERIC, generic, b.delta, generic])
     print_table(["accountant", "epsilon_total", "delta_total", "lower_bound"], rows,
-                f"{args.queries} queries of {args.file}, members {args.member_randomness}")
+                f"{args.queries} queries of {args.file}, members {b.member_randomness}")
+    if note is not None:
+        print(note)
     return 0
+
+
+#: what ``account queries --member-randomness fixed`` says under its total
+FIXED_NOTE = ("fixed members: the total is post-processing of the members' own guarantees and holds for any "
+              "number of queries; no per-query composition applies to them (docs/accounting.md, "
+              "'Which accounting applies to me')")
 
 
 def _record_group_queries(args: argparse.Namespace, table, opts: dict) -> int:
@@ -248,11 +270,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--queries", type=count_arg, required=True, help="number Q of answered queries")
     p.add_argument("--delta-total", type=float, help="total δ in (0, 1): print epsilon_total (default: none)")
     p.add_argument("--epsilon-total", type=float, help="total ε in [0, 700]: print delta_total (default: none)")
-    p.add_argument("--member-randomness", choices=("fresh", "fixed"), required=True,
+    p.add_argument("--member-randomness", choices=("fresh", "fixed"), default=None,
                    help="fresh: members answer each query with fresh randomness (per-query composition); "
                         "fixed: the same trained members answer every query (post-processing of their "
-                        "guarantees only); no default, say which holds")
+                        "guarantees only); default: none, say which holds, except for members on disjoint "
+                        "shards with no privacy of their own (fresh: the randomness is DaRRM's coins)")
     p.add_argument("--interval", type=float, default=None,
-                   help="PLD discretisation interval (default: 1e-4, halved until the optimistic-pessimistic "
-                        "bracket is within 0.25 %%)")
+                   help="PLD discretisation interval in [1e-7, 0.1] (default: chosen from Q: 1e-4, coarser "
+                        "where the composed PLD would be large; connect-the-dots, beside the closed forms)")
     p.set_defaults(func=_cmd_queries)

@@ -38,13 +38,18 @@ def _parse_eps0(text: str) -> list[float]:
     return list(v.comma_list("eps0", text, lambda t: v.epsilon("eps0", float(t)), "numbers in (0, 700]"))
 
 
+#: the most rounds composed (one self-composition of the round's pair: its cost grows like √T, and
+#: beyond this ε_total is in the hundreds for any useful round)
+MAX_ROUNDS = 10**7
+
+
 def run(args: argparse.Namespace) -> int:
     check_outputs({"plot": args.plot})
     n = parse_count("n", args.n)
     delta = v.open_unit("delta", args.delta)
     classes = None if args.classes is None else v.count("classes", args.classes, minimum=2)
     spec = _spec(args.randomizer, classes)
-    rounds = v.count("rounds", args.rounds)
+    rounds = v.count("rounds", args.rounds, maximum=MAX_ROUNDS)
     if (args.eps0 is None) == (args.target_eps is None):
         raise ParameterError("eps0", "give exactly one of --eps0 and --target-eps")
     if args.target_eps is not None:
@@ -115,15 +120,20 @@ def _what(spec) -> str:
 
 
 def _rounds(args, n: int, eps0s: list[float], delta: float, spec, rounds: int) -> int:
+    from ..shuffle.best import randomizer_for
     from ..shuffle.calibration import central_epsilon
+    from ..shuffle.composition import round_profile_name
 
     recs = [{"eps0": e0, "n": n, "rounds": rounds, "delta_total": delta,
-             "eps_total": central_epsilon(e0, n, delta, rounds=rounds, spec=spec)} for e0 in eps0s]
+             "eps_total": central_epsilon(e0, n, delta, rounds=rounds, spec=spec),
+             "composition": round_profile_name(randomizer_for(e0, None, spec))} for e0 in eps0s]
     if args.json:
         print_json(recs)
     else:
-        print_table(["eps0", "eps_total"], [[r["eps0"], r["eps_total"]] for r in recs],
-                    f"{rounds} shuffled rounds composed, n={n}, delta_total={delta:g}, {_what(spec)}")
+        print_table(["eps0", "eps_total", "round_profile"], [[r["eps0"], r["eps_total"], r["composition"]]
+                                                             for r in recs],
+                    f"{rounds} shuffled rounds composed, n={n}, delta_total={delta:g}, {_what(spec)}; each "
+                    f"round's dominating pair from its round_profile")
     return 0
 
 
@@ -162,7 +172,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "messages per user (multi-message, e.g. rr:4+2); geo:K / grid:K: the clamped geometric "
                         "mechanism on K points / a KxK grid, eps0 per unit of l1 distance, bounds per distance "
                         "(default: generic, or rr:K with --classes K)")
-    p.add_argument("--rounds", type=int, default=1,
+    p.add_argument("--rounds", type=v.count_arg, default=1,
                    help="compose this many shuffled rounds, delta being the total (default: 1, every bound)")
     p.add_argument("--target-eps", type=float, default=None,
                    help="solve for the largest eps0 whose central epsilon (over --rounds) meets this "

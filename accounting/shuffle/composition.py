@@ -90,15 +90,38 @@ def dominating_pair(delta_of_eps: Callable[[float], float], eps0: float,
     return np.log(av), np.stack([p, q])
 
 
+#: which per-round profile :func:`round_profile` composes, by name (printed by ``darrm shuffle --rounds``)
+PROFILE_BINARY_RR_EXACT = "binary-rr-exact-count-law"
+PROFILE_DECOMPOSITION = "optimal-decomposition"
+PROFILE_CLONES = "clones"
+
+
+def round_profile_name(randomizer: Randomizer) -> str:
+    """The name of the per-round profile :func:`round_profile` uses for ``randomizer``."""
+    from .randomizers import RandomizedResponse
+
+    if isinstance(randomizer, GenericLDP) or as_finite(randomizer) is None:
+        return PROFILE_CLONES
+    if isinstance(randomizer, RandomizedResponse) and randomizer.k == 2:
+        return PROFILE_BINARY_RR_EXACT
+    return PROFILE_DECOMPOSITION
+
+
 def round_profile(randomizer: Randomizer, n: int) -> Callable[[float], float]:
-    """An upper bound on one shuffled round's δ(ε): the optimal decomposition (capped by the
-    clone and variation-ratio pairs) for a specific randomizer, the clone bound for a generic
-    ε0-LDP one."""
+    """An upper bound on one shuffled round's δ(ε), the tightest this package proves: for binary
+    randomized response, the exact curve of the shuffled count over every dataset
+    (:func:`.binary_rr_exact.exact_delta`, ``kind="upper"``: exact up to its stated error terms);
+    else the optimal decomposition (capped by the clone and variation-ratio pairs) for a specific
+    randomizer, the clone bound for a generic ε0-LDP one (:func:`round_profile_name`)."""
+    from .binary_rr_exact import exact_delta
     from .clones import clone_delta
     from .decomposition import capped_optimal_delta
 
-    if isinstance(randomizer, GenericLDP) or as_finite(randomizer) is None:
+    name = round_profile_name(randomizer)
+    if name == PROFILE_CLONES:
         return lambda e: clone_delta(e, n, randomizer.eps0)
+    if name == PROFILE_BINARY_RR_EXACT:
+        return lambda e: min(exact_delta(randomizer.eps0, n, e, "upper"), capped_optimal_delta(randomizer, n, e))
     return lambda e: capped_optimal_delta(randomizer, n, e)
 
 

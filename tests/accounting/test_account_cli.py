@@ -109,7 +109,7 @@ def test_queries_fixed_members_name_their_bound(cli, pate_sub_file):
 
 
 @pytest.mark.parametrize(("extra", "option"), [
-    ([], "member-randomness"),
+    (["--delta-total", "0.1"], "member-randomness"),
     (["--member-randomness", "fresh"], "delta-total"),
     (["--member-randomness", "fresh", "--delta-total", "2"], "delta-total"),
     (["--member-randomness", "fresh", "--epsilon-total", "-1"], "epsilon-total"),
