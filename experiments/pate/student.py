@@ -30,7 +30,7 @@ from torch import nn
 
 from darrm.errors import ParameterError
 from darrm.experiments.pate.model import to_tensor
-from darrm.experiments.pate.student_config import StudentConfig
+from darrm.experiments.pate.student_config import SemiSupervisedConfig, StudentConfig
 
 __all__ = ["StudentConfig", "StudentMLP", "TrainedStudent", "train_student"]
 
@@ -83,8 +83,12 @@ def _probabilities(model: nn.Module, x: torch.Tensor, batch: int = 2048) -> torc
 
 
 def train_student(images: np.ndarray, labels: np.ndarray, unlabelled: np.ndarray, classes: tuple[int, ...],
-                  cfg: StudentConfig, seed: int) -> TrainedStudent:
+                  cfg: StudentConfig | SemiSupervisedConfig, seed: int) -> TrainedStudent:
     """Train a student on released labels (and, with self-training, pseudo-labels on ``unlabelled``).
+
+    A :class:`~.student_config.SemiSupervisedConfig` trains the semi-supervised student
+    (:func:`.semi_supervised.train_semi_supervised`: label spreading and a CNN on the pool, two
+    threads); a :class:`~.student_config.StudentConfig` the supervised MLP baseline (one thread).
 
     Args:
         images: the Q queried public images, uint8 ``(Q, 28, 28)``.
@@ -108,6 +112,14 @@ def train_student(images: np.ndarray, labels: np.ndarray, unlabelled: np.ndarray
     if not set(np.unique(lab).tolist()) <= set(lookup):
         raise ParameterError("labels", f"released labels {sorted(set(np.unique(lab).tolist()))} outside {classes}")
     threads = torch.get_num_threads()
+    if isinstance(cfg, SemiSupervisedConfig):
+        from darrm.experiments.pate.semi_supervised import train_semi_supervised  # imports this module
+
+        torch.set_num_threads(2)  # convolutions on the whole pool: two threads (the machine's share)
+        try:
+            return train_semi_supervised(images, lab, unlabelled, classes, cfg, seed)
+        finally:
+            torch.set_num_threads(threads)
     torch.set_num_threads(1)  # small matrices: one thread is faster than two contending ones
     try:
         return _train(images, lab, unlabelled, classes, lookup, cfg, seed)
