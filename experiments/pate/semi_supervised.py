@@ -74,10 +74,10 @@ def knn_graph(vectors: np.ndarray, neighbours: int, chunk: int = 1024) -> sp.csr
     n = count("vectors", len(x), minimum=2)
     k = min(count("neighbours", neighbours), n - 1)
     norms = np.linalg.norm(x, axis=1, keepdims=True)
-    x = x / np.where(norms > 0, norms, 1.0)
+    unit = (x / np.where(norms > 0, norms, 1.0)).astype(np.float32)
     rows, cols, vals = [], [], []
     for s in range(0, n, chunk):
-        sim = x[s:s + chunk] @ x.T
+        sim = unit[s:s + chunk] @ unit.T
         b = len(sim)
         sim[np.arange(b), np.arange(s, s + b)] = -np.inf  # no self-loops
         nb = np.argpartition(-sim, k - 1, axis=1)[:, :k]
