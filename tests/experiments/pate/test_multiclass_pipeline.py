@@ -145,3 +145,14 @@ def test_cli_refuses_bad_ten_class_options_with_one_line(tmp_path, capsys, extra
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and option in err
     assert not (tmp_path / "o" / "results.json").exists()
+
+
+def test_methods_setting_lists_the_runs_methods_in_table_order_and_refuses_unknown_ones():
+    from darrm import ParameterError
+    from darrm.experiments.pate.multiclass_config import METHODS, MulticlassConfig
+
+    assert tuple(run_mod.MULTICLASS_METHODS) == METHODS
+    assert MulticlassConfig("mnist", methods=("true-labels", "gnmax")).methods == ("gnmax", "true-labels")
+    for bad in ((), ("gnmax", "gnmax"), ("lnmax",)):
+        with pytest.raises(ParameterError, match="methods"):
+            MulticlassConfig("mnist", methods=bad)
