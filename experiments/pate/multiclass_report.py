@@ -11,7 +11,8 @@ from darrm.plotting import fit_suptitle
 __all__ = ["MULTICLASS_SMOKE_NOTE", "multiclass_figure", "multiclass_plot", "multiclass_table"]
 
 #: the first line of a ten-class ``--quick`` run's table and of its command-line summary
-MULTICLASS_SMOKE_NOTE = ("SMOKE TEST (--quick): 25 teachers on 5000 images, Q = 20, 2 draws, short training; it "
+MULTICLASS_SMOKE_NOTE = ("SMOKE TEST (--quick): 25 teachers on 5000 images, 1000 public images (pool 500), Q = 20, "
+                         "2 draws, short training; it "
                          "checks that every stage runs.  Its numbers are not results (no published columns).")
 
 _ORDER = ("gnmax", "confident-gnmax", "darrm-plurality", "plurality-nonprivate", "true-labels")
