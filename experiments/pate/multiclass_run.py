@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import platform
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +49,7 @@ from darrm.experiments.pate.smooth_sensitivity import fixed_parameters, publish_
 from darrm.experiments.pate.student import train_student
 from darrm.experiments.pate.student_study import student_seed
 from darrm.experiments.pate.study import query_indices
+from darrm.experiments.pate.teachers import warn_weak_teachers
 from darrm.paths import check_output_dir
 
 __all__ = ["MULTICLASS_METHODS", "public_subset", "run_multiclass"]
@@ -202,11 +202,7 @@ def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = N
                                           cache_dir, progress)
     hist = histograms_of(votes, C)
     teacher_acc = [float(np.mean(votes[:, i] == pool_y)) for i in range(votes.shape[1])]
-    weak = [i for i, a in enumerate(teacher_acc) if a < TEACHER_WARN_ACCURACY]
-    if weak:
-        warnings.warn(f"{len(weak)} of {len(teacher_acc)} teachers are below {TEACHER_WARN_ACCURACY} accuracy on the "
-                      f"query pool (teachers {weak[:10]}{'…' if len(weak) > 10 else ''}): a failed training run",
-                      RuntimeWarning, stacklevel=2)
+    weak = warn_weak_teachers(teacher_acc, TEACHER_WARN_ACCURACY, "the query pool")
     mech = _mechanisms(cfg, progress)
     classes = tuple(range(C))
     acc: dict[tuple[str, float | None, int], dict[str, list]] = {}

@@ -144,3 +144,15 @@ def test_poisoning_the_held_out_half_changes_nothing_the_student_learns(shared_d
     assert [r["student_accuracy_mean"] for r in clean] != [r["student_accuracy_mean"] for r in poisoned]
     assert json.loads((tmp_path / "clean" / "multiclass_run.json").read_text())["split"] == {"pool": 80,
                                                                                             "held_out": 80}
+
+
+def test_teachers_below_the_threshold_are_warned_about_and_working_ones_are_not():
+    import warnings
+
+    from darrm.experiments.pate.teachers import warn_weak_teachers
+
+    with pytest.warns(RuntimeWarning, match=r"2 of 4 teachers are below 0.6 .*\[1, 3\]"):
+        assert warn_weak_teachers([0.9, 0.5, 0.83, 0.557], 0.6, "the test set") == [1, 3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert warn_weak_teachers([0.9, 0.6], 0.6, "the test set") == []
