@@ -45,8 +45,7 @@ from torch import nn
 
 from darrm.errors import ParameterError
 from darrm.experiments.pate.model import to_tensor
-from darrm.experiments.pate.student import TrainedStudent
-from darrm.experiments.pate.student_config import SemiSupervisedConfig
+from darrm.experiments.pate.student_config import SemiSupervisedConfig, TrainedStudent
 from darrm.validation import count, open_unit
 
 __all__ = ["SmallCNN", "SmallMLP", "augment", "knn_graph", "label_spreading", "pseudo_label_weights",
@@ -257,7 +256,7 @@ def train_semi_supervised(images: np.ndarray, labels: np.ndarray, unlabelled: np
         seed: seeds the CNN's initialisation, minibatches and augmentation.
 
     Returns:
-        A :class:`~.student.TrainedStudent` (``info``: graph nodes, rounds, seconds per stage).
+        A :class:`~.student_config.TrainedStudent` (``info``: graph nodes, rounds, seconds per stage).
 
     Raises:
         KeyError: a label outside ``classes`` (:func:`.student.train_student` refuses it first).

@@ -21,31 +21,16 @@ continues for the same number of steps.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import numpy as np
 import torch
 from torch import nn
 
 from darrm.errors import ParameterError
 from darrm.experiments.pate.model import to_tensor
-from darrm.experiments.pate.student_config import SemiSupervisedConfig, StudentConfig
+from darrm.experiments.pate.semi_supervised import train_semi_supervised
+from darrm.experiments.pate.student_config import SemiSupervisedConfig, StudentConfig, TrainedStudent
 
 __all__ = ["StudentConfig", "StudentMLP", "TrainedStudent", "train_student"]
-
-
-@dataclass(frozen=True)
-class TrainedStudent:
-    """A finished student: ``predict(images) → labels`` in the original label space, and a record.
-
-    Attributes:
-        predict: maps uint8 images ``(n, 28, 28)`` to n labels in the original label space.
-        info: the training record (labelled and pseudo-labelled counts).
-    """
-
-    predict: Callable[[np.ndarray], np.ndarray]
-    info: dict
 
 
 class StudentMLP(nn.Module):
@@ -113,8 +98,6 @@ def train_student(images: np.ndarray, labels: np.ndarray, unlabelled: np.ndarray
         raise ParameterError("labels", f"released labels {sorted(set(np.unique(lab).tolist()))} outside {classes}")
     threads = torch.get_num_threads()
     if isinstance(cfg, SemiSupervisedConfig):
-        from darrm.experiments.pate.semi_supervised import train_semi_supervised  # imports this module
-
         torch.set_num_threads(2)  # convolutions on the whole pool: two threads (the machine's share)
         try:
             return train_semi_supervised(images, lab, unlabelled, classes, cfg, seed)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+
+import numpy as np
 
 from darrm.validation import choice, count, flag, non_negative, open_unit, positive
 
-__all__ = ["SemiSupervisedConfig", "StudentConfig"]
+__all__ = ["SemiSupervisedConfig", "StudentConfig", "TrainedStudent"]
 
 
 @dataclass(frozen=True)
@@ -82,3 +85,16 @@ class SemiSupervisedConfig:
 
     def as_dict(self) -> dict:
         return {"kind": "semi-supervised", **asdict(self)}
+
+
+@dataclass(frozen=True)
+class TrainedStudent:
+    """A finished student: ``predict(images) → labels`` in the original label space, and a record.
+
+    Attributes:
+        predict: maps uint8 images ``(n, 28, 28)`` to n labels in the original label space.
+        info: the training record (labelled and pseudo-labelled counts).
+    """
+
+    predict: Callable[[np.ndarray], np.ndarray]
+    info: dict
