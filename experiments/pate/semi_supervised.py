@@ -143,6 +143,9 @@ def pseudo_label_weights(scores: np.ndarray, labelled: np.ndarray, labels: np.nd
     Returns:
         ``(pseudo, weight)``: int64 labels and float32 weights (mean ζ over the pool's classes is 1;
         a node with no score gets weight 0).
+
+    Raises:
+        IndexError: a labelled position outside ``scores``.
     """
     n, C = scores.shape
     mass = scores.sum(1, keepdims=True)
@@ -203,6 +206,9 @@ def augment(x: torch.Tensor, shift: float, rotation: float, gen: torch.Generator
 
     Returns:
         The transformed images (bilinear, zeros outside), same shape.
+
+    Raises:
+        ValueError: ``x`` is not a 4-D image batch.
     """
     b, _, h, w = x.shape
     u = torch.rand(b, 3, generator=gen) * 2 - 1

@@ -86,6 +86,9 @@ def warn_weak_teachers(accuracies: list[float], threshold: float, what: str) -> 
 
     Returns:
         The indices of the teachers reported (empty when none).
+
+    Raises:
+        TypeError: an accuracy is not a number.
     """
     weak = [i for i, a in enumerate(accuracies) if a < threshold]
     if weak:
