@@ -33,10 +33,10 @@ FACADES = {"darrm": darrm, "darrm.accounting": darrm.accounting}
 #: the PATE experiment (``darrm.experiments.pate``, every module with an ``__all__``): each public
 #: callable defined there.
 PATE_MODULES = tuple(f"darrm.experiments.pate.{name}" for name in (
-    "cli", "ensemble", "model", "multiclass_aggregators", "multiclass_config", "multiclass_report", "multiclass_run",
-    "multiclass_teachers", "plurality", "plurality_profile", "plurality_top_two", "public_split", "report", "run",
-    "smooth_sensitivity", "student", "student_config", "student_report", "student_study", "study", "teacher_config",
-    "teachers", "totals"))
+    "anchors", "cli", "ensemble", "model", "multiclass_aggregators", "multiclass_config", "multiclass_report",
+    "multiclass_run", "multiclass_teachers", "plurality", "plurality_profile", "plurality_top_two", "public_split",
+    "report", "run", "semi_supervised", "smooth_sensitivity", "student", "student_config", "student_report",
+    "student_study", "study", "teacher_config", "teachers", "totals"))
 EXPERIMENT_MODULES = ("darrm.experiments.data.idx", "darrm.experiments.data.loader", "darrm.experiments.data.locations",
                       "darrm.experiments.releases", "darrm.experiments.cache", "darrm.experiments.png", *PATE_MODULES)
 FACADES.update({name: importlib.import_module(name) for name in EXPERIMENT_MODULES})

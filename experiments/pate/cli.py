@@ -22,6 +22,10 @@ _ints = comma_list_type(int, "integers")
 _floats = comma_list_type(float, "numbers")
 
 
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(x.strip() for x in text.split(",") if x.strip())
+
+
 def _class_count(text: str) -> int:
     if text not in ("2", "10"):
         raise argparse.ArgumentTypeError(f"must be 2 (the paper's 5-vs-8 task) or 10, got {text!r}")
@@ -79,10 +83,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="with --classes 10: comma-separated total ε budgets (default: 0.5,1,2; --quick: 2)")
     p.add_argument("--total-delta", type=float, default=None,
                    help="with --classes 10: the total δ of every budget (default: 1e-5)")
+    p.add_argument("--methods", type=_names, default=None,
+                   help="with --classes 10: comma-separated methods to run (default: all of gnmax, confident-gnmax, "
+                        "darrm-plurality, plurality-nonprivate, true-labels)")
     p.set_defaults(func=run_command)
 
 
-_TEN_CLASS_ONLY = ("teachers", "total_eps", "total_delta")
+_TEN_CLASS_ONLY = ("teachers", "total_eps", "total_delta", "methods")
 _TWO_CLASS_ONLY = ("ms", "epochs", "device")
 
 
@@ -92,18 +99,20 @@ def multiclass_config_from_args(args: argparse.Namespace):
 
     from darrm.errors import ParameterError
     from darrm.experiments.pate.multiclass_config import MulticlassConfig
+    from darrm.experiments.pate.student_config import StudentConfig
 
     for name in _TWO_CLASS_ONLY:
         if getattr(args, name) is not None:
             raise ParameterError(name, f"--{name} applies to --classes 2 only")
     over: dict = {"seed": args.seed, "held_out_fraction": args.held_out_fraction}
     for flag, key in (("teachers", "teachers"), ("queries", "queries"), ("draws", "draws"),
-                      ("total_eps", "total_eps"), ("total_delta", "total_delta"), ("train_size", "train_size")):
+                      ("total_eps", "total_eps"), ("total_delta", "total_delta"), ("train_size", "train_size"),
+                      ("methods", "methods")):
         if getattr(args, flag) is not None:
             over[key] = getattr(args, flag)
     cfg = MulticlassConfig.quick(args.dataset, **over) if args.quick else MulticlassConfig(args.dataset, **over)
-    if args.no_self_training:
-        cfg = replace(cfg, student=replace(cfg.student, self_training=False))
+    if args.no_self_training:  # the supervised MLP on the released labels only, no baseline beside it
+        cfg = replace(cfg, student=StudentConfig(self_training=False), baseline_student=None)
     return cfg
 
 

@@ -7,10 +7,13 @@ from typing import Any
 
 from darrm.errors import ParameterError
 from darrm.experiments.data.loader import DATASETS
-from darrm.experiments.pate.student_config import StudentConfig
+from darrm.experiments.pate.student_config import SemiSupervisedConfig, StudentConfig
 from darrm.validation import count, epsilon, flag, open_unit
 
-__all__ = ["MulticlassConfig"]
+__all__ = ["METHODS", "MulticlassConfig"]
+
+#: the ten-class study's methods, in table order
+METHODS = ("gnmax", "confident-gnmax", "darrm-plurality", "plurality-nonprivate", "true-labels")
 
 
 @dataclass(frozen=True)
@@ -27,8 +30,14 @@ class MulticlassConfig:
         seed: the study's seed.
         held_out_fraction: share of the public (test) set held out for the students.
         train_size: a seeded subset of the training set (None: all 60,000).
+        public_size: a seeded subset of the public (test) set split into pool and held-out half
+            (None: all 10,000).
         teacher: how a teacher is trained (an MLP on its shard; no self-training).
-        student: how a student is trained.
+        student: how the study's student is trained (default: the semi-supervised student, label
+            spreading and a CNN on the pool; a :class:`StudentConfig` trains the supervised MLP).
+        baseline_student: the supervised MLP student trained beside it on the same labels (the
+            "supervised" baseline row), or None.
+        methods: the methods run (default: all, in table order).
         prior_accuracy: the per-teacher accuracy of the DaRRM LP's data-independent prior.
         smoke_test: the ``--quick`` preset (its tables say so and show no paper columns).
     """
@@ -42,8 +51,11 @@ class MulticlassConfig:
     seed: int = 0
     held_out_fraction: float = 0.5
     train_size: int | None = None
+    public_size: int | None = None
     teacher: StudentConfig = field(default_factory=lambda: StudentConfig(steps=200, self_training=False))
-    student: StudentConfig = field(default_factory=StudentConfig)
+    student: StudentConfig | SemiSupervisedConfig = field(default_factory=SemiSupervisedConfig)
+    baseline_student: StudentConfig | None = field(default_factory=StudentConfig)
+    methods: tuple[str, ...] = METHODS
     prior_accuracy: float = 0.75
     smoke_test: bool = False
 
@@ -67,22 +79,38 @@ class MulticlassConfig:
         open_unit("held_out_fraction", self.held_out_fraction)
         if self.train_size is not None:
             count("train_size", self.train_size, minimum=self.teachers)
+        if self.public_size is not None:
+            count("public_size", self.public_size, minimum=4)
         open_unit("prior_accuracy", self.prior_accuracy)
+        methods = tuple(self.methods) if isinstance(self.methods, list | tuple) else ()
+        if not methods or len(set(methods)) != len(methods) or not set(methods) <= set(METHODS):
+            raise ParameterError("methods", f"must be distinct names among {METHODS}, got {self.methods!r}")
+        object.__setattr__(self, "methods", tuple(m for m in METHODS if m in methods))
         flag("smoke_test", self.smoke_test)
-        for name in ("teacher", "student"):
-            if not isinstance(getattr(self, name), StudentConfig):
-                raise ParameterError(name, f"must be a StudentConfig, got {type(getattr(self, name)).__name__}")
+        if not isinstance(self.teacher, StudentConfig):
+            raise ParameterError("teacher", f"must be a StudentConfig, got {type(self.teacher).__name__}")
+        if not isinstance(self.student, StudentConfig | SemiSupervisedConfig):
+            raise ParameterError("student", "must be a StudentConfig or a SemiSupervisedConfig, got "
+                                 f"{type(self.student).__name__}")
+        if self.baseline_student is not None and not isinstance(self.baseline_student, StudentConfig):
+            raise ParameterError("baseline_student", "must be a StudentConfig or None, got "
+                                 f"{type(self.baseline_student).__name__}")
         if self.teacher.self_training:
             raise ParameterError("teacher", "teachers train on their shard's true labels only (self_training=False)")
 
     @classmethod
     def quick(cls, dataset: str, **overrides: Any) -> MulticlassConfig:
-        """Smoke test: 25 teachers on 5000 training images, Q = 20, ε_total = 2, 2 draws, short training."""
+        """Smoke test: 25 teachers on 5000 training images, 1,000 public images (pool 500), Q = 20,
+        ε_total = 2, 2 draws, short training (semi-supervised student with the MLP network: 2 rounds of 30 steps)."""
         base: dict[str, Any] = dict(teachers=25, queries=(20,), total_eps=(2.0,), draws=2, train_size=5000,
-                                    teacher=StudentConfig(steps=50, self_training=False),
-                                    student=StudentConfig(steps=50), smoke_test=True)
+                                    public_size=1000, teacher=StudentConfig(steps=50, self_training=False),
+                                    student=SemiSupervisedConfig(steps=30, network="mlp"),
+                                    baseline_student=StudentConfig(steps=50),
+                                    smoke_test=True)
         base.update(overrides)
         return cls(dataset, **base)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        out["student"] = self.student.as_dict()
+        return out

@@ -4,21 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from darrm.experiments.pate.anchors import anchors
 from darrm.experiments.png import pyplot, save_png
 from darrm.plotting import fit_legend, fit_suptitle
 
-__all__ = ["MULTICLASS_SMOKE_NOTE", "PUBLISHED_ANCHORS", "multiclass_figure", "multiclass_plot", "multiclass_table"]
+__all__ = ["MULTICLASS_SMOKE_NOTE", "multiclass_figure", "multiclass_plot", "multiclass_table"]
 
 #: the first line of a ten-class ``--quick`` run's table and of its command-line summary
-MULTICLASS_SMOKE_NOTE = ("SMOKE TEST (--quick): 25 teachers on 5000 images, Q = 20, 2 draws, short training; it "
+MULTICLASS_SMOKE_NOTE = ("SMOKE TEST (--quick): 25 teachers on 5000 images, 1000 public images (pool 500), Q = 20, "
+                         "2 draws, short training; it "
                          "checks that every stage runs.  Its numbers are not results (no published columns).")
 
-_ORDER = ("gnmax", "confident-gnmax", "darrm-plurality", "plurality-nonprivate")
-_MARKERS = ("o", "s", "^", "D")
-
-#: Published 10-class MNIST students at δ = 1e-5 (second-hand, via Ghazi et al. 2021, Table 4):
-#: (aggregator, ε, student accuracy).  Their teachers are CNNs; ours are MLPs (multiclass_teachers).
-PUBLISHED_ANCHORS = (("PATE-G", 2.04, 0.980), ("Confident-GNMax", 1.97, 0.985), ("non-private", None, 0.992))
+_ORDER = ("gnmax", "confident-gnmax", "darrm-plurality", "plurality-nonprivate", "true-labels")
+_MARKERS = ("o", "s", "^", "D", "v")
 
 
 def _f(x: float | None, spec: str = ".3f") -> str:
@@ -45,33 +43,47 @@ def multiclass_table(records: list[dict], run: dict) -> str:
     ds = records[0]["dataset"] if records else "?"
     K = records[0]["teachers"] if records else "?"
     teach = run.get("teacher_accuracy_on_pool", [])
+    semi = any(r.get("student", {}).get("kind") == "semi-supervised" for r in records)
     lines += [f"### {ds}, 10 classes, K = {K} non-private teachers: students at equal total (ε, δ)", "",
               f"Teachers: mean accuracy on the query pool {sum(teach) / max(len(teach), 1):.3f}; their noiseless "
-              f"plurality {run.get('plurality_accuracy_on_pool', float('nan')):.3f}.  Cells: label accuracy / student "
-              "accuracy on the held-out half, mean (std) over draws; Confident-GNMax: over answered queries "
-              "(answered count in brackets).", "",
+              f"plurality {run.get('plurality_accuracy_on_pool', float('nan')):.3f}.  Protocol: "
+              f"{run.get('query_protocol', '?')}.  Cells: label accuracy / student accuracy on the held-out half"
+              + (" (semi-supervised student; the supervised MLP baseline after '|')" if semi else "")
+              + ", mean (std) over draws; Confident-GNMax: over answered queries [answered count] and its "
+              "published data-dependent ε (one noisy draw per draw, smooth sensitivity) in braces.  The ε_total "
+              "column is every method's data-independent total.", "",
               "| Q | ε_total | " + " | ".join(_ORDER) + " |", "|---|---|" + "---|" * len(_ORDER)]
     by = {(r["method"], r["epsilon_total"], r["Q"]): r for r in records}
     for Q in sorted({r["Q"] for r in records}):
         for e in sorted({r["epsilon_total"] for r in records if r["epsilon_total"] is not None}):
             cells = []
             for m in _ORDER:
-                r = by.get((m, None if m == "plurality-nonprivate" else e, Q))
+                r = by.get((m, None if m in ("plurality-nonprivate", "true-labels") else e, Q))
                 if r is None:
                     cells.append("–")
                     continue
-                ans = f" [{r['answered_mean']:.0f}]" if m == "confident-gnmax" else ""
+                extra = ""
+                if m == "confident-gnmax":
+                    pub = r.get("epsilon_published") or []
+                    extra = f" [{r['answered_mean']:.0f}]" + (" {ε_pub " + "/".join(f"{p:.2f}" for p in pub) + "}"
+                                                             if pub else "")
+                base = r.get("baseline_student_accuracy_mean")
                 cells.append(f"{_f(r['accuracy_mean'], '.3f')} / {_f(r['student_accuracy_mean'], '.3f')} "
-                             f"({_f(r['student_accuracy_std'], '.3f')}){ans}")
+                             f"({_f(r['student_accuracy_std'], '.3f')})"
+                             + (f" \\| {_f(base, '.3f')}" if base is not None else "") + extra)
             lines.append(f"| {Q} | {e:g} | " + " | ".join(cells) + " |")
     lines += ["", f"δ_total = {next((r['delta_total'] for r in records if r['delta_total']), '–')} for every private "
               "row.  Accountants:", ""]
     lines += [f"- {m}: {next(r['accountant'] for r in records if r['method'] == m)}" for m in _ORDER
               if any(r["method"] == m for r in records)]
     if not smoke:
-        anchors = "; ".join(f"{n} {a:.3f}" + (f" at ε = {e}" if e is not None else "") for n, e, a in PUBLISHED_ANCHORS)
-        lines += ["", f"Published anchors (10-class MNIST, δ = 1e-5, CNN teachers; Ghazi et al. 2021, Table 4): "
-                      f"{anchors}."]
+        lines += ["", "Published anchors (MNIST, CNN teachers, semi-supervised students) with their own settings run "
+                      "through darrm's data-independent accountants (`darrm.experiments.pate.anchors`); the "
+                      "published ε is data-dependent, one noisy draw:", "",
+                  "| anchor | settings | queries (answered) | ε published (data-dependent) | "
+                  "ε data-independent (darrm) | δ | student |", "|---|---|---|---|---|---|---|"]
+        lines += [f"| {a.name} | {a.settings} | {a.queries} ({a.answered}) | {a.epsilon_published:.2f} | "
+                  f"{a.epsilon_data_independent:.2f} | {a.delta:g} | {a.student_accuracy:.3f} |" for a in anchors()]
     lines += ["", f"Wall time: {run.get('seconds_total', 0):.0f} s in all, teachers "
               f"{run.get('teachers', {}).get('seconds_training', 0):.0f} s "
               f"({run.get('teachers', {}).get('teachers_from_cache', 0)} from the cache), students "

@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 
 from darrm.accounting import confident_gnmax_epsilon
 from darrm.atomic import atomic_write_bytes, atomic_write_json
-from darrm.errors import SolveError
+from darrm.errors import ParameterError, SolveError
 from darrm.experiments.cache import default_cache_dir
 from darrm.experiments.data.loader import load_dataset
 from darrm.experiments.pate.multiclass_aggregators import (
@@ -49,12 +49,19 @@ from darrm.experiments.pate.smooth_sensitivity import fixed_parameters, publish_
 from darrm.experiments.pate.student import train_student
 from darrm.experiments.pate.student_study import student_seed
 from darrm.experiments.pate.study import query_indices
+from darrm.experiments.pate.teachers import warn_weak_teachers
 from darrm.paths import check_output_dir
 
-__all__ = ["MULTICLASS_METHODS", "run_multiclass"]
+__all__ = ["MULTICLASS_METHODS", "public_subset", "run_multiclass"]
 
 #: methods in table order, with their mechanism stream ids
-MULTICLASS_METHODS = {"gnmax": 21, "confident-gnmax": 22, "darrm-plurality": 23, "plurality-nonprivate": 24}
+MULTICLASS_METHODS = {"gnmax": 21, "confident-gnmax": 22, "darrm-plurality": 23, "plurality-nonprivate": 24,
+                      "true-labels": 26}
+#: the query protocol of every row: Q pool positions drawn uniformly without replacement, blind to labels
+QUERY_PROTOCOL = ("queries drawn blind: Q pool images uniformly without replacement, the same for every method "
+                  "(PATE 2017's student instead takes a class-balanced labelled subset chosen with the true labels)")
+#: a teacher below this accuracy on the query pool is reported by a warning (chance is 0.1 for ten classes)
+TEACHER_WARN_ACCURACY = 0.5
 C = 10
 #: bisection steps of the DaRRM plurality aggregator's tight per-query budget (one LP each)
 TIGHT_SEARCH_STEPS = 4
@@ -67,6 +74,7 @@ ACCOUNTANTS = {
                        "composed over Q queries (darrm.budget.compose, pessimistic); delta_q = delta_total/(2Q), "
                        "the largest eps_q found by bisection; valid (fresh coins per query)",
     "plurality-nonprivate": "none: the noiseless plurality of the teachers (ceiling, no DP)",
+    "true-labels": "none: the pool's true labels of the queried images (the student's ceiling, no teachers)",
 }
 
 
@@ -85,6 +93,8 @@ def _mechanisms(cfg: MulticlassConfig, progress: bool) -> dict[tuple[str, float,
                                           "sigma_ratio": CONFIDENT_RATIO,
                                           "epsilon_total_check": confident_total_epsilon(s1, s2, cfg.total_delta, Q),
                                           "seconds_calibration": time.perf_counter() - t0}
+        if "darrm-plurality" not in cfg.methods:
+            continue
         t0 = time.perf_counter()
         pq = plurality_budget(e, cfg.total_delta, Q)  # generic: the search's feasible start
         tight = plurality_tight_budget(K, C, e, cfg.total_delta, Q, p_correct=cfg.prior_accuracy,
@@ -105,6 +115,8 @@ def _release(method: str, hist: np.ndarray, votes: np.ndarray, mech: dict | None
     """(answered flags, labels; −1 where unanswered) of one method on one query set."""
     if method == "plurality-nonprivate":
         return np.ones(len(hist), dtype=bool), hist.argmax(axis=1)
+    if method == "true-labels":
+        raise AssertionError("true labels are not a release of the votes")
     assert mech is not None
     if method == "gnmax":
         return np.ones(len(hist), dtype=bool), gnmax_release(hist, mech["sigma"], rng)
@@ -113,13 +125,40 @@ def _release(method: str, hist: np.ndarray, votes: np.ndarray, mech: dict | None
     return np.ones(len(hist), dtype=bool), release_plurality(votes, mech["table"], rng)
 
 
+NONPRIVATE = ("plurality-nonprivate", "true-labels")
+
+
 def _cells(cfg: MulticlassConfig) -> list[tuple[str, float | None, int]]:
     cells: list[tuple[str, float | None, int]] = []
     for Q in cfg.queries:
         for e in cfg.total_eps:
-            cells += [(m, e, Q) for m in MULTICLASS_METHODS if m != "plurality-nonprivate"]
-        cells.append(("plurality-nonprivate", None, Q))
+            cells += [(m, e, Q) for m in cfg.methods if m not in NONPRIVATE]
+        cells += [(m, None, Q) for m in NONPRIVATE if m in cfg.methods]
     return cells
+
+
+def public_subset(images: np.ndarray, labels: np.ndarray, size: int | None, seed: int) -> tuple[np.ndarray,
+                                                                                             np.ndarray]:
+    """The public set the study splits: all of it (``size`` None) or a seeded subset (stream 27), in order.
+
+    Args:
+        images: the public (test) images.
+        labels: their labels.
+        size: the subset's size, or None.
+        seed: the study's seed.
+
+    Returns:
+        ``(images, labels)`` of the subset.
+
+    Raises:
+        ParameterError: ``size`` larger than the public set.
+    """
+    if size is None:
+        return images, labels
+    if size > len(labels):
+        raise ParameterError("public_size", f"at most the public set's {len(labels)} images, got {size}")
+    keep = np.sort(np.random.default_rng([seed, 27]).permutation(len(labels))[:size])
+    return images[keep], labels[keep]
 
 
 def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = None, cache_dir: Path | None = None,
@@ -155,12 +194,15 @@ def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = N
     if cfg.train_size is not None:
         keep = np.sort(np.random.default_rng([cfg.seed, 19]).permutation(len(train_y))[:cfg.train_size])
         train_x, train_y = train_x[keep], train_y[keep]
-    split = split_public(len(ds.test_labels), cfg.seed, cfg.held_out_fraction)
-    pool_x, pool_y = ds.test_images[split.pool], ds.test_labels[split.pool].astype(np.int64)
-    held = HeldOutSet(ds.test_images[split.held_out], ds.test_labels[split.held_out])
+    public_x, public_y = public_subset(ds.test_images, ds.test_labels, cfg.public_size, cfg.seed)
+    split = split_public(len(public_y), cfg.seed, cfg.held_out_fraction)
+    pool_x, pool_y = public_x[split.pool], public_y[split.pool].astype(np.int64)
+    held = HeldOutSet(public_x[split.held_out], public_y[split.held_out])
     votes, teacher_run = multiclass_votes(cfg.dataset, train_x, train_y, pool_x, cfg.teachers, cfg.teacher, cfg.seed,
                                           cache_dir, progress)
     hist = histograms_of(votes, C)
+    teacher_acc = [float(np.mean(votes[:, i] == pool_y)) for i in range(votes.shape[1])]
+    weak = warn_weak_teachers(teacher_acc, TEACHER_WARN_ACCURACY, "the query pool")
     mech = _mechanisms(cfg, progress)
     classes = tuple(range(C))
     acc: dict[tuple[str, float | None, int], dict[str, list]] = {}
@@ -169,13 +211,16 @@ def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = N
     everything = np.arange(len(pool_x))
     for method, e, Q in tqdm(cells, desc="releases + students", disable=not progress, leave=False):
         m = mech.get((method, e, Q)) if e is not None else None
-        cell = acc.setdefault((method, e, Q), {"label": [], "student": [], "answered": [], "seconds": [],
-                                               "eps_dd": []})
+        cell = acc.setdefault((method, e, Q), {"label": [], "student": [], "baseline": [], "answered": [],
+                                               "seconds": [], "seconds_student": [], "eps_dd": []})
         for r in range(cfg.draws):
             idx = query_indices(cfg.seed, len(pool_x), Q, r)
             rng = np.random.default_rng([cfg.seed, MULTICLASS_METHODS[method], Q, r, int(round((e or 0) * 1e6))])
             t0 = time.perf_counter()
-            answered, labels = _release(method, hist[idx], votes[idx], m, rng)
+            if method == "true-labels":
+                answered, labels = np.ones(len(idx), dtype=bool), pool_y[idx]
+            else:
+                answered, labels = _release(method, hist[idx], votes[idx], m, rng)
             cell["seconds"].append(time.perf_counter() - t0)
             n_ans = int(answered.sum())
             cell["answered"].append(n_ans)
@@ -192,13 +237,20 @@ def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = N
                 student = train_student(pool_x[q], labels[answered], pool_x[rest], classes, cfg.student,
                                         student_seed(cfg.seed, Q, r))
                 cell["student"].append(held.accuracy(student.predict))
+                cell["seconds_student"].append(time.perf_counter() - t1)
+                if cfg.baseline_student is not None:
+                    base = train_student(pool_x[q], labels[answered], pool_x[rest], classes, cfg.baseline_student,
+                                         student_seed(cfg.seed, Q, r))
+                    cell["baseline"].append(held.accuracy(base.predict))
             else:
                 cell["student"].append(np.nan)  # nothing answered: no student
+                cell["baseline"].append(np.nan)
             t_students += time.perf_counter() - t1
     records = _records(cfg, acc, mech)
     run = {"config": cfg.as_dict(), "device": "cpu", "cpu": platform.processor() or platform.machine(),
            "teachers": teacher_run, "seconds_students": t_students, "seconds_total": time.perf_counter() - t_start,
-           "teacher_accuracy_on_pool": [float(np.mean(votes[:, i] == pool_y)) for i in range(votes.shape[1])],
+           "teacher_accuracy_on_pool": teacher_acc, "teachers_below_warning": weak,
+           "teacher_warning_accuracy": TEACHER_WARN_ACCURACY, "query_protocol": QUERY_PROTOCOL,
            "plurality_accuracy_on_pool": float(np.mean(hist.argmax(axis=1) == pool_y)),
            "split": {"pool": int(len(split.pool)), "held_out": int(len(split.held_out))}}
     atomic_write_json(out / "results.json", records)
@@ -231,13 +283,17 @@ def _stats(values: list) -> tuple[float | None, float | None]:
 def _records(cfg: MulticlassConfig, acc: dict, mech: dict) -> list[dict]:
     records = []
     for (method, e, Q), cell in acc.items():
-        lab, stu = _stats(cell["label"]), _stats(cell["student"])
+        lab, stu, base = _stats(cell["label"]), _stats(cell["student"]), _stats(cell["baseline"])
         rec: dict[str, Any] = {
             "dataset": cfg.dataset, "classes": C, "teachers": cfg.teachers, "method": method, "Q": Q,
             "epsilon_total": e, "delta_total": None if e is None else cfg.total_delta,
             "accountant": ACCOUNTANTS[method],
             "accuracy_mean": lab[0], "accuracy_std": lab[1],
+            "student": cfg.student.as_dict(),
             "student_accuracy_mean": stu[0], "student_accuracy_std": stu[1],
+            "baseline_student_accuracy_mean": base[0], "baseline_student_accuracy_std": base[1],
+            "seconds_student_mean": float(np.mean(cell["seconds_student"])) if cell["seconds_student"] else None,
+            "query_protocol": QUERY_PROTOCOL,
             "answered_mean": float(np.mean(cell["answered"])), "draws": cfg.draws,
             "seconds_release_mean": float(np.mean(cell["seconds"])),
             "smoke_test": cfg.smoke_test,

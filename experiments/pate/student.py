@@ -21,31 +21,16 @@ continues for the same number of steps.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import numpy as np
 import torch
 from torch import nn
 
 from darrm.errors import ParameterError
 from darrm.experiments.pate.model import to_tensor
-from darrm.experiments.pate.student_config import StudentConfig
+from darrm.experiments.pate.semi_supervised import train_semi_supervised
+from darrm.experiments.pate.student_config import SemiSupervisedConfig, StudentConfig, TrainedStudent
 
 __all__ = ["StudentConfig", "StudentMLP", "TrainedStudent", "train_student"]
-
-
-@dataclass(frozen=True)
-class TrainedStudent:
-    """A finished student: ``predict(images) → labels`` in the original label space, and a record.
-
-    Attributes:
-        predict: maps uint8 images ``(n, 28, 28)`` to n labels in the original label space.
-        info: the training record (labelled and pseudo-labelled counts).
-    """
-
-    predict: Callable[[np.ndarray], np.ndarray]
-    info: dict
 
 
 class StudentMLP(nn.Module):
@@ -83,8 +68,12 @@ def _probabilities(model: nn.Module, x: torch.Tensor, batch: int = 2048) -> torc
 
 
 def train_student(images: np.ndarray, labels: np.ndarray, unlabelled: np.ndarray, classes: tuple[int, ...],
-                  cfg: StudentConfig, seed: int) -> TrainedStudent:
+                  cfg: StudentConfig | SemiSupervisedConfig, seed: int) -> TrainedStudent:
     """Train a student on released labels (and, with self-training, pseudo-labels on ``unlabelled``).
+
+    A :class:`~.student_config.SemiSupervisedConfig` trains the semi-supervised student
+    (:func:`.semi_supervised.train_semi_supervised`: label spreading and a CNN on the pool, two
+    threads); a :class:`~.student_config.StudentConfig` the supervised MLP baseline (one thread).
 
     Args:
         images: the Q queried public images, uint8 ``(Q, 28, 28)``.
@@ -108,6 +97,12 @@ def train_student(images: np.ndarray, labels: np.ndarray, unlabelled: np.ndarray
     if not set(np.unique(lab).tolist()) <= set(lookup):
         raise ParameterError("labels", f"released labels {sorted(set(np.unique(lab).tolist()))} outside {classes}")
     threads = torch.get_num_threads()
+    if isinstance(cfg, SemiSupervisedConfig):
+        torch.set_num_threads(2)  # convolutions on the whole pool: two threads (the machine's share)
+        try:
+            return train_semi_supervised(images, lab, unlabelled, classes, cfg, seed)
+        finally:
+            torch.set_num_threads(threads)
     torch.set_num_threads(1)  # small matrices: one thread is faster than two contending ones
     try:
         return _train(images, lab, unlabelled, classes, lookup, cfg, seed)

@@ -38,6 +38,7 @@ __all__ = [
     "shard_indices",
     "teacher_epsilon",
     "train_teacher",
+    "warn_weak_teachers",
 ]
 
 
@@ -72,6 +73,29 @@ def pick_device(prefer: str | None = None) -> torch.device:
     if prefer:
         return torch.device(prefer)
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def warn_weak_teachers(accuracies: list[float], threshold: float, what: str) -> list[int]:
+    """Warn (RuntimeWarning) about teachers whose accuracy is below ``threshold``: a failed training run
+    (a diverged optimiser, a shard without some class) rather than a weak but working teacher.
+
+    Args:
+        accuracies: each teacher's accuracy on public labelled data (the test set or query pool).
+        threshold: the accuracy below which a teacher is reported.
+        what: where the accuracies were measured (for the message).
+
+    Returns:
+        The indices of the teachers reported (empty when none).
+
+    Raises:
+        TypeError: an accuracy is not a number.
+    """
+    weak = [i for i, a in enumerate(accuracies) if a < threshold]
+    if weak:
+        more = "…" if len(weak) > 10 else ""
+        warnings.warn(f"{len(weak)} of {len(accuracies)} teachers are below {threshold} accuracy on {what} "
+                      f"(teachers {weak[:10]}{more}): a failed training run", RuntimeWarning, stacklevel=2)
+    return weak
 
 
 def shard_indices(n: int, K: int, seed: int) -> list[np.ndarray]:

@@ -50,8 +50,9 @@ def _rows(images: np.ndarray) -> set[bytes]:
 
 def test_teachers_and_students_see_the_pool_only_and_students_are_scored_after_training(run10):
     out, events, ds = run10
-    split = split_public(len(ds.test_labels), 0, 0.5)
-    pool, held = _rows(ds.test_images[split.pool]), _rows(ds.test_images[split.held_out])
+    public_x, public_y = run_mod.public_subset(ds.test_images, ds.test_labels, 1000, 0)  # the --quick public set
+    split = split_public(len(public_y), 0, 0.5)
+    pool, held = _rows(public_x[split.pool]), _rows(public_x[split.held_out])
     assert events[0][0] == "teachers" and _rows(events[0][1]) == pool
     trains = [e for e in events if e[0] == "train"]
     assert trains
@@ -104,11 +105,12 @@ def test_every_record_has_its_total_and_student_accuracy(run10):
     out, _, _ = run10
     records = json.loads((out / "results.json").read_text())
     methods = {r["method"] for r in records}
-    assert methods == {"gnmax", "confident-gnmax", "darrm-plurality", "plurality-nonprivate"}
+    assert methods == {"gnmax", "confident-gnmax", "darrm-plurality", "plurality-nonprivate", "true-labels"}
     for r in records:
-        assert {"student_accuracy_mean", "student_accuracy_std", "epsilon_total", "delta_total",
-                "accountant"} <= set(r)
-        if r["method"] == "plurality-nonprivate":
+        assert {"student_accuracy_mean", "student_accuracy_std", "baseline_student_accuracy_mean", "epsilon_total",
+                "delta_total", "accountant", "query_protocol"} <= set(r)
+        assert r["student"]["kind"] == "semi-supervised" and r["query_protocol"].startswith("queries drawn blind")
+        if r["method"] in ("plurality-nonprivate", "true-labels"):
             assert r["epsilon_total"] is None
         else:
             assert r["epsilon_total"] == 2.0 and r["delta_total"] == 1e-5
@@ -143,3 +145,14 @@ def test_cli_refuses_bad_ten_class_options_with_one_line(tmp_path, capsys, extra
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and option in err
     assert not (tmp_path / "o" / "results.json").exists()
+
+
+def test_methods_setting_lists_the_runs_methods_in_table_order_and_refuses_unknown_ones():
+    from darrm import ParameterError
+    from darrm.experiments.pate.multiclass_config import METHODS, MulticlassConfig
+
+    assert tuple(run_mod.MULTICLASS_METHODS) == METHODS
+    assert MulticlassConfig("mnist", methods=("true-labels", "gnmax")).methods == ("gnmax", "true-labels")
+    for bad in ((), ("gnmax", "gnmax"), ("lnmax",)):
+        with pytest.raises(ParameterError, match="methods"):
+            MulticlassConfig("mnist", methods=bad)
