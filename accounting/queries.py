@@ -857,6 +857,8 @@ def fresh_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target
     Raises:
         ParameterError: the composition cannot be computed (naming ``queries`` or the interval)."""
     n = sum(q for _, q in steps)
+    if loss_cap is not None:
+        loss_cap = v.real("loss_cap", loss_cap, 0.0, MAX_LOSS_CAP, closed="right")
     if interval is not None:
         choose_interval(steps, interval, loss_cap, bracket)  # a given interval that cannot work: refused first
     try:

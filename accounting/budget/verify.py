@@ -13,6 +13,7 @@ from darrm.models.disjoint.params import DisjointParams
 from darrm.models.profile import privacy_profile
 from darrm.params import PrivacyParams
 from darrm.table import GammaTable
+from darrm.validation import instance
 
 from .disjoint import composed_epsilon_of_profile
 from .shared import shared_charge
@@ -34,7 +35,9 @@ def verify_charged_total(table: GammaTable) -> float | None:
         The re-checked total ε (None when the table claims no total budget).
 
     Raises:
-        CertificationError: the table does not meet its recorded target, total or budget."""
+        CertificationError: the table does not meet its recorded target, total or budget.
+        ParameterError: naming ``table``, not a GammaTable."""
+    instance("table", table, GammaTable, "a darrm.GammaTable")
     rec = recorded_budget(table)
     if rec is None:
         return None

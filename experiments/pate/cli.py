@@ -20,10 +20,7 @@ DATASET_CHOICES = LazyChoices("darrm.experiments.data.loader:DATASETS")
 
 _ints = comma_list_type(int, "integers")
 _floats = comma_list_type(float, "numbers")
-
-
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(x.strip() for x in text.split(",") if x.strip())
+_names = comma_list_type(str.strip, "names")
 
 
 def _class_count(text: str) -> int:

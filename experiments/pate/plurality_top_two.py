@@ -1,4 +1,4 @@
-"""The plurality aggregator for C classes at large K: γ(t, s) over O(K²) top-two states (issue 25, item 3).
+"""The plurality aggregator for C classes at large K: γ(t, s) over O(K²) top-two states.
 
 :mod:`~darrm.experiments.pate.plurality` writes one privacy row per histogram and move (small K, C only).
 This module proves that the rows depend only on the **top-two states** of the two histograms and

@@ -235,6 +235,8 @@ TARGETS: list[Target] = [
            lambda c: dict(params=darrm.PrivacyParams(3, 1, 0.3, 1e-4), budget=darrm.TotalBudget(1.0, 1e-3, 2)),
            {"params": params_bad, "budget": lambda b: st.sampled_from([(1.0, 1e-3, 2), 3, "budget", object()]),
             "prior": prior_bad}),
+    Target("verify_charged_total", darrm.verify_charged_total, lambda c: dict(table=c.table),
+           {"table": table_bad}),
     Target("privacy_profile", darrm.privacy_profile, lambda c: dict(table=c.table),
            {"table": table_bad, "params": params_bad, "method": lambda b: b.choice(("auto", "direct", "sweep")),
             "executor": lambda b: st.sampled_from(["nonsense", 3, "local:0", "local:x", object()]),

@@ -342,6 +342,8 @@ OPTIONS: list[Opt] = [
                                 "--no-progress"), o, f)
       for o, f in [("--classes", lambda: st.sampled_from(["0", "1", "3", "11", "x", "", "2.0", " 10", "--"])),
                    ("--teachers", lambda: bad_text(int_in(2, 60_000))),
+                   ("--methods", lambda: st.sampled_from(["", ",", "gnmax,,true-labels", "nope", "gnmax,gnmax",
+                                                          "--"])),
                    ("--total-eps", lambda: bad_text(eps_list)),
                    # δ_total ≤ 1e-12, the plurality certificate's rounding margin: no table certifies
                    ("--total-delta", lambda: st.one_of(bad_text(real_in(1e-12, 1.0, False, False)),
