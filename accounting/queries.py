@@ -81,6 +81,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -88,9 +89,7 @@ from darrm import validation as v
 from darrm.errors import ParameterError
 from darrm.models import model_named, model_of
 from darrm.models.disjoint.members import ApproxDP, LocalRR
-from darrm.models.disjoint.params import DisjointParams
 from darrm.models.profile import privacy_profile
-from darrm.models.shard_groups.params import ShardGroupParams
 from darrm.numerics.delta import composed_delta as failure_delta
 from darrm.privacy.profile import PrivacyProfile
 from darrm.table import GammaTable
@@ -164,17 +163,13 @@ def derived_member_randomness(table: GammaTable, value: object) -> str:
 
     Raises:
         ParameterError: None where the model does not settle it, "fixed" for such members, or a bad value."""
-    p = table.params
-    member = p.member if isinstance(p, DisjointParams) else None
-    per_query_only = member is not None and not isinstance(member, ApproxDP)
-    if value is None and per_query_only:
+    why = model_of(table.params).fresh_only(table.params)
+    if value is None and why is not None:
         return "fresh"
     mr = check_member_randomness(value)
-    if mr == "fixed" and member is not None and per_query_only:
-        raise ParameterError("member_randomness", f"'fixed' has no bound for {member.to_dict()['kind']!r} members "
-                                                  "on disjoint shards (they have no privacy of their own to post-"
-                                                  "process); 'fresh' applies: the randomness of every answer is "
-                                                  "DaRRM's own coins, drawn per query")
+    if mr == "fixed" and why is not None:
+        raise ParameterError("member_randomness", f"'fixed' has no bound for {why}; 'fresh' applies: the randomness "
+                                                  "of every answer is DaRRM's own coins, drawn per query")
     return mr
 
 
@@ -918,8 +913,8 @@ def record_group_bounds(table: GammaTable, queries: int, *, member_randomness: s
     from darrm.models.shard_groups.profile import record_group_profiles
 
     v.instance("table", table, GammaTable, "a darrm.GammaTable")
-    p = table.params
-    if not isinstance(p, ShardGroupParams):
+    p: Any = table.params  # record groups on shards (checked below): their member and groups are read
+    if not model_of(p).supports("record-groups"):
         raise ParameterError("table", f"must be a table of record groups on shards (darrm.ShardGroupParams), "
                                       f"not of {p.members!r} members: use composed_epsilon")
     if (delta_total is None) == (epsilon_total is None):

@@ -146,9 +146,9 @@ def solve(
     checkpoint: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
-    budget: TotalBudget | None = None,
 ) -> GammaTable:
-    """A certified γ table for ``params``.
+    """A certified γ table for ``params`` (for a total budget over Q queries instead of one query:
+    [design_for_budget][darrm.design_for_budget]).
 
     Every argument is checked before any work (`darrm.api.check_request`): an
     option the chosen method would ignore is refused, not dropped.
@@ -170,11 +170,7 @@ def solve(
         checkpoint: a file that makes the constraint-generation working set resumable
             (shared-data γ_opt by constraint generation only).
         progress: show progress bars on the long sweeps (``None``: when stderr is a terminal).
-        log: called with one line per constraint-generation round (per candidate with a budget).
-        budget: a [TotalBudget][darrm.TotalBudget] (ε_total, δ_total, Q): design γ for Q queries
-            instead of one (mε, δ) query ([design_for_budget][darrm.design_for_budget]); only K, ε
-            and Δ of ``params`` are used, the table records its own per-query (m*ε, δ) and
-            ``info["total_budget"]`` the budget and its composed ε.
+        log: called with one line per constraint-generation round.
 
     Returns:
         A [GammaTable][darrm.GammaTable] whose certificate passed (repaired by scaling if needed).
@@ -197,16 +193,9 @@ def solve(
         'const'
     """
     prior, opts, checkpoint = check_request(params, prior, family=family, options=options, executor=executor,
-                                            checkpoint=checkpoint, budget=budget)
+                                            checkpoint=checkpoint)
     progress = flag("progress", progress, allow_none=True)
     log = function("log", log, allow_none=True)
-    if budget is not None:
-        if not isinstance(params, PrivacyParams):  # disjoint shards: charged by the accountant, a layer above
-            raise ParameterError("budget", "members on disjoint shards are designed for a total budget by "
-                                           "darrm.design_for_budget(params, budget, prior)")
-        from .budget.design import design_for_budget
-
-        return design_for_budget(params.K, params.eps, params.member_delta, budget, prior, log=log).table
     model = model_of(params)
     try:
         return model.solve(params, prior, families.get(family), opts, executor, checkpoint, progress, log)

@@ -81,13 +81,14 @@ def _model(args: argparse.Namespace) -> MemberModel:
     return model
 
 
-#: ``solve``'s total-budget options (all three or none) and what they replace, by ``--members``
+#: ``solve``'s total-budget options (all three or none); what they replace, each model declares
+#: (:attr:`darrm.models.base.MemberModel.budget_replaces`)
 BUDGET_OPTIONS = ("total_eps", "total_delta", "queries")
-BUDGET_REPLACES = {"shared": ("m", "delta"), "disjoint": ("target_eps", "target_delta")}
 
 
 def _budget(args: argparse.Namespace, model: MemberModel) -> TotalBudget | None:
-    """The :class:`~darrm.TotalBudget` of ``--total-eps/--total-delta/--queries`` (None without them)."""
+    """The :class:`~darrm.TotalBudget` of ``--total-eps/--total-delta/--queries`` (None without them);
+    the per-query options the model's budget replaces are refused, then set to their placeholders."""
     given = [n for n in BUDGET_OPTIONS if getattr(args, n, None) is not None]
     if not given:
         return None
@@ -97,15 +98,11 @@ def _budget(args: argparse.Namespace, model: MemberModel) -> TotalBudget | None:
         if getattr(args, n) is None:
             raise ParameterError(n.replace("_", "-"), "is required with --" + given[0].replace("_", "-")
                                  + " (a total budget needs --total-eps, --total-delta and --queries)")
-    if model.name not in BUDGET_REPLACES:
-        raise ParameterError("members", "a total budget (--total-eps …) applies to --members shared or disjoint")
-    for n in BUDGET_REPLACES[model.name]:
+    model.require("total-budget", "members")
+    for n, _ in model.budget_replaces:
         if getattr(args, n) is not None:
             raise ParameterError(n.replace("_", "-"), "does not apply with a total budget (--total-eps …): the "
                                                       "budget replaces the per-query target")
-    if model.name == "disjoint" and args.member_privacy is None:
-        raise ParameterError("member-privacy", "is required with --members disjoint (nonprivate for PATE's "
-                                               "teachers)")
     names = {"epsilon": "total-eps", "delta": "total-delta", "queries": "queries"}
     try:
         return TotalBudget(args.total_eps, args.total_delta, args.queries)
@@ -174,7 +171,7 @@ def _table_for(params: Any, family: str, prior_spec: str,
 
         return darrm.design_for_budget(params, budget, prior, log=_round_log(progress)).table
     return api.solve(params, prior, family=family, options=options, executor=executor, checkpoint=checkpoint,
-                     progress=progress, log=_round_log(progress), budget=budget)
+                     progress=progress, log=_round_log(progress))
 
 
 def _describe(table: GammaTable) -> str:
@@ -294,9 +291,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     with _option_names(args):
         budget = _budget(args, model)
         if budget is not None:  # only K and the members' privacy are used: the design records its own per-query target
-            args.m = 1.0
-            if model.name == "disjoint":
-                args.target_eps = 1.0
+            for n, placeholder in model.budget_replaces:
+                setattr(args, n, placeholder)
         params = model.params_from_cli(vars(args), DEMO)
         table = _table_for(params, args.family, args.prior, progress_setting(args), args, budget)
     if args.out:  # the file first: a reader that stops early (`| head`) must not cost the result

@@ -277,7 +277,7 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
     except (DarrmError, TypeError, ValueError, ArithmeticError, RecursionError) as exc:
         raise GammaFileError(f"{path}: invalid γ file: {exc}") from None
     if recertify:
-        if "total_budget" in table.info:  # its sizes bound the composition's work: checked before any work
+        if "total_budget" in table.info:  # the record itself; its composition is the accountant's (darrm verify)
             from .budget.verify import recorded_budget
 
             try:
@@ -296,13 +296,6 @@ def load(path: str | os.PathLike, *, tol: float | None = None, recertify: bool =
                 f"certificate bound {cert.violation:.3e} > {cert.tol:g}"
             )
         table = GammaTable(**{**table.__dict__, "violation": cert.violation})
-        if "total_budget" in table.info:  # a total-budget table (darrm.budget): its composition too
-            from .budget.verify import verify_total_budget
-
-            try:
-                verify_total_budget(table)
-            except CertificationError as exc:
-                raise GammaFileError(f"{path}: total budget not met: {exc}") from None
     try:  # after the certificate: a table that is not private says so first
         check_objective(d["prior"], d["objective"], table.gamma, params)
     except DarrmError as exc:

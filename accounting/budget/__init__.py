@@ -1,33 +1,91 @@
 """γ designed for a total budget (ε_total, δ_total) over Q queries, charged by the accountant.
 
-:func:`design_for_budget` chooses the member model by the type of its first argument: shared
-members (:class:`~darrm.PrivacyParams`: :mod:`darrm.budget.design`) or members on disjoint shards
-(:class:`~darrm.DisjointParams`, whose per-query target is replaced by the budget:
-:mod:`.disjoint`).  The core keeps the budget and the targets (:mod:`darrm.budget`); composing a
-table over queries is the accountant's (:mod:`darrm.accounting.queries`), so the design lives here.
+**One registry, keyed by the member model.**  A member model that declares the ``"total-budget"``
+capability (:class:`darrm.models.base.MemberModel`) has one designer here, registered in one line
+by :func:`register_designer`: ``design(params, budget, prior, *, log) -> BudgetDesign`` (the γ of
+smallest expected error whose certified Q-fold composition meets the budget) and
+``verify(table) -> float`` (the recorded total re-certified, CertificationError when it is above the
+recorded budget or differs from the record).  :func:`design_for_budget`, :func:`verify_charged_total`,
+``darrm solve --total-eps`` and ``darrm verify`` and the labelling session find them through
+:func:`designer_for`; nothing else names a model.  The core keeps the budget and the targets
+(:mod:`darrm.budget`); composing a table over queries is the accountant's
+(:mod:`darrm.accounting.queries`), so the designs live here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from darrm.budget.design import BudgetDesign
 from darrm.budget.spec import TotalBudget
+from darrm.budget.verify import recorded_budget
 from darrm.errors import ParameterError
-from darrm.models.disjoint.params import DisjointParams
-from darrm.params import PrivacyParams
+from darrm.models import model_named, model_of
 from darrm.prior import Prior
+from darrm.table import GammaTable
+from darrm.validation import function, instance
 
-__all__ = ["design_for_budget"]
+from . import disjoint, shared
+
+__all__ = ["DESIGNERS", "Designer", "design_for_budget", "designer_for", "register_designer",
+           "verify_charged_total"]
+
+
+@dataclass(frozen=True)
+class Designer:
+    """A member model's total-budget design and the re-check of its record (module docstring).
+
+    Attributes:
+        design: ``(params, budget, prior, *, log) -> BudgetDesign``.
+        verify: ``(table) -> float``, the re-certified recorded total (CertificationError otherwise).
+    """
+
+    design: Callable[..., BudgetDesign]
+    verify: Callable[[GammaTable], float]
+
+
+#: the designers, by member-model name (:func:`register_designer`)
+DESIGNERS: dict[str, Designer] = {}
+
+
+def register_designer(model_name: str, *, design: Callable[..., BudgetDesign],
+                      verify: Callable[[GammaTable], float]) -> Designer:
+    """Register the total-budget designer of the member model ``model_name``.
+
+    Raises:
+        ParameterError: naming ``model_name`` (not a registered model, one without the
+            ``"total-budget"`` capability, or one already registered), ``design`` or ``verify``."""
+    model = model_named(model_name, "model_name")
+    model.require("total-budget", "model_name")
+    if model.name in DESIGNERS:
+        raise ParameterError("model_name", f"the {model.name} member model already has a total-budget designer")
+    d = DESIGNERS[model.name] = Designer(function("design", design), function("verify", verify))
+    return d
+
+
+def designer_for(params: object, parameter: str = "params") -> Designer:
+    """The designer of the member model of ``params``.
+
+    Raises:
+        ParameterError: naming ``parameter``, the model and the capability, when the model has no
+            ``"total-budget"`` capability or no designer is registered for it."""
+    model = model_of(params)
+    model.require("total-budget", parameter)
+    if model.name not in DESIGNERS:
+        raise ParameterError(parameter, f"the {model.name} member model declares the 'total-budget' capability but "
+                                        "no designer is registered for it (darrm.accounting.budget.register_designer)")
+    return DESIGNERS[model.name]
 
 
 def design_for_budget(params: object, budget: TotalBudget, prior: Prior | None = None, *,
                       log: Callable[[str], None] | None = None) -> BudgetDesign:
-    """The γ of smallest expected error whose certified Q-fold composition meets ``budget``.
+    """The γ of smallest expected error whose certified Q-fold composition meets ``budget``, by the
+    designer of the member model of ``params`` (:func:`designer_for`).
 
     Args:
-        params: the members: :class:`~darrm.PrivacyParams` (shared data; only K, ε and Δ are used)
-            or :class:`~darrm.DisjointParams` (disjoint shards; only K and the member model are used).
+        params: the members, of any model with the ``"total-budget"`` capability (shared data:
+            only K, ε and Δ are used; disjoint shards: only K and the member model).
         budget: the total (ε, δ) over Q queries (:class:`~darrm.TotalBudget`).
         prior: the objective's prior (default i.i.d. mean 0.75).
         log: called with one line per candidate.
@@ -36,19 +94,35 @@ def design_for_budget(params: object, budget: TotalBudget, prior: Prior | None =
         A :class:`~darrm.BudgetDesign` (the certified table, the winning shape, each shape's best).
 
     Raises:
-        ParameterError: a bad argument, or a member model without a total-budget design.
+        ParameterError: a bad argument, or a member model without a total-budget design (naming
+            the model and the capability).
         CertificationError: nothing meets the budget.
     """
-    if isinstance(params, DisjointParams):
-        from .disjoint import design_disjoint
+    designer = designer_for(params)
+    instance("budget", budget, TotalBudget, "a darrm.TotalBudget")
+    return designer.design(params, budget, prior, log=function("log", log, allow_none=True))
 
-        return design_disjoint(params.K, params.member, budget, prior, log=log)
-    if isinstance(params, PrivacyParams):
-        from darrm.budget.design import design_for_budget as shared
 
-        from .shared import shared_charge
+def verify_charged_total(table: GammaTable) -> float | None:
+    """The total a table records, re-certified by its member model's verifier (None when it claims
+    none): the composition recomputed by the accountant that charged it, within the budget and equal
+    to the record.
 
-        return shared(params.K, params.eps, params.member_delta, budget, prior, log=log,
-                      charge=shared_charge(budget))
-    raise ParameterError("params", f"a total-budget design covers members on shared data (PrivacyParams) and on "
-                                   f"disjoint shards (DisjointParams), not {type(params).__name__}")
+    Args:
+        table: a γ table (``table.info["total_budget"]`` holds the claim, if any).
+
+    Returns:
+        The re-checked total ε, or None.
+
+    Raises:
+        CertificationError: the table does not meet its recorded total or budget, or the record is
+            malformed or names a model without a total-budget design.
+        ParameterError: naming ``table``, not a GammaTable."""
+    instance("table", table, GammaTable, "a darrm.GammaTable")
+    if recorded_budget(table) is None:
+        return None
+    return designer_for(table.params, "table").verify(table)
+
+
+register_designer("shared", design=shared.design_shared, verify=shared.verify_shared)
+register_designer("disjoint", design=disjoint.design, verify=disjoint.verify_disjoint)

@@ -44,6 +44,7 @@ design is never worse than binary GNMax (up to that rounding) or RR at equal tot
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable
@@ -55,7 +56,7 @@ from darrm.budget.cloud import Cloud
 from darrm.budget.design import BudgetDesign, Candidate
 from darrm.budget.spec import TotalBudget
 from darrm.budget.targets import gdp_delta, gdp_epsilon, gdp_mu_for_total
-from darrm.budget.verify import GDP_ACCOUNTANT, PLD_ACCOUNTANT
+from darrm.budget.verify import GDP_ACCOUNTANT, PLD_ACCOUNTANT, RECORD_RTOL, recorded_budget
 from darrm.errors import CertificationError, ParameterError, SolveError
 from darrm.gamma import gamma_threshold, symmetric_from_upper, upper_half
 from darrm.models.disjoint.certificate import certify_disjoint
@@ -69,7 +70,8 @@ from darrm.solver.restricted_lp import make_restricted_lp
 from darrm.table import GammaTable
 from darrm.validation import instance, odd_count
 
-from ..queries import DEFAULT_INTERVAL, query_pld
+from ..queries import fresh_bound
+from .charge import charged_total, check_recorded
 
 #: the shapes searched, baselines first
 BASELINE_SHAPES = ("threshold", "const")
@@ -395,12 +397,16 @@ def design_disjoint(K: int, member: MemberPrivacy, budget: TotalBudget, prior: P
     g = winner.gamma
     prof = s.cloud.profile(g)
     ch = s.charges[id(winner)]
-    pld = composed_epsilon_of_profile(prof, budget)
-    charged = min(ch.epsilon, pld)
-    accountant = PLD_ACCOUNTANT if pld < ch.epsilon else ch.accountant
+    params, violation = _per_query_params(g, K, member, prof, budget.delta / budget.queries)
+    table = GammaTable(params, g, "budget", violation, prior.to_dict(), expected_signed_error(g, prior),
+                       solver="total-budget", status=None)
+    # the certified table's own charge by the accountant (what the session composes), at most the
+    # search's charge of its profile (one more closed-form point: the per-query label)
+    pld = charged_total(table, budget)
+    charged = min(ch.gdp_epsilon, pld)
+    accountant = PLD_ACCOUNTANT if pld < ch.gdp_epsilon else GDP_ACCOUNTANT
     if not charged <= budget.epsilon:  # the search's charge was rigorous; a bug if reached
         raise CertificationError(f"the winning γ composes to ε = {charged} > {budget.epsilon}")
-    params, violation = _per_query_params(g, K, member, prof, budget.delta / budget.queries)
     f = _finite_or_none
     base = min((c for k, c in best.items() if k in BASELINE_SHAPES), key=lambda c: c.error, default=None)
     info = {"total_budget": {**budget.to_dict(), "composed_epsilon": charged, "accountant": accountant,
@@ -411,17 +417,63 @@ def design_disjoint(K: int, member: MemberPrivacy, budget: TotalBudget, prior: P
                        "improvement": f(base.error - winner.error) if base is not None else None,
                        "best": {k: c.to_dict() for k, c in best.items()},
                        "seconds": time.perf_counter() - t0}}
-    table = GammaTable(params, g, "budget", violation, prior.to_dict(), expected_signed_error(g, prior),
-                       solver="total-budget", status=None, info=info)
-    return BudgetDesign(table, winner, best, baselines=BASELINE_SHAPES)
+    return BudgetDesign(dataclasses.replace(table, info=info), winner, best, baselines=BASELINE_SHAPES)
 
 
 def composed_epsilon_of_profile(profile: PrivacyProfile, budget: TotalBudget) -> float:
-    """The accountant's total of a table's own dominating pair: Q-fold PLD composition, losses
-    rounded up (:func:`darrm.accounting.queries.query_pld`, pessimistic: an upper bound); inf when
-    δ_total is below the composed infinite-loss mass 1 − (1 − δ(∞))^Q."""
-    y0 = min(profile.infinite_loss_mass, 1.0 - 1e-16)
-    if -math.expm1(budget.queries * math.log1p(-y0)) >= budget.delta:
+    """The accountant's total of Q queries with this profile (fresh members,
+    :func:`darrm.accounting.queries.fresh_bound`: the PLD of its dominating pair and the closed forms
+    at points of the profile); inf where it cannot be computed (the candidate is then infeasible)."""
+    try:
+        return fresh_bound([(profile, budget.queries)], budget.delta, True).epsilon
+    except ParameterError:
         return math.inf
-    return float(query_pld(profile, value_discretization_interval=DEFAULT_INTERVAL).self_compose(budget.queries)
-                 .get_epsilon_for_delta(budget.delta))
+
+
+def design(params: DisjointParams, budget: TotalBudget, prior: Prior | None = None, *,
+           log: Callable[[str], None] | None = None) -> BudgetDesign:
+    """The registered designer (:func:`darrm.accounting.budget.register_designer`):
+    :func:`design_disjoint` for the members of ``params`` (its per-query target is replaced by the budget).
+
+    Raises:
+        ParameterError: a bad argument.
+        CertificationError: no shape meets the budget."""
+    instance("params", params, DisjointParams, "a darrm.DisjointParams")
+    return design_disjoint(params.K, params.member, budget, prior, log=log)
+
+
+def verify_disjoint(table: GammaTable) -> float:
+    """Re-check a disjoint-members table's recorded total: its certified GDP μ (re-derived from the
+    table's own cloud, :meth:`darrm.budget.cloud.Cloud.gdp_mu`) is not above the recorded target μ, and
+    the recorded total is recomputed by the accountant that charged it: the exact √Q·μ-GDP composition
+    (:data:`~darrm.budget.verify.GDP_ACCOUNTANT`) or the accountant's composition of the table
+    (:func:`darrm.accounting.budget.shared.charged_total`, :data:`~darrm.budget.verify.PLD_ACCOUNTANT`);
+    it must meet the budget and equal the record.
+
+    Returns:
+        The re-checked total ε.
+
+    Raises:
+        CertificationError: no or a malformed record, or one the table does not meet."""
+    rec = recorded_budget(table)
+    if rec is None or not isinstance(table.params, DisjointParams):
+        raise CertificationError("no total budget for members on disjoint shards is recorded")
+    budget, tb = rec
+    try:
+        target = tb["target"]
+        mu_rec = math.inf if target["mu"] is None else float(target["mu"])
+        charged = float(tb["composed_epsilon"])
+        accountant = tb["accountant"]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CertificationError(f"malformed total_budget record: {exc}") from None
+    mu = Cloud(table.params.K, table.params.member).gdp_mu(table.gamma)
+    if not mu <= mu_rec * (1.0 + RECORD_RTOL):
+        raise CertificationError(f"the table is {mu:.9g}-GDP per query, not the recorded target μ = {mu_rec:.9g}")
+    if accountant == GDP_ACCOUNTANT:
+        eps = gdp_epsilon(mu * math.sqrt(budget.queries), budget.delta) if math.isfinite(mu) else math.inf
+    elif accountant == PLD_ACCOUNTANT:
+        eps = charged_total(table, budget)
+    else:
+        raise CertificationError(f"unknown accountant {accountant!r} in the total_budget record")
+    check_recorded(eps, charged, budget)
+    return charged

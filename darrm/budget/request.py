@@ -1,4 +1,4 @@
-"""What a total-budget request (:func:`darrm.solve` with ``budget=``) cannot use is refused, named."""
+"""What a total-budget request (``darrm solve --total-eps …``) cannot use is refused, named."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ _WHY = "a total-budget design searches its own families and certifies by composi
 
 def check_budget_request(params: object, budget: object, family: str, opts: SolveOptions, executor: object,
                          checkpoint: Path | None) -> TotalBudget:
-    """The budget, after refusing (naming them) members other than shared or disjoint ones, a family
+    """The budget, after refusing (naming them) a member model without the total-budget capability, a family
     other than "opt", a checkpoint, an executor other than the serial one and any non-default solve option.
 
     Raises:

@@ -1,6 +1,6 @@
 """Target privacy profiles for one query, and the grid rows that bound γ's profile by them.
 
-Two shapes (the total-budget search of :mod:`darrm.budget.design` scales their parameter):
+Two shapes (the total-budget search of :mod:`darrm.accounting.budget.shared` scales their parameter):
 
 * **μ-GDP** (Dong, Roth & Su 2022, Corollary 2.13): δ_μ(ε′) = Φ(−ε′/μ + μ/2) − e^{ε′}Φ(−ε′/μ − μ/2);
   the Q-fold composition of μ-GDP mechanisms is √Q·μ-GDP (their Corollary 3.3), so
@@ -11,14 +11,14 @@ The (ε0, δ0)-shaped target (the randomised-response pair, whose profile is
 δ0 + (1 − δ0)(e^{ε0} − e^{ε′})₊/(1 + e^{ε0})) needs no grid: a binary-output mechanism is
 (ε0, δ0)-DP iff the RR pair dominates it (Kairouz, Oh & Viswanath 2017, Theorem 2.1), i.e. iff
 its ONE row family at (ε0, δ0) holds; with δ0 = 1 − (1 − Δ)^{ε0/ε} that LP is γ_opt at the real
-m = ε0/ε (Section 5), which :mod:`darrm.budget.design` searches directly.
+m = ε0/ε (Section 5), which :mod:`darrm.accounting.budget.shared` searches directly.
 
 **Grid rule (conservative).**  Every privacy profile is non-increasing in ε′.  Given a grid
 ε′_0 < … < ε′_n and a non-increasing target T, the rows δ_γ(ε′_k) ≤ T(ε′_{k+1}) (k < n) give, for
 every ε′ ∈ [ε′_k, ε′_{k+1}], δ_γ(ε′) ≤ δ_γ(ε′_k) ≤ T(ε′_{k+1}) ≤ T(ε′): the bound holds on the
 whole interval [ε′_0, ε′_n], not only at grid points; the last point carries δ_γ(ε′_n) ≤ T(ε′_n).
 Beyond ε′_n nothing is asserted by the rows — the table is then CERTIFIED by the exact
-Q-fold composition of its own profile (:mod:`darrm.budget.compose`), which covers every ε′, so
+Q-fold composition of its own profile (the accountant, :mod:`darrm.accounting.budget`), which covers every ε′, so
 the grid only shapes the LP and never carries the privacy claim.
 """
 

@@ -17,7 +17,12 @@ its **capabilities** (dp_accounting's ``supports(event)``):
 * ``"fixed-members"`` — :meth:`exposures`, the members one record can change (what trained-once
   members' post-processing bound composes, :mod:`darrm.accounting.queries`);
 * ``"cli"`` — :meth:`params_from_cli`, parameters from ``darrm solve``'s option values;
-* ``"total-budget"`` — γ designed for a total budget of Q queries (:mod:`darrm.budget`).
+* ``"total-budget"`` — γ designed for a total budget of Q queries: one designer registered for the
+  model in :mod:`darrm.accounting.budget` (``register_designer``), :attr:`budget_replaces` for the
+  command line.
+
+* ``"record-groups"`` — records of several groups, each owed its own total
+  (:func:`darrm.accounting.queries.record_group_bounds`).
 
 A missing capability is refused by :meth:`require`, naming the model and the capability.
 
@@ -48,7 +53,7 @@ if TYPE_CHECKING:
     from .disjoint.members import MemberPrivacy
 
 #: the capabilities a model may declare (module docstring)
-CAPABILITIES = ("profile", "fixed-members", "cli", "total-budget")
+CAPABILITIES = ("profile", "fixed-members", "cli", "total-budget", "record-groups")
 
 #: what one record changes in trained-once members: ((count, member privacy), …), composed together
 Exposures = tuple[tuple[int, "MemberPrivacy"], ...]
@@ -70,6 +75,9 @@ class MemberModel(ABC):
             other model's own option is refused with it.
         cli_selector: the option whose presence selects this model when ``--members`` is not given.
         cli_example: ``darrm solve`` flags that give :meth:`example`'s parameters.
+        budget_replaces: with the ``"total-budget"`` capability, ``darrm solve``'s per-query options
+            (argparse ``dest``) that a total budget replaces, each refused with a budget, with the
+            placeholder :meth:`params_from_cli` receives in its place (the design does not read it).
     """
 
     name: ClassVar[str]
@@ -83,6 +91,7 @@ class MemberModel(ABC):
     cli_options: ClassVar[tuple[str, ...]] = ()
     cli_selector: ClassVar[str | None] = None
     cli_example: ClassVar[tuple[str, ...]] = ()
+    budget_replaces: ClassVar[tuple[tuple[str, Any], ...]] = ()
 
     # ------------------------------------------------------------------ capabilities
     def supports(self, capability: str) -> bool:
@@ -167,6 +176,12 @@ class MemberModel(ABC):
         """
         self.require("fixed-members", "member_randomness")
         raise NotImplementedError  # a model declaring the capability overrides this
+
+    def fresh_only(self, params: Any) -> str | None:
+        """Who can be accounted only per query, with fresh randomness (members with no privacy of
+        their own to post-process, whose answers are randomised by DaRRM's coins alone), for the
+        session's messages; None where the caller must say whether the members are fresh or fixed."""
+        return None
 
     def fixed_members(self, params: Any) -> Hashable:
         """What identifies the trained members (two tables answered by the same fixed members have

@@ -38,6 +38,7 @@ class SharedModel(MemberModel):
     cli_options: ClassVar[tuple[str, ...]] = ("m", "eps", "member_delta", "delta", "total_eps", "total_delta",
                                               "queries")
     cli_example: ClassVar[tuple[str, ...]] = ("--K", "5", "--m", "2", "--eps", "0.3", "--member-delta", "1e-5")
+    budget_replaces: ClassVar[tuple[tuple[str, Any], ...]] = (("m", 1.0), ("delta", None))
 
     def example(self) -> PrivacyParams:
         return PrivacyParams(5, 2, 0.3, 1e-5)

@@ -71,7 +71,8 @@ ACCOUNTANTS = {
     "confident-gnmax": "exact, data-independent: post-processing of Q x (threshold Gaussian sigma1, sensitivity 1 "
                        "+ GNMax sigma2), one Gaussian (PLD); the data-dependent epsilon is analysis only",
     "darrm-plurality": "TIGHT: PLD of the table's own per-query dominating pair (every move, both directions) "
-                       "composed over Q queries (darrm.budget.compose, pessimistic); delta_q = delta_total/(2Q), "
+                       "composed over Q queries (darrm.accounting.queries.fresh_bound, pessimistic); "
+                       "delta_q = delta_total/(2Q), "
                        "the largest eps_q found by bisection; valid (fresh coins per query)",
     "plurality-nonprivate": "none: the noiseless plurality of the teachers (ceiling, no DP)",
     "true-labels": "none: the pool's true labels of the queried images (the student's ceiling, no teachers)",
@@ -102,7 +103,7 @@ def _mechanisms(cfg: MulticlassConfig, progress: bool) -> dict[tuple[str, float,
         table = tight.table
         out[("darrm-plurality", e, Q)] = {"eps_query": tight.eps_query, "delta_query": tight.delta_query,
                                           "epsilon_total_check": tight.composition.epsilon,
-                                          "pld_discretization": tight.composition.discretization,
+                                          "pld_discretization": tight.composition.interval,
                                           "eps_query_generic": pq.eps_query, "lp_solves": tight.solves,
                                           "table": table, "certified_divergence": table.max_divergence,
                                           "prior_agreement": table.expected_agreement, "lp": table.info,

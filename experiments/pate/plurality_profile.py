@@ -2,8 +2,8 @@
 
 :mod:`.plurality_top_two` certifies one query of M_γ at a single (ε_q, δ_q).  Here the whole
 profile δ_γ(ε′) = sup over moves n → n′ of H_{e^{ε′}}(M_γ(n) ‖ M_γ(n′)), for every ε′ ≥ 0, is
-turned into one finite dominating pair, and Q queries are composed with dp_accounting's PLD
-through :func:`darrm.budget.compose.composed_epsilon`, exactly as darrm composes the binary DaRRM
+turned into one finite dominating pair, and Q queries are composed through darrm's one accountant
+(:func:`darrm.accounting.queries.fresh_bound`), exactly as darrm composes the binary DaRRM
 (no second composition code).
 
 Claim 1 (the profile is a maximum over a finite cloud).  For one move, both output distributions
@@ -32,7 +32,7 @@ adaptively from earlier answers), the histogram moves by at most one vote or sta
 (H_s(P ‖ P) = (1 − s)₊, the point (1, 1)).  Each answer draws fresh coins, so the Q answers are an
 adaptive composition of mechanisms each dominated by (P, Q); by Zhu, Dong & Wang 2022, Theorem 10,
 the product (P^Q, Q^Q) dominates the composition, and
-:func:`~darrm.budget.compose.composed_epsilon` bounds its ε(δ_total) from above (pessimistic
+:func:`~darrm.accounting.queries.fresh_bound` bounds its ε(δ_total) from above (pessimistic
 discretisation, truncated tail counted as infinite loss).
 
 Rigour (outward rounding).  Every cloud coordinate is a sum of at most C terms, each a product of
@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from darrm.budget.compose import DISCRETIZATION, Composition, composed_epsilon
+from darrm.accounting.queries import QueryBound, fresh_bound
 from darrm.errors import ParameterError
 from darrm.privacy.profile import Envelope, PrivacyProfile, upper_hull
 from darrm.validation import count, epsilon, open_unit
@@ -143,23 +143,26 @@ def plurality_profile(table: TopTwoTable) -> PrivacyProfile:
 
 
 def composed_plurality_epsilon(table: TopTwoTable, queries: int, delta_total: float, *,
-                               discretization: float = DISCRETIZATION) -> Composition:
+                               discretization: float | None = None) -> QueryBound:
     """ε_total(δ_total) of ``queries`` adaptive answers of the plurality aggregator (Claim 3; an upper
-    bound: :func:`darrm.budget.compose.composed_epsilon` on :func:`plurality_profile`).
+    bound: darrm's one accountant, :func:`darrm.accounting.queries.fresh_bound`, on
+    :func:`plurality_profile`).
 
     Args:
         table: a certified :class:`~.plurality_top_two.TopTwoTable`.
         queries: number of answers Q.
         delta_total: the total δ, in (0, 1).
-        discretization: the PLD grid step of the composition.
+        discretization: the PLD grid step of the composition (None: the accountant refines it).
 
     Returns:
-        The :class:`~darrm.budget.compose.Composition` (its ε at ``delta_total``).
+        The :class:`~darrm.accounting.queries.QueryBound` (its ε at ``delta_total``).
 
     Raises:
         ParameterError: a bad value.
     """
-    return composed_epsilon(plurality_profile(table), queries, delta_total, discretization=discretization)
+    q = count("queries", queries)
+    return fresh_bound([(plurality_profile(table), q)], open_unit("delta_total", delta_total), True,
+                       interval=discretization)
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,7 @@ class PluralityBudget:
     table: TopTwoTable
     eps_query: float
     delta_query: float
-    composition: Composition
+    composition: QueryBound
     eps_total: float
     delta_total: float
     solves: int

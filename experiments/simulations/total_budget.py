@@ -3,7 +3,8 @@ their best m vs the γ designed for the total budget (:func:`darrm.design_for_bu
 
 Setting: Figure 2's members (K = 11, ε = 0.1, Δ = 1e-5), the i.i.d. prior μ = 0.75, Q queries
 answered with fresh member randomness, every candidate's Q-fold composition computed from its own
-exact privacy profile (:mod:`darrm.budget.compose`).  Two total δ: 1e-5, and the paper's, i.e.
+exact privacy profile (darrm's one accountant, :mod:`darrm.accounting.queries`).  Two total δ: 1e-5,
+and the paper's, i.e.
 what Q queries of Figure 2's γ_opt at m = 3 spend, δ_total = 1 − (1 − δ_q)^Q with
 δ_q = 1 − (1 − Δ)^3.  A family none of whose members meets the budget is reported as such
 (``None``): with δ_total = 1e-5 < Q·Δ every γ whose infinite-loss mass is Δ-sized (γ_Sub, γ_opt
@@ -23,10 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from darrm.accounting.budget import design_for_budget
 from darrm.atomic import atomic_write_bytes
-from darrm.budget.design import BASELINE_FAMILIES, design_for_budget
+from darrm.budget.design import BASELINE_FAMILIES
 from darrm.budget.spec import TotalBudget
 from darrm.numerics.delta import composed_delta
+from darrm.params import PrivacyParams
 from darrm.prior import IIDPrior
 
 from ..png import pyplot, save_png
@@ -73,7 +76,8 @@ class Row:
 def compute_row(queries: int, delta_label: str, delta_total: float, epsilon_total: float, *, k: int = K,
                 log: Callable[[str], None] | None = None) -> Row:
     """Design for one total budget and record every family's best (module docstring)."""
-    d = design_for_budget(k, EPS, MEMBER_DELTA, TotalBudget(epsilon_total, delta_total, queries), IIDPrior())
+    d = design_for_budget(PrivacyParams(k, 1, EPS, MEMBER_DELTA), TotalBudget(epsilon_total, delta_total, queries),
+                          IIDPrior())
     errors: dict = {}
     for f in BASELINE_FAMILIES:
         c = d.best.get(f)

@@ -35,6 +35,7 @@ class DisjointModel(MemberModel):
                                               "total_delta", "queries")
     cli_example: ClassVar[tuple[str, ...]] = ("--K", "5", "--member-privacy", "0.3,1e-5", "--target-eps", "0.6",
                                               "--target-delta", "1e-4")
+    budget_replaces: ClassVar[tuple[tuple[str, Any], ...]] = (("target_eps", 1.0), ("target_delta", None))
 
     def example(self) -> DisjointParams:
         from .members import ApproxDP
@@ -71,14 +72,26 @@ class DisjointModel(MemberModel):
         """One member: the one whose shard holds the record."""
         return ((1, params.member),)
 
+    def fresh_only(self, params: Any) -> str | None:
+        """Non-private or local-RR members: only DaRRM's per-query coins randomise the answers."""
+        from .members import ApproxDP
+
+        if isinstance(params.member, ApproxDP):
+            return None
+        return (f"{params.member.to_dict()['kind']!r} members on disjoint shards (they have no privacy of their "
+                "own to post-process)")
+
     def fixed_members(self, params: Any) -> Any:
         return repr(params.member.to_dict())
 
     def params_from_cli(self, values: Mapping[str, Any], defaults: Mapping[str, Any]) -> DisjointParams:
         from .members import parse_member
 
-        if values.get("member_privacy") is None or values.get("target_eps") is None:
-            raise ParameterError("members", "disjoint members need --member-privacy and --target-eps")
+        if values.get("member_privacy") is None:
+            raise ParameterError("member-privacy", "is required with --members disjoint (nonprivate for PATE's "
+                                                   "teachers)")
+        if values.get("target_eps") is None:
+            raise ParameterError("members", "disjoint members need --target-eps (or a total budget: --total-eps …)")
         target_delta = 0.0 if values.get("target_delta") is None else values["target_delta"]
         K = defaults["K"] if values.get("K") is None else values["K"]
         return DisjointParams(K, parse_member(values["member_privacy"]), values["target_eps"], target_delta)

@@ -168,12 +168,11 @@ def test_a_table_whose_record_claims_a_smaller_target_or_total_is_refused():
     import dataclasses
 
     import darrm
-    from darrm.budget.verify import verify_total_budget
 
+    verify_total_budget = darrm.verify_charged_total
     d = design_for_budget(DisjointParams(11, NonPrivate(), 1.0), TotalBudget(2.0, 1e-5, 100), IIDPrior(0.85))
     t = d.table
-    verify_total_budget(t)
-    darrm.verify_charged_total(t)
+    assert verify_total_budget(t) == t.info["total_budget"]["composed_epsilon"]
     tb = t.info["total_budget"]
     smaller_mu = {**tb, "target": {**tb["target"], "mu": tb["target"]["mu"] * 0.99}}
     with pytest.raises(darrm.CertificationError, match="not the recorded target"):
@@ -184,3 +183,31 @@ def test_a_table_whose_record_claims_a_smaller_target_or_total_is_refused():
     wrong = {**tb, "composed_epsilon": tb["composed_epsilon"] * 0.9}
     with pytest.raises(darrm.CertificationError, match="differs"):
         darrm.verify_charged_total(dataclasses.replace(t, info={**t.info, "total_budget": wrong}))
+
+
+def test_the_session_charges_a_designed_table_its_own_certified_total():
+    """The session accepts the record it re-certifies: the Q queries a disjoint-members table was
+    designed for fit the budget, charged the recorded total (the GDP certificate here, smaller than
+    the PLD of the pair), and a record the table does not meet refuses the session."""
+    import dataclasses
+
+    import darrm
+    from darrm.accounting import LabellingSession
+
+    budget = TotalBudget(2.0, 1e-5, 100)
+    t = design_for_budget(DisjointParams(11, NonPrivate(), 1.0), budget, IIDPrior(0.85)).table
+    tb = t.info["total_budget"]
+    s = LabellingSession(t, budget_epsilon=budget.epsilon, delta=budget.delta, rng=0)  # fresh: settled by the model
+    assert s.epsilon_for(budget.queries) == tb["composed_epsilon"] <= budget.epsilon
+    assert s.epsilon_for(budget.queries) <= darrm.accounting.composed_epsilon(
+        t, budget.queries, delta_total=budget.delta, member_randomness="fresh").epsilon
+    assert s.remaining_queries() >= budget.queries
+    s.label(np.ones((budget.queries, 11), dtype=int))
+    assert s.epsilon_spent == tb["composed_epsilon"]
+    # past the design's count (or below its δ) only the accountant's composition applies
+    assert s.epsilon_for(budget.queries + 1) == darrm.accounting.composed_epsilon(
+        t, budget.queries + 1, delta_total=budget.delta, member_randomness="fresh").epsilon
+    forged = dataclasses.replace(t, info={**t.info, "total_budget": {**tb, "composed_epsilon": tb["composed_epsilon"]
+                                                                      * 0.5}})
+    with pytest.raises(darrm.CertificationError, match="differs"):
+        LabellingSession(forged, budget_epsilon=budget.epsilon, delta=budget.delta)

@@ -4,7 +4,9 @@ For each registered name: its example parameters → ``darrm.solve`` → an inde
 certificate → a γ file saved and loaded (re-certified) → labels → the exact privacy profile (its
 ε at the table's per-query δ never above the certified per-query ε) → a ``LabellingSession`` with
 fresh and with fixed members (or a refusal naming the model and the capability) →
-``darrm solve --members NAME --json`` (the same γ, bit for bit) → ``darrm account queries``.
+``darrm solve --members NAME --json`` (the same γ, bit for bit) → ``darrm account queries``; and for
+every model with the ``total-budget`` capability its one registered designer: design → verify → the
+session charging the recorded total (a model without it is refused, naming the model and the capability).
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from darrm.models import CAPABILITIES, MEMBER_MODELS, MemberModel, model_for_for
 from darrm.models.profile import privacy_profile
 
 NAMES = tuple(MEMBER_MODELS)
+BUDGETED = tuple(n for n in NAMES if MEMBER_MODELS[n].supports("total-budget"))
+#: a total over two queries in which every example's design is found quickly
+BUDGET = darrm.TotalBudget(3.5, 1e-3, 2)
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +163,31 @@ def test_the_docs_table_of_models_is_written_from_the_registry():
     assert mod.MARKER not in page
     for m in MEMBER_MODELS.values():
         assert f"| `{m.name}` | `{m.params_type.__name__}` | `{m.gamma_format}` |" in page
+
+
+def test_every_model_with_the_total_budget_capability_has_exactly_one_designer():
+    from darrm.accounting.budget import DESIGNERS
+
+    assert set(DESIGNERS) == set(BUDGETED) and "shared" in BUDGETED
+
+
+@pytest.mark.parametrize("name", BUDGETED)
+def test_total_budget_design_is_verified_and_charged_its_record_by_the_session(name):
+    t = darrm.design_for_budget(MEMBER_MODELS[name].example(), BUDGET).table
+    recorded = t.info["total_budget"]["composed_epsilon"]
+    assert t.params.members == name and darrm.certify(t.gamma, t.params).certified
+    assert darrm.verify_charged_total(t) == recorded <= BUDGET.epsilon
+    s = LabellingSession(t, member_randomness="fresh", budget_epsilon=BUDGET.epsilon, delta=BUDGET.delta, rng=0)
+    s.label(np.ones((BUDGET.queries, t.K), dtype=int))
+    assert s.epsilon_spent == recorded
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in BUDGETED])
+def test_a_model_without_the_total_budget_capability_is_refused_naming_it(name, capsys):
+    with pytest.raises(ParameterError) as e:
+        darrm.design_for_budget(MEMBER_MODELS[name].example(), BUDGET)
+    assert e.value.parameter == "params" and name in str(e.value) and "'total-budget'" in str(e.value)
+    argv = ["solve", "--members", name, *MEMBER_MODELS[name].cli_example, "--total-eps", "3.5", "--total-delta",
+            "1e-3", "--queries", "2"]
+    assert main(argv) == 2
+    assert "total" in capsys.readouterr().err

@@ -1,0 +1,51 @@
+"""The charge of a total-budget table: the one accountant's, and the re-check of a recorded one.
+
+Every designer charges its candidates and its winner here, and every verifier recomputes a record
+here: :func:`charged_total` is :func:`darrm.accounting.queries.composed_epsilon` with fresh members,
+the number the labelling session and ``darrm account queries`` give for the same table and count.
+"""
+
+from __future__ import annotations
+
+import math
+
+from darrm.budget.spec import TotalBudget
+from darrm.budget.verify import RECORD_RTOL
+from darrm.errors import CertificationError, ParameterError
+from darrm.table import GammaTable
+
+from ..queries import DEFAULT_BRACKET, composed_epsilon
+
+__all__ = ["SCREEN_BRACKET", "charged_total", "check_recorded"]
+
+#: the bracket of the search's screen (:func:`charged_total`): the optimistic side at the pessimistic
+#: side's own interval, not refined
+SCREEN_BRACKET = 1.0
+
+
+def charged_total(table: GammaTable, budget: TotalBudget, *, screen: bool = False) -> float:
+    """The session's charge of ``budget.queries`` answers of ``table`` at δ_total (fresh members);
+    inf where the accountant cannot compute it (the candidate is then infeasible).
+
+    ``screen``: the search's verdict on a candidate, the same accountant with the optimistic side of
+    its bracket left coarse (:data:`SCREEN_BRACKET`): the pessimistic value, the only one read, is
+    the session's wherever the composed PLD fits :data:`~darrm.accounting.queries.REFINE_POINTS`
+    points at the default interval, and within the connect-the-dots error of it elsewhere; a design
+    records only the unscreened charge of its winner."""
+    try:
+        return composed_epsilon(table, budget.queries, delta_total=budget.delta, member_randomness="fresh",
+                                bracket=SCREEN_BRACKET if screen else DEFAULT_BRACKET).epsilon
+    except ParameterError:
+        return math.inf
+
+
+def check_recorded(eps: float, charged: float, budget: TotalBudget) -> None:
+    """A recomputed total ``eps`` must meet the budget and equal the recorded ``charged``.
+
+    Raises:
+        CertificationError: it does not."""
+    if not eps <= budget.epsilon:
+        raise CertificationError(f"{budget.queries} queries compose to ε = {eps:.6g} at δ = {budget.delta:g}, "
+                                 f"above the budget ε_total = {budget.epsilon:g}")
+    if not math.isclose(eps, charged, rel_tol=RECORD_RTOL, abs_tol=1e-12):
+        raise CertificationError(f"recorded total ε {charged!r} differs from the recomputed {eps!r}")
