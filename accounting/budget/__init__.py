@@ -58,7 +58,7 @@ def register_designer(model_name: str, *, design: Callable[..., BudgetDesign],
             ``"total-budget"`` capability, or one already registered), ``design`` or ``verify``."""
     model = model_named(model_name, "model_name")
     model.require("total-budget", "model_name")
-    if model.name in DESIGNERS:
+    if DESIGNERS.get(model.name) is not None:
         raise ParameterError("model_name", f"the {model.name} member model already has a total-budget designer")
     d = DESIGNERS[model.name] = Designer(function("design", design), function("verify", verify))
     return d
@@ -72,10 +72,11 @@ def designer_for(params: object, parameter: str = "params") -> Designer:
             ``"total-budget"`` capability or no designer is registered for it."""
     model = model_of(params)
     model.require("total-budget", parameter)
-    if model.name not in DESIGNERS:
+    designer = DESIGNERS.get(model.name)
+    if designer is None:
         raise ParameterError(parameter, f"the {model.name} member model declares the 'total-budget' capability but "
                                         "no designer is registered for it (darrm.accounting.budget.register_designer)")
-    return DESIGNERS[model.name]
+    return designer
 
 
 def design_for_budget(params: object, budget: TotalBudget, prior: Prior | None = None, *,

@@ -14,9 +14,9 @@ from darrm.budget.verify import RECORD_RTOL
 from darrm.errors import CertificationError, ParameterError
 from darrm.table import GammaTable
 
-from ..queries import DEFAULT_BRACKET, composed_epsilon
+from ..queries import DEFAULT_BRACKET, composed_delta, composed_epsilon
 
-__all__ = ["SCREEN_BRACKET", "charged_total", "check_recorded"]
+__all__ = ["SCREEN_BRACKET", "charged_total", "check_recorded", "within_budget"]
 
 #: the bracket of the search's screen (:func:`charged_total`): the optimistic side at the pessimistic
 #: side's own interval, not refined
@@ -37,6 +37,20 @@ def charged_total(table: GammaTable, budget: TotalBudget, *, screen: bool = Fals
                                 bracket=SCREEN_BRACKET if screen else DEFAULT_BRACKET).epsilon
     except ParameterError:
         return math.inf
+
+
+def within_budget(table: GammaTable, budget: TotalBudget) -> bool:
+    """The search's verdict on a candidate: the accountant's δ_total at ε_total (fresh members,
+    :func:`darrm.accounting.queries.composed_delta`, optimistic side coarse) is at most the budget's
+    δ_total.  δ(ε) is non-increasing, so for the PLD this is ε(δ_total) ≤ ε_total without the
+    bisection in ε that the charge itself needs (its closed forms are taken at other points of the
+    profile, so the two may differ at the budget's edge: a design records only the charge of its
+    winner, :func:`charged_total`); False where the accountant cannot compute it."""
+    try:
+        return composed_delta(table, budget.queries, epsilon_total=budget.epsilon, member_randomness="fresh",
+                              bracket=SCREEN_BRACKET).delta <= budget.delta
+    except ParameterError:
+        return False
 
 
 def check_recorded(eps: float, charged: float, budget: TotalBudget) -> None:

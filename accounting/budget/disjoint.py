@@ -34,9 +34,11 @@ charged the smaller of two rigorous totals: (1) its certified GDP parameter μ*
 (:func:`darrm.budget.targets.certified_gdp_mu` on the table's own cloud, rounded outward; for the
 float64 threshold table μ* exceeds 1/s by ~1e-9 relative: the theorem above holds for exact γ, the
 certificate for the table as stored), composed exactly as √Q·μ*-GDP and turned into ε at δ_total in
-mpmath; (2) the Q-fold composition of its own dominating pair by the accountant
-(:mod:`darrm.accounting.queries`, pessimistic PLD), computed in the search for the shapes whose GDP
-charge is loose (``const``, ``eps-delta``) and for every winner.  Because the baselines are
+mpmath; (2) the Q-fold composition by the one accountant (:func:`darrm.accounting.queries.fresh_bound`:
+the PLD of its dominating pair and the closed forms), computed in the search for the shapes whose GDP
+charge is loose (``const``, ``eps-delta``) and, for the winner, of the saved table itself
+(:func:`darrm.accounting.budget.charge.charged_total`, what the labelling session composes; the session
+also honours a smaller recorded GDP total, re-certified by :func:`verify_disjoint`).  Because the baselines are
 candidates and the GNMax scale calibrated by the exact Gaussian composition (s = √Q/μ_total) is a
 feasible threshold point up to float64 rounding (the search reaches it to :data:`THRESHOLD_RTOL`), the
 design is never worse than binary GNMax (up to that rounding) or RR at equal total.
@@ -447,7 +449,7 @@ def verify_disjoint(table: GammaTable) -> float:
     table's own cloud, :meth:`darrm.budget.cloud.Cloud.gdp_mu`) is not above the recorded target μ, and
     the recorded total is recomputed by the accountant that charged it: the exact √Q·μ-GDP composition
     (:data:`~darrm.budget.verify.GDP_ACCOUNTANT`) or the accountant's composition of the table
-    (:func:`darrm.accounting.budget.shared.charged_total`, :data:`~darrm.budget.verify.PLD_ACCOUNTANT`);
+    (:func:`darrm.accounting.budget.charge.charged_total`, :data:`~darrm.budget.verify.PLD_ACCOUNTANT`);
     it must meet the budget and equal the record.
 
     Returns:
@@ -456,8 +458,9 @@ def verify_disjoint(table: GammaTable) -> float:
     Raises:
         CertificationError: no or a malformed record, or one the table does not meet."""
     rec = recorded_budget(table)
-    if rec is None or not isinstance(table.params, DisjointParams):
-        raise CertificationError("no total budget for members on disjoint shards is recorded")
+    if rec is None:
+        raise CertificationError("no total budget is recorded in the table")
+    params = instance("table", table.params, DisjointParams, "a table of members on disjoint shards")
     budget, tb = rec
     try:
         target = tb["target"]
@@ -466,7 +469,7 @@ def verify_disjoint(table: GammaTable) -> float:
         accountant = tb["accountant"]
     except (KeyError, TypeError, ValueError) as exc:
         raise CertificationError(f"malformed total_budget record: {exc}") from None
-    mu = Cloud(table.params.K, table.params.member).gdp_mu(table.gamma)
+    mu = Cloud(params.K, params.member).gdp_mu(table.gamma)
     if not mu <= mu_rec * (1.0 + RECORD_RTOL):
         raise CertificationError(f"the table is {mu:.9g}-GDP per query, not the recorded target μ = {mu_rec:.9g}")
     if accountant == GDP_ACCOUNTANT:

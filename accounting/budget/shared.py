@@ -61,7 +61,7 @@ from darrm.table import GammaTable
 from darrm.validation import count, instance
 
 from ..queries import BOUND_FRESH
-from .charge import charged_total, check_recorded
+from .charge import charged_total, check_recorded, within_budget
 
 __all__ = ["ACCOUNTANT", "TARGET_FAMILIES", "design_shared", "per_query_params", "verify_shared"]
 
@@ -114,14 +114,15 @@ class _Search:
                           solver="total-budget")
 
     def evaluate(self, family: str, theta: float, g: np.ndarray) -> Candidate:
+        """The candidate, screened (:func:`~darrm.accounting.budget.charge.within_budget`): its
+        ``epsilon_total`` is the budget's ε_total when it passes, inf otherwise (charged later)."""
+        ok = within_budget(self.table(g), self.budget)
         cand = Candidate(family, float(theta), g, expected_signed_error(g, self.prior),
-                         charged_total(self.table(g), self.budget, screen=True))
-        ok = self.ok(cand)
+                         self.budget.epsilon if ok else math.inf)
         if ok:
             self.feasible.append(cand)
         if self.log:
-            self.log(f"{family} θ={theta:.6g}: error {cand.error:.6g}, composed ε {cand.epsilon_total:.4g}"
-                     f"{'' if ok else ' (over budget)'}")
+            self.log(f"{family} θ={theta:.6g}: error {cand.error:.6g}{'' if ok else ' (over budget)'}")
         return cand
 
     def ok(self, c: Candidate) -> bool:
@@ -280,7 +281,9 @@ def design_shared(params: PrivacyParams, budget: TotalBudget, prior: Prior | Non
         raise CertificationError(f"no γ of the families {families} meets ε_total = {budget.epsilon} at "
                                  f"δ_total = {budget.delta} over {budget.queries} queries by its own charge")
     winner = dataclasses.replace(winner, epsilon_total=total)
-    best = {f: c for f, c in best.items() if c.error >= winner.error}  # any better one failed its own charge
+    # each family's best, charged (screened) for the record; any better than the winner failed its own charge
+    best = {f: dataclasses.replace(c, epsilon_total=charged_total(s.table(c.gamma), budget, screen=True))
+            for f, c in best.items() if c.error >= winner.error and f != winner.family}
     best[winner.family] = winner
     info = {"total_budget": {**budget.to_dict(), "composed_epsilon": total, "accountant": ACCOUNTANT},
             "design": {"winner": winner.to_dict(), "majority_fits": bool(np.all(g == 1.0)),
