@@ -273,7 +273,6 @@ TARGETS: list[Target] = [
             dict(table=shard_table().gamma, params=DISJOINT5)]),
     Target("solve", darrm.solve, lambda c: dict(params=c.params, prior=darrm.IIDPrior(), progress=False),
            {"params": params_bad, "prior": prior_bad, "family": lambda b: b.choice(darrm.FAMILIES),
-            "budget": lambda b: st.sampled_from([(1.0, 1e-3, 2), 3, "budget", object()]),
             "options": lambda b: st.sampled_from([{"method": "full"}, "full", 1, darrm.IIDPrior()]),
             "executor": lambda b: st.sampled_from(["nonsense", 3, "local:0", "local:x", object()]),
             "checkpoint": lambda b: st.sampled_from([3, 1.5, b"", ["c.npz"], object()]),
