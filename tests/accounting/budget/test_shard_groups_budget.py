@@ -27,7 +27,7 @@ import pytest
 from scipy import optimize, stats
 
 import darrm
-from darrm.accounting.budget import shard_groups
+from darrm.accounting.budget import parts, shard_groups
 from darrm.budget.spec import GroupBudgets, TotalBudget
 from darrm.errors import CertificationError, ParameterError
 from darrm.experiments.pate.multiclass_aggregators import plurality_budget
@@ -175,15 +175,17 @@ def test_designed_error_never_exceeds_upsampling_gnmax_or_the_per_query_design_a
 def test_a_deliberately_broken_target_is_caught_by_the_certificate(monkeypatch):
     """Targets twice the budget's μ: the LP meets them, the certified totals refuse them, the search
     backs off, and the result meets every budget by the independent check."""
-    real = shard_groups.gdp_mu_for_total
-    monkeypatch.setattr(shard_groups, "gdp_mu_for_total", lambda e, d, q: 2.0 * real(e, d, q))
+    real = parts.gdp_mu_for_total
+    monkeypatch.setattr(parts, "gdp_mu_for_total", lambda e, d, q: 2.0 * real(e, d, q))
     K, member, copies, totals, Q, p = POINTS[0]
     params, budgets, d = _design(K, member, copies, totals, Q, p, shapes=("gdp",))
     assert d.winner.family == "gdp" and d.winner.parameter < 0.75  # θ = 1 (the broken target) was refused
     for r, rec in zip(copies, d.table.info["group_budgets"]["groups"], strict=True):
         independent_group_check(d.table.gamma, member, r, rec)
     # a γ meeting the broken target, with the budget recorded: the enumeration and verify refuse it
-    broken = shard_groups._Search(params, GroupBudgets(tuple(budgets)), IIDPrior(p), None)
+    clouds = [shard_groups.RecordGroupCloud(params, i) for i in range(len(copies))]
+    broken = parts.PartSearch(K, clouds, GroupBudgets(tuple(budgets)), IIDPrior(p), None,
+                              solve_per_query=lambda eq, dq: np.ones(K + 1), sensitivity=np.array(copies, float))
     g, _ = broken.gdp(1.0)
     rec = {**d.table.info["group_budgets"]["groups"][0], "accountant": "gdp-vertex-certificate",
            "target": {"shape": "gdp", "mu": 2.0 * real(totals[0], 1e-5, Q)}}
