@@ -5,11 +5,9 @@ totals, and every group's certified total re-checked independently.
 The independent check enumerates, for each record group g, every ordered tuple of the r_g changed
 members' vertices and every number n of unchanged members at the upper end of their interval, builds
 the vote count's law by direct convolution and the release law from Algorithm 1's definition (release
-the majority w.p. γ(L), else a fair coin), takes both outputs and both directions, and composes the
-upper concave envelope's pair Q times with dp_accounting (its optimistic PLD, a lower bound on the exact
-composition, must meet the group's budget; a PLD charge must not lie below it).  A GDP charge is
-re-checked point by point in mpmath and composed analytically; a generic charge point by point at
-(ε_q, δ_q), composed by dp_accounting's (ε, δ) PLD.  Upsampling GNMax is written from its definition:
+the majority w.p. γ(L), else a fair coin), takes both outputs and both directions, and re-checks the
+record on those points (``budget_check``, tests/accounting/budget/conftest.py: dp_accounting's PLD of their
+envelope, mpmath for a GDP charge).  Upsampling GNMax is written from its definition:
 the margin L − K/2 plus N(0, s²), s = max_g r_g·√Q/μ_g with μ_g from the analytic Gaussian composition
 (brentq); the per-query design from the experiments' generic composition
 (:func:`darrm.experiments.pate.multiclass_aggregators.plurality_budget`).
@@ -21,7 +19,6 @@ import dataclasses
 import itertools
 import math
 
-import mpmath
 import numpy as np
 import pytest
 from scipy import optimize, stats
@@ -88,57 +85,9 @@ def group_points(gamma: np.ndarray, member, copies: int) -> np.ndarray:
     return np.clip(np.array(pts), 0.0, 1.0)
 
 
-def composed_pair(pts: np.ndarray, queries: int, delta: float, pessimistic: bool) -> float:
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    from darrm.privacy.profile import upper_hull
-
-    hx, hy = upper_hull(np.concatenate([pts[:, 0], [0.0, 1.0]]), np.concatenate([pts[:, 1], [0.0, 1.0]]))
-    P, Qm = np.diff(np.concatenate([[0.0], hy])), np.diff(np.concatenate([[0.0], hx]))
-    P[0] += hy[0]
-    upper = {i: math.log(v) for i, v in enumerate(P) if v > 0}
-    lower = {i: math.log(v) for i, v in enumerate(Qm) if v > 0}
-    one = pld.from_two_probability_mass_functions(lower, upper, pessimistic_estimate=pessimistic,
-                                                  value_discretization_interval=1e-5)
-    return one.self_compose(queries).get_epsilon_for_delta(delta)
-
-
-def independent_group_check(gamma: np.ndarray, member, copies: int, record: dict) -> None:
-    """Re-check one group's recorded total by the accountant it names (module docstring)."""
-    from dp_accounting import dp_event  # noqa: F401  (dp_accounting's own (ε, δ) PLD below)
-    from dp_accounting.pld import common
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    b = TotalBudget.from_dict(record)
-    pts = group_points(gamma, member, copies)
-    lower_bound = composed_pair(pts, b.queries, b.delta, pessimistic=False)
-    assert lower_bound <= b.epsilon
-    acc = record["accountant"]
-    if acc == "dominating-pair-pld":
-        # below dp_accounting's rounded-down total of the same pairs the charge would be invalid (above
-        # its rounded-up one it is only loose: the accountant's grid is coarser)
-        assert lower_bound <= record["composed_epsilon"] <= b.epsilon
-        return
-    if acc == "generic-per-query":
-        eq, dq = record["per_query"]
-        # float64 evaluation of the enumerated points: 1e-13 covers its rounding (the recorded δ_q is
-        # the outward-rounded profile's or the certificate's)
-        assert np.all(pts[:, 1] - math.exp(eq) * pts[:, 0] <= dq + 1e-13)
-        one = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(eq, dq),
-                                          value_discretization_interval=1e-5)
-        assert one.self_compose(b.queries).get_epsilon_for_delta(b.delta) <= b.epsilon * (1 + 1e-3)
-        return
-    assert acc == "gdp-vertex-certificate"
-    mpmath.mp.dps = 40
-    m = mpmath.mpf(record["target"]["mu"])
-    for x, y in pts:
-        if y <= x:
-            continue
-        assert x > 0, "an infinite-loss pair cannot be μ-GDP"
-        assert mpmath.ncdf(mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(x) - 1) + m) >= y
-    mt = m * mpmath.sqrt(b.queries)
-    e = mpmath.mpf(b.epsilon)
-    assert mpmath.ncdf(-e / mt + mt / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mt - mt / 2) <= b.delta
+def independent_group_check(check, gamma: np.ndarray, member, copies: int, record: dict) -> None:
+    """Re-check one group's recorded total (the budget conftest's ``check_record``) on its enumerated points."""
+    check.check_record(group_points(gamma, member, copies), record)
 
 
 POINTS = [  # (K, member, copies, ε_g,total, Q, p)
@@ -156,7 +105,7 @@ def _design(K, member, copies, totals, Q, p, **kw):
 
 @pytest.mark.parametrize(("K", "member", "copies", "totals", "Q", "p"), POINTS)
 def test_designed_error_never_exceeds_upsampling_gnmax_or_the_per_query_design_and_group_totals_recheck(
-        K, member, copies, totals, Q, p):
+        K, member, copies, totals, Q, p, budget_check):
     params, budgets, d = _design(K, member, copies, totals, Q, p)
     t = d.table
     # GNMax's exact-γ scale is feasible up to the float64 rounding of its table and the search's
@@ -167,12 +116,12 @@ def test_designed_error_never_exceeds_upsampling_gnmax_or_the_per_query_design_a
     assert len(groups) == len(copies)
     for r, rec in zip(copies, groups, strict=True):
         assert rec["composed_epsilon"] <= rec["epsilon"]
-        independent_group_check(t.gamma, member, r, rec)
+        independent_group_check(budget_check, t.gamma, member, r, rec)
     assert shard_groups.verify(t) == max(rec["composed_epsilon"] for rec in groups)
     assert darrm.certify(t.gamma, t.params).certified  # the per-query certificate it carries
 
 
-def test_a_deliberately_broken_target_is_caught_by_the_certificate(monkeypatch):
+def test_a_deliberately_broken_target_is_caught_by_the_certificate(monkeypatch, budget_check):
     """Targets twice the budget's μ: the LP meets them, the certified totals refuse them, the search
     backs off, and the result meets every budget by the independent check."""
     real = parts.gdp_mu_for_total
@@ -181,7 +130,7 @@ def test_a_deliberately_broken_target_is_caught_by_the_certificate(monkeypatch):
     params, budgets, d = _design(K, member, copies, totals, Q, p, shapes=("gdp",))
     assert d.winner.family == "gdp" and d.winner.parameter < 0.75  # θ = 1 (the broken target) was refused
     for r, rec in zip(copies, d.table.info["group_budgets"]["groups"], strict=True):
-        independent_group_check(d.table.gamma, member, r, rec)
+        independent_group_check(budget_check, d.table.gamma, member, r, rec)
     # a γ meeting the broken target, with the budget recorded: the enumeration and verify refuse it
     clouds = [shard_groups.RecordGroupCloud(params, i) for i in range(len(copies))]
     broken = parts.PartSearch(K, clouds, GroupBudgets(tuple(budgets)), IIDPrior(p), None,
@@ -190,7 +139,7 @@ def test_a_deliberately_broken_target_is_caught_by_the_certificate(monkeypatch):
     rec = {**d.table.info["group_budgets"]["groups"][0], "accountant": "gdp-vertex-certificate",
            "target": {"shape": "gdp", "mu": 2.0 * real(totals[0], 1e-5, Q)}}
     with pytest.raises(AssertionError):
-        independent_group_check(g, member, copies[0], rec)
+        independent_group_check(budget_check, g, member, copies[0], rec)
     forged = dataclasses.replace(d.table, gamma=g)
     with pytest.raises(CertificationError):
         shard_groups.verify(forged)
