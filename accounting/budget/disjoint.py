@@ -48,7 +48,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -120,15 +120,18 @@ class TargetLP:
     one count per round.  :meth:`extend` adds grid points to the same model (rows only tighten).
 
     ``cloud`` is one cloud, or several (parts) with their own grids and targets (e.g. one per record
-    group, each bounded by its own group's target): the rows of every part enter one LP.
+    group, each bounded by its own group's target): the rows of every part enter one LP.  ``full`` maps
+    x to the γ table when γ does not read L alone (a table read per group).
     """
 
-    def __init__(self, cloud: TargetCloud | Sequence[TargetCloud], c: np.ndarray, x0: np.ndarray | None = None):
+    def __init__(self, cloud: TargetCloud | Sequence[TargetCloud], c: np.ndarray, x0: np.ndarray | None = None,
+                 full: Callable[[np.ndarray], np.ndarray] | None = None):
         self.clouds: list[TargetCloud] = list(cloud) if isinstance(cloud, (list, tuple)) else [cast(TargetCloud, cloud)]
         self.cloud, self.c = self.clouds[0], np.asarray(c, dtype=np.float64)
         self.lp = make_restricted_lp("highs", self.c, 1.0)
         self.grids = [(np.zeros(0), np.zeros(0)) for _ in self.clouds]
         self.seen: set[tuple[int, float, int, int, int, int]] = set()
+        self.full = full  # x ↦ the γ table (None: γ(0..K) mirrored from x = γ(mid..K))
         self.x = np.ones(self.c.shape[0]) if x0 is None else np.asarray(x0, dtype=np.float64)
         self.started = x0 is None
         #: whether x is an LP optimum (a start x0 far from every row's binding point is not)
@@ -157,7 +160,7 @@ class TargetLP:
         per_round = per_round or 16 * self.c.shape[0]
         sh = (slice(None), None, None, None, None)
         for _ in range(max_rounds):
-            g = symmetric_from_upper(self.x, self.cloud.K)
+            g = symmetric_from_upper(self.x, self.cloud.K) if self.full is None else self.full(self.x)
             found: list[tuple[float, int, tuple[int, ...]]] = []
             for i, (cloud, (eps, target, s, r)) in enumerate(zip(self.clouds, grids, strict=True)):
                 if eps.size == 0:
@@ -265,17 +268,8 @@ class _Search:
 
     def bisect(self, shape: str, make: Callable[[float], tuple[np.ndarray, float | None]], theta0: float,
                top: float = math.inf, rtol: float | None = None) -> None:
-        """Largest feasible θ of one shape (:func:`largest_feasible`)."""
-        def ok(t: float) -> bool:
-            try:
-                g, mu = make(t)
-            except SolveError as exc:
-                if self.log:
-                    self.log(f"{shape} θ={t:.6g}: {exc}")
-                return False
-            return self.evaluate(shape, t, g, mu)
-
-        largest_feasible(ok, theta0, top, rtol)
+        """Largest feasible θ of one shape (:func:`bisect_shape`)."""
+        bisect_shape(shape, make, self.evaluate, self.log, theta0, top, rtol)
 
     # --- the shapes ---------------------------------------------------------------------
     def threshold(self, mu: float) -> tuple[np.ndarray, float | None]:
@@ -315,6 +309,23 @@ class _Search:
     def eps_delta(self, eps0: float) -> tuple[np.ndarray, float | None]:
         d0 = 0.5 * self.budget.delta / self.budget.queries
         return self.lp(np.array([eps0]), np.array([d0]), eps0), None
+
+
+def bisect_shape(shape: str, make: Callable[[float], tuple[np.ndarray, Any]],
+                 evaluate: Callable[[str, float, np.ndarray, Any], bool], log: Callable[[str], None] | None,
+                 theta0: float, top: float = math.inf, rtol: float | None = None) -> None:
+    """:func:`largest_feasible` over one shape: ``make(θ)`` gives (γ, what ``evaluate`` also takes), a
+    failed LP (SolveError) counts as infeasible (logged)."""
+    def ok(t: float) -> bool:
+        try:
+            g, extra = make(t)
+        except SolveError as exc:
+            if log:
+                log(f"{shape} θ={t:.6g}: {exc}")
+            return False
+        return evaluate(shape, t, g, extra)
+
+    largest_feasible(ok, theta0, top, rtol)
 
 
 def largest_feasible(ok: Callable[[float], bool], theta0: float, top: float = math.inf,

@@ -31,7 +31,7 @@ import numpy as np
 from darrm.budget.cloud import points_gdp_mu
 from darrm.budget.design import BudgetDesign
 from darrm.budget.spec import GroupBudgets, TotalBudget
-from darrm.errors import CertificationError, ParameterError
+from darrm.errors import ParameterError
 from darrm.models.groups.certificate import certify_groups, group_pmfs, iter_probability_blocks, joint_pmf
 from darrm.models.groups.params import GroupParams
 from darrm.models.groups.profile import group_profile
@@ -42,7 +42,16 @@ from darrm.privacy.profile import PrivacyProfile
 from darrm.table import GammaTable
 from darrm.validation import instance
 
-from .parts import SHAPES, PartSearch, check_shapes, design_parts, per_query_epsilon, prior_for, verify_parts
+from .parts import (
+    SHAPES,
+    PartSearch,
+    certified_targets,
+    check_shapes,
+    design_parts,
+    per_query_epsilon,
+    prior_for,
+    verify_parts,
+)
 
 __all__ = ["MAX_CONFIGURATIONS", "MemberGroupsCloud", "design", "verify"]
 
@@ -96,24 +105,6 @@ def _at(params: GroupParams, eps_q: float, delta_q: float) -> GroupParams:
     return GroupParams(params.groups, eps_q, delta_q)
 
 
-def _table_params(g: np.ndarray, params: GroupParams, prof: PrivacyProfile,
-                  budget: TotalBudget) -> tuple[GroupParams, float]:
-    """(the parameters at the per-query (ε_q, δ_q ≥ max Δ_g) the profile allows, the certificate's violation)."""
-    dq = max(budget.delta / budget.queries, max(gr.Delta for gr in params.groups))
-    eq = prof.epsilon(dq)
-    if not math.isfinite(eq):
-        dq = min(0.5, max(dq, 2.0 * prof.infinite_loss_mass))
-        eq = prof.epsilon(dq)
-    eq = min(700.0, max(eq, 1e-9) * (1.0 + 1e-9) + 1e-12)
-    for _ in range(20):
-        p = _at(params, eq, dq)
-        cert = certify_groups(g, p)
-        if cert.certified:
-            return p, cert.violation
-        eq = min(700.0, eq * 1.01)
-    raise CertificationError("the designed γ has no per-query (ε, δ) certificate")
-
-
 def design(params: GroupParams, budget: TotalBudget, prior: Prior | None = None, *,
            shapes: tuple[str, ...] = SHAPES, log: Callable[[str], None] | None = None) -> BudgetDesign:
     """The γ(L) of smallest expected error whose certified Q-fold composition meets ``budget``
@@ -152,7 +143,8 @@ def design(params: GroupParams, budget: TotalBudget, prior: Prior | None = None,
             search.eps_q0[0] = per_query_epsilon(budget, worst)
         except ParameterError:  # Q queries of δ_q = max Δ_g exceed δ_total: no per-query design exists
             shapes = tuple(sh for sh in shapes if sh not in ("per-query", "eps-delta")) or ("gdp",)
-    return design_parts(search, shapes, lambda g, profs: _table_params(g, params, profs[0], budget), t0)
+    return design_parts(search, shapes, lambda g, profs: certified_targets(
+        g, profs, search.budgets, lambda t: _at(params, *t[0]), certify_groups, worst), t0)
 
 
 def verify(table: GammaTable) -> float:

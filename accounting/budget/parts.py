@@ -52,11 +52,11 @@ from darrm.budget.design import BudgetDesign, Candidate
 from darrm.budget.spec import GroupBudgets, TotalBudget
 from darrm.budget.targets import gdp_delta, gdp_epsilon, gdp_mu_for_total
 from darrm.budget.verify import GDP_ACCOUNTANT, PLD_ACCOUNTANT, RECORD_RTOL
-from darrm.errors import CertificationError, ParameterError, SolveError
-from darrm.gamma import gamma_threshold, symmetric_from_upper, upper_half, validate_gamma
+from darrm.errors import CertificationError, ParameterError
+from darrm.gamma import gamma_threshold
 from darrm.prior import IIDPrior, Prior
 from darrm.privacy.profile import PrivacyProfile
-from darrm.solver.objective import expected_signed_error, objective_coefficients
+from darrm.solver.finalize import TableForm, total_form
 from darrm.table import GammaTable
 from darrm.validation import instance
 
@@ -68,14 +68,15 @@ from .disjoint import (
     Charge,
     TargetCloud,
     TargetLP,
+    bisect_shape,
     charge_table,
     composed_epsilon_of_profile,
-    largest_feasible,
     tangent_points,
 )
 from .shared import generic_epsilon
 
-__all__ = ["GENERIC_ACCOUNTANT", "SHAPES", "DesignCloud", "design_parts", "per_query_epsilon", "verify_parts"]
+__all__ = ["GENERIC_ACCOUNTANT", "SHAPES", "DesignCloud", "PartSearch", "certified_targets", "design_parts",
+           "part_budgets", "per_query_epsilon", "verify_parts"]
 
 #: the shapes searched, baselines first
 BASELINE_SHAPES = ("threshold", "const", "per-query")
@@ -157,6 +158,9 @@ class PartSearch:
         log: one line per candidate.
         solve_per_query: (ε_q per part, δ_q per part) → the model's certified per-query γ_opt.
         sensitivity: per part, the most a record moves the vote count (None: no ``threshold`` shape).
+        form: the LP's variables and the expected error (None: γ(0..K) from γ(mid..K),
+            :func:`darrm.solver.finalize.total_form`).
+        lift: γ(0..K) ↦ the model's table (None: the same; a table read per group: γ(Σ_g l_g)).
     """
 
     K: int
@@ -166,6 +170,8 @@ class PartSearch:
     log: Callable[[str], None] | None
     solve_per_query: Callable[[np.ndarray, np.ndarray], np.ndarray]
     sensitivity: np.ndarray | None = None
+    form: TableForm | None = None
+    lift: Callable[[np.ndarray], np.ndarray] | None = None
     c: np.ndarray = field(init=False)
     mu0: np.ndarray = field(init=False)
     delta_q: np.ndarray = field(init=False)
@@ -175,7 +181,9 @@ class PartSearch:
 
     def __post_init__(self) -> None:
         bs = self.budgets.budgets
-        self.c = objective_coefficients(self.K, self.prior)[0]
+        if self.form is None:
+            self.form = total_form(self.K, self.prior)
+        self.c = self.form.costs
         self.mu0 = np.array([gdp_mu_for_total(b.epsilon, b.delta, b.queries) for b in bs])
         self.delta_q = np.array([DELTA_SHARE * b.delta / b.queries for b in bs])
         self.eps_q0 = np.array([per_query_epsilon(b, d) for b, d in zip(bs, self.delta_q, strict=True)])
@@ -190,7 +198,7 @@ class PartSearch:
         shares = [ch.epsilon / b.epsilon for (ch, _), b in zip(charges, self.budgets.budgets, strict=False)]
         ok = len(charges) == len(self.clouds) and all(
             ch.epsilon <= b.epsilon for (ch, _), b in zip(charges, self.budgets.budgets, strict=True))
-        cand = Candidate(shape, float(theta), g, expected_signed_error(g, self.prior), max(shares))
+        cand = Candidate(shape, float(theta), g, self.error(g), max(shares))
         if ok:
             self.feasible.append(cand)
             self.charges[id(cand)] = charges
@@ -199,40 +207,46 @@ class PartSearch:
                      f"{max(shares):.5g}{'' if ok else ' over budget'}")
         return ok
 
+    def error(self, g: np.ndarray) -> float:
+        """The table's expected error under the prior (the form's A + c·upper(γ))."""
+        assert self.form is not None
+        return self.form.error(g)
+
+    def table(self, gamma_l: np.ndarray) -> np.ndarray:
+        """γ(0..K) as the model's table."""
+        return gamma_l if self.lift is None else self.lift(gamma_l)
+
+    def full(self, x: np.ndarray) -> np.ndarray:
+        """The LP point x as the model's table."""
+        assert self.form is not None
+        return self.form.full(x)
+
     def bisect(self, shape: str, make: Callable[[float], tuple[np.ndarray, list | None]], theta0: float,
                top: float = math.inf, rtol: float | None = None) -> None:
-        def ok(t: float) -> bool:
-            try:
-                g, pq = make(t)
-            except SolveError as exc:
-                if self.log:
-                    self.log(f"{shape} θ={t:.6g}: {exc}")
-                return False
-            return self.evaluate(shape, t, g, pq)
-
-        largest_feasible(ok, theta0, top, rtol)
+        bisect_shape(shape, make, self.evaluate, self.log, theta0, top, rtol)
 
     # --- the shapes ---------------------------------------------------------------------
     def threshold(self, inv_s: float) -> tuple[np.ndarray, None]:
-        return gamma_threshold(self.K, 1.0 / inv_s), None
+        return self.table(gamma_threshold(self.K, 1.0 / inv_s)), None
 
     def const(self, p: float) -> tuple[np.ndarray, None]:
-        return np.full(self.K + 1, p), None
+        return self.table(np.full(self.K + 1, p)), None
 
     def x0(self, mu: np.ndarray) -> np.ndarray | None:
         """The Gaussian threshold meeting every part's μ_g (s = max_g r_g/μ_g): the LPs' start."""
         if self.sensitivity is None:
             return None
-        return upper_half(gamma_threshold(self.K, float(np.max(self.sensitivity / mu))))
+        assert self.form is not None
+        return self.form.upper(self.table(gamma_threshold(self.K, float(np.max(self.sensitivity / mu)))))
 
     def gdp(self, theta: float) -> tuple[np.ndarray, None]:
         mu = theta * self.mu0
-        lp = TargetLP(list(self.clouds), self.c, self.x0(mu))
+        lp = TargetLP(list(self.clouds), self.c, self.x0(mu), self.full)
         for i, m in enumerate(mu):
             eps = np.linspace(0.0, GRID_SPAN * m, GDP_GRID)
             lp.extend(eps, gdp_delta(eps, m), part=i)
         for _ in range(REFINE_ROUNDS):
-            g = symmetric_from_upper(lp.solve(), self.K)
+            g = self.full(lp.solve())
             added = 0
             for i, (cloud, m) in enumerate(zip(self.clouds, mu, strict=True)):
                 new = tangent_points(cloud, g, float(m), lp.grids[i][0])
@@ -244,15 +258,15 @@ class PartSearch:
 
     def eps_delta(self, theta: float) -> tuple[np.ndarray, list]:
         eq = theta * self.eps_q0
-        lp = TargetLP(list(self.clouds), self.c, self.x0(self.mu0))
+        lp = TargetLP(list(self.clouds), self.c, self.x0(self.mu0), self.full)
         for i, (e, d) in enumerate(zip(eq, self.delta_q, strict=True)):
             lp.extend(np.array([e]), np.array([d]), part=i)
-        g = symmetric_from_upper(lp.solve(), self.K)
+        g = self.full(lp.solve())
         return g, [(float(e), math.nan) for e in eq]
 
     def run(self, shapes: tuple[str, ...]) -> None:
         """Evaluate the plain majority, then (if it does not fit) every shape of ``shapes``."""
-        if self.evaluate("majority", 1.0, np.ones(self.K + 1)):
+        if self.evaluate("majority", 1.0, self.table(np.ones(self.K + 1))):
             return
         if "per-query" in shapes:
             self.evaluate("per-query", 1.0, self.solve_per_query(self.eps_q0, self.delta_q),
@@ -302,7 +316,7 @@ def design_parts(search: PartSearch, shapes: tuple[str, ...],
     if not best:
         raise CertificationError(f"no γ of the shapes {tuple(shapes)} meets every part's total budget")
     winner = best["majority"] if "majority" in best else min(best.values(), key=lambda c: c.error)
-    g = validate_gamma(winner.gamma, search.K)
+    g = winner.gamma
     params, violation = table_params(g, [cloud.profile(g) for cloud in search.clouds])
     parts = []
     for b, (ch, pq) in zip(search.budgets.budgets, search.charges[id(winner)], strict=True):
@@ -319,9 +333,51 @@ def design_parts(search: PartSearch, shapes: tuple[str, ...],
                        "improvement": None if base is None else base.error - winner.error,
                        "best": {k: c.to_dict() for k, c in best.items()},
                        "seconds": time.perf_counter() - t0}}
-    table = GammaTable(params, g, "budget", violation, search.prior.to_dict(), expected_signed_error(g, search.prior),
+    table = GammaTable(params, g, "budget", violation, search.prior.to_dict(), search.error(g),
                        solver="total-budget", status=None, info=info)
     return BudgetDesign(table, winner, best, baselines=BASELINE_SHAPES)
+
+
+def part_budgets(parts: int, budget: object, what: str) -> GroupBudgets:
+    """One total budget per part: a :class:`~darrm.budget.spec.GroupBudgets` of ``parts`` budgets, or one
+    :class:`~darrm.TotalBudget` for every part.
+
+    Raises:
+        ParameterError: naming ``budget``."""
+    if isinstance(budget, TotalBudget):
+        budget = GroupBudgets((budget,) * parts)
+    b = instance("budget", budget, GroupBudgets, f"a darrm.TotalBudget or a GroupBudgets (one per {what})")
+    if len(b.budgets) != parts:
+        raise ParameterError("budget", f"must hold one total budget per {what} ({parts}), got {len(b.budgets)}")
+    return b
+
+
+def certified_targets(g: np.ndarray, profiles: list[PrivacyProfile], budgets: GroupBudgets,
+                      at: Callable[[list[tuple[float, float]]], Any], certify: Callable[[np.ndarray, Any], Any],
+                      delta_floor: float = 0.0) -> tuple[Any, float]:
+    """(the model's parameters at per-query targets (ε_q,g, δ_q,g ≥ ``delta_floor``) the parts' profiles
+    allow at δ_q,g = δ_g,total/Q, the certificate's violation): every designed table also carries an ordinary
+    per-query certificate.  ``at(targets)`` gives the parameters, ``certify(γ, parameters)`` their
+    certificate; ε_q is raised by 1 % up to 20 times where the certificate's float64 test needs more room
+    than the outward-rounded profile.
+
+    Raises:
+        CertificationError: no such certificate."""
+    targets: list[tuple[float, float]] = []
+    for prof, b in zip(profiles, budgets.budgets, strict=True):
+        dq = max(b.delta / b.queries, delta_floor)
+        eq = prof.epsilon(dq)
+        if not math.isfinite(eq):
+            dq = min(0.5, max(dq, 2.0 * prof.infinite_loss_mass))
+            eq = prof.epsilon(dq)
+        targets.append((min(700.0, max(eq, 1e-9) * (1.0 + 1e-9) + 1e-12), dq))
+    for _ in range(20):
+        p = at(targets)
+        cert = certify(g, p)
+        if cert.certified:
+            return p, cert.violation
+        targets = [(min(700.0, e * 1.01), d) for e, d in targets]
+    raise CertificationError("the designed γ has no per-query (ε, δ) certificate")
 
 
 def _finite(v: float) -> float | None:
@@ -393,3 +449,49 @@ def verify_parts(table: GammaTable, clouds: Sequence[DesignCloud],
             raise CertificationError(f"part {i}: recorded total ε {charged!r} differs from the recomputed {eps!r}")
         worst = max(worst, eps)
     return worst
+
+
+def design_per_group(params: Any, budget: object, prior: Prior | None, shapes: object,
+                     log: Callable[[str], None] | None, *, what: str, clouds: Sequence[DesignCloud],
+                     at: Callable[[list[tuple[float, float]]], Any], solve: Callable[[Any, Prior], GammaTable],
+                     certify: Callable[[np.ndarray, Any], Any], sensitivity: np.ndarray | None,
+                     form: Callable[[Prior], TableForm] | None = None,
+                     lift: Callable[[np.ndarray], np.ndarray] | None = None) -> BudgetDesign:
+    """The design of a model whose record groups each own a total budget (one part per group).
+
+    Args:
+        params: the model's parameters (``K``; their per-query targets are replaced by the budgets).
+        budget: one TotalBudget per group (a GroupBudgets), or one for every group (:func:`part_budgets`).
+        prior: the objective's prior (None: i.i.d. mean 0.75).
+        shapes: the shapes searched (:func:`check_shapes`).
+        log: one line per candidate.
+        what: the group's name in messages ("record group").
+        clouds: one :class:`DesignCloud` per group.
+        at: per-group per-query targets (ε_q,g, δ_q,g) ↦ the model's parameters.
+        solve: (parameters, prior) ↦ the model's certified per-query γ_opt table.
+        certify: (γ, parameters) ↦ the model's certificate.
+        sensitivity: per group, the most a record moves the vote count (None: no threshold shape).
+        form: prior ↦ the LP's variables and error (None: γ(0..K)); lift: γ(0..K) ↦ the table.
+
+    Returns:
+        :func:`design_parts`'s design."""
+    t0 = time.perf_counter()
+    budgets = part_budgets(len(clouds), budget, what)
+    prior = prior_for(prior, params.K)
+    search = PartSearch(params.K, clouds, budgets, prior, log,
+                        lambda eq, dq: solve(at(list(zip(eq, dq, strict=True))), prior).gamma, sensitivity,
+                        None if form is None else form(prior), lift)
+    return design_parts(search, check_shapes(shapes),
+                        lambda g, profs: certified_targets(g, profs, budgets, at, certify), t0)
+
+
+def verify_per_group(table: GammaTable, clouds: Sequence[DesignCloud], targets: list[tuple[float, float]],
+                     at: Callable[[list[tuple[float, float]]], Any],
+                     certify: Callable[[np.ndarray, Any], Any]) -> float:
+    """:func:`verify_parts` for a model whose record groups each own a total budget: a recorded per-query
+    pair of group i is re-checked by the model's certificate at the table's own per-query targets
+    (``targets``) with group i's replaced by that pair."""
+    def certified_at(i: int, eq: float, dq: float) -> bool:
+        return bool(certify(table.gamma, at([(eq, dq) if j == i else t for j, t in enumerate(targets)])).certified)
+
+    return verify_parts(table, clouds, certified_at)

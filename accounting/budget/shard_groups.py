@@ -24,7 +24,6 @@ hold copies of several groups' records (it is a different ensemble: :mod:`darrm.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -32,7 +31,6 @@ import numpy as np
 from darrm.budget.cloud import points_gdp_mu
 from darrm.budget.design import BudgetDesign
 from darrm.budget.spec import GroupBudgets, TotalBudget
-from darrm.errors import CertificationError, ParameterError
 from darrm.mechanism import output_weights
 from darrm.models.shard_groups.certificate import (
     _alpha,
@@ -50,7 +48,7 @@ from darrm.privacy.profile import PrivacyProfile
 from darrm.table import GammaTable
 from darrm.validation import instance
 
-from .parts import SHAPES, PartSearch, check_shapes, design_parts, prior_for, verify_parts
+from .parts import SHAPES, design_per_group, verify_per_group
 
 __all__ = ["RecordGroupCloud", "design", "verify"]
 
@@ -96,41 +94,10 @@ class RecordGroupCloud:
         return points_gdp_mu(*self.probs(g), prof)
 
 
-def _budgets(params: ShardGroupParams, budget: object) -> GroupBudgets:
-    if isinstance(budget, TotalBudget):
-        budget = GroupBudgets((budget,) * len(params.groups))
-    b = instance("budget", budget, GroupBudgets, "a darrm.TotalBudget or a GroupBudgets (one per record group)")
-    if len(b.budgets) != len(params.groups):
-        raise ParameterError("budget", f"must hold one total budget per record group ({len(params.groups)}), got "
-                                       f"{len(b.budgets)}")
-    return b
-
-
 def _at(params: ShardGroupParams, targets: list[tuple[float, float]]) -> ShardGroupParams:
     """The same ensemble at per-group per-query targets (ε_q,g, δ_q,g)."""
     return ShardGroupParams(params.K, params.member, [RecordGroup(grp.copies, float(e), float(d)) for grp, (e, d)
                                                       in zip(params.groups, targets, strict=True)])
-
-
-def _table_params(g: np.ndarray, params: ShardGroupParams, profiles: list[PrivacyProfile],
-                  budgets: GroupBudgets) -> tuple[ShardGroupParams, float]:
-    """(the parameters at the per-query (ε_q,g, δ_g,total/Q) each group's profile allows, the certificate's
-    violation): every designed table also carries an ordinary per-query certificate."""
-    targets: list[tuple[float, float]] = []
-    for prof, b in zip(profiles, budgets.budgets, strict=True):
-        dq = b.delta / b.queries
-        eq = prof.epsilon(dq)
-        if not math.isfinite(eq):
-            dq = min(0.5, max(dq, 2.0 * prof.infinite_loss_mass))
-            eq = prof.epsilon(dq)
-        targets.append((min(700.0, max(eq, 1e-9) * (1.0 + 1e-9) + 1e-12), dq))
-    for _ in range(20):
-        p = _at(params, targets)
-        cert = certify_shard_groups(g, p)
-        if cert.certified:
-            return p, cert.violation
-        targets = [(min(700.0, e * 1.01), d) for e, d in targets]
-    raise CertificationError("the designed γ has no per-query (ε, δ) certificate")
 
 
 def design(params: ShardGroupParams, budget: TotalBudget | GroupBudgets, prior: Prior | None = None, *,
@@ -155,15 +122,12 @@ def design(params: ShardGroupParams, budget: TotalBudget | GroupBudgets, prior: 
         ParameterError: a bad argument.
         CertificationError: no shape meets every group's budget.
     """
-    t0 = time.perf_counter()
     instance("params", params, ShardGroupParams, "a darrm.ShardGroupParams")
-    budgets = _budgets(params, budget)
-    search = PartSearch(params.K, [RecordGroupCloud(params, i) for i in range(len(params.groups))], budgets,
-                        prior_for(prior, params.K), log,
-                        lambda eq, dq: solve_gamma_opt_shard_groups(_at(params, list(zip(eq, dq, strict=True))),
-                                                                    search.prior).gamma,
-                        np.array([grp.copies for grp in params.groups], dtype=np.float64))
-    return design_parts(search, check_shapes(shapes), lambda g, profs: _table_params(g, params, profs, budgets), t0)
+    return design_per_group(params, budget, prior, shapes, log, what="record group",
+                            clouds=[RecordGroupCloud(params, i) for i in range(len(params.groups))],
+                            at=lambda t: _at(params, t), solve=solve_gamma_opt_shard_groups,
+                            certify=certify_shard_groups,
+                            sensitivity=np.array([grp.copies for grp in params.groups], dtype=np.float64))
 
 
 def verify(table: GammaTable) -> float:
@@ -181,12 +145,8 @@ def verify(table: GammaTable) -> float:
         CertificationError: a malformed record, or a group's total above its budget or the record.
         ParameterError: ``table`` is not a record-groups γ table.
     """
-    instance("table", table, GammaTable, "a darrm.GammaTable")
-    params = instance("table.params", table.params, ShardGroupParams, "record groups (darrm.ShardGroupParams)")
-
-    def certified_at(i: int, eq: float, dq: float) -> bool:
-        grp = params.groups[i]
-        one = ShardGroupParams(params.K, params.member, [RecordGroup(grp.copies, eq, dq)])
-        return certify_shard_groups(table.gamma, one).certified
-
-    return verify_parts(table, [RecordGroupCloud(params, i) for i in range(len(params.groups))], certified_at)
+    params = instance("table.params", instance("table", table, GammaTable, "a darrm.GammaTable").params,
+                      ShardGroupParams, "record groups (darrm.ShardGroupParams)")
+    return verify_per_group(table, [RecordGroupCloud(params, i) for i in range(len(params.groups))],
+                            [(grp.target_eps, grp.target_delta) for grp in params.groups], lambda t: _at(params, t),
+                            certify_shard_groups)
