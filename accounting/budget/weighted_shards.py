@@ -56,7 +56,15 @@ _TINY = 2.0**-1074
 class BudgetGroupCloud:
     """The worst configurations of one query for the records of budget group g: one axis per group (j
     members at the upper end, or for group g the changed member's vertex and j), flattened to b (a = 0);
-    both outputs and directions, as functions of the per-group table γ(l)."""
+    both outputs and directions, as functions of the per-group table γ(l).
+
+    **Claim.**  The upper concave envelope of these points is a dominating pair of the release for every
+    record of group g.  *Proof.*  :mod:`darrm.models.weighted_shards`' reduction ((a)–(c)) shows, for a
+    record of group g and any fixed s = e^{ε′}, that Pr[A(D)=o] − s·Pr[A(D′)=o] is maximised with the
+    changed member at a vertex and every unchanged member at an end (it never uses the target's value of
+    s); so :mod:`darrm.privacy.profile`'s Claims 1–2 apply to group g's configurations alone (both
+    directions and both outputs are listed, and the reflection maps them onto themselves), exactly as
+    :mod:`darrm.models.weighted_shards.profile` applies them to the union of every group's.  ∎"""
 
     def __init__(self, params: WeightedShardParams, group: int):
         self.params, self.group, self.K = params, group, params.K
