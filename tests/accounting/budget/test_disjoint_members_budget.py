@@ -80,3 +80,22 @@ def test_designed_error_never_exceeds_gnmax_or_per_query_gamma_opt_and_total_rec
     assert rec["composed_epsilon"] <= eps_total
     budget_check.check_record(brute_points(t.gamma, member), rec)
     assert darrm.certify(t.gamma, t.params).certified
+
+
+def test_the_target_lp_optimises_even_when_its_start_is_far_from_every_row():
+    """A start (γ ≈ 0) far from binding any row of a loose target: the LP's optimum is returned, the same as
+    from γ ≡ 1, not the start itself."""
+    from darrm.accounting.budget.disjoint import solve_target
+    from darrm.budget.cloud import Cloud
+    from darrm.gamma import gamma_threshold, upper_half
+    from darrm.models.disjoint import NonPrivate
+    from darrm.solver.objective import objective_coefficients
+
+    K = 11
+    c = objective_coefficients(K, IIDPrior(0.8))[0]
+    cloud = Cloud(K, NonPrivate())
+    start = upper_half(gamma_threshold(K, 1e3))
+    far = solve_target(cloud, c, np.array([2.0]), np.array([1e-6]), x0=start)
+    cold = solve_target(cloud, c, np.array([2.0]), np.array([1e-6]))
+    assert c @ far < c @ start - 0.1
+    assert c @ far == pytest.approx(c @ cold, abs=1e-9)
