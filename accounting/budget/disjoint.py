@@ -257,14 +257,8 @@ class _Search:
     def evaluate(self, shape: str, theta: float, g: np.ndarray, analytic_mu: float | None = None) -> bool:
         ch = self.charge(g, analytic_mu, pld=shape in PLD_SHAPES)
         cand = Candidate(shape, float(theta), g, expected_signed_error(g, self.prior), ch.epsilon)
-        ok = ch.epsilon <= self.budget.epsilon
-        if ok:
-            self.feasible.append(cand)
-            self.charges[id(cand)] = ch
-        if self.log:
-            self.log(f"{shape} θ={theta:.6g}: error {cand.error:.6g}, total ε {ch.epsilon:.5g} ({ch.accountant})"
-                     f"{'' if ok else ' over budget'}")
-        return ok
+        return keep_candidate(self, cand, ch, ch.epsilon <= self.budget.epsilon,
+                              f"total ε {ch.epsilon:.5g} ({ch.accountant})")
 
     def bisect(self, shape: str, make: Callable[[float], tuple[np.ndarray, float | None]], theta0: float,
                top: float = math.inf, rtol: float | None = None) -> None:
@@ -309,6 +303,18 @@ class _Search:
     def eps_delta(self, eps0: float) -> tuple[np.ndarray, float | None]:
         d0 = 0.5 * self.budget.delta / self.budget.queries
         return self.lp(np.array([eps0]), np.array([d0]), eps0), None
+
+
+def keep_candidate(search: Any, cand: Candidate, charge: object, ok: bool, note: str) -> bool:
+    """Record a candidate of ``search`` (its ``feasible`` list and ``charges`` by id when ``ok``) and log
+    one line; returns ``ok``."""
+    if ok:
+        search.feasible.append(cand)
+        search.charges[id(cand)] = charge
+    if search.log:
+        search.log(f"{cand.family} θ={cand.parameter:.6g}: error {cand.error:.6g}, {note}"
+                   f"{'' if ok else ' over budget'}")
+    return ok
 
 
 def bisect_shape(shape: str, make: Callable[[float], tuple[np.ndarray, Any]],

@@ -71,6 +71,7 @@ from .disjoint import (
     bisect_shape,
     charge_table,
     composed_epsilon_of_profile,
+    keep_candidate,
     tangent_points,
 )
 from .shared import generic_epsilon
@@ -198,14 +199,8 @@ class PartSearch:
         shares = [ch.epsilon / b.epsilon for (ch, _), b in zip(charges, self.budgets.budgets, strict=False)]
         ok = len(charges) == len(self.clouds) and all(
             ch.epsilon <= b.epsilon for (ch, _), b in zip(charges, self.budgets.budgets, strict=True))
-        cand = Candidate(shape, float(theta), g, self.error(g), max(shares))
-        if ok:
-            self.feasible.append(cand)
-            self.charges[id(cand)] = charges
-        if self.log:
-            self.log(f"{shape} θ={theta:.6g}: error {cand.error:.6g}, largest share of a part's ε_total "
-                     f"{max(shares):.5g}{'' if ok else ' over budget'}")
-        return ok
+        return keep_candidate(self, Candidate(shape, float(theta), g, self.error(g), max(shares)), charges, ok,
+                              f"largest share of a part's ε_total {max(shares):.5g}")
 
     def error(self, g: np.ndarray) -> float:
         """The table's expected error under the prior (the form's A + c·upper(γ))."""

@@ -27,14 +27,11 @@ from darrm.models.groups import GroupParams
 from darrm.prior import IIDPrior
 
 
-def vertices(eps: float, Delta: float) -> list[tuple[float, float]]:
-    """The vertices of {(p, p′): p ≤ e^ε p′ + Δ, 1 − p ≤ e^ε (1 − p′) + Δ, and swapped} ∩ [0, 1]²."""
-    e = math.exp(eps)
-    hi, lo = (e + Delta) / (e + 1), (1 - Delta) / (e + 1)
-    pts = [(0.0, 0.0), (1.0, 1.0), (hi, lo), (lo, hi)]
-    if Delta > 0:
-        pts += [(0.0, Delta), (Delta, 0.0), (1 - Delta, 1.0), (1.0, 1 - Delta)]
-    return pts
+def vertices(eps: float) -> list[tuple[float, float]]:
+    """The vertices of the pure ε-DP region {(p, p′): p ≤ e^ε p′, 1 − p ≤ e^ε (1 − p′), and swapped}: the
+    diagonal's ends and the two points where both constraints bind (the test's groups have Δ = 0)."""
+    q = 1.0 / (1.0 + math.exp(eps))
+    return [(0.0, 0.0), (1.0, 1.0), (1.0 - q, q), (q, 1.0 - q)]
 
 
 def brute_points(gamma: np.ndarray, member_groups: list[tuple[int, float, float]]) -> np.ndarray:
@@ -42,7 +39,8 @@ def brute_points(gamma: np.ndarray, member_groups: list[tuple[int, float, float]
     K = len(gamma) - 1
     ell = np.arange(K + 1)
     w = gamma * (ell >= (K + 1) // 2) + (1.0 - gamma) / 2.0  # Pr[A = 1 | L], Algorithm 1
-    regions = [vertices(e, D) for size, e, D in member_groups for _ in range(size)]
+    assert all(D == 0.0 for _, _, D in member_groups)
+    regions = [vertices(e) for size, e, _ in member_groups for _ in range(size)]
     pts = []
     for assignment in itertools.product(*regions):
         laws = []
