@@ -49,8 +49,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -99,6 +100,19 @@ FEAS_TOL = 1e-9
 INIT_MARGIN = 0.05
 
 
+class TargetCloud(Protocol):
+    """What :class:`TargetLP` reads of a query's worst configurations (:class:`~darrm.budget.cloud.Cloud`
+    for disjoint members; one record group's configurations in :mod:`.shard_groups`)."""
+
+    K: int
+
+    def probs(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(P, P′), each (2, A, B): Pr[A(D)=o] and Pr[A(D′)=o] for o = 0, 1 at every configuration (a, b)."""
+
+    def row(self, o: int, d: int, a: int, b: int, eps: float) -> np.ndarray:
+        """The folded row r with r·x ≤ e^{ε′} − 1 + 2T(ε′) of output o, direction d, configuration (a, b)."""
+
+
 class TargetLP:
     """min c·x over x = γ(mid..K) ∈ [0, 1] subject to y − e^{ε′_k}·x ≤ T_k at every configuration,
     output, direction and grid point k, by constraint generation: all violations evaluated from the
@@ -108,59 +122,81 @@ class TargetLP:
     the optimum, e.g. the Gaussian threshold of the same scale) and takes every row within
     :data:`INIT_MARGIN` of binding there: from γ ≡ 1 the rows along the chain of vote counts would come
     one count per round.  :meth:`extend` adds grid points to the same model (rows only tighten).
+
+    ``cloud`` is one cloud, or several (parts) with their own grids and targets (e.g. one per record
+    group, each bounded by its own group's target): the rows of every part enter one LP.  ``full`` maps
+    x to the γ table when γ does not read L alone (a table read per group).
     """
 
-    def __init__(self, cloud: Cloud, c: np.ndarray, x0: np.ndarray | None = None):
-        self.cloud, self.c = cloud, np.asarray(c, dtype=np.float64)
+    def __init__(self, cloud: TargetCloud | Sequence[TargetCloud], c: np.ndarray, x0: np.ndarray | None = None,
+                 full: Callable[[np.ndarray], np.ndarray] | None = None):
+        self.clouds: list[TargetCloud] = list(cloud) if isinstance(cloud, (list, tuple)) else [cast(TargetCloud, cloud)]
+        self.cloud, self.c = self.clouds[0], np.asarray(c, dtype=np.float64)
         self.lp = make_restricted_lp("highs", self.c, 1.0)
-        self.eps = np.zeros(0)
-        self.target = np.zeros(0)
-        self.seen: set[tuple[float, int, int, int, int]] = set()
+        self.grids = [(np.zeros(0), np.zeros(0)) for _ in self.clouds]
+        self.seen: set[tuple[int, float, int, int, int, int]] = set()
+        self.full = full  # x ↦ the γ table (None: γ(0..K) mirrored from x = γ(mid..K))
         self.x = np.ones(self.c.shape[0]) if x0 is None else np.asarray(x0, dtype=np.float64)
         self.started = x0 is None
+        #: whether x is an LP optimum (a start x0 far from every row's binding point is not)
+        self.optimised = False
 
-    def extend(self, eps: np.ndarray, target: np.ndarray) -> None:
-        """Add the grid points (ε′, T(ε′)) (those with ε′ = T = 0 left out: they would force γ ≡ 0)."""
+    @property
+    def eps(self) -> np.ndarray:
+        """The first part's grid ε′."""
+        return self.grids[0][0]
+
+    def extend(self, eps: np.ndarray, target: np.ndarray, part: int = 0) -> None:
+        """Add the grid points (ε′, T(ε′)) of one part (those with ε′ = T = 0 left out: they would force
+        γ ≡ 0)."""
         eps, target = np.asarray(eps, dtype=np.float64), np.asarray(target, dtype=np.float64)
         keep = (eps > 0) | (target > 0)
-        self.eps = np.concatenate([self.eps, eps[keep]])
-        self.target = np.concatenate([self.target, target[keep]])
+        e0, t0 = self.grids[part]
+        self.grids[part] = (np.concatenate([e0, eps[keep]]), np.concatenate([t0, target[keep]]))
 
     def solve(self, max_rounds: int = 300, per_round: int | None = None) -> np.ndarray:
-        """The LP's optimum over every configuration at the current grid.
+        """The LP's optimum over every configuration of every part at the current grids.
 
         Raises:
             SolveError: the LP failed or did not converge."""
-        s = np.exp(self.eps)
-        r = np.array([rhs(float(e), float(t)) for e, t in zip(self.eps, self.target, strict=True)])
+        grids = [(e, t, np.exp(e), np.array([rhs(float(a), float(b)) for a, b in zip(e, t, strict=True)]))
+                 for e, t in self.grids]
         per_round = per_round or 16 * self.c.shape[0]
         sh = (slice(None), None, None, None, None)
         for _ in range(max_rounds):
-            P, Pp = self.cloud.probs(symmetric_from_upper(self.x, self.cloud.K))
-            D, X = np.stack([P, Pp]), np.stack([Pp, P])  # (d, o, C, K): y and x of direction d
-            rel = 2.0 * (D[None] - s[sh] * X[None] - self.target[sh]) / r[sh]  # (k, d, o, C, K)
-            flat = rel.ravel()
-            top = np.flatnonzero(flat > (FEAS_TOL if self.started else -INIT_MARGIN))
+            g = symmetric_from_upper(self.x, self.cloud.K) if self.full is None else self.full(self.x)
+            found: list[tuple[float, int, tuple[int, ...]]] = []
+            for i, (cloud, (eps, target, s, r)) in enumerate(zip(self.clouds, grids, strict=True)):
+                if eps.size == 0:
+                    continue
+                P, Pp = cloud.probs(g)
+                D, X = np.stack([P, Pp]), np.stack([Pp, P])  # (d, o, A, B): y and x of direction d
+                rel = 2.0 * (D[None] - s[sh] * X[None] - target[sh]) / r[sh]  # (k, d, o, A, B)
+                flat = rel.ravel()
+                top = np.flatnonzero(flat > (FEAS_TOL if self.started else -INIT_MARGIN))
+                if top.size > 4 * per_round:
+                    top = top[np.argpartition(-flat[top], 4 * per_round - 1)[: 4 * per_round]]
+                found += [(float(flat[f]), i, tuple(int(j) for j in np.unravel_index(f, rel.shape)))
+                          for f in top.tolist()]
             self.started = True
-            if top.size > 4 * per_round:
-                top = top[np.argpartition(-flat[top], 4 * per_round - 1)[: 4 * per_round]]
-            top = top[np.argsort(-flat[top])]
-            new: list[tuple[int, ...]] = []
-            for f in top.tolist():
-                key = tuple(int(i) for i in np.unravel_index(f, rel.shape))
-                if (float(self.eps[key[0]]), *key[1:]) not in self.seen:
-                    new.append(key)
+            found.sort(key=lambda t: -t[0])
+            new: list[tuple[int, tuple[int, ...]]] = []
+            for _, i, key in found:
+                if (i, float(grids[i][0][key[0]]), *key[1:]) not in self.seen:
+                    new.append((i, key))
                     if len(new) >= per_round:
                         break
-            if not new:
+            if not new and self.optimised:
                 return self.x  # nothing violated, or re-violated only within the LP's tolerance
             rows = []
-            for k, d, o, v, m in new:
-                self.seen.add((float(self.eps[k]), d, o, v, m))
-                rows.append(self.cloud.row(o, d, v, m, float(self.eps[k])) / r[k])
-            self.lp.add(np.array(rows))
-            x, _ = self.lp.solve()
-            self.x = np.clip(np.asarray(x, dtype=np.float64), 0.0, 1.0)
+            for i, (k, d, o, v, m) in new:
+                eps, r = grids[i][0], grids[i][3]
+                self.seen.add((i, float(eps[k]), d, o, v, m))
+                rows.append(self.clouds[i].row(o, d, v, m, float(eps[k])) / r[k])
+            if rows:
+                self.lp.add(np.array(rows))
+            x, _ = self.lp.solve() if self.lp.rows.shape[0] else (np.where(self.c < 0.0, 1.0, 0.0), None)
+            self.x, self.optimised = np.clip(np.asarray(x, dtype=np.float64), 0.0, 1.0), True
         raise SolveError(f"target LP: {max_rounds} rounds without convergence")
 
 
@@ -189,6 +225,22 @@ class Charge:
 
 
 
+def charge_table(prof: PrivacyProfile, mu: float, budget: TotalBudget, analytic_mu: float | None = None,
+                 pld: bool = False) -> Charge:
+    """The certified total of Q queries of a table whose profile is ``prof`` and certified GDP
+    parameter ``mu`` (or ``analytic_mu``, if smaller): √Q·μ-GDP composed exactly, and, with ``pld``
+    when that misses the budget, the PLD of its own pair; the smaller."""
+    if analytic_mu is not None:
+        mu = min(mu, analytic_mu)
+    e_gdp = gdp_epsilon(mu * math.sqrt(budget.queries), budget.delta) if math.isfinite(mu) else math.inf
+    e_pld = None
+    if pld and not e_gdp <= budget.epsilon:
+        e_pld = composed_epsilon_of_profile(prof, budget)
+    if e_pld is not None and e_pld < e_gdp:
+        return Charge(e_pld, PLD_ACCOUNTANT, mu, e_gdp, e_pld)
+    return Charge(e_gdp, GDP_ACCOUNTANT, mu, e_gdp, e_pld)
+
+
 @dataclass
 class _Search:
     cloud: Cloud
@@ -204,62 +256,18 @@ class _Search:
 
     def charge(self, g: np.ndarray, analytic_mu: float | None = None, pld: bool = False) -> Charge:
         prof = self.cloud.profile(g)
-        mu = self.cloud.gdp_mu(g, prof)
-        if analytic_mu is not None:
-            mu = min(mu, analytic_mu)
-        Q, dt = self.budget.queries, self.budget.delta
-        e_gdp = gdp_epsilon(mu * math.sqrt(Q), dt) if math.isfinite(mu) else math.inf
-        e_pld = None
-        if pld and not e_gdp <= self.budget.epsilon:
-            e_pld = composed_epsilon_of_profile(prof, self.budget)
-        if e_pld is not None and e_pld < e_gdp:
-            return Charge(e_pld, PLD_ACCOUNTANT, mu, e_gdp, e_pld)
-        return Charge(e_gdp, GDP_ACCOUNTANT, mu, e_gdp, e_pld)
+        return charge_table(prof, self.cloud.gdp_mu(g, prof), self.budget, analytic_mu, pld)
 
     def evaluate(self, shape: str, theta: float, g: np.ndarray, analytic_mu: float | None = None) -> bool:
         ch = self.charge(g, analytic_mu, pld=shape in PLD_SHAPES)
         cand = Candidate(shape, float(theta), g, expected_signed_error(g, self.prior), ch.epsilon)
-        ok = ch.epsilon <= self.budget.epsilon
-        if ok:
-            self.feasible.append(cand)
-            self.charges[id(cand)] = ch
-        if self.log:
-            self.log(f"{shape} θ={theta:.6g}: error {cand.error:.6g}, total ε {ch.epsilon:.5g} ({ch.accountant})"
-                     f"{'' if ok else ' over budget'}")
-        return ok
+        return keep_candidate(self, cand, ch, ch.epsilon <= self.budget.epsilon,
+                              f"total ε {ch.epsilon:.5g} ({ch.accountant})")
 
     def bisect(self, shape: str, make: Callable[[float], tuple[np.ndarray, float | None]], theta0: float,
                top: float = math.inf, rtol: float | None = None) -> None:
-        """Largest feasible θ to relative precision ``rtol`` (default :data:`THETA_RTOL`): from θ0, step down by
-        :data:`BRACKET` until feasible and up until not (≤ 12 steps each), then bisect."""
-        def ok(t: float) -> bool:
-            try:
-                g, mu = make(t)
-            except SolveError as exc:
-                if self.log:
-                    self.log(f"{shape} θ={t:.6g}: {exc}")
-                return False
-            return self.evaluate(shape, t, g, mu)
-
-        lo = min(theta0, top)
-        for _ in range(12):
-            if ok(lo):
-                break
-            lo /= BRACKET
-        else:
-            return
-        hi = min(lo * BRACKET, top)
-        for _ in range(12):
-            if hi == lo or not ok(hi):
-                break
-            lo, hi = hi, min(hi * BRACKET, top)
-        else:
-            return
-        if hi == lo:
-            return
-        while hi > lo * (1.0 + (THETA_RTOL if rtol is None else rtol)):
-            mid = math.sqrt(lo * hi)
-            lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+        """Largest feasible θ of one shape (:func:`bisect_shape`)."""
+        bisect_shape(shape, make, self.evaluate, self.log, theta0, top, rtol)
 
     # --- the shapes ---------------------------------------------------------------------
     def threshold(self, mu: float) -> tuple[np.ndarray, float | None]:
@@ -274,25 +282,12 @@ class _Search:
         return symmetric_from_upper(x, self.cloud.K)
 
     def gdp(self, mu: float) -> tuple[np.ndarray, float | None]:
-        from scipy.special import ndtri
-
         eps = np.linspace(0.0, GRID_SPAN * mu, GDP_GRID)
         lp = TargetLP(self.cloud, self.c, upper_half(gamma_threshold(self.cloud.K, 1.0 / mu)))
         lp.extend(eps, gdp_delta(eps, mu))
         for _ in range(REFINE_ROUNDS):
             g = symmetric_from_upper(lp.solve(), self.cloud.K)
-            P, Pp = self.cloud.probs(g)
-            x = np.concatenate([Pp.ravel(), P.ravel()])
-            y = np.concatenate([P.ravel(), Pp.ravel()])
-            ok = (x > 0) & (x < 1) & (y > x) & (x + y <= 1.0)
-            z = ndtri(x[ok])
-            gap = y[ok] - np.asarray(_gauss_power(z, mu))
-            bad = gap > 1e-12
-            if not bad.any():
-                break
-            tang = -mu * z[bad] - 0.5 * mu * mu  # ε′ of the tangent at x: e^{ε′} = U_μ′(x)
-            new = tang[np.argsort(-gap[bad])[:TANGENTS]]
-            new = np.setdiff1d(new[new > 0], lp.eps)
+            new = tangent_points(self.cloud, g, mu, lp.eps)
             if new.size == 0:
                 break
             lp.extend(new, gdp_delta(new, mu))
@@ -314,8 +309,83 @@ class _Search:
         return self.lp(np.array([eps0]), np.array([d0]), eps0), None
 
 
+def keep_candidate(search: Any, cand: Candidate, charge: object, ok: bool, note: str) -> bool:
+    """Record a candidate of ``search`` (its ``feasible`` list and ``charges`` by id when ``ok``) and log
+    one line; returns ``ok``."""
+    if ok:
+        search.feasible.append(cand)
+        search.charges[id(cand)] = charge
+    if search.log:
+        search.log(f"{cand.family} θ={cand.parameter:.6g}: error {cand.error:.6g}, {note}"
+                   f"{'' if ok else ' over budget'}")
+    return ok
+
+
+def bisect_shape(shape: str, make: Callable[[float], tuple[np.ndarray, Any]],
+                 evaluate: Callable[[str, float, np.ndarray, Any], bool], log: Callable[[str], None] | None,
+                 theta0: float, top: float = math.inf, rtol: float | None = None) -> None:
+    """:func:`largest_feasible` over one shape: ``make(θ)`` gives (γ, what ``evaluate`` also takes), a
+    failed LP (SolveError) counts as infeasible (logged)."""
+    def ok(t: float) -> bool:
+        try:
+            g, extra = make(t)
+        except SolveError as exc:
+            if log:
+                log(f"{shape} θ={t:.6g}: {exc}")
+            return False
+        return evaluate(shape, t, g, extra)
+
+    largest_feasible(ok, theta0, top, rtol)
+
+
+def largest_feasible(ok: Callable[[float], bool], theta0: float, top: float = math.inf,
+                     rtol: float | None = None) -> None:
+    """Search the largest θ with ``ok(θ)`` to relative precision ``rtol`` (default :data:`THETA_RTOL`):
+    from θ0 (capped at ``top``), step down by :data:`BRACKET` until feasible and up until not (≤ 12
+    steps each), then bisect geometrically.  ``ok`` records its feasible candidates itself."""
+    lo = min(theta0, top)
+    for _ in range(12):
+        if ok(lo):
+            break
+        lo /= BRACKET
+    else:
+        return
+    hi = min(lo * BRACKET, top)
+    for _ in range(12):
+        if hi == lo or not ok(hi):
+            break
+        lo, hi = hi, min(hi * BRACKET, top)
+    else:
+        return
+    if hi == lo:
+        return
+    while hi > lo * (1.0 + (THETA_RTOL if rtol is None else rtol)):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+
+
 def _finite_or_none(v: float) -> float | None:
     return v if math.isfinite(v) else None
+
+
+def tangent_points(cloud: TargetCloud, g: np.ndarray, mu: float, known: np.ndarray) -> np.ndarray:
+    """New grid points ε′ for a μ-GDP target: the tangents of δ_μ at the (at most :data:`TANGENTS`)
+    cloud points of γ farthest above the Gaussian trade-off curve U_μ (e^{ε′} = U_μ′(x)), those not
+    already in ``known``; empty when every point is below it (to 1e-12)."""
+    from scipy.special import ndtri
+
+    P, Pp = cloud.probs(g)
+    x = np.concatenate([Pp.ravel(), P.ravel()])
+    y = np.concatenate([P.ravel(), Pp.ravel()])
+    ok = (x > 0) & (x < 1) & (y > x) & (x + y <= 1.0)
+    z = ndtri(x[ok])
+    gap = y[ok] - np.asarray(_gauss_power(z, mu))
+    bad = gap > 1e-12
+    if not bad.any():
+        return np.zeros(0)
+    tang = -mu * z[bad] - 0.5 * mu * mu  # ε′ of the tangent at x: e^{ε′} = U_μ′(x)
+    new = tang[np.argsort(-gap[bad])[:TANGENTS]]
+    return np.setdiff1d(new[new > 0], known)
 
 
 def _gauss_power(z: np.ndarray, mu: float) -> np.ndarray:

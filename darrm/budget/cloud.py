@@ -27,6 +27,19 @@ from ..validation import odd_count
 from .targets import certified_gdp_mu
 
 
+def points_gdp_mu(P: np.ndarray, Pp: np.ndarray, prof: PrivacyProfile) -> float:
+    """The certified μ (:func:`darrm.budget.targets.certified_gdp_mu`) of a query whose worst
+    configurations give Pr[A(D)=o] = ``P`` and Pr[A(D′)=o] = ``Pp`` (same shapes, every output): both
+    directions' points with x + y ≤ 1 (+ 1e-9, a selection margin; the mirror of each point is
+    checked in its place), rounded outward with the profile's ρ and η (which include the mass the
+    windows leave out)."""
+    xs, ys = np.concatenate([Pp.ravel(), P.ravel()]), np.concatenate([P.ravel(), Pp.ravel()])
+    sel = xs + ys <= 1.0 + 1e-9
+    x = np.clip((xs[sel] - prof.eta) / (1.0 + prof.rho), 0.0, 1.0)
+    y = np.clip((ys[sel] + prof.eta) / (1.0 - prof.rho), 0.0, 1.0)
+    return certified_gdp_mu(x, y)
+
+
 class Cloud:
     """The worst configurations of one disjoint-members query, as functions of γ (module docstring)."""
 
@@ -57,12 +70,7 @@ class Cloud:
         points with x + y ≤ 1 (+ 1e-9, a selection margin), rounded outward with the profile's
         ρ and η (which include the mass the windows leave out)."""
         prof = self.profile(g) if prof is None else prof
-        P, Pp = self.probs(g)
-        xs, ys = np.concatenate([Pp.ravel(), P.ravel()]), np.concatenate([P.ravel(), Pp.ravel()])
-        sel = xs + ys <= 1.0 + 1e-9
-        x = np.clip((xs[sel] - prof.eta) / (1.0 + prof.rho), 0.0, 1.0)
-        y = np.clip((ys[sel] + prof.eta) / (1.0 - prof.rho), 0.0, 1.0)
-        return certified_gdp_mu(x, y)
+        return points_gdp_mu(*self.probs(g), prof)
 
     def row(self, o: int, d: int, v: int, n: int, eps: float) -> np.ndarray:
         """The folded row r with r·x ≤ e^{ε′} − 1 + 2T(ε′) of output o, direction d, vertex v, n."""

@@ -69,3 +69,54 @@ class TotalBudget:
         if not isinstance(d, dict) or any(k not in d for k in ("epsilon", "delta", "queries")):
             raise ParameterError("budget", f"must be a dict with epsilon, delta, queries; got {d!r}")
         return cls(d["epsilon"], d["delta"], d["queries"], d.get("member_randomness", "fresh"))
+
+
+@dataclass(frozen=True)
+class GroupBudgets:
+    """One total budget per record group, over the same Q queries of one table (records with their
+    own budgets: each group g is owed (ε_g,total, δ_g,total)).
+
+    Attributes:
+        budgets: one :class:`TotalBudget` per group, in the order of the parameters' groups, all
+            with the same number of queries.
+
+    Raises:
+        ParameterError: naming ``budgets``: empty, not TotalBudgets, or different query counts.
+    """
+
+    budgets: tuple[TotalBudget, ...]
+
+    def __post_init__(self) -> None:
+        b = self.budgets
+        if isinstance(b, (str, bytes, dict)) or not hasattr(b, "__iter__"):
+            raise ParameterError("budgets", f"must be a sequence of darrm.TotalBudget, got {b!r}")
+        b = tuple(b)
+        if not b or not all(isinstance(x, TotalBudget) for x in b):
+            raise ParameterError("budgets", f"must hold at least one darrm.TotalBudget and nothing else, got {b!r}")
+        if len({x.queries for x in b}) != 1:
+            raise ParameterError("budgets", f"every group's budget must count the same queries, got "
+                                            f"{[x.queries for x in b]}")
+        object.__setattr__(self, "budgets", b)
+
+    @property
+    def queries(self) -> int:
+        """Q, the number of queries every group's budget covers."""
+        return self.budgets[0].queries
+
+    def to_dict(self) -> dict:
+        """JSON-ready (stored in γ files).
+
+        Returns:
+            ``{"groups": [TotalBudget.to_dict(), …]}``.
+        """
+        return {"groups": [b.to_dict() for b in self.budgets]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> GroupBudgets:
+        """Inverse of :meth:`to_dict`.
+
+        Raises:
+            ParameterError: missing or bad keys."""
+        if not isinstance(d, dict) or not isinstance(d.get("groups"), list):
+            raise ParameterError("budget", f"must be a dict with a list of groups' budgets, got {d!r}")
+        return cls(tuple(TotalBudget.from_dict(x) for x in d["groups"]))
