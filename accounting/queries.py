@@ -101,7 +101,8 @@ __all__ = [
     "BOUND_CLOSED_FORM", "BOUND_FRESH", "BOUND_GENERIC", "MEMBER_RANDOMNESS", "UNBOUNDED", "QueryAccountant",
     "QueryBound", "bound_name", "check_interval", "choose_interval", "closed_form_bound", "composed_delta",
     "composed_epsilon", "derived_member_randomness", "exceeds_quickly", "fixed_members_bound", "fresh_bound",
-    "generic_epsilon", "loss_cap_for", "loss_distribution", "pld_points", "query_pld", "record_group_bounds",
+    "generic_epsilon", "homogeneous_epsilon", "loss_cap_for", "loss_distribution", "pld_points", "query_pld",
+    "record_group_bounds",
     "table_profile",
 ]
 
@@ -636,11 +637,15 @@ def generic_epsilon(table: GammaTable, queries: int, delta_total: float) -> floa
     δ_total < 1 − (1 − δ_q)^Q."""
 
     eps_q, delta_q = per_query_budget(table)
-    q = v.count("queries", queries)
-    dt = v.open_unit("delta_total", delta_total)
-    if dt < failure_delta(delta_q, q):
+    return homogeneous_epsilon(eps_q, delta_q, v.count("queries", queries), v.open_unit("delta_total", delta_total))
+
+
+def homogeneous_epsilon(eps_q: float, delta_q: float, queries: int, delta_total: float) -> float:
+    """ε_total of ``queries`` (ε_q, δ_q)-DP queries by Kairouz–Oh–Viswanath's exact homogeneous
+    composition; inf where δ_q ≥ 1 or δ_total < 1 − (1 − δ_q)^Q (validated arguments)."""
+    if delta_q >= 1.0 or delta_total < failure_delta(delta_q, queries):
         return math.inf
-    return optimal_homogeneous_epsilon(eps_q, delta_q, q, dt)
+    return optimal_homogeneous_epsilon(eps_q, delta_q, queries, delta_total)
 
 
 def _hockey_stick(pld):

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from .api import family_gamma as family_gamma
     from .api import solve as solve
     from .budget.design import BudgetDesign as BudgetDesign
+    from .budget.spec import GroupBudgets as GroupBudgets
     from .budget.spec import TotalBudget as TotalBudget
     from .gamma import gamma_const as gamma_const
     from .gamma import gamma_dsub as gamma_dsub
@@ -111,6 +112,7 @@ __all__ = [
     "SolveOptions",
     "SolveReport",
     "StopReason",
+    "GroupBudgets",
     "TotalBudget",
     "WarmStart",
     "WorkerLostError",
@@ -141,6 +143,7 @@ _EXPORTS = {
     # name the layer above the core, the core itself never does (tests/test_layering.py)
     "design_for_budget": "darrm.accounting.budget",
     "verify_charged_total": "darrm.accounting.budget",
+    "GroupBudgets": ".budget.spec",
     "TotalBudget": ".budget.spec",
     "ApproxDP": ".models.disjoint.members",
     "LocalRR": ".models.disjoint.members",

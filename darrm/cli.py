@@ -330,7 +330,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     with _option_names(args):
         executor = None if args.executor is None else make_executor(args.executor)
         table = load(args.file, max_memory=args.max_memory, executor=executor)
-    if "total_budget" in table.info:  # the accountant's total too (load re-checks what the core can)
+    budgeted = "total_budget" in table.info or "group_budgets" in table.info
+    if budgeted:  # the accountant's total too (load re-checks what the core can)
         import darrm
 
         try:
@@ -340,7 +341,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"verified": True, **table_record(table, args.file)})
         return 0
-    extra = " and total budget (Q-fold composition)" if "total_budget" in table.info else ""
+    extra = " and total budget (Q-fold composition)" if budgeted else ""
     print(f"{args.file}: OK (checksum and certificate{extra} re-checked)")
     print(_describe(table))
     return 0

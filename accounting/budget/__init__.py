@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from darrm.budget.design import BudgetDesign
-from darrm.budget.spec import TotalBudget
+from darrm.budget.spec import GroupBudgets, TotalBudget
 from darrm.budget.verify import recorded_budget
 from darrm.errors import ParameterError
 from darrm.models import model_named, model_of
@@ -26,7 +26,7 @@ from darrm.prior import Prior
 from darrm.table import GammaTable
 from darrm.validation import function, instance
 
-from . import disjoint, shared
+from . import disjoint, groups, shard_groups, shared, weighted_shards
 
 __all__ = ["DESIGNERS", "Designer", "design_for_budget", "designer_for", "register_designer",
            "verify_charged_total"]
@@ -100,7 +100,8 @@ def design_for_budget(params: object, budget: TotalBudget, prior: Prior | None =
         CertificationError: nothing meets the budget.
     """
     designer = designer_for(params)
-    instance("budget", budget, TotalBudget, "a darrm.TotalBudget")
+    instance("budget", budget, (TotalBudget, GroupBudgets), "a darrm.TotalBudget (or, for models whose groups "
+                                                        "have their own totals, a darrm.GroupBudgets)")
     return designer.design(params, budget, prior, log=function("log", log, allow_none=True))
 
 
@@ -120,10 +121,13 @@ def verify_charged_total(table: GammaTable) -> float | None:
             malformed or names a model without a total-budget design.
         ParameterError: naming ``table``, not a GammaTable."""
     instance("table", table, GammaTable, "a darrm.GammaTable")
-    if recorded_budget(table) is None:
+    if recorded_budget(table) is None and "group_budgets" not in table.info:
         return None
     return designer_for(table.params, "table").verify(table)
 
 
 register_designer("shared", design=shared.design_shared, verify=shared.verify_shared)
 register_designer("disjoint", design=disjoint.design, verify=disjoint.verify_disjoint)
+register_designer("groups", design=groups.design, verify=groups.verify)
+register_designer("shard-groups", design=shard_groups.design, verify=shard_groups.verify)
+register_designer("weighted-shards", design=weighted_shards.design, verify=weighted_shards.verify)

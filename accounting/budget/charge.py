@@ -12,9 +12,10 @@ import math
 from darrm.budget.spec import TotalBudget
 from darrm.budget.verify import RECORD_RTOL
 from darrm.errors import CertificationError, ParameterError
+from darrm.privacy.profile import PrivacyProfile
 from darrm.table import GammaTable
 
-from ..queries import DEFAULT_BRACKET, composed_delta, composed_epsilon
+from ..queries import DEFAULT_BRACKET, composed_delta, composed_epsilon, homogeneous_epsilon
 
 __all__ = ["SCREEN_BRACKET", "charged_total", "check_recorded", "within_budget"]
 
@@ -63,3 +64,9 @@ def check_recorded(eps: float, charged: float, budget: TotalBudget) -> None:
                                  f"above the budget ε_total = {budget.epsilon:g}")
     if not math.isclose(eps, charged, rel_tol=RECORD_RTOL, abs_tol=1e-12):
         raise CertificationError(f"recorded total ε {charged!r} differs from the recomputed {eps!r}")
+
+
+def profile_generic_epsilon(profile: PrivacyProfile, eps_q: float, budget: TotalBudget) -> float:
+    """ε_total of Q queries each (ε_q, δ_γ(ε_q))-DP (:func:`~darrm.accounting.queries.homogeneous_epsilon`,
+    the generic composition of the profile's per-query pair at ε_q)."""
+    return homogeneous_epsilon(eps_q, float(profile.delta(eps_q)), budget.queries, budget.delta)

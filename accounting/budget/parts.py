@@ -61,6 +61,7 @@ from darrm.table import GammaTable
 from darrm.validation import instance
 
 from ..composition import optimal_homogeneous_epsilon
+from .charge import profile_generic_epsilon
 from .disjoint import (
     GDP_GRID,
     GRID_SPAN,
@@ -74,7 +75,6 @@ from .disjoint import (
     keep_candidate,
     tangent_points,
 )
-from .shared import generic_epsilon
 
 __all__ = ["GENERIC_ACCOUNTANT", "SHAPES", "DesignCloud", "PartSearch", "certified_targets", "design_parts",
            "part_budgets", "per_query_epsilon", "verify_parts"]
@@ -139,7 +139,7 @@ def charge_part(cloud: DesignCloud, g: np.ndarray, budget: TotalBudget,
     eq, dq = per_query
     if math.isnan(dq):
         dq = float(prof.delta(eq))
-        e = generic_epsilon(prof, eq, budget)
+        e = profile_generic_epsilon(prof, eq, budget)
     else:
         e = float(optimal_homogeneous_epsilon(eq, dq, budget.queries, budget.delta))
     if e < ch.epsilon:

@@ -78,6 +78,8 @@ class MemberModel(ABC):
         budget_replaces: with the ``"total-budget"`` capability, ``darrm solve``'s per-query options
             (argparse ``dest``) that a total budget replaces, each refused with a budget, with the
             placeholder :meth:`params_from_cli` receives in its place (the design does not read it).
+            A model whose groups are owed their own totals (a ``GroupBudgets``, given in Python) leaves
+            the budget options out of :attr:`cli_options`, so ``darrm solve --total-eps`` refuses it.
     """
 
     name: ClassVar[str]

@@ -90,9 +90,11 @@ class GroupsModel(PerGroupTables, MemberModel):
     gamma_format: ClassVar[str] = "darrm-gamma-groups/1"
     guarantee: ClassVar[str] = "(target_eps, target_delta)"
     scope: ClassVar[str] = "every configuration of one corner multiset per group"
-    capabilities: ClassVar[frozenset[str]] = frozenset({"profile", "fixed-members", "cli"})
+    capabilities: ClassVar[frozenset[str]] = frozenset({"profile", "fixed-members", "cli", "total-budget"})
+    budget_replaces: ClassVar[tuple[tuple[str, Any], ...]] = (("target_eps", 1.0), ("target_delta", 0.5))
     fixed_bound: ClassVar[str] = "members-groups-composition"
-    cli_options: ClassVar[tuple[str, ...]] = ("groups", "gamma_form", "target_eps", "target_delta")
+    cli_options: ClassVar[tuple[str, ...]] = ("groups", "gamma_form", "target_eps", "target_delta", "total_eps",
+                                              "total_delta", "queries")
     cli_selector: ClassVar[str | None] = "groups"
     cli_example: ClassVar[tuple[str, ...]] = ("--groups", "2:0.2:1e-4,3:0.6:1e-4", "--target-eps", "0.8",
                                               "--target-delta", "1e-3")

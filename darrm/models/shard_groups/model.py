@@ -31,7 +31,8 @@ class ShardGroupsModel(MemberModel):
     guarantee: ClassVar[str] = "(eps_g, delta_g) per record group"
     scope: ClassVar[str] = "every (record group, multiset of its copies' vertices, number of high members)"
     per_query: ClassVar[str] = "per query for every record (each group its own target)"
-    capabilities: ClassVar[frozenset[str]] = frozenset({"profile", "fixed-members", "cli", "record-groups"})
+    capabilities: ClassVar[frozenset[str]] = frozenset({"profile", "fixed-members", "cli", "total-budget",
+                                                         "record-groups"})
     fixed_bound: ClassVar[str] = "members-record-copies-composition"
     cli_options: ClassVar[tuple[str, ...]] = ("member_privacy", "record_groups")
     cli_selector: ClassVar[str | None] = "record_groups"

@@ -32,7 +32,7 @@ class WeightedShardsModel(PerGroupTables, MemberModel):
     guarantee: ClassVar[str] = "(eps_g, delta_g) per budget group"
     scope: ClassVar[str] = "every (budget group, changed member's vertex, high members per group)"
     per_query: ClassVar[str] = "per query for every record (each group its own target)"
-    capabilities: ClassVar[frozenset[str]] = frozenset({"profile", "fixed-members", "cli"})
+    capabilities: ClassVar[frozenset[str]] = frozenset({"profile", "fixed-members", "cli", "total-budget"})
     fixed_bound: ClassVar[str] = "members-disjoint-post-processing"
     cli_options: ClassVar[tuple[str, ...]] = ("member_privacy", "budget_groups", "vote_weights")
     cli_selector: ClassVar[str | None] = "budget_groups"

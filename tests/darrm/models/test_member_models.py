@@ -174,6 +174,11 @@ def test_every_model_with_the_total_budget_capability_has_exactly_one_designer()
 @pytest.mark.parametrize("name", BUDGETED)
 def test_total_budget_design_is_verified_and_charged_its_record_by_the_session(name):
     t = darrm.design_for_budget(MEMBER_MODELS[name].example(), BUDGET).table
+    if "group_budgets" in t.info:  # groups owed their own totals: each re-certified, the largest returned
+        charged = [g["composed_epsilon"] for g in t.info["group_budgets"]["groups"]]
+        assert t.params.members == name and darrm.certify(t.gamma, t.params).certified
+        assert darrm.verify_charged_total(t) == pytest.approx(max(charged), rel=1e-9) and max(charged) <= BUDGET.epsilon
+        return
     recorded = t.info["total_budget"]["composed_epsilon"]
     assert t.params.members == name and darrm.certify(t.gamma, t.params).certified
     assert darrm.verify_charged_total(t) == recorded <= BUDGET.epsilon
@@ -191,3 +196,26 @@ def test_a_model_without_the_total_budget_capability_is_refused_naming_it(name, 
             "1e-3", "--queries", "2"]
     assert main(argv) == 2
     assert "total" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", [n for n in BUDGETED if "total_eps" not in MEMBER_MODELS[n].cli_options])
+def test_a_model_whose_groups_own_their_totals_refuses_one_cli_total_naming_it(name, capsys):
+    argv = ["solve", "--members", name, *MEMBER_MODELS[name].cli_example, "--total-eps", "3.5", "--total-delta",
+            "1e-3", "--queries", "2"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "total-eps" in err and name in err and len(err.strip().splitlines()) == 1
+
+
+def test_grouped_members_design_a_total_budget_from_the_cli(tmp_path, capsys):
+    out = tmp_path / "g.json"
+    argv = ["solve", "--members", "groups", *MEMBER_MODELS["groups"].cli_example, "--total-eps", "3.5",
+            "--total-delta", "1e-3", "--queries", "2", "--out", str(out)]
+    for n, _ in MEMBER_MODELS["groups"].budget_replaces:  # the budget replaces the per-query target
+        flag = "--" + n.replace("_", "-")
+        if flag in argv:
+            i = argv.index(flag)
+            del argv[i:i + 2]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert main(["verify", str(out)]) == 0
+    assert "total budget" in capsys.readouterr().out
