@@ -70,6 +70,8 @@ class MemberModel(ABC):
             other model's own option is refused with it.
         cli_selector: the option whose presence selects this model when ``--members`` is not given.
         cli_example: ``darrm solve`` flags that give :meth:`example`'s parameters.
+        max_rounds: its constraint-generation round limit when ``SolveOptions.max_rounds`` is None (the
+            constant its loop reads; a round's cost differs by model).
     """
 
     name: ClassVar[str]
@@ -83,6 +85,7 @@ class MemberModel(ABC):
     cli_options: ClassVar[tuple[str, ...]] = ()
     cli_selector: ClassVar[str | None] = None
     cli_example: ClassVar[tuple[str, ...]] = ()
+    max_rounds: ClassVar[int]
 
     # ------------------------------------------------------------------ capabilities
     def supports(self, capability: str) -> bool:

@@ -43,7 +43,7 @@ from .engine import Incumbent, Stabilizer, run_rounds
 from .options import SolveOptions
 from .pure_rounds import RoundPolicy, idle_coordinates, next_prox_mu, prox_weights
 from .restricted_lp import ProximalHighsLP, RestrictedLP, lagrangian_bound, make_restricted_lp
-from .schedule import Schedule
+from .schedule import MAX_ROUNDS, Schedule
 from .warm_start import WarmStart
 
 
@@ -308,7 +308,7 @@ class _Run:
                  solver_opts, tol_cp, executor, checkpoint, progress, log, tie_break, purge_after, oracle):
         self.params, self.c, self.options, self.s = params, c, options, schedule
         self.gap_tol, self.top = options.gap_tol, options.cuts_per_round
-        self.max_rounds, self.lp_backend = options.rounds("shared"), options.lp_backend
+        self.max_rounds, self.lp_backend = options.rounds(MAX_ROUNDS), options.lp_backend
         self.tol_cp, self.log, self.tie_break, self.solver_opts = tol_cp, log, tie_break, solver_opts
         self.rhs = params.rhs
         self.scale = float(np.max(np.abs(c))) or 1.0

@@ -78,7 +78,8 @@ def solve_gamma_opt_weighted_shards(
         prior: the prior of the objective (None: i.i.d. uniform); exchangeable or ``means:``
             (:func:`darrm.models.groups.per_group.joint_margins`).
         options: :class:`~darrm.SolveOptions`: ``method`` ("auto", "full", "cutting-planes"), the
-            round limit (``DEFAULT_MAX_ROUNDS["disjoint"]``), ``gap_tol``, ``accept_gap``, ``max_memory``.
+            round limit (:data:`darrm.models.disjoint.params.MAX_ROUNDS`), ``gap_tol``, ``accept_gap``,
+            ``max_memory``.
         tol: the certificate's threshold (None: 0).
         solver_opts: options for the LP back end.
         log: one line per round (and first the memory estimate).
@@ -114,7 +115,7 @@ def solve_gamma_opt_weighted_shards(
         violations_fn=lambda g: flat_violations(violations(g, params)),
         row_fn=lambda key: constraint_row(params, key[0], var),
         certify_fn=lambda g: certify_weighted_shards(g, params, tol=tol, max_memory=opts.max_memory),
-        method="weighted-shards-cutting-planes", rounds_key="disjoint", solver_opts=solver_opts, log=log,
+        method="weighted-shards-cutting-planes", solver_opts=solver_opts, log=log,
         form=table_form(params, prior))
     table.info["gamma_form"] = params.gamma_form
     return table
