@@ -15,8 +15,12 @@ x_best again over the full table (:func:`darrm.solver.finalize.certified_gamma_o
 
 Used by the disjoint members (:mod:`darrm.models.disjoint.solver`, and through it the record groups on shards and
 the budget groups on one-group shards) and the grouped members on shared data (:mod:`darrm.models.groups.solver`).
-The shared-data model's loop (:func:`darrm.solver.cutting_planes.solve_cutting_planes`) shares the
-:class:`Stabilizer` and adds its own strategies (screening, a seed, a λ ramp, line searches).
+
+Every constraint-generation loop is driven by :func:`run_rounds` over a :class:`Rounds` run: this module's
+Kelley/in-out run (:func:`constraint_generation`), the shared-data model's run
+(:func:`darrm.solver.cutting_planes.solve_cutting_planes`: the same :class:`Stabilizer` and :class:`Incumbent`
+with its named strategies — screening, a seed, a λ ramp, the exact-objective bound's schedule, line searches
+and proximal steps) and the profile-bounded LP (:func:`darrm.solver.multi_pair.solve_pairs`).
 """
 
 from __future__ import annotations
