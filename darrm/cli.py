@@ -37,7 +37,7 @@ from .families import REGISTRY
 from .json_vocabulary import canonical
 from .logs import get_logger
 from .paths import check_outputs
-from .solver.options import DEFAULT_MAX_ROUNDS, SolveOptions
+from .solver.options import SolveOptions
 
 if TYPE_CHECKING:
     import numpy as np
@@ -566,8 +566,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "working set of another solve's --checkpoint file, at other m, ε, Δ or K; its rows are "
                         "derived afresh, so only the rounds change, never the certificate (default: none)")
     p.add_argument("--max-rounds", type=int, default=D.max_rounds,
-                   help="constraint generation: round limit (default "
-                        f"{DEFAULT_MAX_ROUNDS['shared']} shared, {DEFAULT_MAX_ROUNDS['disjoint']} disjoint)")
+                   help="constraint generation: round limit (default: the member model's own, "
+                        "darrm.models.round_limits())")
     p.add_argument("--accept-gap", action="store_true", default=D.accept_gap,
                    help="at the round limit, write the certified table anyway with its optimality gap")
     p.add_argument("--cuts-per-round", type=int, default=D.cuts_per_round,

@@ -106,7 +106,7 @@ CORE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # darrm.models: the member models, above the solver whose LP tools they build on.  Inside it, lowest
     # first: the one interface (base) and the shared-data model; disjoint shards and grouped budgets beside
     # each other, never importing each other; then the models built on those; the registry on top.
-    ("models", ("darrm.models.base", "darrm.models.shared")),
+    ("models", ("darrm.models.base", "darrm.models.shared", "darrm.models.group_lists")),
     ("disjoint", ("darrm.models.disjoint", "darrm.models.groups")),
     # record groups on shards, and budget groups on one-group shards: the disjoint members' regions and
     # constraint-generation loop, per group (budget groups also read per-group tables as darrm.models.groups does)

@@ -18,7 +18,7 @@ from .shared import SharedModel
 from .weighted_shards.model import WeightedShardsModel
 
 __all__ = ["CAPABILITIES", "MEMBER_MODELS", "MemberModel", "model_for_format", "model_named", "model_of", "names",
-           "register"]
+           "register", "round_limits"]
 
 #: every member model, by name, in registration order
 MEMBER_MODELS: dict[str, MemberModel] = {}
@@ -39,6 +39,12 @@ def register(model: MemberModel) -> MemberModel:
                 raise ParameterError("model", f"its {what} {getattr(model, what)!r} is the {other.name} model's")
     MEMBER_MODELS[model.name] = model
     return model
+
+
+def round_limits() -> dict[str, int]:
+    """Each registered model's round limit when ``SolveOptions.max_rounds`` is None, by name
+    (:attr:`darrm.models.base.MemberModel.max_rounds`; ``darrm solve --max-rounds``'s help)."""
+    return {name: model.max_rounds for name, model in MEMBER_MODELS.items()}
 
 
 def names() -> tuple[str, ...]:

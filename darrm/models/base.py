@@ -80,6 +80,8 @@ class MemberModel(ABC):
             placeholder :meth:`params_from_cli` receives in its place (the design does not read it).
             A model whose groups are owed their own totals (a ``GroupBudgets``, given in Python) leaves
             the budget options out of :attr:`cli_options`, so ``darrm solve --total-eps`` refuses it.
+        max_rounds: its constraint-generation round limit when ``SolveOptions.max_rounds`` is None (the
+            constant its loop reads; a round's cost differs by model).
     """
 
     name: ClassVar[str]
@@ -94,6 +96,7 @@ class MemberModel(ABC):
     cli_selector: ClassVar[str | None] = None
     cli_example: ClassVar[tuple[str, ...]] = ()
     budget_replaces: ClassVar[tuple[tuple[str, Any], ...]] = ()
+    max_rounds: ClassVar[int]
 
     # ------------------------------------------------------------------ capabilities
     def supports(self, capability: str) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..params import PrivacyParams
+from ..solver.schedule import MAX_ROUNDS
 from .base import Exposures, MemberModel
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ class SharedModel(MemberModel):
     """Members on shared data: one record may change every member (module docstring)."""
 
     name: ClassVar[str] = "shared"
+    max_rounds: ClassVar[int] = MAX_ROUNDS
     params_type: ClassVar[type[Any]] = PrivacyParams
     gamma_format: ClassVar[str] = "darrm-gamma/1"
     guarantee: ClassVar[str] = "(mε, δ)"

@@ -32,7 +32,6 @@ from ..backends.adapters import as_executor
 from ..backends.devices import TorchDevice
 from ..gamma import symmetric_from_upper
 from ..params import PrivacyParams
-from ..privacy.certify import repair
 from ..privacy.condition import folded_rows
 from ..privacy.corner_pmfs import factored_pmf_pairs
 from ..privacy.corners import corners, orientations
@@ -40,11 +39,11 @@ from ..privacy.segment import SegmentResult, segment_sweep
 from ..privacy.sweep import default_executor, sweep, sweep_work
 from ..status import StopReason
 from .checkpoint import fingerprint, load_checkpoint, save_checkpoint
-from .engine import Stabilizer
+from .engine import Incumbent, Stabilizer, run_rounds
 from .options import SolveOptions
 from .pure_rounds import RoundPolicy, idle_coordinates, next_prox_mu, prox_weights
 from .restricted_lp import ProximalHighsLP, RestrictedLP, lagrangian_bound, make_restricted_lp
-from .schedule import Schedule
+from .schedule import MAX_ROUNDS, Schedule
 from .warm_start import WarmStart
 
 
@@ -300,14 +299,16 @@ class LineSearch:
 
 
 class _Run:
-    """One run of :func:`solve_cutting_planes`: the working set, the bounds and the strategies
-    (:class:`Stabilizer`, :class:`TightBound`, :class:`LineSearch`, the oracle's screening)."""
+    """One run of :func:`solve_cutting_planes` (a :class:`darrm.solver.engine.Rounds`, driven by
+    :func:`darrm.solver.engine.run_rounds`): the working set, the bounds and the named strategies
+    (:class:`~darrm.solver.engine.Stabilizer`, :class:`TightBound`, :class:`LineSearch`, the oracle's
+    screening, :class:`darrm.solver.pure_rounds.RoundPolicy`)."""
 
     def __init__(self, params: PrivacyParams, c: np.ndarray, options: SolveOptions, schedule: Schedule, *,
                  solver_opts, tol_cp, executor, checkpoint, progress, log, tie_break, purge_after, oracle):
         self.params, self.c, self.options, self.s = params, c, options, schedule
         self.gap_tol, self.top = options.gap_tol, options.cuts_per_round
-        self.max_rounds, self.lp_backend = options.rounds("shared"), options.lp_backend
+        self.max_rounds, self.lp_backend = options.rounds(MAX_ROUNDS), options.lp_backend
         self.tol_cp, self.log, self.tie_break, self.solver_opts = tol_cp, log, tie_break, solver_opts
         self.rhs = params.rhs
         self.scale = float(np.max(np.abs(c))) or 1.0
@@ -328,8 +329,8 @@ class _Run:
         self.purge_after = self.policy.purge_after if purge_after is None else purge_after
         self.t0 = time.perf_counter()
         self.sweeps, self.checked = 0.0, 0
-        self.x_in: np.ndarray | None = None
-        self.ub, self.lb = np.inf, -np.inf
+        self.best = Incumbent(params, c)  # x_in, the best certified point, and UB
+        self.lb = -np.inf
         self.tight = TightBound(schedule, self.gap_tol)
         self.ls = LineSearch(self.policy, schedule, c, self.gap_tol)
         self.streak = 0  # screen rounds since the last exhaustive sweep
@@ -355,10 +356,18 @@ class _Run:
 
     def take_certified(self, x: np.ndarray, v: float) -> None:
         """x was swept exhaustively with rigorous maximum v: x itself (v ≤ 0) or its repair by
-        scaling (:func:`darrm.privacy.certify.repair`) is certified by that sweep; keep the better UB."""
-        x_f = repair(x, self.params, v)[0] if v > 0.0 else x
-        if float(self.c @ x_f) < self.ub:
-            self.x_in, self.ub = x_f, float(self.c @ x_f)
+        scaling is certified by that sweep (:meth:`darrm.solver.engine.Incumbent.offer`); keep the better UB."""
+        self.best.offer(x, v)
+
+    @property
+    def x_in(self) -> np.ndarray | None:
+        """The best certified point (in-out separation's inner point)."""
+        return self.best.x
+
+    @property
+    def ub(self) -> float:
+        """c·x_in, the upper bound."""
+        return self.best.ub
 
     def finish(self, rnd: int, converged: bool, reason: StopReason, residual: float | None) -> tuple:
         x = self.x_in
@@ -380,6 +389,10 @@ class _Run:
         if residual is not None and residual > self.tol_cp:
             d["residual_violation"] = residual
         return x, reason, d
+
+    def at_limit(self) -> tuple:
+        """The last round's separation point was feasible (no cuts) but the gap is still open."""
+        return self.finish(self.max_rounds, False, StopReason.ROUND_LIMIT, None)
 
     def lp_point(self, rnd: int, use_prox: bool, exact_target: bool, x_a: np.ndarray | None) -> np.ndarray:
         """This round's LP point x_out (the target of a line search, else the point to separate),
@@ -612,9 +625,4 @@ def solve_cutting_planes(
     run = _Run(params, c, options, Schedule() if schedule is None else schedule, solver_opts=solver_opts,
                tol_cp=tol_cp, executor=executor, checkpoint=checkpoint, progress=progress, log=log,
                tie_break=tie_break, purge_after=purge_after, oracle=oracle)
-    for rnd in range(1, run.max_rounds + 1):
-        out = run.round(rnd)
-        if out is not None:
-            return out
-    # the last round's separation point was feasible (no cuts) but the gap is still open
-    return run.finish(run.max_rounds, False, StopReason.ROUND_LIMIT, None)
+    return run_rounds(run)

@@ -15,8 +15,12 @@ x_best again over the full table (:func:`darrm.solver.finalize.certified_gamma_o
 
 Used by the disjoint members (:mod:`darrm.models.disjoint.solver`, and through it the record groups on shards and
 the budget groups on one-group shards) and the grouped members on shared data (:mod:`darrm.models.groups.solver`).
-The shared-data model's loop (:func:`darrm.solver.cutting_planes.solve_cutting_planes`) shares the
-:class:`Stabilizer` and adds its own strategies (screening, a seed, a λ ramp, line searches).
+
+Every constraint-generation loop is driven by :func:`run_rounds` over a :class:`Rounds` run: this module's
+Kelley/in-out run (:func:`constraint_generation`), the shared-data model's run
+(:func:`darrm.solver.cutting_planes.solve_cutting_planes`: the same :class:`Stabilizer` and :class:`Incumbent`
+with its named strategies — screening, a seed, a λ ramp, the exact-objective bound's schedule, line searches
+and proximal steps) and the profile-bounded LP (:func:`darrm.solver.multi_pair.solve_pairs`).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -146,12 +150,74 @@ class Outcome:
     lp: RestrictedLP
 
 
-class _Loop:
-    """One run of :func:`constraint_generation`: the LP, the bounds, the best certified point."""
+R = TypeVar("R", covariant=True)
 
-    def __init__(self, params, form: TableForm, oracle: Oracle, lp_backend: str, solver_opts: dict | None,
-                 tie_break: float, tol: float):
+
+class Rounds(Protocol[R]):
+    """One run of constraint generation as the engine drives it: its state and its strategies.
+
+    ``round(rnd)`` runs round ``rnd`` (1-based) and returns the run's result when it stops there,
+    else None; ``at_limit()`` is the result when ``max_rounds`` rounds ran without a stop."""
+
+    max_rounds: int
+
+    def round(self, rnd: int) -> R | None: ...
+
+    def at_limit(self) -> R: ...
+
+
+def run_rounds(run: Rounds[R]) -> R:
+    """The one constraint-generation loop of every member model: rounds 1, 2, … of ``run`` until one
+    stops or ``run.max_rounds`` have run.
+
+    The runs: :func:`constraint_generation` (the models whose oracle sees every row: disjoint, record and
+    budget groups, grouped members), the shared-data model's run (its strategies — screens, the exact-
+    objective bound's schedule, line searches, proximal steps — are named objects of
+    :mod:`darrm.solver.cutting_planes`) and the profile-bounded LP (:func:`darrm.solver.multi_pair.solve_pairs`).
+    What a run proves is its own (each run's docstring); the driver only counts rounds."""
+    for rnd in range(1, int(run.max_rounds) + 1):
+        out = run.round(rnd)
+        if out is not None:
+            return out
+    return run.at_limit()
+
+
+class Incumbent:
+    """The best certified point of a run and its cost, the upper bound UB = c·x.
+
+    A point x whose rigorous maximum violation v comes from an exhaustive separation is certified as
+    x itself (v ≤ 0) or as its repair by scaling (:func:`darrm.privacy.certify.repair`, which reads
+    ``params.rhs`` and ``params.check`` only); :meth:`offer` keeps it when it is cheaper."""
+
+    def __init__(self, params, c: np.ndarray):
+        self.params, self.c = params, c
+        self.x: np.ndarray | None = None
+        self.ub = math.inf
+
+    def offer(self, x: np.ndarray, v: float) -> np.ndarray:
+        """x with rigorous maximum violation v: x itself (v ≤ 0) or its repair; kept if better.  Returns
+        the certified point."""
+        x_f = repair(x, self.params, v)[0] if v > 0.0 else x
+        self.keep(x_f)
+        return x_f
+
+    def keep(self, x_f: np.ndarray) -> None:
+        """A certified point: kept when there is none yet or it is cheaper."""
+        cost = float(self.c @ x_f)
+        if self.x is None or cost < self.ub:
+            self.x, self.ub = x_f, cost
+
+
+class _Loop:
+    """One run of :func:`constraint_generation` (a :class:`Rounds`): the LP, the bounds, the best
+    certified point, the in-out :class:`Stabilizer` and the basis :class:`Polish`."""
+
+    def __init__(self, params, form: TableForm, oracle: Oracle, *, max_rounds: int, cuts_per_round: int,
+                 gap_tol: float, lp_backend: str, stabilizer: Stabilizer, tie_break: float, tol: float,
+                 polish: Polish | None, solver_opts: dict | None, log: Callable[[str], None] | None):
         self.params, self.form, self.oracle, self.tol = params, form, oracle, tol
+        self.max_rounds, self.cuts_per_round, self.gap_tol = int(max_rounds), cuts_per_round, gap_tol
+        self.stab, self.polish, self.log = stabilizer, polish, log
         self.c = form.costs
         self.rhs = params.rhs
         self.scale = float(np.max(np.abs(self.c))) or 1.0
@@ -160,8 +226,9 @@ class _Loop:
         # generation slow).  Bounds and objectives are evaluated with the exact c.
         self.c_lp = self.c / self.scale - tie_break
         self.lp = make_restricted_lp(lp_backend, self.c_lp, self.rhs, solver_opts)
-        self.lb, self.ub = -math.inf, math.inf
-        self.x_best: np.ndarray | None = None
+        self.lb = -math.inf
+        self.best = Incumbent(params, self.c)
+        self.seen: set = set()
 
     def exact_bound(self, polish_basis: bool) -> None:
         """The same rows, exact objective, warm start: the tightest bound these rows allow (and, with
@@ -175,20 +242,59 @@ class _Loop:
             y_p = _polished(np.clip(x_ex, 0.0, 1.0), lp.rows, rhs, c, lp.basis())[1]
             self.lb = max(self.lb, lagrangian_bound(c, lp.rows, rhs, y_p))
 
-    def offer(self, x: np.ndarray, v: float) -> np.ndarray:
-        """x with rigorous maximum violation v: x itself (v ≤ 0) or its repair; kept if better."""
-        x_f = repair(x, self.params, v)[0] if v > 0.0 else x  # repair uses params.rhs only
-        if self.x_best is None or float(self.c @ x_f) < self.ub:
-            self.x_best, self.ub = x_f, float(self.c @ x_f)
-        return x_f
-
     def polish_candidate(self, x: np.ndarray, basis) -> None:
-        """The LP's vertex recomputed exactly from its basis: a second certified candidate."""
+        """The LP's vertex recomputed exactly from its basis: a second certified candidate (kept only
+        when cheaper)."""
         x_p = _polished(x, self.lp.rows, self.rhs, self.c, basis)[0]
         v_p = float(self.oracle.violation(self.form.full(x_p)))
         x_pf = repair(x_p, self.params, v_p)[0] if v_p > 0.0 else x_p
-        if float(self.c @ x_pf) < self.ub:
-            self.x_best, self.ub = x_pf, float(self.c @ x_pf)
+        if float(self.c @ x_pf) < self.best.ub:
+            self.best.x, self.best.ub = x_pf, float(self.c @ x_pf)
+
+    def outcome(self, stop: StopReason, rnd: int) -> Outcome:
+        assert self.best.x is not None
+        return Outcome(self.best.x, stop, rnd, self.lb, self.lp)
+
+    def at_limit(self) -> Outcome:
+        return self.outcome(StopReason.ROUND_LIMIT, self.max_rounds)
+
+    def round(self, rnd: int) -> Outcome | None:
+        """Solve the LP, separate at the stabilised point, bound, keep the better certified point, stop
+        or add the cuts (:func:`constraint_generation`)."""
+        lp, stab, polish, best = self.lp, self.stab, self.polish, self.best
+        x_out, _ = lp.solve()
+        x_out = np.clip(x_out, 0.0, 1.0)
+        x, at_out = stab.separation_point(best.x, x_out)
+        v, keys = self.oracle.separate(self.form.full(x), self.seen, self.cuts_per_round)
+        polishing = polish is not None and self.tol < v <= polish.below
+        basis_x = lp.basis() if polishing else None
+        self.exact_bound(polishing)
+        x_f = best.offer(x, v)
+        if polishing and best.ub - self.lb > self.gap_tol:
+            self.polish_candidate(x, basis_x)
+        if self.log:
+            lam = "" if stab.lam0 >= 1.0 and not stab.auto else f"λ={1.0 if at_out else stab.lam:.2f}, "
+            self.log(f"round {rnd}: {lp.rows.shape[0]} LP rows, {lam}max violation {v:.3e}, "
+                     f"gap ≤ {best.ub - self.lb:.3e}")
+        if at_out and v <= self.tol:
+            best.x, best.ub = x_f, float(self.c @ x_f)
+            return self.outcome(StopReason.NO_VIOLATION, rnd)
+        if best.ub - self.lb <= self.gap_tol:
+            return self.outcome(StopReason.GAP, rnd)
+        if not at_out and v <= self.tol:
+            stab.look_at_lp_point()  # the separation point is feasible (now the incumbent): next, the LP point
+            return None
+        stab.after_violation(v, at_out)
+        if not keys:
+            if not at_out:
+                stab.look_at_lp_point()  # nothing new between the incumbent and the LP point
+                return None
+            return self.outcome(StopReason.LP_TOLERANCE, rnd)
+        if rnd == self.max_rounds:
+            return self.outcome(StopReason.ROUND_LIMIT, rnd)
+        self.seen.update(keys)
+        lp.add(self.oracle.rows(keys))
+        return None
 
 
 def constraint_generation(
@@ -232,43 +338,6 @@ def constraint_generation(
         solver_opts: options for the LP back end.
         log: one line per round.
     """
-    run = _Loop(params, form, oracle, lp_backend, solver_opts, tie_break, tol)
-    lp, stab = run.lp, stabilizer
-    seen: set = set()
-    stop, rnd = StopReason.ROUND_LIMIT, 0
-    for rnd in range(1, int(max_rounds) + 1):
-        x_out, _ = lp.solve()
-        x_out = np.clip(x_out, 0.0, 1.0)
-        x, at_out = stab.separation_point(run.x_best, x_out)
-        v, keys = oracle.separate(form.full(x), seen, cuts_per_round)
-        polishing = polish is not None and tol < v <= polish.below
-        basis_x = lp.basis() if polishing else None
-        run.exact_bound(polishing)
-        x_f = run.offer(x, v)
-        if polishing and run.ub - run.lb > gap_tol:
-            run.polish_candidate(x, basis_x)
-        if log:
-            lam = "" if stab.lam0 >= 1.0 and not stab.auto else f"λ={1.0 if at_out else stab.lam:.2f}, "
-            log(f"round {rnd}: {lp.rows.shape[0]} LP rows, {lam}max violation {v:.3e}, gap ≤ {run.ub - run.lb:.3e}")
-        if at_out and v <= tol:
-            run.x_best, run.ub, stop = x_f, float(run.c @ x_f), StopReason.NO_VIOLATION
-            break
-        if run.ub - run.lb <= gap_tol:
-            stop = StopReason.GAP
-            break
-        if not at_out and v <= tol:
-            stab.look_at_lp_point()  # the separation point is feasible (now x_best): next, the LP point
-            continue
-        stab.after_violation(v, at_out)
-        if not keys:
-            if not at_out:
-                stab.look_at_lp_point()  # nothing new between x_best and the LP point
-                continue
-            stop = StopReason.LP_TOLERANCE
-            break
-        if rnd == max_rounds:
-            break
-        seen.update(keys)
-        lp.add(oracle.rows(keys))
-    assert run.x_best is not None
-    return Outcome(run.x_best, stop, rnd, run.lb, lp)
+    return run_rounds(_Loop(params, form, oracle, max_rounds=max_rounds, cuts_per_round=cuts_per_round,
+                            gap_tol=gap_tol, lp_backend=lp_backend, stabilizer=stabilizer, tie_break=tie_break,
+                            tol=tol, polish=polish, solver_opts=solver_opts, log=log))

@@ -3,16 +3,21 @@
 :func:`solve_all_rows` is the one full LP of every member model: its ``method="full"`` solves (shared
 data, grouped members) and the reference the tests compare constraint generation with (a model's rows
 from its own builder: :func:`build_rows`, :func:`darrm.models.shard_groups.solver.all_rows`,
-:func:`darrm.models.weighted_shards.solver.all_rows`, :func:`darrm.models.groups.solver.group_rows`).  The budget
-groups' sparse full LP (:mod:`darrm.models.weighted_shards.full_lp`) keeps its own rows, held sparsely."""
+:func:`darrm.models.weighted_shards.solver.all_rows`, :func:`darrm.models.groups.solver.group_rows`).
+:func:`solve_sparse_rows` is its specialisation to rows held sparsely (the budget groups' Kronecker-built
+rows, :mod:`darrm.models.weighted_shards.full_lp`): the same LP, min c·x subject to rows·x ≤ rhs and
+0 ≤ x ≤ 1, handed to HiGHS as a sparse matrix (cvxpy would hold ~10⁶ rows densely)."""
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 
+from ..errors import SolveError
 from ..params import PrivacyParams
 from ..privacy.corners import corner_count, multiset_count
-from .restricted_lp import CvxpyRestrictedLP
+from .restricted_lp import HIGHS_DEFAULTS, CvxpyRestrictedLP
 from .rows import iter_row_blocks, possibly_binding
 
 
@@ -36,6 +41,26 @@ def solve_all_rows(rows: np.ndarray, rhs: float, c: np.ndarray, *,
     lp = CvxpyRestrictedLP(c, rhs, solver_opts)
     lp.add(rows)
     return lp.solve()
+
+
+def solve_sparse_rows(rows, rhs: float, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`solve_all_rows` for a sparse (CSR) ``rows``: min c·x subject to rows·x ≤ rhs, 0 ≤ x ≤ 1, one
+    HiGHS solve through scipy on costs scaled to ‖c‖∞ = 1 (the duals scaled back).  Returns (x, the rows'
+    duals y ≥ 0 for the exact c, which give the Lagrangian lower bound
+    :func:`darrm.solver.restricted_lp.lagrangian_bound`, valid for any y ≥ 0).
+
+    Raises:
+        SolveError: the LP failed."""
+    from scipy.optimize import linprog
+
+    scale = float(np.max(np.abs(c))) or 1.0
+    # scipy's stubs type A_ub as dense; HiGHS takes the sparse matrix as is
+    res = linprog(c / scale, A_ub=cast(Any, rows), b_ub=np.full(rows.shape[0], rhs), bounds=(0.0, 1.0),
+                  method="highs",
+                  options=cast(Any, {k: v for k, v in HIGHS_DEFAULTS.items() if k != "small_matrix_value"}))
+    if res.status != 0 or res.x is None:
+        raise SolveError(f"the sparse full LP failed: {res.message}")
+    return np.asarray(res.x, dtype=np.float64), -scale * np.asarray(res.ineqlin.marginals, dtype=np.float64)
 
 
 #: Above this many corner multisets "auto" uses constraint generation instead of all rows

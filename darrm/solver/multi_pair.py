@@ -38,6 +38,7 @@ import numpy as np
 from ..errors import ParameterError, SolveError
 from ..privacy.condition import folded_rows, rhs
 from ..privacy.corners import corner_count, corners, iter_count_vector_blocks, multiset_count
+from .engine import run_rounds
 from .full_lp import solve_all_rows
 from .restricted_lp import make_restricted_lp
 from .rows import pmf_pairs, possibly_binding
@@ -136,10 +137,76 @@ class PairCut:
     pair: int
 
 
+class _PairRounds:
+    """One run of :func:`solve_pairs` (a :class:`darrm.solver.engine.Rounds`): plain Kelley cuts from the
+    box optimum; the oracle evaluates every pair's rows at the LP point as A·x + e^{ε′_k}·B·x."""
+
+    def __init__(self, pmfs: tuple[np.ndarray, np.ndarray], pairs: tuple[ProfilePair, ...], c: np.ndarray, *,
+                 cuts_per_round: int, max_rounds: int, feas_tol: float, lp_backend: str):
+        self.a, self.ap = pmfs
+        K = self.a.shape[1] - 1
+        mid = (K + 1) // 2
+        lo = K + 1 - mid
+        # row_k·x = A·x + e_k·B·x (folded_rows regrouped; cuts themselves are built by folded_rows)
+        self.A = self.a[:, mid:] - self.a[:, :lo][:, ::-1]
+        self.B = self.ap[:, :lo][:, ::-1] - self.ap[:, mid:]
+        self.e = np.array([math.exp(p.eps) for p in pairs])
+        self.r = np.array([p.rhs for p in pairs])
+        self.cuts_per_round, self.max_rounds, self.feas_tol = cuts_per_round, max_rounds, feas_tol
+        self.lp = make_restricted_lp(lp_backend, c, 1.0)
+        self.x = np.clip(self.lp.solve()[0], 0.0, 1.0)  # the box optimum: the rows come as cuts
+        self.cuts: list[PairCut] = []
+        self.seen: set[tuple[int, int]] = set()
+        self.worst = math.inf
+
+    def result(self, rounds: int) -> tuple[np.ndarray, dict]:
+        return self.x, {"rounds": rounds, "lp_rows": len(self.cuts), "max_violation": self.worst,
+                        "cuts": [(q.multiset, q.pair) for q in self.cuts]}
+
+    def separate(self) -> list[np.ndarray]:
+        """The rows of the most violated (multiset, pair) cuts at x not yet in the LP, most violated first
+        (sets :attr:`worst`, the largest relative violation of any row)."""
+        x, e, r = self.x, self.e, self.r
+        viol = ((self.A @ x)[:, None] + (self.B @ x)[:, None] * e[None, :] - r[None, :]) / r[None, :]
+        self.worst = float(viol.max())
+        if self.worst <= self.feas_tol:
+            return []
+        flat = viol.ravel()
+        take = min(self.cuts_per_round, flat.size)
+        top = np.argpartition(-flat, take - 1)[:take]
+        new = []
+        for f in top[np.argsort(-flat[top])]:
+            if flat[f] <= self.feas_tol:
+                break
+            i, k = divmod(int(f), e.size)
+            if (i, k) in self.seen:  # re-violated only by LP tolerance: the point is as good as it gets
+                continue
+            self.seen.add((i, k))
+            self.cuts.append(PairCut(i, k))
+            new.append(folded_rows(self.a[i : i + 1], self.ap[i : i + 1], float(e[k]))[0] / r[k])
+        return new
+
+    def round(self, rnd: int) -> tuple[np.ndarray, dict] | None:
+        new = self.separate()
+        if self.worst <= self.feas_tol:
+            return self.result(rnd - 1)
+        if not new:
+            return self.result(rnd)
+        self.lp.add(np.array(new))
+        x, _ = self.lp.solve()
+        self.x = np.clip(x, 0.0, 1.0)
+        return None
+
+    def at_limit(self) -> tuple[np.ndarray, dict]:
+        raise SolveError(f"profile-bounded LP: {self.max_rounds} rounds without convergence "
+                         f"(largest relative row violation {self.worst:.3e})")
+
+
 def solve_pairs(K: int, eps: float, member_delta: float, pairs: Sequence[ProfilePair], c: np.ndarray, *,
                 cuts_per_round: int = 64, max_rounds: int = 500, feas_tol: float = 1e-10,
                 lp_backend: str = "highs") -> tuple[np.ndarray, dict]:
-    """Constraint generation over every corner multiset and every pair (module docstring).
+    """Constraint generation over every corner multiset and every pair (module docstring), driven by the
+    engine's loop (:func:`darrm.solver.engine.run_rounds`).
 
     Args:
         K, eps, member_delta: the members (K odd, each (ε, Δ)-DP).
@@ -165,44 +232,6 @@ def solve_pairs(K: int, eps: float, member_delta: float, pairs: Sequence[Profile
                                   "(a total-budget γ is designed at small and moderate K)")
     cs = corners(eps, member_delta)
     blocks = [pmf_pairs(counts, cs) for counts in iter_count_vector_blocks(K, C, 1 << 15)]
-    a = np.concatenate([b[0] for b in blocks])
-    ap = np.concatenate([b[1] for b in blocks])
-    mid = (K + 1) // 2
-    lo = K + 1 - mid
-    # row_k·x = A·x + e_k·B·x (folded_rows regrouped; cuts themselves are built by folded_rows)
-    A = a[:, mid:] - a[:, :lo][:, ::-1]
-    B = ap[:, :lo][:, ::-1] - ap[:, mid:]
-    e = np.array([math.exp(p.eps) for p in pairs])
-    r = np.array([p.rhs for p in pairs])
-    lp = make_restricted_lp(lp_backend, c, 1.0)
-    x = np.clip(lp.solve()[0], 0.0, 1.0)  # the box optimum: the rows come as cuts
-    cuts: list[PairCut] = []
-    seen: set[tuple[int, int]] = set()
-    worst = math.inf
-    for rnd in range(1, max_rounds + 1):
-        viol = ((A @ x)[:, None] + (B @ x)[:, None] * e[None, :] - r[None, :]) / r[None, :]
-        worst = float(viol.max())
-        if worst <= feas_tol:
-            return x, {"rounds": rnd - 1, "lp_rows": len(cuts), "max_violation": worst,
-                       "cuts": [(q.multiset, q.pair) for q in cuts]}
-        flat = viol.ravel()
-        take = min(cuts_per_round, flat.size)
-        top = np.argpartition(-flat, take - 1)[:take]
-        new = []
-        for f in top[np.argsort(-flat[top])]:
-            if flat[f] <= feas_tol:
-                break
-            i, k = divmod(int(f), len(pairs))
-            if (i, k) in seen:  # re-violated only by LP tolerance: the point is as good as it gets
-                continue
-            seen.add((i, k))
-            cuts.append(PairCut(i, k))
-            new.append(folded_rows(a[i : i + 1], ap[i : i + 1], float(e[k]))[0] / r[k])
-        if not new:
-            return x, {"rounds": rnd, "lp_rows": len(cuts), "max_violation": worst,
-                       "cuts": [(q.multiset, q.pair) for q in cuts]}
-        lp.add(np.array(new))
-        x, _ = lp.solve()
-        x = np.clip(x, 0.0, 1.0)
-    raise SolveError(f"profile-bounded LP: {max_rounds} rounds without convergence "
-                     f"(largest relative row violation {worst:.3e})")
+    pmfs = (np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks]))
+    return run_rounds(_PairRounds(pmfs, pairs, c, cuts_per_round=cuts_per_round, max_rounds=max_rounds,
+                                  feas_tol=feas_tol, lp_backend=lp_backend))

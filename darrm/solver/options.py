@@ -11,19 +11,14 @@ from ..validation import choice, count, flag, positive, real
 if TYPE_CHECKING:
     from .warm_start import WarmStart
 
-#: round limits when ``max_rounds`` is None: a shared-data round sweeps C(K+7,7) multisets;
-#: a disjoint-members round costs O(K) rows and one warm HiGHS re-solve (measured: K = 2001
-#: converges in ≤ ~300 rounds, docs/disjoint.md)
-DEFAULT_MAX_ROUNDS = {"shared": 500, "disjoint": 3000}
-
-
 @dataclass(frozen=True)
 class SolveOptions:
     """How γ_opt is solved (every field has its one default here).
 
     Attributes:
         method: "auto" (by problem size), "full" (every LP row) or "cutting-planes" (shared data).
-        max_rounds: constraint-generation round limit; None picks :data:`DEFAULT_MAX_ROUNDS`.
+        max_rounds: constraint-generation round limit; None picks the member model's
+            (:attr:`darrm.models.base.MemberModel.max_rounds`, listed by :func:`darrm.models.round_limits`).
         gap_tol: stop once the certified table is proven within this of the optimum (expected
             error units); a table is labelled optimal only if its final gap meets it.
         accept_gap: at the round limit, return the certified table with its proven gap instead
@@ -77,16 +72,16 @@ class SolveOptions:
                                                    f"WarmStart.from_table(table)) or None, got "
                                                    f"{type(self.warm_start).__name__}")
 
-    def rounds(self, members: str) -> int:
-        """The round limit for "shared" or "disjoint" members.
+    def rounds(self, default: int) -> int:
+        """The round limit.
 
         Args:
-            members: ``"shared"`` or ``"disjoint"``.
+            default: the member model's limit (:attr:`darrm.models.base.MemberModel.max_rounds`).
 
         Returns:
-            ``max_rounds`` when set, else that kind's default.
+            ``max_rounds`` when set, else ``default``.
         """
-        return self.max_rounds if self.max_rounds is not None else DEFAULT_MAX_ROUNDS[members]
+        return self.max_rounds if self.max_rounds is not None else default
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:

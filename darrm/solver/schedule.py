@@ -23,6 +23,10 @@ from dataclasses import dataclass
 
 from ..validation import count, non_negative, real
 
+#: the shared-data model's round limit when ``SolveOptions.max_rounds`` is None
+#: (:attr:`darrm.models.shared.SharedModel.max_rounds`): a round sweeps C(K+7,7) multisets
+MAX_ROUNDS = 500
+
 
 @dataclass(frozen=True)
 class Schedule:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ParameterError
 from ..base import Exposures, MemberModel
-from .params import DisjointParams
+from .params import MAX_ROUNDS, DisjointParams
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,6 +25,7 @@ class DisjointModel(MemberModel):
     """One record changes one member: the O(K) reduction of :mod:`darrm.models.disjoint`."""
 
     name: ClassVar[str] = "disjoint"
+    max_rounds: ClassVar[int] = MAX_ROUNDS
     params_type: ClassVar[type[Any]] = DisjointParams
     gamma_format: ClassVar[str] = "darrm-gamma-disjoint/1"
     guarantee: ClassVar[str] = "(target_eps, target_delta)"

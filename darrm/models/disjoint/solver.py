@@ -16,7 +16,7 @@ from ...solver.finalize import TableForm, certified_gamma_opt, total_form
 from ...solver.options import SolveOptions
 from ...table import GammaTable
 from .certificate import certify_disjoint, constraint_row, violations
-from .params import DisjointParams
+from .params import MAX_ROUNDS, DisjointParams
 
 #: Subtracted from every LP cost: among (near-)optimal γ prefer the largest.
 TIE_BREAK = 1e-8
@@ -62,8 +62,8 @@ def solve_gamma_opt_disjoint(
 
     Args:
         options: :class:`~darrm.SolveOptions`: ``cuts_per_round`` (most violated indices added
-            per round), the round limit (:data:`~darrm.solver.options.DEFAULT_MAX_ROUNDS`
-            ["disjoint"] by default; at the limit see ``accept_gap``: return the best certified
+            per round), the round limit (:data:`~darrm.models.disjoint.params.MAX_ROUNDS`
+            by default; at the limit see ``accept_gap``: return the best certified
             table with its stated gap instead of raising), ``gap_tol`` (target proven gap,
             expected-error units), ``lp_backend``, ``max_memory`` (the laws of the other members'
             counts must fit it: :meth:`DisjointParams.check_memory`, checked before any work).
@@ -75,7 +75,7 @@ def solve_gamma_opt_disjoint(
         violations_fn=lambda g: violations(g, params),
         row_fn=lambda key: constraint_row(params, *key),
         certify_fn=lambda g: certify_disjoint(g, params, tol=tol, max_memory=opts.max_memory),
-        method="disjoint-cutting-planes", rounds_key="disjoint", solver_opts=solver_opts, log=log)
+        method="disjoint-cutting-planes", solver_opts=solver_opts, log=log)
 
 
 def constraint_generation(
@@ -87,7 +87,6 @@ def constraint_generation(
     row_fn: Callable[[tuple[int, ...]], np.ndarray],
     certify_fn: Callable[[np.ndarray], Certificate],
     method: str,
-    rounds_key: str,
     what: str,
     solver_opts: dict | None = None,
     log: Callable[[str], None] | None = None,
@@ -109,7 +108,6 @@ def constraint_generation(
         row_fn: a key ↦ its LP row over γ(mid..K), with (row·x − rhs) of the sign of that violation.
         certify_fn: the model's certificate of a full table.
         method: the table's ``info["method"]``.
-        rounds_key: the key of :data:`~darrm.solver.options.DEFAULT_MAX_ROUNDS` for the round limit.
         what: the members' name in the first log line (the memory estimate).
         solver_opts: options for the LP back end.
         log: one line per round.
@@ -132,7 +130,7 @@ def constraint_generation(
 
     oracle = Oracle(separate=separate, rows=lambda keys: np.array([row_fn(key) for key in keys]),
                     violation=lambda g: float(violations_fn(g).max()))
-    out = run_engine(params, form, oracle, max_rounds=opts.rounds(rounds_key), cuts_per_round=opts.cuts_per_round,
+    out = run_engine(params, form, oracle, max_rounds=opts.rounds(MAX_ROUNDS), cuts_per_round=opts.cuts_per_round,
                      gap_tol=opts.gap_tol, lp_backend=opts.lp_backend, stabilizer=Stabilizer(1.0),
                      tie_break=TIE_BREAK, tol=TOL_CP, polish=Polish(POLISH_BELOW), solver_opts=solver_opts, log=log)
     info = {"method": method, "stop": out.stop.value, "rounds": out.rounds, "lp_lower_bound": out.lower_bound,

@@ -36,11 +36,11 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ...errors import ParameterError
 from ...privacy.certify import Certificate
 from ...privacy.condition import violation
 from ...privacy.corner_pmfs import pmf_pairs
 from ...privacy.corners import complements, corners, count_vectors
+from ..group_lists import refuse_over
 from .contraction import inner_table, outer
 from .params import GroupParams, MemberGroup
 from .per_group import group_output_weights, validate_group_gamma
@@ -89,12 +89,9 @@ def check_memory(params: GroupParams, max_memory: float | None, *, exhaustive: b
             estimate exceeds 8 GiB).
     """
     need = _memory(params) if exhaustive else sweep_memory(params)
-    limit = max_memory if max_memory is not None else 8.0 * 2**30
-    if need > limit:
-        raise ParameterError("max_memory" if max_memory is not None else "groups",
-                             f"the certificate of the groups' {params.configurations} corner configurations needs "
-                             f"about {need / 2**30:.2f} GiB, more than the {limit / 2**30:.2f} GiB allowed")
-    return need
+    return refuse_over(need, max_memory if max_memory is not None else 8.0 * 2**30,
+                       "max_memory" if max_memory is not None else "groups",
+                       f"the certificate of the groups' {params.configurations} corner configurations needs")
 
 
 def iter_probability_blocks(gamma: np.ndarray, params: GroupParams,

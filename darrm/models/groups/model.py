@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ParameterError
 from ..base import Exposures, MemberModel
-from .params import GroupParams
+from .params import MAX_ROUNDS, GroupParams
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,6 +86,7 @@ class GroupsModel(PerGroupTables, MemberModel):
     """Every member sees the record; each group has its own (ε_g, Δ_g): one corner multiset per group."""
 
     name: ClassVar[str] = "groups"
+    max_rounds: ClassVar[int] = MAX_ROUNDS
     params_type: ClassVar[type[Any]] = GroupParams
     gamma_format: ClassVar[str] = "darrm-gamma-groups/1"
     guarantee: ClassVar[str] = "(target_eps, target_delta)"

@@ -46,6 +46,10 @@ from ...privacy.condition import Check, check, rhs
 from ...privacy.corners import corner_count, multiset_count
 from ...validation import choice, colon_groups, count, epsilon, float_array, group_item, half_open_unit
 
+#: the grouped members' round limit when ``SolveOptions.max_rounds`` is None
+#: (:attr:`darrm.models.base.MemberModel.max_rounds`): a round sweeps every configuration of the groups' corners
+MAX_ROUNDS = 500
+
 #: how γ reads the votes: "total" (γ(L), the paper's form) or "per-group" (γ(l_1, …, l_G),
 #: :mod:`darrm.models.groups.per_group`)
 GAMMA_FORMS = ("total", "per-group")

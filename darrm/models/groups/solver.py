@@ -49,7 +49,7 @@ from ...solver.rows import possibly_binding
 from ...status import StopReason
 from ...table import GammaTable
 from .certificate import certify_groups, check_memory, iter_group_pmfs, joint_pmf
-from .params import GroupParams
+from .params import MAX_ROUNDS, GroupParams
 from .per_group import joint_folded_rows, joint_from_upper, joint_objective, upper_of, variables
 from .sweep import sweep_groups
 
@@ -152,7 +152,7 @@ def solve_gamma_opt_groups(
         params: the grouped members and the per-query target.
         prior: the objective's prior (default i.i.d. mean 0.75).
         options: :class:`~darrm.SolveOptions`: ``method`` ("full", "cutting-planes", "auto"),
-            ``max_rounds`` (default that of shared members), ``cuts_per_round`` (per (K + 1)/2
+            ``max_rounds`` (default :data:`~darrm.models.groups.params.MAX_ROUNDS`), ``cuts_per_round`` (per (K + 1)/2
             variables in the per-group form: :func:`cuts_per_round`), ``gap_tol``,
             ``accept_gap``, ``lp_backend``, ``max_memory`` (the configurations' violations must fit).
         log: called with one line per round.
@@ -195,7 +195,7 @@ def solve_gamma_opt_groups(
     oracle = Oracle(separate=lambda g, seen, top: _separate(g, params, seen, top),
                     rows=lambda keys: _config_rows(params, keys),
                     violation=lambda g: _separate(g, params, set(), 0)[0])
-    out = constraint_generation(params, form, oracle, max_rounds=opts.rounds("shared"), cuts_per_round=cuts,
+    out = constraint_generation(params, form, oracle, max_rounds=opts.rounds(MAX_ROUNDS), cuts_per_round=cuts,
                                 gap_tol=opts.gap_tol, lp_backend=opts.lp_backend,
                                 stabilizer=Stabilizer(opts.stabilize), tie_break=TIE_BREAK, tol=TOL_CP, log=log)
     info = {"method": "groups-cutting-planes", "stop": out.stop.value, "rounds": out.rounds,

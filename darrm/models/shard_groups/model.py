@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ParameterError
 from ..base import Exposures, MemberModel
+from ..disjoint.params import MAX_ROUNDS
 from .params import ShardGroupParams
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ class ShardGroupsModel(MemberModel):
     """One record of group g changes the r_g members holding its copies."""
 
     name: ClassVar[str] = "shard-groups"
+    max_rounds: ClassVar[int] = MAX_ROUNDS
     params_type: ClassVar[type[Any]] = ShardGroupParams
     gamma_format: ClassVar[str] = "darrm-gamma-shard-groups/1"
     guarantee: ClassVar[str] = "(eps_g, delta_g) per record group"

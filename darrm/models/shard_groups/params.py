@@ -21,13 +21,15 @@ from ...errors import ParameterError
 from ...neighboring import NeighboringRelation
 from ...numerics.binomial import OthersPmfs, others_pmfs, others_pmfs_bytes
 from ...privacy.condition import Check, GroupTargets, check
-from ...validation import colon_groups, count, epsilon, group_item, half_open_unit, odd_count
+from ...validation import colon_groups, group_item, odd_count
 from ..disjoint.members import MemberPrivacy, member_from_dict
+from ..group_lists import MemoryChecked, TargetGroup
 
 
 @dataclass(frozen=True)
-class RecordGroup:
-    """Records of one budget: each sits in ``copies`` shards and is owed (target_eps, target_delta).
+class RecordGroup(TargetGroup):
+    """Records of one budget: each sits in ``copies`` shards and is owed (target_eps, target_delta)
+    (validated by :class:`~darrm.models.group_lists.TargetGroup`).
 
     Attributes:
         copies: r_g ≥ 1, the number of members whose shards hold a copy of each record.
@@ -35,22 +37,10 @@ class RecordGroup:
         target_delta: the per-query δ_g ∈ [0, 1).
     """
 
+    count_field: ClassVar[str] = "copies"
     copies: int
     target_eps: float
     target_delta: float = 0.0
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "copies", count("copies", self.copies, 1))
-        object.__setattr__(self, "target_eps", epsilon("target_eps", self.target_eps))
-        object.__setattr__(self, "target_delta", half_open_unit("target_delta", self.target_delta))
-
-    def to_list(self) -> list:
-        """The record group as stored in γ files and JSON records.
-
-        Returns:
-            ``[copies, target_eps, target_delta]``.
-        """
-        return [self.copies, self.target_eps, self.target_delta]
 
 
 def parse_record_groups(text: object) -> tuple[RecordGroup, ...]:
@@ -63,7 +53,7 @@ def parse_record_groups(text: object) -> tuple[RecordGroup, ...]:
 
 
 @dataclass(frozen=True)
-class ShardGroupParams(GroupTargets):
+class ShardGroupParams(MemoryChecked, GroupTargets):
     """K members on shards; records in groups g, each record copied into r_g shards and owed (ε_g, δ_g).
 
     Attributes:
@@ -85,6 +75,9 @@ class ShardGroupParams(GroupTargets):
 
     #: the member model's name (:class:`darrm.member_params.MemberParams`)
     members: ClassVar[str] = "shard-groups"
+    #: the memory refusal's words (:class:`darrm.models.group_lists.MemoryChecked`)
+    memory_who: ClassVar[str] = "record groups"
+    memory_for: ClassVar[str] = "for the laws of the unchanged members' counts"
     #: a neighbouring pair changes the r_g members holding the copies of one record of group g
     neighboring: ClassVar[NeighboringRelation] = NeighboringRelation.RECORD_COPIES_CHANGE
 
@@ -161,25 +154,6 @@ class ShardGroupParams(GroupTargets):
             The estimate, in bytes.
         """
         return float(sum(others_pmfs_bytes(self.K - r) for r in self.copies()))
-
-    def check_memory(self, max_memory: float | None) -> float:
-        """:meth:`memory`, refused when above ``max_memory`` bytes.
-
-        Args:
-            max_memory: the most bytes allowed; None: no limit.
-
-        Returns:
-            :meth:`memory`.
-
-        Raises:
-            ParameterError: naming ``max_memory``, when the estimate exceeds it.
-        """
-        need = self.memory()
-        if max_memory is not None and need > max_memory:
-            raise ParameterError(
-                "max_memory", f"record groups at K={self.K} need about {need / 2**30:.2f} GiB for the laws of the "
-                f"unchanged members' counts, more than the {max_memory / 2**30:.2f} GiB allowed")
-        return need
 
     def others(self, copies: int) -> OthersPmfs:
         """Laws of the vote count of the K − r unchanged members (cached per r).

@@ -39,7 +39,7 @@ def solve_gamma_opt_shard_groups(
     Args:
         params: the ensemble and its record groups.
         prior: the prior of the objective (None: i.i.d. uniform).
-        options: :class:`~darrm.SolveOptions` (round limit: ``DEFAULT_MAX_ROUNDS["disjoint"]``).
+        options: :class:`~darrm.SolveOptions` (round limit: :data:`darrm.models.disjoint.params.MAX_ROUNDS`).
         tol: the certificate's threshold (None: 0).
         solver_opts: options for the LP back end.
         log: one line per round (and first the memory estimate).
@@ -57,7 +57,7 @@ def solve_gamma_opt_shard_groups(
         violations_fn=lambda g: flat_violations(violations(g, params)),
         row_fn=lambda key: constraint_row(params, key[0]),
         certify_fn=lambda g: certify_shard_groups(g, params, tol=tol, max_memory=opts.max_memory),
-        method="shard-groups-cutting-planes", rounds_key="disjoint", solver_opts=solver_opts, log=log)
+        method="shard-groups-cutting-planes", solver_opts=solver_opts, log=log)
 
 
 def all_rows(params: ShardGroupParams) -> np.ndarray:

@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from ...errors import SolveError
 from ...prior import Prior
 from ...privacy.condition import rhs
 from ...solver.finalize import TableForm, certified_gamma_opt
+from ...solver.full_lp import solve_sparse_rows
 from ...solver.options import SolveOptions
-from ...solver.restricted_lp import HIGHS_DEFAULTS, lagrangian_bound
+from ...solver.restricted_lp import lagrangian_bound
 from ...status import StopReason
 from ...table import GammaTable
 from ..groups.per_group import upper_mask
@@ -102,7 +102,7 @@ def sparse_rows(params: WeightedShardParams) -> sp.csr_matrix:
 
 def solve_full_lp(params: WeightedShardParams, prior: Prior, opts: SolveOptions, form: TableForm,
                   tol: float | None = None) -> GammaTable:
-    """γ_opt from the sparse full LP (every possibly binding row, one HiGHS solve through scipy),
+    """γ_opt from the sparse full LP (every possibly binding row, :func:`darrm.solver.full_lp.solve_sparse_rows`),
     its proven lower bound the Lagrangian of the LP's own duals on the same rows
     (:func:`darrm.solver.restricted_lp.lagrangian_bound`: valid for any y ≥ 0), certified and
     labelled by :func:`darrm.solver.finalize.certified_gamma_opt`.  ``form`` is the LP's table form
@@ -111,25 +111,16 @@ def solve_full_lp(params: WeightedShardParams, prior: Prior, opts: SolveOptions,
     Raises:
         SolveError: the LP failed, or the proven gap exceeds ``gap_tol`` without ``accept_gap``.
     """
-    from scipy.optimize import linprog
-
     t0 = time.perf_counter()
     c = form.costs
-    scale = float(np.max(np.abs(c))) or 1.0
     R = sparse_rows(params)
     t_rows = time.perf_counter() - t0
-    # scipy's stubs type A_ub as dense; HiGHS takes the sparse matrix as is (and Rᵀy below is sparse @ dense)
-    rows = cast(Any, R)
-    res = linprog(c / scale, A_ub=rows, b_ub=np.full(R.shape[0], params.rhs), bounds=(0.0, 1.0), method="highs",
-                  options=cast(Any, {k: v for k, v in HIGHS_DEFAULTS.items() if k != "small_matrix_value"}))
-    if res.status != 0 or res.x is None:
-        raise SolveError(f"the sparse full budget-groups LP failed: {res.message}")
-    y = -scale * np.asarray(res.ineqlin.marginals, dtype=np.float64)
-    lb = lagrangian_bound(c, rows, params.rhs, y)
+    x, y = solve_sparse_rows(R, params.rhs, c)
+    lb = lagrangian_bound(c, cast(Any, R), params.rhs, y)  # Rᵀy: sparse @ dense
     info = {"method": "weighted-shards-full-lp", "stop": StopReason.FULL_LP.value, "rounds": 1,
             "gamma_form": params.gamma_form, "lp_lower_bound": lb, "lp_rows": int(R.shape[0]),
             "lp_nonzeros": int(R.nnz), "seconds_rows": t_rows, "seconds_solve": time.perf_counter() - t0}
     return certified_gamma_opt(
-        np.clip(np.asarray(res.x, dtype=np.float64), 0.0, 1.0), params, prior,
+        np.clip(x, 0.0, 1.0), params, prior,
         lambda g: certify_weighted_shards(g, params, tol=tol, max_memory=opts.max_memory), opts, info,
         lp_backend="highs", form=form)

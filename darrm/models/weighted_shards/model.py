@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ParameterError
 from ..base import Exposures, MemberModel
+from ..disjoint.params import MAX_ROUNDS
 from ..groups.model import PerGroupTables
 from .params import WeightedShardParams
 
@@ -27,6 +28,7 @@ class WeightedShardsModel(PerGroupTables, MemberModel):
     """One record of budget group g changes the one member of group g whose shard holds it."""
 
     name: ClassVar[str] = "weighted-shards"
+    max_rounds: ClassVar[int] = MAX_ROUNDS
     params_type: ClassVar[type[Any]] = WeightedShardParams
     gamma_format: ClassVar[str] = "darrm-gamma-weighted-shards/1"
     guarantee: ClassVar[str] = "(eps_g, delta_g) per budget group"

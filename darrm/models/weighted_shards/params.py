@@ -24,8 +24,9 @@ from ...errors import ParameterError
 from ...neighboring import NeighboringRelation
 from ...numerics.binomial import OthersPmfs, others_pmfs, others_pmfs_bytes
 from ...privacy.condition import Check, GroupTargets, check
-from ...validation import colon_groups, count, epsilon, float_array, group_item, half_open_unit
+from ...validation import colon_groups, float_array, group_item
 from ..disjoint.members import MemberPrivacy, member_from_dict
+from ..group_lists import MemoryChecked, TargetGroup
 
 #: how γ reads the votes: every group's count, or only the weighted count Σ_g w_g·l_g
 GAMMA_FORMS = ("per-group", "weighted")
@@ -45,8 +46,9 @@ def _few_groups(name: str, groups: tuple) -> tuple:
 
 
 @dataclass(frozen=True)
-class BudgetGroup:
-    """K_g members trained only on the records of one budget group, owed (target_eps, target_delta).
+class BudgetGroup(TargetGroup):
+    """K_g members trained only on the records of one budget group, owed (target_eps, target_delta)
+    (validated by :class:`~darrm.models.group_lists.TargetGroup`).
 
     Attributes:
         size: K_g ≥ 1, the number of members trained on this group's records (one disjoint shard each).
@@ -54,22 +56,10 @@ class BudgetGroup:
         target_delta: the per-query δ_g ∈ [0, 1).
     """
 
+    count_field: ClassVar[str] = "size"
     size: int
     target_eps: float
     target_delta: float = 0.0
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "size", count("size", self.size, 1))
-        object.__setattr__(self, "target_eps", epsilon("target_eps", self.target_eps))
-        object.__setattr__(self, "target_delta", half_open_unit("target_delta", self.target_delta))
-
-    def to_list(self) -> list:
-        """The budget group as stored in γ files and JSON records.
-
-        Returns:
-            ``[size, target_eps, target_delta]``.
-        """
-        return [self.size, self.target_eps, self.target_delta]
 
 
 def parse_budget_groups(text: object) -> tuple[BudgetGroup, ...]:
@@ -111,7 +101,7 @@ def _weights(name: str, ws: object) -> tuple[float, ...]:
 
 
 @dataclass(frozen=True)
-class WeightedShardParams(GroupTargets):
+class WeightedShardParams(MemoryChecked, GroupTargets):
     """Members in budget groups on disjoint shards; γ reads each group's vote count (module docstring).
 
     Attributes:
@@ -137,6 +127,9 @@ class WeightedShardParams(GroupTargets):
 
     #: the member model's name (:class:`darrm.member_params.MemberParams`)
     members: ClassVar[str] = "weighted-shards"
+    #: the memory refusal's words (:class:`darrm.models.group_lists.MemoryChecked`)
+    memory_who: ClassVar[str] = "budget groups"
+    memory_for: ClassVar[str] = "for their configurations' probabilities"
     #: a record of group g changes the one member (of group g) whose shard holds it
     neighboring: ClassVar[NeighboringRelation] = NeighboringRelation.ONE_MEMBER_CHANGES
 
@@ -314,25 +307,6 @@ class WeightedShardParams(GroupTargets):
         full = math.prod(g.size + 1 for g in self.groups)
         per = max(C * g.size * full // (g.size + 1) for g in self.groups)
         return float(12 * 8 * per + sum(others_pmfs_bytes(g.size) for g in self.groups))
-
-    def check_memory(self, max_memory: float | None) -> float:
-        """:meth:`memory`, refused when above ``max_memory`` bytes.
-
-        Args:
-            max_memory: the most bytes allowed; None: no limit.
-
-        Returns:
-            :meth:`memory`.
-
-        Raises:
-            ParameterError: naming ``max_memory``, when the estimate exceeds it.
-        """
-        need = self.memory()
-        if max_memory is not None and need > max_memory:
-            raise ParameterError(
-                "max_memory", f"budget groups at K={self.K} need about {need / 2**30:.2f} GiB for their "
-                f"configurations' probabilities, more than the {max_memory / 2**30:.2f} GiB allowed")
-        return need
 
     # ------------------------------------------------------------------ records and files
     def file_fields(self) -> dict[str, Any]:

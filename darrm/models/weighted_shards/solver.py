@@ -20,12 +20,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...errors import ParameterError
 from ...prior import IIDPrior, Prior
 from ...solver.finalize import TableForm
 from ...solver.options import SolveOptions
 from ...table import GammaTable
 from ..disjoint.solver import constraint_generation
+from ..group_lists import refuse_over
 from ..groups.per_group import joint_from_upper, joint_objective, upper_of
 from .certificate import _layout, certify_weighted_shards, constraint_row, flat_violations, lp_variables, violations
 from .params import WeightedShardParams
@@ -78,7 +78,8 @@ def solve_gamma_opt_weighted_shards(
         prior: the prior of the objective (None: i.i.d. uniform); exchangeable or ``means:``
             (:func:`darrm.models.groups.per_group.joint_margins`).
         options: :class:`~darrm.SolveOptions`: ``method`` ("auto", "full", "cutting-planes"), the
-            round limit (``DEFAULT_MAX_ROUNDS["disjoint"]``), ``gap_tol``, ``accept_gap``, ``max_memory``.
+            round limit (:data:`darrm.models.disjoint.params.MAX_ROUNDS`), ``gap_tol``, ``accept_gap``,
+            ``max_memory``.
         tol: the certificate's threshold (None: 0).
         solver_opts: options for the LP back end.
         log: one line per round (and first the memory estimate).
@@ -98,11 +99,8 @@ def solve_gamma_opt_weighted_shards(
     full = opts.method == "full" or (opts.method == "auto" and row_nonzeros(params) <= FULL_LP_NONZEROS)
     if full:
         params.check_memory(opts.max_memory)
-        need = BYTES_PER_NONZERO * row_nonzeros(params)
-        if opts.max_memory is not None and need > opts.max_memory:
-            raise ParameterError("max_memory", f"the sparse full LP of these budget groups needs about "
-                                               f"{need / 2**30:.2f} GiB, more than the {opts.max_memory / 2**30:.2f} "
-                                               f"GiB allowed")
+        refuse_over(BYTES_PER_NONZERO * row_nonzeros(params), opts.max_memory, "max_memory",
+                    "the sparse full LP of these budget groups needs")
         if log:
             log(f"budget groups on one-group shards: the sparse full LP ({row_nonzeros(params)} non-zeros at most)")
         table = solve_full_lp(params, prior, opts, table_form(params, prior), tol)
@@ -114,7 +112,7 @@ def solve_gamma_opt_weighted_shards(
         violations_fn=lambda g: flat_violations(violations(g, params)),
         row_fn=lambda key: constraint_row(params, key[0], var),
         certify_fn=lambda g: certify_weighted_shards(g, params, tol=tol, max_memory=opts.max_memory),
-        method="weighted-shards-cutting-planes", rounds_key="disjoint", solver_opts=solver_opts, log=log,
+        method="weighted-shards-cutting-planes", solver_opts=solver_opts, log=log,
         form=table_form(params, prior))
     table.info["gamma_form"] = params.gamma_form
     return table
