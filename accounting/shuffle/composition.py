@@ -23,7 +23,7 @@ Which δ̄ (:func:`round_profile`, named by :func:`round_profile_name` in ``darr
   (:mod:`.binary_rr_exact`);
 * k-ary RR, k ≥ 3: the optimal (privacy-blanket) decomposition, its GPARV sum computed from exact
   count sums (:mod:`.decomposition`).  For k-RR it is the tightest profile this package proves: at
-  n ≤ 20 it is within 0.02 % of the exact enumeration over every dataset at ε = 0.1 (δ within 1–25 %
+  n ≤ 20 it is within 0.2 % of the exact enumeration over every dataset at ε = 0.1 (δ within 1–30 %
   at larger ε); the k-RR "stronger clone" count law (each other user a fair coin on {a, b} with
   probability 2/(e^{ε0}+k−1), Feldman, McMillan & Talwar 2023) is valid too but 7–570 % higher in δ
   there, so it is not used.  Composed, the rounds are within 0.5–0.8 % of the exact composition of
