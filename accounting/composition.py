@@ -236,8 +236,9 @@ def _certified_delta(eps: float, delta: float, k: int, eps_total: float, delta_t
     B(l+1) = B(l)·(k−l)/(l+1)·e^{−ε} from one mpmath evaluation of B(l₀); each of the N ≤ 2t + 1
     steps rounds by at most 10^{−dps}, so the window's sum is within a relative 10^{−30} of its
     exact value (N ≤ 10⁷; the sum is inflated by that factor).  The terms outside the window weigh at
-    most their binomial mass, ≤ 2·exp(−2t²/k) by Hoeffding's inequality, which is added; t is chosen
-    so that this is ≤ 10^{−30}·δ_total (or the window holds every l).  So the computed δ_pure is an
+    most their binomial mass, ≤ 2·exp(−2(t−1)²/k) by Hoeffding's inequality (the window is placed at a
+    float centre kp that errs by < 1e-5 ≤ 1 for k ≤ 10¹⁰), which is added; t is chosen so that this
+    is ≤ 10^{−30}·δ_total (or the window holds every l).  The float64 L is corrected in mpmath first.  So the computed δ_pure is an
     upper bound on the exact one, and the final comparison is done on exact binary values of the
     inputs in mpmath (with 1 − (1−δ)^k evaluated at the same precision).  ∎
     """
@@ -257,11 +258,13 @@ def _certified_delta(eps: float, delta: float, k: int, eps_total: float, delta_t
         lo = 0
         if lmax >= 0:
             centre = k / (1.0 + math.exp(eps))
-            t = math.sqrt(k * max(1.0, math.log(2.0 / (1e-30 * delta_total))) / 2.0) + 1.0
+            t = math.sqrt(k * max(1.0, math.log(2.0 / (1e-30 * delta_total))) / 2.0) + 2.0
             lo = max(0, math.floor(centre - t))
             hi = min(lmax, math.ceil(centre + t))
             if lo > 0 or hi < lmax:
-                tail = 2 * mpmath.exp(-2 * mpmath.mpf(t) ** 2 / mk)
+                # the window holds every l with |l − kp| < t − 1 (the float centre errs by < 1e-5 for
+                # k ≤ 1e10): Hoeffding at t − 1
+                tail = 2 * mpmath.exp(-2 * mpmath.mpf(t - 1.0) ** 2 / mk)
             lmax = hi
         pure = mpmath.mpf(0)
         if lmax >= lo:
