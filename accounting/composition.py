@@ -239,8 +239,8 @@ def _certified_delta(eps: float, delta: float, k: int, eps_total: float, delta_t
     most their binomial mass, ≤ 2·exp(−2(t−1)²/k) by Hoeffding's inequality (the window is placed at a
     float centre kp that errs by < 1e-5 ≤ 1 for k ≤ 10¹⁰), which is added; t is chosen so that this
     is ≤ 10^{−30}·δ_total (or the window holds every l).  The float64 L is corrected in mpmath first.
-    So the computed δ_pure is an upper bound on the exact one, and the final comparison is done on exact binary values of the
-    inputs in mpmath (with 1 − (1−δ)^k evaluated at the same precision).  ∎
+    So the computed δ_pure is an upper bound on the exact one, and the final comparison is done on the
+    exact binary values of the inputs in mpmath (with 1 − (1−δ)^k at the same precision).  ∎
     """
     import mpmath
 
