@@ -535,7 +535,8 @@ def _exact_powers(p: np.ndarray, size: int, n: int, w: np.ndarray, per: np.ndarr
             steps = [mpmath.expjpi(mpmath.mpf(-2 * j) / size) for j in js]  # e^{−2πi j/size}
         else:
             coeffs = [mpmath.mpf(float(x)) for x in p[::-1]]
-        prev, twiddles = -2, []
+        prev = -2
+        twiddles: list = []
         for k in sorted(order.tolist()):
             if sparse:
                 # e^{−2πi jk/size}: from k − 1 by one product (consecutive frequencies), else afresh;
