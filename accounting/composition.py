@@ -306,13 +306,33 @@ def optimal_homogeneous_epsilon(eps: float, delta: float, k: int, delta_total: f
     """
     eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_total = v.open_unit("delta_total", delta_total)
+    return certified_above(eps, delta, k, delta_total, float_homogeneous_epsilon(eps, delta, k, delta_total))
+
+
+def float_homogeneous_epsilon(eps: float, delta: float, k: int, delta_total: float) -> float:
+    """The float64 root of :func:`optimal_homogeneous_delta` = ``delta_total`` (checked in float64
+    only: pass it to :func:`certified_above` before claiming it; a caller that takes the minimum
+    over several candidates certifies only the winner).  Arguments as validated by
+    :func:`optimal_homogeneous_epsilon`.
+
+    Raises:
+        ParameterError: δ_total < 1 − (1−δ)^k (no finite ε_total), or k too large (named)."""
     _pure_target(delta, k, delta_total)  # refuses δ_total < 1 − (1−δ)^k
     if k > PURE_PROFILE_MAX_K:
         _pure_profile(eps, k, 0.0)  # refuses naming k
     # δ(ε_total) is non-increasing and δ(kε) = 1 − (1−δ)^k ≤ δ_total; the certified end is
-    # checked on the *public* δ (which adds 1 − (1−δ)^k in float64), then decided exactly
-    out = inverse_monotone(lambda t: optimal_homogeneous_delta(eps, delta, k, t), delta_total, 0.0, k * eps,
-                           increasing=False, xtol=1e-13, rtol=1e-14, name="delta_total")
+    # checked on the *public* δ (which adds 1 − (1−δ)^k in float64)
+    return inverse_monotone(lambda t: optimal_homogeneous_delta(eps, delta, k, t), delta_total, 0.0, k * eps,
+                            increasing=False, xtol=1e-13, rtol=1e-14, name="delta_total")
+
+
+def certified_above(eps: float, delta: float, k: int, delta_total: float, start: float) -> float:
+    """The smallest of ``start``, ``start`` + s, ``start`` + 3s, … (s doubling) at which δ ≤ δ_total
+    holds exactly (:func:`_certified_delta`): an ε_total never below the true smallest one.
+
+    Raises:
+        ParameterError: δ_total < 1 − (1−δ)^k exactly (no finite ε_total), naming ``delta_total``."""
+    out = start
     # first step: float64's error in δ grows about like k·u (measured: the root is certified 1e-11, 1e-10, 1e-9
     # relative above at k = 1e5, 1e6, 1e8), so one or two exact checks usually suffice
     step = max(out * max(4e-14, 2e-17 * k), 1e-13)

@@ -102,7 +102,12 @@ from darrm.numerics.delta import composed_delta as failure_delta
 from darrm.privacy.profile import PrivacyProfile
 from darrm.table import GammaTable
 
-from .composition import optimal_homogeneous_delta, optimal_homogeneous_epsilon
+from .composition import (
+    certified_above,
+    float_homogeneous_epsilon,
+    optimal_homogeneous_delta,
+    optimal_homogeneous_epsilon,
+)
 from .table_identity import per_query_budget, table_fingerprint
 
 __all__ = [
@@ -914,17 +919,25 @@ def closed_form_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], 
         budgets = [per_query_budget(t) for t in tables]
         points.append((max(e for e, _ in budgets), max(d for _, d in budgets)))
     best = math.inf if want_eps else 1.0
+    winner: tuple[float, float] | None = None
     for e, d in points:
         if not (0.0 < e <= v.EPS_MAX) or not 0.0 <= d < 1.0:
             continue
         try:
             if want_eps:
                 if target >= failure_delta(d, n):
-                    best = min(best, optimal_homogeneous_epsilon(e, d, n, target))
+                    root = float_homogeneous_epsilon(e, d, n, target)
+                    if root < best:
+                        best, winner = root, (e, d)
             else:
                 best = min(best, optimal_homogeneous_delta(e, d, n, target))
         except ParameterError:  # too many compositions for the window of the exact sum
             continue
+    if winner is not None:  # only the smallest float root is decided exactly (never below the true one)
+        try:
+            best = certified_above(winner[0], winner[1], n, target, best)
+        except ParameterError:
+            return math.inf
     return best
 
 
