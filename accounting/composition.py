@@ -217,12 +217,79 @@ def _pure_target(delta: float, k: int, delta_total: float) -> float:
     return -math.expm1(math.log1p(-delta_total) - k * math.log1p(-delta))
 
 
+#: mpmath digits of :func:`_certified_delta` (on top of the digits of the exponents' magnitude)
+_CHECK_DIGITS = 40
+#: relative bound on mpmath's rounding in :func:`_certified_delta` (N ≤ 10⁷ recurrence steps at
+#: ``_CHECK_DIGITS`` digits each err ≤ 10^{-40}; 10^{-30} covers them with room)
+_CHECK_RELATIVE = 1e-30
+
+
+def _certified_delta(eps: float, delta: float, k: int, eps_total: float, delta_total: float) -> bool:
+    """Whether 1 − (1−δ)^k·(1 − δ_pure(ε_total)) ≤ δ_total holds for the real numbers the floats
+    ``eps``, ``delta``, ``eps_total``, ``delta_total`` denote (:func:`optimal_homogeneous_delta`'s
+    closed form, decided in mpmath, never in float64).
+
+    Proof of rigour.  δ_pure = Σ_{l ≤ L} B(l)·(1 − e^{ε_total − (k−2l)ε}) with B the Binomial(k, p)
+    pmf, p = 1/(1+e^ε), and L the largest l with (k−2l)ε > ε_total (:func:`_pure_profile`); every
+    term lies in [0, B(l)].  The terms with |l − kp| ≤ t are summed in mpmath at
+    ``_CHECK_DIGITS`` + (digits of kε) decimal digits, B(l) by its exact recurrence
+    B(l+1) = B(l)·(k−l)/(l+1)·e^{−ε} from one mpmath evaluation of B(l₀); each of the N ≤ 2t + 1
+    steps rounds by at most 10^{−dps}, so the window's sum is within a relative 10^{−30} of its
+    exact value (N ≤ 10⁷; the sum is inflated by that factor).  The terms outside the window weigh at
+    most their binomial mass, ≤ 2·exp(−2(t−1)²/k) by Hoeffding's inequality (the window is placed at a
+    float centre kp that errs by < 1e-5 ≤ 1 for k ≤ 10¹⁰), which is added; t is chosen so that this
+    is ≤ 10^{−30}·δ_total (or the window holds every l).  The float64 L is corrected in mpmath first.
+    So the computed δ_pure is an upper bound on the exact one, and the final comparison is done on the
+    exact binary values of the inputs in mpmath (with 1 − (1−δ)^k at the same precision).  ∎
+    """
+    import mpmath
+
+    lmax = math.ceil((k - eps_total / eps) / 2.0) - 1 if eps > 0 else -1
+    lmax = min(lmax, k)
+    # float64 decides lmax: re-check its neighbours exactly so the set of terms is the exact one
+    digits = _CHECK_DIGITS + max(0, int(math.log10(max(1.0, k * max(eps, 1.0), eps_total))) + 1)
+    with mpmath.workdps(digits):
+        e, et, mk = mpmath.mpf(eps), mpmath.mpf(eps_total), mpmath.mpf(k)
+        while lmax + 1 <= k and (mk - 2 * (lmax + 1)) * e > et:
+            lmax += 1
+        while lmax >= 0 and not (mk - 2 * lmax) * e > et:
+            lmax -= 1
+        tail = mpmath.mpf(0)
+        lo = 0
+        if lmax >= 0:
+            centre = k / (1.0 + math.exp(eps))
+            t = math.sqrt(k * max(1.0, math.log(2.0 / (1e-30 * delta_total))) / 2.0) + 2.0
+            lo = max(0, math.floor(centre - t))
+            hi = min(lmax, math.ceil(centre + t))
+            if lo > 0 or hi < lmax:
+                # the window holds every l with |l − kp| < t − 1 (the float centre errs by < 1e-5 for
+                # k ≤ 1e10): Hoeffding at t − 1
+                tail = 2 * mpmath.exp(-2 * mpmath.mpf(t - 1.0) ** 2 / mk)
+            lmax = hi
+        pure = mpmath.mpf(0)
+        if lmax >= lo:
+            b = mpmath.binomial(mk, lo) * mpmath.exp((mk - lo) * e - mk * mpmath.log1p(mpmath.exp(e)))
+            shrink = mpmath.exp(-e)
+            ratio = mpmath.exp(et - (mk - 2 * lo) * e)  # e^{ε_total − loss_l}
+            grow = mpmath.exp(2 * e)
+            for l in range(lo, lmax + 1):
+                pure += b * (1 - ratio)
+                b *= (mk - l) / (l + 1) * shrink
+                ratio *= grow
+        pure = pure * (1 + mpmath.mpf(_CHECK_RELATIVE)) + tail
+        total = 1 - (1 - mpmath.mpf(delta)) ** k * (1 - pure)
+        return bool(total <= mpmath.mpf(delta_total))
+
+
 def optimal_homogeneous_epsilon(eps: float, delta: float, k: int, delta_total: float) -> float:
     """Smallest ε_total with k-fold (ε, δ)-DP composition (ε_total, δ_total)-DP (exact).
 
     Inverts :func:`optimal_homogeneous_delta` (:func:`darrm.numerics.inversion.inverse_monotone`,
-    Brent's method then a checked step); the returned ε_total is rounded *up* so that
-    ``optimal_homogeneous_delta(..., result) <= delta_total`` holds in float64.  Raises
+    Brent's method then a checked step) in float64, then decides the candidate exactly
+    (:func:`_certified_delta`: the closed form in mpmath with a proven bound on what it leaves out)
+    and steps it up until δ_total holds for the real numbers: the returned ε_total is never below
+    the true smallest one (float64 alone can err there: at ε = 0.1, δ = 0, k = 100,
+    δ_total = 10⁻⁵ its root 4.306791372516507 has an exact δ 1.5·10⁻²¹ above δ_total).  Raises
     ``ParameterError('delta_total')`` when δ_total < 1 − (1−δ)^k, where no finite ε_total exists.
 
     Args:
@@ -239,11 +306,43 @@ def optimal_homogeneous_epsilon(eps: float, delta: float, k: int, delta_total: f
     """
     eps, delta, k = v.epsilon("eps", eps), v.half_open_unit("delta", delta), v.count("k", k)
     delta_total = v.open_unit("delta_total", delta_total)
+    return certified_above(eps, delta, k, delta_total, float_homogeneous_epsilon(eps, delta, k, delta_total))
+
+
+def float_homogeneous_epsilon(eps: float, delta: float, k: int, delta_total: float) -> float:
+    """The float64 root of :func:`optimal_homogeneous_delta` = ``delta_total`` (checked in float64
+    only: pass it to :func:`certified_above` before claiming it; a caller that takes the minimum
+    over several candidates certifies only the winner).  Arguments as validated by
+    :func:`optimal_homogeneous_epsilon`.
+
+    Raises:
+        ParameterError: δ_total < 1 − (1−δ)^k (no finite ε_total), or k too large (named)."""
     _pure_target(delta, k, delta_total)  # refuses δ_total < 1 − (1−δ)^k
+    if k > PURE_PROFILE_MAX_K:
+        _pure_profile(eps, k, 0.0)  # refuses naming k
     # δ(ε_total) is non-increasing and δ(kε) = 1 − (1−δ)^k ≤ δ_total; the certified end is
     # checked on the *public* δ (which adds 1 − (1−δ)^k in float64)
     return inverse_monotone(lambda t: optimal_homogeneous_delta(eps, delta, k, t), delta_total, 0.0, k * eps,
                             increasing=False, xtol=1e-13, rtol=1e-14, name="delta_total")
+
+
+def certified_above(eps: float, delta: float, k: int, delta_total: float, start: float) -> float:
+    """The smallest of ``start``, ``start`` + s, ``start`` + 3s, … (s doubling) at which δ ≤ δ_total
+    holds exactly (:func:`_certified_delta`): an ε_total never below the true smallest one.
+
+    Raises:
+        ParameterError: δ_total < 1 − (1−δ)^k exactly (no finite ε_total), naming ``delta_total``."""
+    out = start
+    # first step: float64's error in δ grows about like k·u (measured: the root is certified 1e-11, 1e-10, 1e-9
+    # relative above at k = 1e5, 1e6, 1e8), so one or two exact checks usually suffice
+    step = max(out * max(4e-14, 2e-17 * k), 1e-13)
+    while not _certified_delta(eps, delta, k, out, delta_total):
+        if out >= k * eps:  # δ_pure = 0 there: only 1 − (1−δ)^k > δ_total can fail, exactly
+            raise ParameterError("delta_total", f"must be >= 1-(1-delta)^k exactly: no finite eps_total reaches "
+                                                f"{delta_total:.6g}")
+        out = min(k * eps, out + step)
+        step *= 2.0
+    return out
 
 
 def kairouz_optimal_discrete(eps: float, delta: float, k: int, delta_total: float) -> float:

@@ -35,7 +35,8 @@ import os
 import stat
 from pathlib import Path
 
-from darrm.errors import DarrmError
+from darrm.atomic import FULL_WRITE_ERRNOS, option_for
+from darrm.errors import DarrmError, ParameterError
 from darrm.strict_json import StrictJSONError, loads_strict, read_bounded
 
 __all__ = ["MAX_LEDGER_BYTES", "MAX_QUERIES", "SessionFileError", "append_journal", "journal_path",
@@ -69,9 +70,15 @@ def append_journal(ledger: Path, fingerprint: str, n: int, total: int, terms: di
     (fresh to fixed, a larger budget: checksum recomputed) is refused (:func:`journal_terms`).
     Opened ``O_APPEND | O_NOFOLLOW``; a non-regular journal is refused.
 
+    A failed append (a full disk, a quota, ``RLIMIT_FSIZE``, an I/O error) truncates the journal back to
+    its length before the append, so that no torn line is left for the next append to extend.
+
     Raises:
         SessionFileError: the journal is a symlink or no regular file.
-        OSError: it cannot be written (full disk: the batch is then refused, nothing released).
+        ParameterError: naming ``path`` (or the command's option for it): the append failed for lack of
+            room or an I/O error (:data:`darrm.atomic.FULL_WRITE_ERRNOS`); the batch is then refused
+            and nothing released.
+        OSError: any other failure to write it.
     """
     p = journal_path(ledger)
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -86,9 +93,23 @@ def append_journal(ledger: Path, fingerprint: str, n: int, total: int, terms: di
             raise SessionFileError(f"{p}: the ledger's journal is not a regular file")
         rec = {"fingerprint": fingerprint, "n": int(n), "total": int(total)}
         rec.update({k: (terms or {})[k] for k in JOURNAL_TERMS if k in (terms or {})})
-        line = json.dumps(rec, separators=(",", ":"))
-        os.write(fd, (line + "\n").encode())
-        os.fsync(fd)
+        data = (json.dumps(rec, separators=(",", ":")) + "\n").encode()
+        size = os.fstat(fd).st_size
+        try:
+            done = 0
+            while done < len(data):  # a short write is continued, not left torn
+                done += os.write(fd, data[done:])
+            os.fsync(fd)
+        except OSError as exc:
+            try:
+                os.ftruncate(fd, size)
+            except OSError:
+                pass
+            if exc.errno not in FULL_WRITE_ERRNOS:
+                raise
+            raise ParameterError(option_for(p, "path"), f"{p}: cannot append to the ledger's journal: "
+                                                        f"{exc.strerror or exc}; the batch was refused and nothing "
+                                                        f"released (the journal is unchanged)") from None
     finally:
         os.close(fd)
 

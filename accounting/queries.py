@@ -60,6 +60,13 @@ cap to the cap and drops those below −cap (to −∞).
   2022, Definition 7 and Theorem 10).  The split preserves each atom's (P, Q) masses, so the error
   is second order: measured ≤ 3·10⁻⁴ relative at Q = 10⁶ and h = 3·10⁻⁴, against up to Q·h for
   rounding every loss up.
+  The composition of the split pairs is one FFT per step (:func:`_grid_self_compose`,
+  :func:`_grid_compose`); its floating-point error is bounded, not measured: Higham's normwise bound
+  on each DFT, the n-fold power's amplification per frequency, the frequencies where |z_k| ≈ 1
+  recomputed in 40-digit mpmath, the inverse DFT's bound, and the ℓ1 distance to the exact masses
+  carried as ``GridPLD.error`` and added to every δ read (proofs in those functions; tested against
+  exact rational convolutions, ``tests/accounting/test_fft_error_bound.py``): about 4·10⁻¹³ at
+  Q = 10⁴ of a pure (0.007, 0) profile, where the float64 bound alone would be 10⁻⁶.
 * Optimistic: each loss rounded *down* (and the cap as above); a lower bound whose error grows
   like Q·h/2, so the reported bracket [lower, upper] is tight at small Q and wide at large Q.
 * Closed forms: every query of a table is (ε′, δ_γ(ε′))-DP for each ε′ of its profile (the pair
@@ -94,7 +101,12 @@ from darrm.numerics.delta import composed_delta as failure_delta
 from darrm.privacy.profile import PrivacyProfile
 from darrm.table import GammaTable
 
-from .composition import optimal_homogeneous_delta, optimal_homogeneous_epsilon
+from .composition import (
+    certified_above,
+    float_homogeneous_epsilon,
+    optimal_homogeneous_delta,
+    optimal_homogeneous_epsilon,
+)
 from .table_identity import per_query_budget, table_fingerprint
 
 __all__ = [
@@ -439,21 +451,140 @@ def _exposures(params: object):
 TAIL_MASS = 1e-15
 
 
+#: unit roundoff of float64
+_U = 2.0**-53
+#: Higham's η for one DFT by scipy's pocketfft (computed twiddle factors accurate to a few ulps): 8u,
+#: the generous value :mod:`darrm.accounting.shuffle.binary_rr_exact` uses too
+_FFT_ETA = 8.0 * _U
+
+
+def _dft_relative_error(size: int) -> float:
+    """A bound on ‖fl(DFT x) − DFT x‖₂ / ‖DFT x‖₂ for a DFT of ``size`` points (forward or inverse):
+    log₂(size)·η/(1 − log₂(size)·η) (Higham, *Accuracy and Stability of Numerical Algorithms*,
+    Theorem 24.2), with η = :data:`_FFT_ETA` and the factor 1.01 for the denominator."""
+    return 1.01 * math.log2(max(2, size)) * _FFT_ETA
+
+
+def _spectrum_norm(half: np.ndarray, size: int) -> float:
+    """‖y‖₂ of a full (Hermitian) spectrum of ``size`` points from its rfft half ``half`` (real, ≥ 0 entries
+    per frequency): the entries k and size − k are conjugates, so each appears twice except k = 0 and,
+    for an even size, the Nyquist one."""
+    w = np.full(half.size, 2.0)
+    w[0] = 1.0
+    if size % 2 == 0:
+        w[-1] = 1.0
+    return float(math.sqrt(float(np.dot(w, half * half))))
+
+
+def _power(z: np.ndarray, n: int) -> np.ndarray:
+    """z**n entrywise by binary powering (n − 1 multiplications' worth of rounding at most: each complex
+    product errs by a relative √2·γ₂ ≤ 2.83u, Higham Lemma 3.5, so the result is within a relative
+    (1 + 2.83u)^{n−1} − 1 of the exact power of the computed z)."""
+    out = np.ones_like(z)
+    base = z.copy()
+    while n:
+        if n & 1:
+            out = out * base
+        n >>= 1
+        if n:
+            base = base * base
+    return out
+
+
+def _power_error(mag: np.ndarray, n: int, b1: float) -> np.ndarray:
+    """Per frequency, a bound on |ŵ_k − z_k^n| where z_k is the exact DFT entry, z̃_k the computed one
+    (|z̃_k − z_k| ≤ b1, ``mag`` = |z̃_k|) and ŵ_k = :func:`_power` (z̃_k, n): by the mean value theorem
+    |z̃^n − z^n| ≤ n·max(|z̃|, |z|)^{n−1}·|z̃ − z| ≤ n·(|z̃| + b1)^{n−1}·b1, plus the powering's own
+    rounding ((1 + 2.83u)^{n−1} − 1)·|z̃|^n and an underflow allowance of 2^{−1000} per product."""
+    with np.errstate(under="ignore"):
+        lift = np.exp((n - 1) * np.log1p(np.maximum(mag + b1, 1e-300) - 1.0))
+        rounding = math.expm1((n - 1) * math.log1p(2.83 * _U)) * 1.01
+        return n * lift * b1 * 1.01 + rounding * lift * (mag + b1) + 2.0 * n.bit_length() * 2.0**-1000
+
+
+#: most frequencies whose n-th power :func:`_exact_powers` recomputes in high precision, and most
+#: terms it sums for them (over the one-query masses)
+EXACT_FREQUENCIES = 4096
+EXACT_WORK = 1_000_000
+#: the float64 bound :func:`_exact_powers` leaves on the frequencies it does not recompute (ℓ2 norm)
+EXACT_TARGET = 1e-13
+
+
+def _exact_powers(p: np.ndarray, size: int, n: int, w: np.ndarray, per: np.ndarray) -> None:
+    """Where the float64 bound ``per`` on |w_k − z_k^n| is largest (the frequencies near 0, and every
+    other peak of |z|, where |z_k|^{n−1} ≈ 1 multiplies the DFT's rounding n-fold), recompute
+    z_k = Σ_j p_j e^{−2πi jk/size} and z_k^n in mpmath at 40 digits (the input floats are exact there;
+    a sparse p is summed over its non-zeros with jk reduced mod size in integers, a dense one by
+    Horner's scheme), store them in ``w`` and their bound, 2.2u·|w_k| (one rounding to complex128 of a
+    value accurate to ~10^{−35} relative), in ``per``.  At most :data:`EXACT_FREQUENCIES` frequencies
+    and :data:`EXACT_WORK` terms; the others keep their float64 bound."""
+    import mpmath
+
+    nz = np.nonzero(p)[0]
+    sparse = 4 * nz.size < p.size
+    budget = min(EXACT_FREQUENCIES, EXACT_WORK // max(1, nz.size if sparse else p.size))
+    order = np.argsort(per)[::-1]
+    # only as many as leave the rest's ℓ2 norm (both halves of the spectrum) below EXACT_TARGET
+    rest = np.sqrt(2.0 * np.cumsum((per[order] ** 2)[::-1])[::-1])
+    order = order[:min(budget, int(np.count_nonzero(rest > EXACT_TARGET)))]
+    if order.size == 0:
+        return
+    with mpmath.workdps(40):
+        if sparse:
+            js = [int(j) for j in nz]
+            cs = [mpmath.mpf(float(p[j])) for j in nz]
+            steps = [mpmath.expjpi(mpmath.mpf(-2 * j) / size) for j in js]  # e^{−2πi j/size}
+        else:
+            coeffs = [mpmath.mpf(float(x)) for x in p[::-1]]
+        prev = -2
+        twiddles: list = []
+        for k in sorted(order.tolist()):
+            if sparse:
+                # e^{−2πi jk/size}: from k − 1 by one product (consecutive frequencies), else afresh;
+                # ≤ EXACT_FREQUENCIES products at 40 digits keep 10^{−35} relative
+                if k == prev + 1:
+                    twiddles = [t * st for t, st in zip(twiddles, steps, strict=True)]
+                else:
+                    twiddles = [mpmath.expjpi(mpmath.mpf(-2 * ((j * k) % size)) / size) for j in js]
+                prev = k
+                acc = mpmath.fsum(c * t for c, t in zip(cs, twiddles, strict=True))
+            else:
+                omega = mpmath.expjpi(mpmath.mpf(-2 * k) / size)
+                acc = mpmath.mpc(0)
+                for c in coeffs:
+                    acc = acc * omega + c
+            val = complex(acc ** n)
+            w[k] = val
+            per[k] = 2.2 * _U * abs(val) + 1e-300
+
+
 @dataclass(frozen=True)
 class GridPLD:
     """A pessimistic privacy-loss distribution on the grid ``interval``·(lower + i): P-masses
-    ``probs`` and the infinite-loss mass; what :func:`_grid_composed` returns."""
+    ``probs``, the infinite-loss mass, and ``error``, a bound on the ℓ1 distance between ``probs`` and
+    the exact masses they stand for (the floating-point error of the FFTs that composed them,
+    :func:`_grid_self_compose`, :func:`_grid_compose`); what :func:`_grid_composed` returns.
+
+    Its δ(ε) adds ``error`` (each exact mass enters δ with a weight in [0, 1], so the exact δ is
+    within ``error`` of the sum over the computed masses) and the dot product's own rounding (a
+    relative γ_W for W terms, Higham Lemma 3.1): an upper bound on the exact δ of the pair whose
+    composition the masses stand for, and so is every ε(δ) read from it."""
 
     lower: int
     probs: np.ndarray
     infinity_mass: float
     interval: float
+    error: float = 0.0
 
     def get_delta_for_epsilon(self, eps: float) -> float:
-        """δ(ε) = infinity mass + Σ_{L > ε} p·(1 − e^{ε − L})."""
+        """δ(ε) = infinity mass + Σ_{L > ε} p·(1 − e^{ε − L}), plus ``error`` and the sum's rounding."""
         losses = (self.lower + np.arange(self.probs.size)) * self.interval
         i = int(np.searchsorted(losses, eps, side="right"))
-        return float(min(1.0, self.infinity_mass + float(np.dot(-np.expm1(eps - losses[i:]), self.probs[i:]))))
+        terms = int(self.probs.size - i) + 2
+        body = float(np.dot(-np.expm1(eps - losses[i:]), self.probs[i:]))
+        # each weight 1 − e^{ε−L} errs by a few ulps relative (expm1), and the sum by γ_W: (W + 4)·u·1.01
+        out = (self.infinity_mass + body) * (1.0 + 1.01 * (terms + 4) * _U) + self.error
+        return float(min(1.0, out))
 
 
 def _chernoff_window(logp: np.ndarray, n: int) -> tuple[int, int, float]:
@@ -481,7 +612,16 @@ def _chernoff_window(logp: np.ndarray, n: int) -> tuple[int, int, float]:
 def _grid_self_compose(lower: int, probs: np.ndarray, inf: float, h: float, n: int) -> GridPLD:
     """n-fold composition by one FFT on a window chosen by :func:`_chernoff_window`, pessimistic:
     the FFT is cyclic, so the mass outside the window wraps into it (more mass: δ only grows), and
-    the upper tail, whose wrapped copy lands at *lower* losses, is also counted as infinite loss."""
+    the upper tail, whose wrapped copy lands at *lower* losses, is also counted as infinite loss.
+
+    Floating-point error (``GridPLD.error``, proof).  With M the FFT size, p the masses and z = DFT p
+    (exact), the computed z̃ satisfies ‖z̃ − z‖₂ ≤ b1 := r·‖z‖₂ = r·√M·‖p‖₂ (r :=
+    :func:`_dft_relative_error`; Parseval), so |z̃_k − z_k| ≤ b1 for every k.  The computed power
+    ŵ = :func:`_power` (z̃, n) is within e_k := :func:`_power_error` of z_k^n.  The exact n-fold cyclic
+    convolution is c = DFT⁻¹(z^n); the computed one is ĉ = fl(DFT⁻¹ ŵ) with
+    ‖ĉ − DFT⁻¹ŵ‖₂ ≤ r·‖ŵ‖₂/√M.  Hence, for the W ≤ M masses kept,
+    ‖ĉ − c‖₁ ≤ √W·‖ĉ − c‖₂ ≤ √M·(‖ŵ − z^n‖₂/√M + r·‖ŵ‖₂/√M) = ‖e‖₂ + r·‖ŵ‖₂, and clipping negative
+    values to 0 moves no mass away from the exact (non-negative) ones.  ∎"""
     from scipy import fft
 
     if n == 1:
@@ -493,20 +633,45 @@ def _grid_self_compose(lower: int, probs: np.ndarray, inf: float, h: float, n: i
         logp = np.log(p)
     lo, hi, tail = _chernoff_window(logp, n)
     size = fft.next_fast_len(max(hi - lo + 1, p.size), real=True)
-    out = fft.irfft(fft.rfft(p, size) ** n, size)
+    r = _dft_relative_error(size)
+    z = fft.rfft(p, size)
+    b1 = r * math.sqrt(size) * float(np.linalg.norm(p)) * 1.01
+    w = _power(z, n)
+    per = _power_error(np.abs(z), n, b1)
+    _exact_powers(p, size, n, w, per)
+    err = _spectrum_norm(per, size) + r * _spectrum_norm(np.abs(w), size) * 1.01
+    out = fft.irfft(w, size)
     out = np.roll(out, -(lo % size))[:hi - lo + 1]
     out = np.clip(out, 0.0, None)
     inf_n = -math.expm1(n * math.log1p(-inf)) if inf < 1.0 else 1.0
-    return GridPLD(n * (lower + first) + lo, out, min(1.0, inf_n + tail), h)
+    return GridPLD(n * (lower + first) + lo, out, min(1.0, inf_n + tail), h, err)
 
 
 def _grid_compose(a: GridPLD, b: GridPLD) -> GridPLD:
-    """The composition of two grid PLDs (one full linear convolution by FFT: no truncation)."""
-    from scipy import signal
+    """The composition of two grid PLDs (one full linear convolution by FFT: no truncation).
 
-    probs = np.clip(signal.fftconvolve(a.probs, b.probs), 0.0, None)
+    Error (``GridPLD.error``): with exact masses a, b within ℓ1 distances E_a, E_b of the computed
+    ã, b̃, ‖ã⊛b̃ − a⊛b‖₁ ≤ E_a·‖b̃‖₁ + (‖ã‖₁ + E_a)·E_b; the FFT product adds, as in
+    :func:`_grid_self_compose` (n = 1 per factor), ‖ŵ − âb̂‖₂ + r·‖ŵ‖₂ with |â_k − (DFT ã)_k| ≤ b_a,
+    |b̂_k − (DFT b̃)_k| ≤ b_b and |ŵ_k − â_k b̂_k| ≤ 2.83u·|â_k||b̂_k|, so
+    |ŵ_k − (DFT ã)_k(DFT b̃)_k| ≤ b_a·(|b̂_k| + b_b) + b_b·|â_k| + 2.83u·|â_k||b̂_k| (all ×1.01).  ∎"""
+    from scipy import fft
+
+    size = fft.next_fast_len(a.probs.size + b.probs.size - 1, real=True)
+    r = _dft_relative_error(size)
+    za, zb = fft.rfft(a.probs, size), fft.rfft(b.probs, size)
+    ba = r * math.sqrt(size) * float(np.linalg.norm(a.probs)) * 1.01
+    bb = r * math.sqrt(size) * float(np.linalg.norm(b.probs)) * 1.01
+    w = za * zb
+    ma, mb = np.abs(za), np.abs(zb)
+    per = (ba * (mb + bb) + bb * ma + 2.83 * _U * ma * mb) * 1.01
+    own = _spectrum_norm(per, size) + r * _spectrum_norm(np.abs(w), size) * 1.01
+    probs = np.clip(fft.irfft(w, size)[: a.probs.size + b.probs.size - 1], 0.0, None)
+    sa = float(np.sum(a.probs)) * (1.0 + a.probs.size * _U)  # ‖ã‖₁, rounded up (non-negative masses)
+    sb = float(np.sum(b.probs)) * (1.0 + b.probs.size * _U)
+    carried = a.error * sb + (sa + a.error) * b.error
     inf = 1.0 - (1.0 - a.infinity_mass) * (1.0 - b.infinity_mass)
-    return GridPLD(a.lower + b.lower, probs, inf, a.interval)
+    return GridPLD(a.lower + b.lower, probs, inf, a.interval, own + carried)
 
 
 def _grid_composed(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], interval: float,
@@ -700,24 +865,13 @@ def epsilon_for_delta(pld, delta: float, *, upper: bool = True) -> float:
     return hi if upper else lo
 
 
-#: the pessimistic side's allowance for the FFT's rounding in dp_accounting's composition (its δ is
-#: off by up to ~2e-14 absolute at 10⁶ points, measured against exact sums): δ_total is lowered, or
-#: the returned δ raised, by this much plus :data:`FFT_SLACK_RELATIVE` of it
-FFT_SLACK = 1e-12
-FFT_SLACK_RELATIVE = 1e-9
-
-
-def _side(pld, target: float, want_eps: bool, upper: bool, fft: bool = True) -> float:
-    """ε or δ of ``pld`` on the side ``upper``; ``fft``: the PLD came out of an FFT (the slack above)."""
-    upper_slack = upper and fft
+def _side(pld, target: float, want_eps: bool, upper: bool) -> float:
+    """ε or δ of ``pld`` on the side ``upper`` (a :class:`GridPLD`'s δ already carries its proven
+    floating-point error, ``GridPLD.error``)."""
     if want_eps:
-        if upper_slack:
-            target = target * (1.0 - FFT_SLACK_RELATIVE) - FFT_SLACK
-            if target <= 0.0:
-                return math.inf
         return epsilon_for_delta(pld, target, upper=upper)
     d = float(pld.get_delta_for_epsilon(target))
-    return d * (1.0 + FFT_SLACK_RELATIVE) + FFT_SLACK if upper_slack else max(0.0, d)
+    return d if upper else max(0.0, d)
 
 
 def _refined(steps, target: float, want_eps: bool, interval: float | None, bracket: float,
@@ -729,7 +883,7 @@ def _refined(steps, target: float, want_eps: bool, interval: float | None, brack
     even that drift would exceed the pessimistic value, no lower bound is computed (``lower`` 0)."""
     n = sum(q for _, q in steps)
     h = choose_interval(steps, interval, loss_cap, bracket)
-    hi = _side(_grid_composed(steps, h, loss_cap), target, want_eps, True, fft=n > 1)
+    hi = _side(_grid_composed(steps, h, loss_cap), target, want_eps, True)
     if not math.isfinite(hi) or hi == 0.0:
         return hi, hi, h
     width = composed_width(steps, loss_cap)
@@ -765,17 +919,25 @@ def closed_form_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], 
         budgets = [per_query_budget(t) for t in tables]
         points.append((max(e for e, _ in budgets), max(d for _, d in budgets)))
     best = math.inf if want_eps else 1.0
+    winner: tuple[float, float] | None = None
     for e, d in points:
         if not (0.0 < e <= v.EPS_MAX) or not 0.0 <= d < 1.0:
             continue
         try:
             if want_eps:
                 if target >= failure_delta(d, n):
-                    best = min(best, optimal_homogeneous_epsilon(e, d, n, target))
+                    root = float_homogeneous_epsilon(e, d, n, target)
+                    if root < best:
+                        best, winner = root, (e, d)
             else:
                 best = min(best, optimal_homogeneous_delta(e, d, n, target))
         except ParameterError:  # too many compositions for the window of the exact sum
             continue
+    if winner is not None:  # only the smallest float root is decided exactly (never below the true one)
+        try:
+            best = certified_above(winner[0], winner[1], n, target, best)
+        except ParameterError:
+            return math.inf
     return best
 
 

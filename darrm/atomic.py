@@ -273,7 +273,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, name: str = "pat
         try:
             _write(real, data, name)
         except OSError as exc:
-            if exc.errno not in _FULL:
+            if exc.errno not in FULL_WRITE_ERRNOS:
                 raise
             raise ParameterError(option_for(real, name), f"{path}: cannot write it: {exc.strerror or exc}; nothing "
                                                          "was written (an existing file is unchanged)") from None
@@ -281,7 +281,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, name: str = "pat
 
 #: a write that fails for lack of room (a full disk, a quota, ``RLIMIT_FSIZE``) or an I/O error:
 #: refused naming the option, the target untouched
-_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+FULL_WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
 def _write(path: Path, data: bytes, name: str) -> None:

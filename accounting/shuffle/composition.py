@@ -16,6 +16,21 @@ composition (Zhu, Dong, Wang 2022, Thm 10), and dp_accounting composes it, round
 losses up (``pessimistic_estimate=True``).
 
 The result is an upper bound on the composed ε(δ); it is as tight as δ̄ and the ε grid.
+
+Which δ̄ (:func:`round_profile`, named by :func:`round_profile_name` in ``darrm shuffle --rounds``):
+
+* binary RR: the exact law of the shuffled count over every split of the others
+  (:mod:`.binary_rr_exact`);
+* k-ary RR, k ≥ 3: the optimal (privacy-blanket) decomposition, its GPARV sum computed from exact
+  count sums (:mod:`.decomposition`).  For k-RR it is the tightest profile this package proves: at
+  n ≤ 20 it is within 0.2 % of the exact enumeration over every dataset at ε = 0.1 (δ within 1–30 %
+  at larger ε); the k-RR "stronger clone" count law (each other user a fair coin on {a, b} with
+  probability 2/(e^{ε0}+k−1), Feldman, McMillan & Talwar 2023) is valid too but 7–570 % higher in δ
+  there, so it is not used.  Composed, the rounds are within 0.5–0.8 % of the exact composition of
+  the count law (N_a, N_b) of one dataset (every other user holding a third class, the worst
+  dataset at small n) at n ∈ {100, 200, 300}, and never below it
+  (``tests/accounting/shuffle/test_rounds_krr.py``);
+* a generic ε0-LDP randomizer: the clone bound.
 """
 
 from __future__ import annotations

@@ -102,3 +102,18 @@ def available_memory() -> int | None:
     Δ > 0 under a 4 GB limit ran into MemoryError although the machine had memory to spare)."""
     found = [v for v in (_meminfo_available(), _cgroup_available(), _address_space_available()) if v is not None]
     return min(found) if found else None
+
+
+#: the memory limit assumed where neither the caller nor the machine says one (no /proc, no cgroup)
+FALLBACK_LIMIT_BYTES = 8 * 2**30
+
+
+def memory_limit(max_memory: float | None) -> float:
+    """The bytes a refusal up front compares an estimate with: ``max_memory`` when the caller gave
+    one (it may exceed what is available: the caller's choice), else :func:`available_memory`
+    (read through the module, so tests can simulate a small machine), else
+    :data:`FALLBACK_LIMIT_BYTES`."""
+    if max_memory is not None:
+        return float(max_memory)
+    have = available_memory()
+    return float(FALLBACK_LIMIT_BYTES if have is None else have)

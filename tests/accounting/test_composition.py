@@ -176,3 +176,39 @@ def test_bad_parameters_raise_naming_the_parameter(call, name):
     with pytest.raises(ParameterError) as err:
         call()
     assert err.value.parameter == name
+
+
+def _mpmath_exact_delta(eps: float, delta: float, k: int, eps_total: float):
+    """1 − (1−δ)^k (1 − Σ_l C(k,l)(e^{(k−l)ε} − e^{ε_total+lε})⁺/(1+e^ε)^k) over every l, at 60 digits
+    (Kairouz et al. Theorem 3.3 summed term by term, on the exact values of the floats)."""
+    import mpmath
+
+    with mpmath.workdps(60):
+        e, et = mpmath.mpf(eps), mpmath.mpf(eps_total)
+        pure = mpmath.fsum(mpmath.binomial(k, l) * (mpmath.exp((k - l) * e) - mpmath.exp(et + l * e))
+                           for l in range(k + 1) if (k - 2 * l) * e > et) / (1 + mpmath.exp(e)) ** k
+        return 1 - (1 - mpmath.mpf(delta)) ** k * (1 - pure)
+
+
+@pytest.mark.parametrize(("eps", "delta", "k", "delta_total"),
+                         [(0.1, 0.0, 100, 1e-5), (0.3, 1e-5, 41, 1e-3), (0.007, 0.0, 2000, 1e-6)])
+def test_optimal_epsilon_is_never_below_the_exact_one(eps, delta, k, delta_total):
+    """At the PATE 2017 anchor (0.1, 0, 100, 10⁻⁵) → 4.31 the float64 root has an exact δ 1.5e-21 above δ_total:
+    the returned ε_total meets δ_total exactly (60-digit brute force) and is within 1e-12 of the true root."""
+    import mpmath
+
+    out = c.optimal_homogeneous_epsilon(eps, delta, k, delta_total)
+    assert _mpmath_exact_delta(eps, delta, k, out) <= mpmath.mpf(delta_total)
+    assert _mpmath_exact_delta(eps, delta, k, out * (1 - 1e-12)) > mpmath.mpf(delta_total)
+
+
+def test_the_exact_decision_refuses_the_float_root_at_the_anchor():
+    """The float64 inversion alone (the certified side checked in float64) returns a root whose exact δ is above
+    δ_total; the exact decision says so, so the check is not vacuous."""
+    from darrm.numerics.inversion import inverse_monotone
+
+    root = inverse_monotone(lambda t: c.optimal_homogeneous_delta(0.1, 0.0, 100, t), 1e-5, 0.0, 10.0,
+                            increasing=False, xtol=1e-13, rtol=1e-14, name="delta_total")
+    assert c.optimal_homogeneous_delta(0.1, 0.0, 100, root) <= 1e-5
+    assert not c._certified_delta(0.1, 0.0, 100, root, 1e-5)
+    assert _mpmath_exact_delta(0.1, 0.0, 100, root) > 1e-5

@@ -218,3 +218,56 @@ def test_a_failed_journal_append_charges_nothing_a_failed_save_charges_the_batch
     finally:
         s.close()
     assert LabellingSession.load(path, table, resume=False).queries == 3  # the journal remembers it
+
+
+@pytest.mark.parametrize("code", [28, 27])  # ENOSPC, EFBIG
+def test_a_full_disk_while_appending_to_the_journal_names_path_and_leaves_no_torn_line(tmp_path, table, monkeypatch,
+                                                                                         code):
+    import errno as errno_module
+
+    from darrm.accounting import ledger_file
+
+    assert code in (errno_module.ENOSPC, errno_module.EFBIG)
+    path = tmp_path / "ledger.json"
+    s = _session(table, path)
+    try:
+        s.label(_votes(2))
+        before = journal_path(path).read_bytes()
+        real_write = os.write
+
+        def half_then_full(fd, data):  # the disk fills in the middle of the line
+            if len(data) > 4:
+                real_write(fd, data[: len(data) // 2])
+                raise OSError(code, os.strerror(code))
+            return real_write(fd, data)
+
+        monkeypatch.setattr(ledger_file.os, "write", half_then_full)
+        with pytest.raises(ParameterError, match="journal") as exc:
+            s.label(_votes(3))
+        assert exc.value.parameter == "path" and os.strerror(code) in str(exc.value)
+        assert "\n" not in str(exc.value)
+        assert s.queries == 2  # refused: nothing charged, nothing released
+        assert journal_path(path).read_bytes() == before  # the half line was truncated away
+        monkeypatch.undo()
+        s.label(_votes(3))  # room again: the next append is a clean line
+        assert s.queries == 5
+    finally:
+        s.close()
+    assert LabellingSession.load(path, table, resume=False).queries == 5
+
+
+def test_a_short_journal_write_is_completed_not_torn(tmp_path, table, monkeypatch):
+    from darrm.accounting import ledger_file
+
+    path = tmp_path / "ledger.json"
+    real_write = os.write
+    monkeypatch.setattr(ledger_file.os, "write", lambda fd, data: real_write(fd, data[:3]))
+    s = _session(table, path)
+    try:
+        s.label(_votes(4))
+    finally:
+        s.close()
+    monkeypatch.undo()
+    raw = journal_path(path).read_bytes()
+    assert raw.endswith(b"\n") and json.loads(raw.splitlines()[-1])["total"] == 4
+    assert LabellingSession.load(path, table, resume=False).queries == 4

@@ -308,6 +308,36 @@ class WeightedShardParams(MemoryChecked, GroupTargets):
         per = max(C * g.size * full // (g.size + 1) for g in self.groups)
         return float(12 * 8 * per + sum(others_pmfs_bytes(g.size) for g in self.groups))
 
+    def check_memory(self, max_memory: float | None, need: float | None = None, what: str = "") -> float:
+        """:meth:`memory` (or ``need``), refused up front when above ``max_memory`` bytes, or, when
+        ``max_memory`` is None, above the memory available now
+        (:func:`darrm.backends.resources.memory_limit`).
+
+        Args:
+            max_memory: the most bytes allowed; None: what is available.
+            need: the estimate to check (None: :meth:`memory`, the certificate's).
+            what: what needs it, for the message (default: the configurations' probabilities).
+
+        Returns:
+            The estimate checked.
+
+        Raises:
+            ParameterError: naming ``max_memory`` (the CLI's ``--max-memory``), saying how to raise it.
+        """
+        from ...backends import resources
+
+        need = self.memory() if need is None else need
+        what = what or "their configurations' probabilities"
+        limit = resources.memory_limit(max_memory)
+        if need > limit:
+            allowed = "allowed" if max_memory is not None else "available"
+            raise ParameterError(
+                "max_memory", f"budget groups at K={self.K} ({len(self.groups)} groups) need about "
+                f"{need / 2**30:.2f} GiB for {what}, more than the "
+                f"{limit / 2**30:.2f} GiB {allowed}; merge groups, or raise the limit with --max-memory SIZE "
+                f"(SolveOptions(max_memory=...)) at your own risk")
+        return need
+
     # ------------------------------------------------------------------ records and files
     def file_fields(self) -> dict[str, Any]:
         """The γ file's fields for these parameters.

@@ -1,6 +1,6 @@
 """The exact shuffled binary-RR curve (``binary_rr_exact``) against independent references.
 
-References: :func:`darrm.accounting.shuffle.exact.worst_case_delta` (output histograms of every
+References: :func:`references.shuffle_exact.worst_case_delta` (output histograms of every
 multiset of the others, both victim directions, float64) and, at n = 7, every dataset of the
 others as a bit vector in 40-digit mpmath arithmetic.  The module's own claims (one direction,
 upper tails, closed-form ε) are not used by either reference.
@@ -14,11 +14,11 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from references.shuffle_exact import dataset_delta, exact_eps, worst_case_delta
 
 from darrm.accounting import GenericLDP, RandomizedResponse, all_bounds, best_upper_bound
 from darrm.accounting.shuffle import binary_rr_exact as bx
 from darrm.accounting.shuffle.bound import NotApplicable
-from darrm.accounting.shuffle.exact import dataset_delta, exact_eps, worst_case_delta
 from darrm.errors import ParameterError
 
 

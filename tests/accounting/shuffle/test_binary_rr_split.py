@@ -9,12 +9,12 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from references.shuffle_exact import worst_case_delta
 from scipy.stats import binom
 
 from darrm.accounting.shuffle import RandomizedResponse
 from darrm.accounting.shuffle import binary_rr_exact as bx
 from darrm.accounting.shuffle import binary_rr_split as bs
-from darrm.accounting.shuffle.exact import worst_case_delta
 
 
 def _mp_split_delta(n: int, j: int, eps0: float, eps: float) -> mpmath.mpf:

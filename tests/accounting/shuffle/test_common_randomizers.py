@@ -13,10 +13,11 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from references import shuffle_exact as exact
 from scipy.linalg import hadamard
 
 from darrm.accounting import RandomizedResponse, all_bounds, best_upper_bound
-from darrm.accounting.shuffle import decomposition, exact
+from darrm.accounting.shuffle import decomposition
 from darrm.accounting.shuffle.common_randomizers import (
     asymmetric_rr,
     hadamard_response,

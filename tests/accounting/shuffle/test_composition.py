@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 import pytest
+from references import shuffle_exact as exact
 
 from darrm.accounting import RandomizedResponse
-from darrm.accounting.shuffle import exact
 from darrm.accounting.shuffle.composition import ShuffleRound, dominating_pair, round_profile, rounds_epsilon
 from darrm.errors import ParameterError
 

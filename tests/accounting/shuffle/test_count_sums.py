@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from references.shuffle_exact import worst_case_delta
 from scipy.special import gammaln
 
 from darrm.accounting import FiniteRandomizer, RandomizedResponse
@@ -18,7 +19,6 @@ from darrm.accounting.shuffle.decomposition import (
     dataset_atoms,
     mixture_atoms,
 )
-from darrm.accounting.shuffle.exact import worst_case_delta
 
 
 def brute_positive_part(vals, w, n):

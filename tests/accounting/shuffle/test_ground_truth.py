@@ -1,6 +1,6 @@
 """Every upper bound >= the exact worst-case divergence, every lower bound <= it (to 1e-12).
 
-Ground truth: :func:`darrm.accounting.shuffle.exact.worst_case_delta` enumerates the output
+Ground truth: :func:`references.shuffle_exact.worst_case_delta` enumerates the output
 histograms of k-RR for *every* dataset of the other n-1 users (as a multiset; the
 victim's pair is (0, 1) by symmetry) and both hockey-stick directions; the maximum
 is the exact δ(ε) of the shuffled k-RR protocol.  Upper bounds for a generic
@@ -9,6 +9,7 @@ is the exact δ(ε) of the shuffled k-RR protocol.  Upper bounds for a generic
 
 import numpy as np
 import pytest
+from references.shuffle_exact import dataset_delta, exact_eps, worst_case_delta
 
 from darrm.accounting import (
     FiniteRandomizer,
@@ -16,7 +17,6 @@ from darrm.accounting import (
     RandomizedResponse,
     all_bounds,
 )
-from darrm.accounting.shuffle.exact import dataset_delta, exact_eps, worst_case_delta
 
 # (k, n): n <= 40, k <= 4 — every dataset of the other n-1 users is enumerated.
 CASES = [(2, 40), (3, 14), (4, 9)]

@@ -16,9 +16,9 @@ import warnings
 
 import numpy as np
 import pytest
+from references.shuffle_exact import worst_case_delta
 from scipy import integrate
 
-from darrm.accounting.shuffle.exact import worst_case_delta
 from darrm.accounting.shuffle.laplace import laplace_binned, laplace_dominating
 from darrm.errors import ParameterError
 

@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 import pytest
+from references import shuffle_exact as exact
 
 from darrm.accounting import FiniteRandomizer, GenericLDP, RandomizedResponse, all_bounds, best_upper_bound
-from darrm.accounting.shuffle import decomposition, exact, joint, lower_datasets
+from darrm.accounting.shuffle import decomposition, joint, lower_datasets
 from darrm.accounting.shuffle.bound import NotApplicable
 from darrm.accounting.shuffle.variation_ratio import krr_count_lower_delta
 

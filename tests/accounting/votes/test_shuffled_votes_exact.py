@@ -8,11 +8,11 @@ import math
 
 import numpy as np
 import pytest
+from references.shuffle_exact import worst_case_delta
 from scipy import stats
 
 from darrm.accounting import RandomizedResponse, all_bounds, composition
 from darrm.accounting.cli.votes import register
-from darrm.accounting.shuffle.exact import worst_case_delta
 from darrm.accounting.votes import (
     ShuffledBinaryRR,
     compose_queries,

@@ -1,4 +1,4 @@
-"""Exact hockey-stick divergence of shuffled finite randomizers, by enumeration.
+"""Exact hockey-stick divergence of shuffled finite randomizers, by enumeration (a tests' reference, not shipped).
 
 This is the ground truth the bounds are tested against.  The shuffled output of n
 users is (in law) the histogram of their n messages, so for a *fixed* dataset the
@@ -20,10 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from darrm.accounting.shuffle.randomizers import Randomizer, as_finite
 from darrm.errors import ParameterError
 from darrm.numerics.inversion import inverse_monotone
-
-from .randomizers import Randomizer, as_finite
 
 
 def _add_user(arr: np.ndarray, row: np.ndarray) -> np.ndarray:
@@ -111,7 +110,7 @@ def worst_case_delta(randomizer: Randomizer, n: int, eps: np.ndarray | float) ->
     fin = as_finite(randomizer)
     if fin is None:
         raise ParameterError("randomizer", "exact enumeration needs a specific (finite) randomizer")
-    from .randomizers import RandomizedResponse
+    from darrm.accounting.shuffle.randomizers import RandomizedResponse
 
     m = fin.array
     k = m.shape[0]
