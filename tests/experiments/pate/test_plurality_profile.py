@@ -11,10 +11,10 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from references import plurality_reference as brute
 
 from darrm import ParameterError
 from darrm.accounting import optimal_homogeneous_epsilon
-from darrm.experiments.pate import plurality as brute
 from darrm.experiments.pate.multiclass_aggregators import plurality_budget
 from darrm.experiments.pate.plurality_profile import (
     composed_plurality_epsilon,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from references import plurality_reference as brute
 
 from darrm import ParameterError
-from darrm.experiments.pate import plurality as brute
 from darrm.experiments.pate.plurality_top_two import (
     max_divergence,
     prior_weights,

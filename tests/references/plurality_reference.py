@@ -1,4 +1,7 @@
-"""A DaRRM-style plurality aggregator for C classes on disjoint shards (research item, small K and C).
+"""Test reference: the C-class plurality aggregator by brute force over every histogram (small K and C).
+
+The product module is :mod:`darrm.experiments.pate.plurality_top_two` (any K); its tests and those of
+:mod:`darrm.experiments.pate.plurality_profile` check it against this one.
 
 Setting.  K teachers, each trained on its own disjoint shard, vote one of C classes; the vote
 histogram n ∈ ℕ^C has Σ n = K.  Changing one training record changes one teacher's vote: the
