@@ -17,7 +17,7 @@ MULTICLASS_SMOKE_NOTE = ("SMOKE TEST (--quick): 25 teachers on 5000 images, 1000
                          "checks that every stage runs.  Its numbers are not results (no published columns).")
 
 _ORDER = METHODS
-_MARKERS = ("o", "s", "^", "D", "v")
+_MARKERS = ("o", "s", "^", "P", "D", "v")
 
 
 def _f(x: float | None, spec: str = ".3f") -> str:
