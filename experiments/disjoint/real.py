@@ -194,7 +194,7 @@ def run_equal_total(dataset: str, votes: np.ndarray, labels: np.ndarray, *, tota
             sigma = gnmax_sigma(e, delta_total, Q)
             s1, s2 = confident_sigmas(e, delta_total, Q)
             calib = {
-                "darrm-designed": {"family": design.winner.family, "epsilon_charged": design.winner.epsilon,
+                "darrm-designed": {"family": design.winner.family, "epsilon_charged": design.winner.epsilon_total,
                                    "prior_error": design.winner.error, "accountant": "certified Q-fold composition "
                                    "of the table's own profile (the smaller of GDP and PLD)"},
                 "gnmax": {"sigma": sigma, "epsilon_charged": float(gnmax_epsilon(sigma, delta_total, Q, "pld")),

@@ -11,7 +11,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from references.plurality_reference import histograms
+from references.plurality_reference import histograms, moves
 
 from darrm.budget.spec import TotalBudget
 from darrm.errors import ParameterError
@@ -26,20 +26,11 @@ from darrm.experiments.pate.plurality_duel import (
 )
 
 
-def _moves(n):
-    for a, b in itertools.permutations(range(len(n)), 2):
-        if n[a] >= 1:
-            m = list(n)
-            m[a] -= 1
-            m[b] += 1
-            yield tuple(m)
-
-
 def _real_margin_pairs(K, C):
     """Every (m, m′) of stage 2 realised by a histogram, a move and an ordered pair (c1, c2)."""
     out = set()
     for n in histograms(K, C):
-        for n2 in _moves(n):
+        for n2 in moves(n):
             for c1, c2 in itertools.permutations(range(C), 2):
                 out.add((n[c1] - n[c2], n2[c1] - n2[c2]))
     return out

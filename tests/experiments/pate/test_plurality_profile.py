@@ -46,7 +46,7 @@ def _brute_hs(gamma: dict, K: int, C: int, s: mpmath.mpf) -> mpmath.mpf:
         worst = mpmath.mpf(0)
         for n in brute.histograms(K, C):
             p = [mpmath.mpf(v) for v in brute.output_distribution(n, gamma)]
-            for m in brute._moves(n):
+            for m in brute.moves(n):
                 q = [mpmath.mpf(v) for v in brute.output_distribution(m, gamma)]
                 worst = max(worst, mpmath.fsum(max(mpmath.mpf(0), a - s * b) for a, b in zip(p, q, strict=True)))
         return worst
