@@ -4,8 +4,9 @@ Stages: load + verify data → split the public (test) set into a query pool and
 half (:func:`~.public_split.split_public`) → K non-private teachers on disjoint shards vote on the
 pool (:func:`~.multiclass_teachers.multiclass_votes`, cached) → for every (ε_total, Q): GNMax and
 Confident-GNMax calibrated to (ε_total, δ_total) exactly, the DaRRM plurality aggregator at the
-per-query budget whose own profile composes to it (:mod:`~.plurality_profile`) and the non-private
-plurality → the same query indices for every method (:func:`~.study.query_indices`) → a student per
+per-query budget whose own profile composes to it (:mod:`~.plurality_profile`), the duel family
+designed for the total (:mod:`~.plurality_duel`, never worse than GNMax under its prior) and the
+non-private plurality → the same query indices for every method (:func:`~.study.query_indices`) → a student per
 release trained on the pool and scored once on the held-out half.
 
 Outputs in ``out``: ``results.json`` (one record per (method, ε_total, Q)), ``multiclass.md`` and
