@@ -1,4 +1,4 @@
-"""Ten-class PATE end to end at equal TOTAL budgets: teachers → four aggregators → students.
+"""Ten-class PATE end to end at equal TOTAL budgets: teachers → five aggregators → students.
 
 Stages: load + verify data → split the public (test) set into a query pool and a guarded held-out
 half (:func:`~.public_split.split_public`) → K non-private teachers on disjoint shards vote on the
