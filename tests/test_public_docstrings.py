@@ -34,7 +34,7 @@ FACADES = {"darrm": darrm, "darrm.accounting": darrm.accounting}
 #: callable defined there.
 PATE_MODULES = tuple(f"darrm.experiments.pate.{name}" for name in (
     "anchors", "cli", "ensemble", "model", "multiclass_aggregators", "multiclass_config", "multiclass_report",
-    "multiclass_run", "multiclass_teachers", "plurality", "plurality_profile", "plurality_top_two", "public_split",
+    "multiclass_run", "multiclass_teachers", "plurality_duel", "plurality_profile", "plurality_top_two", "public_split",
     "report", "run", "semi_supervised", "smooth_sensitivity", "student", "student_config", "student_report",
     "student_study", "study", "teacher_config", "teachers", "totals"))
 EXPERIMENT_MODULES = ("darrm.experiments.data.idx", "darrm.experiments.data.loader", "darrm.experiments.data.locations",

@@ -25,6 +25,17 @@ shuffled count (:func:`darrm.accounting.tight_total_epsilon`) for the shuffled r
 post-processing of the counts; the smaller of that and the generic bound is reported), exact
 optimal composition of the per-query (ε, δ) for the DaRRM rows.
 
+**At equal total budget** (:func:`run_equal_total`, the non-private teachers only): for every
+(ε_total, δ_total, Q), each method calibrated by its tightest valid data-independent accountant:
+
+* ``darrm-designed``  — :func:`darrm.design_for_budget` with ``DisjointParams(K, NonPrivate())``: γ whose
+                        certified Q-fold composition meets the total (its search contains binary GNMax,
+                        the Gaussian threshold γ, so its expected error under its prior is never larger);
+* ``gnmax``           — σ = √Q·σ₁(ε_total, δ_total), the exact composition of Q Gaussian mechanisms;
+* ``confident-gnmax`` — (σ1, σ2) at PATE 2018's ratio, threshold 0.8·K, every query charged
+                        (:func:`darrm.experiments.pate.multiclass_aggregators.confident_sigmas`); its
+                        accuracy is over the answered queries.
+
 Release functions (:mod:`darrm.experiments.releases`) see only votes and their own randomness;
 the true labels enter only the accuracies of :func:`run_real`.  Usage::
 
@@ -54,8 +65,8 @@ from darrm.experiments.pate.study import StudyConfig, query_indices
 from darrm.experiments.releases import Method, mechanism_rng, release
 from darrm.numerics.delta import composed_delta
 
-__all__ = ["METHODS", "build_mechanisms", "cached_votes", "load_votes", "markdown", "markdown_all", "privacy",
-           "run_real"]
+__all__ = ["EQUAL_TOTAL_METHODS", "METHODS", "build_mechanisms", "cached_votes", "load_votes", "markdown",
+           "markdown_all", "nonprivate_votes", "privacy", "run_equal_total", "run_real"]
 
 #: rows of the study: release, votes, arguments from :func:`build_mechanisms`' dict, stream id
 METHODS: dict[str, Method] = {
@@ -132,6 +143,111 @@ def run_real(dataset: str, votes_private: np.ndarray, votes_nonprivate: np.ndarr
                 rec.update({k: args[k] for k in ("eps0", "sigma") if k in args})
                 rows.append(rec)
     return rows
+
+
+#: the rows of :func:`run_equal_total`, with their mechanism stream ids
+EQUAL_TOTAL_METHODS = {"darrm-designed": 111, "gnmax": 112, "confident-gnmax": 113}
+
+
+def run_equal_total(dataset: str, votes: np.ndarray, labels: np.ndarray, *, total_eps=(0.5, 2.0, 4.0),
+                    queries=(20, 100, 500), delta_total: float = 1e-5, draws: int = 10, seed: int = 0,
+                    prior_mean: float = 0.9, classes=(5, 8)) -> list[dict]:
+    """Label accuracy of the non-private teachers' releases at equal TOTAL budgets (module docstring).
+
+    Args:
+        dataset: the data set's name (recorded).
+        votes: ``(N, K)`` predicted labels of the K non-private teachers on the N test images (K odd).
+        labels: the N true labels.
+        total_eps: the total ε budgets.
+        queries: the Q values.
+        delta_total: the total δ of every budget.
+        draws: draws of the Q test queries (:func:`darrm.experiments.pate.study.query_indices`).
+        seed: the study's seed.
+        prior_mean: the i.i.d. prior of the designed γ (data-independent).
+        classes: the binary task ``(a, b)``.
+
+    Returns:
+        One row per (method, ε_total, Q): accuracy mean / std over the draws (over the answered
+        queries for Confident-GNMax), answered count, the calibration and the charged total.
+
+    Raises:
+        ParameterError: a bad budget, or no γ meets it.
+    """
+    from darrm.budget.spec import TotalBudget
+    from darrm.experiments.pate.multiclass_aggregators import (
+        CONFIDENT_THRESHOLD_FRACTION,
+        confident_release,
+        confident_sigmas,
+        confident_total_epsilon,
+        gnmax_sigma,
+    )
+    from darrm.experiments.releases import darrm_release, gnmax_release
+
+    v = np.asarray(votes)
+    K = v.shape[1]
+    a, b = classes
+    rows = []
+    for e in total_eps:
+        for Q in queries:
+            budget = TotalBudget(e, delta_total, Q)
+            design = darrm.design_for_budget(DisjointParams(K, NonPrivate(), 1.0), budget, darrm.IIDPrior(prior_mean))
+            sigma = gnmax_sigma(e, delta_total, Q)
+            s1, s2 = confident_sigmas(e, delta_total, Q)
+            calib = {
+                "darrm-designed": {"family": design.winner.family, "epsilon_charged": design.winner.epsilon_total,
+                                   "prior_error": design.winner.error, "accountant": "certified Q-fold composition "
+                                   "of the table's own profile (the smaller of GDP and PLD)"},
+                "gnmax": {"sigma": sigma, "epsilon_charged": float(gnmax_epsilon(sigma, delta_total, Q, "pld")),
+                          "accountant": "exact composition of Q Gaussian mechanisms (PLD)"},
+                "confident-gnmax": {"sigma1": s1, "sigma2": s2, "threshold": CONFIDENT_THRESHOLD_FRACTION * K,
+                                    "epsilon_charged": confident_total_epsilon(s1, s2, delta_total, Q),
+                                    "accountant": "exact, data-independent: every query charged (one Gaussian)"},
+            }
+            for method, stream in EQUAL_TOTAL_METHODS.items():
+                acc, answered = [], []
+                for r in range(draws):
+                    idx = query_indices(seed, v.shape[0], Q, r)
+                    rng = np.random.default_rng([seed, stream, Q, r, int(round(e * 1e6))])
+                    ok = np.ones(Q, dtype=bool)
+                    if method == "darrm-designed":
+                        lab = darrm_release(v[idx], np.asarray(design.table.gamma), rng, classes)
+                    elif method == "gnmax":
+                        lab = gnmax_release(v[idx], sigma, rng, classes)
+                    else:
+                        hist = np.stack([(v[idx] == a).sum(axis=1), (v[idx] == b).sum(axis=1)], axis=1)
+                        ok, pick = confident_release(hist, CONFIDENT_THRESHOLD_FRACTION * K, s1, s2, rng)
+                        lab = np.where(pick == 1, b, a)
+                    answered.append(int(ok.sum()))
+                    if ok.any():
+                        acc.append(float(np.mean(lab[ok] == labels[idx][ok])))
+                rows.append({"dataset": dataset, "method": method, "K": K, "Q": Q, "epsilon_total": e,
+                             "delta_total": delta_total, "draws": draws,
+                             "accuracy_mean": float(np.mean(acc)) if acc else None,
+                             "accuracy_std": float(np.std(acc)) if acc else None,
+                             "answered_mean": float(np.mean(answered)), **calib[method]})
+    return rows
+
+
+def nonprivate_votes(dataset: str, data_dir: str | None = None,
+                     cache_dir: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(votes, test labels) of the PATE study's K = 11 non-private teachers (cached; trained when absent:
+    about a minute on CPU, no DP-SGD).
+
+    Args:
+        dataset: ``mnist`` or ``fashion-mnist``.
+        data_dir: folder holding the IDX files (default: searched, then downloaded).
+        cache_dir: the teacher cache (default: :func:`~darrm.experiments.cache.default_cache_dir`).
+
+    Returns:
+        ``(votes, labels)``.
+
+    Raises:
+        DatasetError: the data set is missing or corrupt.
+    """
+    get_ensemble = _ensembles().get_ensemble
+    cfg, task = _task(dataset, data_dir)
+    cache = Path(cache_dir) if cache_dir else default_cache_dir()
+    return get_ensemble(task, cfg.teacher_config(False), cache, progress=False).votes, task.test_labels
 
 
 def markdown(rows: list[dict], m: int) -> str:

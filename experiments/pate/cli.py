@@ -82,7 +82,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="with --classes 10: the total δ of every budget (default: 1e-5)")
     p.add_argument("--methods", type=_names, default=None,
                    help="with --classes 10: comma-separated methods to run (default: all of gnmax, confident-gnmax, "
-                        "darrm-plurality, plurality-nonprivate, true-labels)")
+                        "darrm-plurality, darrm-duel, plurality-nonprivate, true-labels)")
     p.set_defaults(func=run_command)
 
 

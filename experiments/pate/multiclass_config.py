@@ -13,7 +13,7 @@ from darrm.validation import count, epsilon, flag, open_unit
 __all__ = ["METHODS", "MulticlassConfig"]
 
 #: the ten-class study's methods, in table order
-METHODS = ("gnmax", "confident-gnmax", "darrm-plurality", "plurality-nonprivate", "true-labels")
+METHODS = ("gnmax", "confident-gnmax", "darrm-plurality", "darrm-duel", "plurality-nonprivate", "true-labels")
 
 
 @dataclass(frozen=True)

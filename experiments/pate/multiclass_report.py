@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from darrm.experiments.pate.anchors import anchors
+from darrm.experiments.pate.multiclass_config import METHODS
 from darrm.experiments.png import pyplot, save_png
 from darrm.plotting import fit_legend, fit_suptitle
 
@@ -15,8 +16,8 @@ MULTICLASS_SMOKE_NOTE = ("SMOKE TEST (--quick): 25 teachers on 5000 images, 1000
                          "2 draws, short training; it "
                          "checks that every stage runs.  Its numbers are not results (no published columns).")
 
-_ORDER = ("gnmax", "confident-gnmax", "darrm-plurality", "plurality-nonprivate", "true-labels")
-_MARKERS = ("o", "s", "^", "D", "v")
+_ORDER = METHODS
+_MARKERS = ("o", "s", "^", "P", "D", "v")
 
 
 def _f(x: float | None, spec: str = ".3f") -> str:

@@ -1,11 +1,12 @@
-"""Ten-class PATE end to end at equal TOTAL budgets: teachers → four aggregators → students.
+"""Ten-class PATE end to end at equal TOTAL budgets: teachers → five aggregators → students.
 
 Stages: load + verify data → split the public (test) set into a query pool and a guarded held-out
 half (:func:`~.public_split.split_public`) → K non-private teachers on disjoint shards vote on the
 pool (:func:`~.multiclass_teachers.multiclass_votes`, cached) → for every (ε_total, Q): GNMax and
 Confident-GNMax calibrated to (ε_total, δ_total) exactly, the DaRRM plurality aggregator at the
-per-query budget whose own profile composes to it (:mod:`~.plurality_profile`) and the non-private
-plurality → the same query indices for every method (:func:`~.study.query_indices`) → a student per
+per-query budget whose own profile composes to it (:mod:`~.plurality_profile`), the duel family
+designed for the total (:mod:`~.plurality_duel`, never worse than GNMax under its prior) and the
+non-private plurality → the same query indices for every method (:func:`~.study.query_indices`) → a student per
 release trained on the pool and scored once on the held-out half.
 
 Outputs in ``out``: ``results.json`` (one record per (method, ε_total, Q)), ``multiclass.md`` and
@@ -25,6 +26,7 @@ from tqdm.auto import tqdm
 
 from darrm.accounting import confident_gnmax_epsilon
 from darrm.atomic import atomic_write_bytes, atomic_write_json
+from darrm.budget.spec import TotalBudget
 from darrm.errors import ParameterError, SolveError
 from darrm.experiments.cache import default_cache_dir
 from darrm.experiments.data.loader import load_dataset
@@ -42,6 +44,7 @@ from darrm.experiments.pate.multiclass_aggregators import (
 from darrm.experiments.pate.multiclass_config import MulticlassConfig
 from darrm.experiments.pate.multiclass_report import multiclass_plot, multiclass_table
 from darrm.experiments.pate.multiclass_teachers import multiclass_votes
+from darrm.experiments.pate.plurality_duel import ACCOUNTANT, design_duel, release_duel
 from darrm.experiments.pate.plurality_profile import plurality_tight_budget
 from darrm.experiments.pate.plurality_top_two import release_plurality
 from darrm.experiments.pate.public_split import HeldOutSet, split_public
@@ -55,8 +58,8 @@ from darrm.paths import check_output_dir
 __all__ = ["MULTICLASS_METHODS", "public_subset", "run_multiclass"]
 
 #: methods in table order, with their mechanism stream ids
-MULTICLASS_METHODS = {"gnmax": 21, "confident-gnmax": 22, "darrm-plurality": 23, "plurality-nonprivate": 24,
-                      "true-labels": 26}
+MULTICLASS_METHODS = {"gnmax": 21, "confident-gnmax": 22, "darrm-plurality": 23, "darrm-duel": 29,
+                      "plurality-nonprivate": 24, "true-labels": 26}
 #: the query protocol of every row: Q pool positions drawn uniformly without replacement, blind to labels
 QUERY_PROTOCOL = ("queries drawn blind: Q pool images uniformly without replacement, the same for every method "
                   "(PATE 2017's student instead takes a class-balanced labelled subset chosen with the true labels)")
@@ -74,6 +77,7 @@ ACCOUNTANTS = {
                        "composed over Q queries (darrm.accounting.queries.fresh_bound, pessimistic); "
                        "delta_q = delta_total/(2Q), "
                        "the largest eps_q found by bisection; valid (fresh coins per query)",
+    "darrm-duel": ACCOUNTANT,
     "plurality-nonprivate": "none: the noiseless plurality of the teachers (ceiling, no DP)",
     "true-labels": "none: the pool's true labels of the queried images (the student's ceiling, no teachers)",
 }
@@ -94,6 +98,17 @@ def _mechanisms(cfg: MulticlassConfig, progress: bool) -> dict[tuple[str, float,
                                           "sigma_ratio": CONFIDENT_RATIO,
                                           "epsilon_total_check": confident_total_epsilon(s1, s2, cfg.total_delta, Q),
                                           "seconds_calibration": time.perf_counter() - t0}
+        if "darrm-duel" in cfg.methods:
+            t0 = time.perf_counter()
+            duel = design_duel(K, C, TotalBudget(e, cfg.total_delta, Q), cfg.prior_accuracy)
+            out[("darrm-duel", e, Q)] = {
+                "candidate": duel.best, "design": duel.best.name, "split": duel.best.split,
+                "sigma1": duel.best.sigma1, "mu2_certified": duel.best.mu2, "epsilon_total_check": duel.best.epsilon,
+                "prior_agreement": duel.best.agreement, "prior_agreement_gnmax": duel.gnmax.agreement,
+                "candidates": [{"name": c.name, "split": c.split, "sigma1": c.sigma1, "mu2_certified": c.mu2,
+                                "prior_agreement": c.agreement, "epsilon_total_check": c.epsilon}
+                               for c in duel.candidates],
+                "seconds_calibration": time.perf_counter() - t0}
         if "darrm-plurality" not in cfg.methods:
             continue
         t0 = time.perf_counter()
@@ -123,6 +138,8 @@ def _release(method: str, hist: np.ndarray, votes: np.ndarray, mech: dict | None
         return np.ones(len(hist), dtype=bool), gnmax_release(hist, mech["sigma"], rng)
     if method == "confident-gnmax":
         return confident_release(hist, mech["threshold"], mech["sigma1"], mech["sigma2"], rng)
+    if method == "darrm-duel":
+        return np.ones(len(hist), dtype=bool), release_duel(votes, votes.shape[1], C, mech["candidate"], rng)
     return np.ones(len(hist), dtype=bool), release_plurality(votes, mech["table"], rng)
 
 
@@ -300,7 +317,7 @@ def _records(cfg: MulticlassConfig, acc: dict, mech: dict) -> list[dict]:
             "smoke_test": cfg.smoke_test,
         }
         if e is not None:
-            params = {k: v for k, v in mech[(method, e, Q)].items() if k != "table"}
+            params = {k: v for k, v in mech[(method, e, Q)].items() if k not in ("table", "candidate")}
             rec.update(params)
         if cell["eps_dd"]:
             rec["epsilon_data_dependent_mean"] = float(np.mean(cell["eps_dd"]))

@@ -1,11 +1,12 @@
 """The plurality aggregator for C classes at large K: γ(t, s) over O(K²) top-two states.
 
-:mod:`~darrm.experiments.pate.plurality` writes one privacy row per histogram and move (small K, C only).
-This module proves that the rows depend only on the **top-two states** of the two histograms and
-solves the same linear program over O(K²) variables and O(K²) pairs of states, so K = 250 teachers
-and C = 10 classes (PATE 2018's setting) fit in one HiGHS solve.
+Writing one privacy row per histogram and move fits small K and C only (the tests keep that brute
+force, ``tests/references/plurality_reference.py``, as their independent check).  This module
+proves that the rows depend only on the **top-two states** of the two histograms and solves the
+same linear program over O(K²) variables and O(K²) pairs of states, so K = 250 teachers and C = 10
+classes (PATE 2018's setting) fit in one HiGHS solve.
 
-Mechanism M_γ (as in :mod:`.plurality`).  For a vote histogram n with top counts t ≥ s (s = t when the
+Mechanism M_γ.  For a vote histogram n with top counts t ≥ s (s = t when the
 top is tied), M_γ releases argmax n with probability γ(t, s), else a uniform class; at a tie it releases
 a uniform class (γ = 0).  So Pr[M_γ(n) = c] = A = 1/C + γ(1 − 1/C) at the plurality class and
 B = (1 − γ)/C at every other class.

@@ -66,3 +66,8 @@ def test_plurality_examples_print_their_comments():
     # each comment is "<printed value>: <what it means>"
     expected = [c.split(":")[0].strip() for c in re.findall(r"^print\(.*\)[ \t]+#[ \t]*(.+)$", block, re.M)]
     assert len(expected) == 5 and buf.getvalue().splitlines() == expected
+
+
+def test_duel_family_example_prints_its_comments():
+    (block,) = [b for b in _blocks("experiments.md", "python") if "design_duel(" in b]
+    _run_printing(block)

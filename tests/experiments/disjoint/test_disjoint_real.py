@@ -101,3 +101,21 @@ def test_cached_real_teachers_reproduce_the_pate_study_majority(dataset):
     assert by["private-majority"]["accuracy_mean"] == pytest.approx(np.mean(want))
     assert by["nonprivate-majority"]["accuracy_mean"] >= 0.9
     assert 0.08 < eps_t < 0.1
+
+
+def test_equal_total_rows_meet_their_total_and_the_designed_gamma_is_charged_within_it():
+    from darrm.experiments.disjoint.real import EQUAL_TOTAL_METHODS, run_equal_total
+
+    rng = np.random.default_rng(4)
+    labels = rng.choice([5, 8], size=300)
+    votes = np.where(rng.random((300, 11)) < 0.85, labels[:, None], 13 - labels[:, None])
+    rows = run_equal_total("synthetic", votes, labels, total_eps=(2.0,), queries=(20,), draws=2)
+    assert [r["method"] for r in rows] == list(EQUAL_TOTAL_METHODS)
+    for r in rows:
+        assert r["delta_total"] == 1e-5 and 0.0 <= r["accuracy_mean"] <= 1.0
+    design, gnmax, confident = rows
+    assert design["epsilon_charged"] <= 2.0  # the certified composition of the designed table
+    # GNMax's calibrated σ re-composed by PLD: the calibration's own round trip (bisection precision)
+    assert gnmax["epsilon_charged"] == pytest.approx(2.0, rel=1e-9)
+    assert confident["epsilon_charged"] == pytest.approx(2.0, rel=1e-9)
+    assert design["family"] and gnmax["answered_mean"] == 20 and confident["answered_mean"] <= 20

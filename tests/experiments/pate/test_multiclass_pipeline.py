@@ -105,7 +105,8 @@ def test_every_record_has_its_total_and_student_accuracy(run10):
     out, _, _ = run10
     records = json.loads((out / "results.json").read_text())
     methods = {r["method"] for r in records}
-    assert methods == {"gnmax", "confident-gnmax", "darrm-plurality", "plurality-nonprivate", "true-labels"}
+    assert methods == {"gnmax", "confident-gnmax", "darrm-plurality", "darrm-duel", "plurality-nonprivate",
+                       "true-labels"}
     for r in records:
         assert {"student_accuracy_mean", "student_accuracy_std", "baseline_student_accuracy_mean", "epsilon_total",
                 "delta_total", "accountant", "query_protocol"} <= set(r)
@@ -119,6 +120,9 @@ def test_every_record_has_its_total_and_student_accuracy(run10):
     d = next(r for r in records if r["method"] == "darrm-plurality")
     assert d["certified_divergence"] <= d["delta_query"] and d["epsilon_total_check"] <= 2.0
     assert d["accountant"].startswith("TIGHT") and d["eps_query"] >= d["eps_query_generic"]  # own profile
+    duel = next(r for r in records if r["method"] == "darrm-duel")
+    assert duel["epsilon_total_check"] <= 2.0 and duel["prior_agreement"] >= duel["prior_agreement_gnmax"]
+    assert duel["accountant"].startswith("exact GDP") and duel["candidates"][0]["name"] == "gnmax"
     c = next(r for r in records if r["method"] == "confident-gnmax")
     assert "epsilon_published" in c and "epsilon_published_note" in c  # the GNSS release (or why not)
 

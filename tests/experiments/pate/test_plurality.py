@@ -9,9 +9,7 @@ import math
 
 import numpy as np
 import pytest
-
-from darrm.errors import ParameterError
-from darrm.experiments.pate.plurality import (
+from references.plurality_reference import (
     histograms,
     max_hockey_stick,
     output_distribution,
@@ -19,6 +17,8 @@ from darrm.experiments.pate.plurality import (
     solve_plurality,
     top_two,
 )
+
+from darrm.errors import ParameterError
 
 
 def _definition_delta(gamma, K, C, eps):

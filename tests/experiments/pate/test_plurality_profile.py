@@ -11,10 +11,10 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from references import plurality_reference as brute
 
 from darrm import ParameterError
 from darrm.accounting import optimal_homogeneous_epsilon
-from darrm.experiments.pate import plurality as brute
 from darrm.experiments.pate.multiclass_aggregators import plurality_budget
 from darrm.experiments.pate.plurality_profile import (
     composed_plurality_epsilon,
@@ -46,7 +46,7 @@ def _brute_hs(gamma: dict, K: int, C: int, s: mpmath.mpf) -> mpmath.mpf:
         worst = mpmath.mpf(0)
         for n in brute.histograms(K, C):
             p = [mpmath.mpf(v) for v in brute.output_distribution(n, gamma)]
-            for m in brute._moves(n):
+            for m in brute.moves(n):
                 q = [mpmath.mpf(v) for v in brute.output_distribution(m, gamma)]
                 worst = max(worst, mpmath.fsum(max(mpmath.mpf(0), a - s * b) for a, b in zip(p, q, strict=True)))
         return worst

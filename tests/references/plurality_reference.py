@@ -1,4 +1,7 @@
-"""A DaRRM-style plurality aggregator for C classes on disjoint shards (research item, small K and C).
+"""Test reference: the C-class plurality aggregator by brute force over every histogram (small K and C).
+
+The product module is :mod:`darrm.experiments.pate.plurality_top_two` (any K); its tests and those of
+:mod:`darrm.experiments.pate.plurality_profile` check it against this one.
 
 Setting.  K teachers, each trained on its own disjoint shard, vote one of C classes; the vote
 histogram n ∈ ℕ^C has Σ n = K.  Changing one training record changes one teacher's vote: the
@@ -44,7 +47,7 @@ import numpy as np
 from darrm.errors import ParameterError, SolveError
 from darrm.validation import count, non_negative, open_unit
 
-__all__ = ["PluralityTable", "histograms", "max_hockey_stick", "output_distribution", "plurality_agreement",
+__all__ = ["PluralityTable", "histograms", "max_hockey_stick", "moves", "output_distribution", "plurality_agreement",
            "solve_plurality", "top_two"]
 
 
@@ -108,7 +111,7 @@ def output_distribution(n: tuple[int, ...], gamma: dict[tuple[int, int], float])
     return p
 
 
-def _moves(n: tuple[int, ...]):
+def moves(n: tuple[int, ...]):
     for a, b in itertools.permutations(range(len(n)), 2):
         if n[a] >= 1:
             m = list(n)
@@ -141,7 +144,7 @@ def max_hockey_stick(gamma: dict[tuple[int, int], float], K: int, C: int, eps: f
             t, s = top_two(n)
             g = mpmath.mpf(0) if t == s else mpmath.mpf(gamma[(t, s)])
             p = [(1 - g) / C + (g if c == n.index(t) else 0) for c in range(C)]
-            for m in _moves(n):
+            for m in moves(n):
                 t2, s2 = top_two(m)
                 g2 = mpmath.mpf(0) if t2 == s2 else mpmath.mpf(gamma[(t2, s2)])
                 q = [(1 - g2) / C + (g2 if c == m.index(t2) else 0) for c in range(C)]
@@ -221,7 +224,7 @@ def solve_plurality(K: int, C: int, eps: float, delta: float, p_correct: float =
 
     constraints = [g >= 0, g <= 1]
     for n in hs:
-        for m in _moves(n):
+        for m in moves(n):
             terms = []
             for c in range(C):
                 (a1, const1), (a2, const2) = affine(n, c), affine(m, c)
