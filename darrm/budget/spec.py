@@ -115,8 +115,15 @@ class GroupBudgets:
     def from_dict(cls, d: dict) -> GroupBudgets:
         """Inverse of :meth:`to_dict`.
 
+        Args:
+            d: a :meth:`to_dict` description (``{"groups": [TotalBudget.to_dict(), …]}``).
+
+        Returns:
+            The per-group budgets, validated like any construction.
+
         Raises:
-            ParameterError: missing or bad keys."""
+            ParameterError: missing or bad keys.
+        """
         if not isinstance(d, dict) or not isinstance(d.get("groups"), list):
             raise ParameterError("budget", f"must be a dict with a list of groups' budgets, got {d!r}")
         return cls(tuple(TotalBudget.from_dict(x) for x in d["groups"]))

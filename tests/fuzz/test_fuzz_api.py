@@ -231,6 +231,12 @@ TARGETS: list[Target] = [
     Target("TotalBudget", darrm.TotalBudget, lambda c: dict(epsilon=1.0, delta=1e-3, queries=2),
            {"epsilon": lambda b: b.epsilon(), "delta": lambda b: b.open_unit(), "queries": lambda b: b.count(),
             "member_randomness": lambda b: b.choice(("fresh",))}),
+    # per-group totals: a sequence of TotalBudgets counting the same queries
+    Target("GroupBudgets", darrm.GroupBudgets,
+           lambda c: dict(budgets=(darrm.TotalBudget(1.0, 1e-3, 2), darrm.TotalBudget(2.0, 1e-3, 2))),
+           {"budgets": lambda b: st.sampled_from([(), None, 3, "ab", {"a": 1}, (1.0, 1e-3, 2),
+                                                  (darrm.TotalBudget(1.0, 1e-3, 2), darrm.TotalBudget(1.0, 1e-3, 3)),
+                                                  [darrm.TotalBudget(1.0, 1e-3, 2), object()]])}),
     Target("design_for_budget", darrm.design_for_budget,
            lambda c: dict(params=darrm.PrivacyParams(3, 1, 0.3, 1e-4), budget=darrm.TotalBudget(1.0, 1e-3, 2)),
            {"params": params_bad, "budget": lambda b: st.sampled_from([(1.0, 1e-3, 2), 3, "budget", object()]),
