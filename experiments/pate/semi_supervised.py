@@ -198,8 +198,13 @@ def pseudo_label_weights(scores: np.ndarray, labelled: np.ndarray, labels: np.nd
 
 
 class SmallCNN(nn.Module):
-    """Conv(1→16, k3) → ReLU → MaxPool2 → Conv(16→32, k3) → ReLU → MaxPool2 → Linear(1568, 128) → ReLU →
-    Linear(128, C); :meth:`features` is the 128-d penultimate layer (≈ 1.2 M multiply-adds per image).
+    """Conv(1→16, k5, stride 2) → ReLU → Conv(16→32, k3, stride 2) → ReLU → Linear(1568, 128) → ReLU →
+    Linear(128, C); :meth:`features` is the 128-d penultimate layer (≈ 0.6 M multiply-adds per image).
+
+    Strided convolutions instead of 3×3 convolutions with max-pooling: on one CPU thread a training step
+    of 128 images took 50 ms against 190 ms for the pooled 16/32-channel network (measured in one run at
+    load 6), and the student on true labels reached 0.957 / 0.963 (Q = 100 / 500, three rounds of 300 steps)
+    against 0.954 for the pooled network at Q = 100 with 1.5× its time.
 
     Args:
         n_classes: number of logits C.
@@ -207,8 +212,8 @@ class SmallCNN(nn.Module):
 
     def __init__(self, n_classes: int):
         super().__init__()
-        self.body = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                                  nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+        self.body = nn.Sequential(nn.Conv2d(1, 16, 5, stride=2, padding=2), nn.ReLU(),
+                                  nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU(), nn.Flatten(),
                                   nn.Linear(32 * 7 * 7, 128), nn.ReLU())
         self.head = nn.Linear(128, n_classes)
 
