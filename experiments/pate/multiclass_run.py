@@ -242,12 +242,13 @@ def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = N
                     rest = np.setdiff1d(everything, q, assume_unique=True)
                     student = train_student(pool_x[q], labels[answered], pool_x[rest], classes, cfg.student,
                                             student_seed(cfg.seed, Q, r))
+                    student_acc, seconds = held.accuracy(student.predict), time.perf_counter() - t1
                     base_acc = np.nan
                     if cfg.baseline_student is not None:
                         base = train_student(pool_x[q], labels[answered], pool_x[rest], classes,
                                              cfg.baseline_student, student_seed(cfg.seed, Q, r))
                         base_acc = held.accuracy(base.predict)
-                    trained[key] = (held.accuracy(student.predict), base_acc, time.perf_counter() - t1)
+                    trained[key] = (student_acc, base_acc, seconds)
                 else:
                     shared_students += 1
                 acc_student, acc_base, seconds_student = trained[key]

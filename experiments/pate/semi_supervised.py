@@ -199,12 +199,12 @@ def pseudo_label_weights(scores: np.ndarray, labelled: np.ndarray, labels: np.nd
 
 class SmallCNN(nn.Module):
     """Conv(1→16, k5, stride 2) → ReLU → Conv(16→32, k3, stride 2) → ReLU → Linear(1568, 128) → ReLU →
-    Linear(128, C); :meth:`features` is the 128-d penultimate layer (≈ 0.6 M multiply-adds per image).
+    Linear(128, C); :meth:`features` is the 128-d penultimate layer (≈ 0.5 M multiply-adds per image).
 
     Strided convolutions instead of 3×3 convolutions with max-pooling: on one CPU thread a training step
     of 128 images took 50 ms against 190 ms for the pooled 16/32-channel network (measured in one run at
     load 6), and the student on true labels reached 0.957 / 0.963 (Q = 100 / 500, three rounds of 300 steps)
-    against 0.954 for the pooled network at Q = 100 with 1.5× its time.
+    against 0.954 for the pooled network at Q = 100 (three rounds of 200 steps, 1.5× the strided one's time).
 
     Args:
         n_classes: number of logits C.
