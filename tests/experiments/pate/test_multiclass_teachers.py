@@ -83,14 +83,15 @@ def test_votes_are_cached_per_teacher_and_an_interrupted_run_resumes(tmp_path, m
 
 
 @pytest.mark.slow
-def test_250_batched_teachers_vote_well_on_real_mnist(shared_datasets, tmp_path):
-    """250 teachers on 240 MNIST images each: the plurality of their votes labels 1,000 test images ≥ 0.85."""
+def test_batched_teachers_vote_well_on_real_mnist(shared_datasets, tmp_path):
+    """50 teachers on 240 MNIST training images each (the study's shard size at K = 250): the plurality of
+    their votes labels 1,000 test images at ≥ 0.85 and the mean teacher is ≥ 0.75 (chance: 0.1)."""
     from darrm.experiments.data.loader import load_dataset
 
     ds = load_dataset("mnist", shared_datasets / "mnist")
     cfg = StudentConfig(steps=200, self_training=False)
-    votes, _ = multiclass_votes("mnist", ds.train_images, ds.train_labels, ds.test_images[:1000], 250, cfg, 0,
-                                tmp_path, progress=False)
+    votes, _ = multiclass_votes("mnist", ds.train_images[:12_000], ds.train_labels[:12_000], ds.test_images[:1000],
+                                50, cfg, 0, tmp_path, progress=False)
     plurality = np.array([np.bincount(v, minlength=10).argmax() for v in votes])
     assert np.mean(plurality == ds.test_labels[:1000]) >= 0.85
     assert np.mean(votes == ds.test_labels[:1000, None]) >= 0.75
