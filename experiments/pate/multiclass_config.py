@@ -104,7 +104,7 @@ class MulticlassConfig:
         ε_total = 2, 2 draws, short training (semi-supervised student with the MLP network: 2 rounds of 30 steps)."""
         base: dict[str, Any] = dict(teachers=25, queries=(20,), total_eps=(2.0,), draws=2, train_size=5000,
                                     public_size=1000, teacher=StudentConfig(steps=50, self_training=False),
-                                    student=SemiSupervisedConfig(steps=30, network="mlp"),
+                                    student=SemiSupervisedConfig(rounds=2, steps=30, network="mlp"),
                                     baseline_student=StudentConfig(steps=50),
                                     smoke_test=True)
         base.update(overrides)

@@ -72,8 +72,8 @@ def train_student(images: np.ndarray, labels: np.ndarray, unlabelled: np.ndarray
     """Train a student on released labels (and, with self-training, pseudo-labels on ``unlabelled``).
 
     A :class:`~.student_config.SemiSupervisedConfig` trains the semi-supervised student
-    (:func:`.semi_supervised.train_semi_supervised`: label spreading and a CNN on the pool, two
-    threads); a :class:`~.student_config.StudentConfig` the supervised MLP baseline (one thread).
+    (:func:`.semi_supervised.train_semi_supervised`: label spreading and a CNN on the pool); a
+    :class:`~.student_config.StudentConfig` the supervised MLP baseline.  Both on one torch thread.
 
     Args:
         images: the Q queried public images, uint8 ``(Q, 28, 28)``.
@@ -97,14 +97,12 @@ def train_student(images: np.ndarray, labels: np.ndarray, unlabelled: np.ndarray
     if not set(np.unique(lab).tolist()) <= set(lookup):
         raise ParameterError("labels", f"released labels {sorted(set(np.unique(lab).tolist()))} outside {classes}")
     threads = torch.get_num_threads()
-    if isinstance(cfg, SemiSupervisedConfig):
-        torch.set_num_threads(2)  # convolutions on the whole pool: two threads (the machine's share)
-        try:
-            return train_semi_supervised(images, lab, unlabelled, classes, cfg, seed)
-        finally:
-            torch.set_num_threads(threads)
-    torch.set_num_threads(1)  # small matrices: one thread is faster than two contending ones
+    # one thread: on the shared 2-core machine two contending threads made the CNN's step 4-6x slower
+    # (0.86 s against 0.15 s per minibatch of 128 at load 5), and the MLP's matrices are small
+    torch.set_num_threads(1)
     try:
+        if isinstance(cfg, SemiSupervisedConfig):
+            return train_semi_supervised(images, lab, unlabelled, classes, cfg, seed)
         return _train(images, lab, unlabelled, classes, lookup, cfg, seed)
     finally:
         torch.set_num_threads(threads)

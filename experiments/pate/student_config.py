@@ -58,14 +58,18 @@ class SemiSupervisedConfig:
         lr: Adam learning rate of the CNN.
         shift: largest random translation of the augmentation, in pixels.
         rotation: largest random rotation of the augmentation, in degrees.
-        network: ``"cnn"`` (the small CNN, ≈ 1.2 M multiply-adds per image) or ``"mlp"`` (784 → 256 → C,
-            ≈ 6× cheaper, for small pools and smoke tests).
+        network: ``"cnn"`` (the small strided CNN, ≈ 0.5 M multiply-adds per image) or ``"mlp"``
+            (784 → 256 → C, ≈ 2.5× cheaper, for small pools and smoke tests).
+
+    The defaults (three rounds of 300 steps) put the student on MNIST's 5,000-image pool with true labels
+    at 0.957 / 0.963 on the held-out half (Q = 100 / 500, one blind draw; experiments/RESULTS.md); two
+    rounds of 120 steps gave 0.916 / 0.927.
     """
 
-    rounds: int = 2
+    rounds: int = 3
     neighbours: int = 10
     alpha: float = 0.99
-    steps: int = 120
+    steps: int = 300
     batch_size: int = 128
     lr: float = 2e-3
     shift: float = 2.0

@@ -160,3 +160,27 @@ def test_methods_setting_lists_the_runs_methods_in_table_order_and_refuses_unkno
     for bad in ((), ("gnmax", "gnmax"), ("lnmax",)):
         with pytest.raises(ParameterError, match="methods"):
             MulticlassConfig("mnist", methods=bad)
+
+
+def test_releases_that_agree_label_for_label_share_one_student(shared_datasets, tmp_path, monkeypatch):
+    """A GNMax whose release is the plurality itself (noise removed by a spy) gets the plurality's student: one
+    semi-supervised and one baseline student are trained for the two rows, with equal scores."""
+    calls: list[int] = []
+    real = run_mod.train_student
+
+    def counting(images, labels, unlabelled, classes, c, seed):
+        calls.append(len(labels))
+        return real(images, labels, unlabelled, classes, c, seed)
+
+    monkeypatch.setattr(run_mod, "train_student", counting)
+    monkeypatch.setattr(run_mod, "gnmax_release", lambda hist, sigma, rng: hist.argmax(axis=1))
+    cfg = run_mod.MulticlassConfig.quick("mnist", teachers=5, train_size=500, queries=(6,), draws=1,
+                                         methods=("gnmax", "plurality-nonprivate"))
+    records = run_mod.run_multiclass(cfg, tmp_path / "o", data_dir=str(shared_datasets / "mnist"),
+                                     cache_dir=tmp_path / "c", progress=False)
+    assert calls == [6, 6]
+    g, p = (next(r for r in records if r["method"] == m) for m in ("gnmax", "plurality-nonprivate"))
+    assert g["student_accuracy_mean"] == p["student_accuracy_mean"]
+    assert g["baseline_student_accuracy_mean"] == p["baseline_student_accuracy_mean"]
+    run = json.loads((tmp_path / "o" / "multiclass_run.json").read_text())
+    assert run["students_trained"] == 1 and run["students_shared"] == 1

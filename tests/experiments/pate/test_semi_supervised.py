@@ -14,7 +14,7 @@ from darrm.experiments.data.loader import load_dataset
 from darrm.experiments.pate import multiclass_run as run_mod
 from darrm.experiments.pate import semi_supervised
 from darrm.experiments.pate.public_split import HeldOutSet, split_public
-from darrm.experiments.pate.semi_supervised import knn_graph, label_spreading, pseudo_label_weights
+from darrm.experiments.pate.semi_supervised import knn_graph, label_spreading, pixel_graph, pseudo_label_weights
 from darrm.experiments.pate.student import train_student
 from darrm.experiments.pate.student_config import SemiSupervisedConfig, StudentConfig
 
@@ -31,6 +31,29 @@ def test_knn_graph_is_symmetric_non_negative_without_self_loops():
     w = knn_graph(x, 5)
     assert (w != w.T).nnz == 0 and w.min() >= 0 and w.diagonal().sum() == 0
     assert (np.diff(w.indptr) >= 5).all()  # every node keeps at least its own k neighbours
+
+
+def test_pixel_graph_is_the_knn_graph_relabelled_and_computed_once_per_set_of_images(monkeypatch):
+    """The cached first-round graph of a permuted pool is the permuted graph of the pool, edge for edge."""
+    rng = np.random.default_rng(4)
+    images = rng.integers(0, 256, (60, 28, 28), dtype=np.uint8)
+    calls: list[int] = []
+    real = semi_supervised.knn_graph
+
+    def spy(vectors, neighbours, chunk=1024):
+        calls.append(len(vectors))
+        return real(vectors, neighbours, chunk)
+
+    monkeypatch.setattr(semi_supervised, "knn_graph", spy)
+    monkeypatch.setattr(semi_supervised, "_PIXEL_GRAPHS", {})
+    direct = real(images, 5)  # a continuous similarity: no ties, so the order cannot matter
+    for seed in range(3):
+        perm = np.random.default_rng(seed).permutation(60)
+        w = pixel_graph(images[perm], 5)
+        assert abs(w - direct[perm][:, perm]).max() == 0
+    assert calls == [60]  # one graph for the three orders
+    pixel_graph(images[:59], 5)
+    assert calls == [60, 59]  # another set of images is another graph
 
 
 def test_label_spreading_labels_separated_clusters_from_one_label_each():
@@ -87,6 +110,7 @@ def test_the_graph_is_exactly_the_given_pool_images(mnist_split, monkeypatch):
         return real(vectors, neighbours, chunk)
 
     monkeypatch.setattr(semi_supervised, "knn_graph", spy)
+    monkeypatch.setattr(semi_supervised, "_PIXEL_GRAPHS", {})
     idx, rest = np.arange(20), np.arange(20, 200)
     cfg = SemiSupervisedConfig(rounds=2, steps=5, network="mlp")
     st = train_student(px[idx], py[idx], px[rest], tuple(range(10)), cfg, 0)
