@@ -1,4 +1,5 @@
 import itertools
+import os
 import sys
 from pathlib import Path
 
@@ -10,6 +11,36 @@ from darrm.params import PrivacyParams
 
 # the tests' independent references (tests/references/: brute force in high precision), not shipped
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Spread the suite over the machine's cores by default: ``pytest -q`` means ``pytest -q -n logical
+    --dist loadfile`` when pytest-xdist (the ``test`` extra) is installed (logical: the CPUs this
+    process may run on, which is what a CPU-bound worker needs).  ``-n N`` chooses the
+    number of workers, ``-n 0`` or ``-p no:xdist`` runs in this one process, ``--pdb`` runs in one
+    process (xdist's own rule for ``auto``).  ``loadfile`` keeps a file's tests in one worker, so a
+    module-scoped fixture (the docs site build, a shared solve) is built once.  Each worker gets
+    ``cores // workers`` BLAS/OpenMP threads unless the environment already sets them, so workers
+    do not oversubscribe the cores.  (Only the initial conftest sees this hook, which is this file
+    for ``pytest``, ``pytest tests`` and any path below ``tests/``.)"""
+    if not config.pluginmanager.hasplugin("xdist") or "PYTEST_XDIST_WORKER" in os.environ:
+        return
+    option = config.option
+    if option.numprocesses is None and not option.collectonly:
+        option.numprocesses = "logical"
+    if option.numprocesses and option.dist == "no":
+        option.dist = "loadfile"
+    if option.numprocesses in ("auto", "logical") and not config.getoption("usepdb", False):
+        workers = config.hook.pytest_xdist_auto_num_workers(config=config)
+    else:
+        workers = option.numprocesses or 0
+    if workers > 1:
+        from darrm.cli_conventions import THREAD_VARIABLES
+
+        threads = str(max(1, (os.cpu_count() or 1) // workers))
+        for var in THREAD_VARIABLES:
+            os.environ.setdefault(var, threads)
 
 
 @pytest.fixture
@@ -70,6 +101,5 @@ from hypothesis import settings  # noqa: E402
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("explore", deadline=None, max_examples=1000)
-import os  # noqa: E402
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
