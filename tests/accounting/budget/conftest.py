@@ -59,8 +59,14 @@ def check_record(pts: np.ndarray, record: dict) -> None:
         assert one.self_compose(b.queries).get_epsilon_for_delta(b.delta) <= b.epsilon * (1 + 1e-3)
         return
     assert acc == "gdp-vertex-certificate"
+    check_gdp_total(pts, record["target"]["mu"], b)
+
+
+def check_gdp_total(pts, mu: float, b: TotalBudget) -> None:
+    """In 40-digit mpmath: every enumerated point (x, y) lies under the μ-GDP trade-off curve's
+    mirror, y ≤ Φ(Φ⁻¹(x) + μ), and μ√Q-GDP meets (ε_total, δ_total) (Dong–Roth–Su's δ(ε))."""
     mpmath.mp.dps = 40
-    m = mpmath.mpf(record["target"]["mu"])
+    m = mpmath.mpf(mu)
     for x, y in pts:
         if y <= x:
             continue
@@ -74,4 +80,4 @@ def check_record(pts: np.ndarray, record: dict) -> None:
 
 @pytest.fixture(scope="session")
 def budget_check():
-    return SimpleNamespace(check_record=check_record, composed_pair=composed_pair)
+    return SimpleNamespace(check_record=check_record, composed_pair=composed_pair, check_gdp_total=check_gdp_total)

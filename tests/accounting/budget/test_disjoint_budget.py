@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 
-import mpmath
 import numpy as np
 import pytest
 from scipy import optimize, stats
@@ -51,8 +50,9 @@ def enumerated_points(gamma: np.ndarray) -> list[tuple[float, float]]:
     return pts
 
 
-def independent_total_check(gamma: np.ndarray, total: dict, budget: TotalBudget) -> None:
-    """Re-check the recorded total (``info["total_budget"]``) by the accountant it names."""
+def independent_total_check(gamma: np.ndarray, total: dict, budget: TotalBudget, check_gdp_total) -> None:
+    """Re-check the recorded total (``info["total_budget"]``) by the accountant it names
+    (``check_gdp_total``: the conftest's 40-digit GDP check)."""
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     from darrm.privacy.profile import upper_hull
@@ -79,16 +79,7 @@ def independent_total_check(gamma: np.ndarray, total: dict, budget: TotalBudget)
         # rounded-up PLDs of the same pairs (below the first it would be invalid)
         assert lower_bound <= total["composed_epsilon"] <= composed(True)
         return
-    mpmath.mp.dps = 40
-    m = mpmath.mpf(total["target"]["mu"])
-    for x, y in enumerated_points(gamma):
-        if y <= x:
-            continue
-        assert x > 0, "an infinite-loss pair cannot be μ-GDP"
-        assert mpmath.ncdf(mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(x) - 1) + m) >= y
-    mt = m * mpmath.sqrt(budget.queries)
-    e = mpmath.mpf(budget.epsilon)
-    assert mpmath.ncdf(-e / mt + mt / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mt - mt / 2) <= budget.delta
+    check_gdp_total(enumerated_points(gamma), total["target"]["mu"], budget)
 
 
 POINTS = [  # (K, Q, ε_total, p)
@@ -102,7 +93,7 @@ POINTS = [  # (K, Q, ε_total, p)
 
 
 @pytest.mark.parametrize(("K", "Q", "eps_total", "p"), POINTS)
-def test_designed_error_never_exceeds_binary_gnmax_at_equal_total_and_total_rechecks(K, Q, eps_total, p):
+def test_designed_error_never_exceeds_binary_gnmax_at_equal_total_and_total_rechecks(K, Q, eps_total, p, budget_check):
     budget = TotalBudget(eps_total, 1e-5, Q)
     d = design_for_budget(DisjointParams(K, NonPrivate(), 1.0), budget, IIDPrior(p))
     t = d.table
@@ -112,10 +103,10 @@ def test_designed_error_never_exceeds_binary_gnmax_at_equal_total_and_total_rech
     assert t.objective <= gn * (1 + 1e-6)
     tb = t.info["total_budget"]
     assert tb["composed_epsilon"] <= eps_total
-    independent_total_check(t.gamma, tb, budget)
+    independent_total_check(t.gamma, tb, budget, budget_check.check_gdp_total)
 
 
-def test_the_independent_check_catches_a_deliberately_broken_target():
+def test_the_independent_check_catches_a_deliberately_broken_target(budget_check):
     """A table whose recorded GDP target is too small: the certificate's μ and the enumeration both refuse it."""
     from darrm.accounting.budget.disjoint import Cloud
     from darrm.gamma import gamma_threshold
@@ -126,7 +117,7 @@ def test_the_independent_check_catches_a_deliberately_broken_target():
     assert Cloud(K, NonPrivate()).gdp_mu(g) > mu_claimed
     record = {"accountant": "gdp-vertex-certificate", "target": {"mu": mu_claimed}}
     with pytest.raises(AssertionError):
-        independent_total_check(g, record, budget)
+        independent_total_check(g, record, budget, budget_check.check_gdp_total)
 
 
 def test_the_plain_majority_is_returned_when_it_fits():
