@@ -64,11 +64,9 @@ from darrm.locking import Claim, claim
 from darrm.logs import get_logger
 from darrm.models import model_of
 from darrm.neighboring import NeighboringRelation
-from darrm.numerics.delta import composed_delta
 from darrm.table import GammaTable
 from darrm.verification import certify_table
 
-from .composition import optimal_homogeneous_epsilon
 from .ledger_file import (
     SessionFileError,
     append_journal,
@@ -85,6 +83,7 @@ from .queries import (
     derived_member_randomness,
     exceeds_quickly,
     fixed_members_bound,
+    homogeneous_epsilon,
 )
 from .table_identity import per_query_budget, table_fingerprint
 
@@ -290,10 +289,7 @@ class LabellingSession:
         q = v.count("queries", queries, minimum=0)
         if q == 0:
             return 0.0
-        eps_q, delta_q = self.per_query
-        if d < composed_delta(delta_q, q):
-            return math.inf
-        return optimal_homogeneous_epsilon(eps_q, delta_q, q, d)
+        return homogeneous_epsilon(*self.per_query, q, d)
 
     @property
     def bound(self) -> str:
