@@ -27,6 +27,7 @@ import torch
 from tqdm.auto import tqdm
 
 from darrm.atomic import atomic_write_json
+from darrm.errors import ParameterError
 from darrm.experiments.cache import load_npy, save_npy, settings_key
 from darrm.experiments.pate.ensemble import CacheError
 from darrm.experiments.pate.model import to_tensor
@@ -81,8 +82,13 @@ def fit_batched(model: BatchedMLP, x: torch.Tensor, y: torch.Tensor, sizes: torc
         sizes: ``(K,)`` true shard sizes (a network samples only its first ``sizes[k]`` rows).
         cfg: steps, batch size (capped at the smallest shard) and learning rate.
         gen: the random generator of the minibatches.
+
+    Raises:
+        ParameterError: naming ``sizes``, when a shard is empty (no minibatch can be drawn from it).
     """
     K = x.shape[0]
+    if int(sizes.min()) < 1:
+        raise ParameterError("sizes", f"every shard needs at least one image, got sizes {sizes.tolist()}")
     b = min(cfg.batch_size, int(sizes.min()))
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     rows = torch.arange(K)[:, None]

@@ -95,3 +95,14 @@ def test_batched_teachers_vote_well_on_real_mnist(shared_datasets, tmp_path):
     plurality = np.array([np.bincount(v, minlength=10).argmax() for v in votes])
     assert np.mean(plurality == ds.test_labels[:1000]) >= 0.85
     assert np.mean(votes == ds.test_labels[:1000, None]) >= 0.75
+
+
+def test_an_empty_shard_is_refused_naming_sizes():
+    from darrm.errors import ParameterError
+
+    model = BatchedMLP(2, 10, 4, torch.Generator().manual_seed(1))
+    x, y = torch.zeros(2, 3, 784), torch.zeros(2, 3, dtype=torch.long)
+    with pytest.raises(ParameterError) as e:
+        fit_batched(model, x, y, torch.as_tensor([3, 0]), StudentConfig(hidden=4, steps=1),
+                    torch.Generator().manual_seed(0))
+    assert e.value.parameter == "sizes"
