@@ -118,7 +118,9 @@ def _cmd_queries(args: argparse.Namespace) -> int:
     except ParameterError as exc:
         raise ParameterError("member-randomness", str(exc).split(": ", 1)[1]) from None
     opts = {"member_randomness": mr, "value_discretization_interval": args.interval}
-    if hasattr(table.params, "record_group_params"):  # record groups: each group's own total
+    from darrm.models import model_of
+
+    if model_of(table.params).supports("record-groups"):  # record groups: each group's own total
         return _record_group_queries(args, table, opts)
     try:
         if args.delta_total is not None:
