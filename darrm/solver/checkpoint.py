@@ -18,6 +18,7 @@ import io
 import json
 import math
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -114,6 +115,13 @@ def read_working_set(path: Path, name: str, C: int | None = None, *,
     if declared is not None and declared > most:
         raise bad(f"working set declares {declared:,} rows, more than the {most:,} this problem can have "
                   f"(distinct multisets); not a checkpoint darrm wrote: {hint}")
+    f, w = _load_archive(path, bad, hint if name != "checkpoint" else "delete it to start afresh", hint)
+    return f, _checked_rows(w, bad, C, most)
+
+
+def _load_archive(path: Path, bad: Callable[[str], ParameterError], unreadable_hint: str,
+                  hint: str) -> tuple[str, object]:
+    """(fingerprint, raw working array) of a checkpoint archive; ``bad(why)`` builds the error."""
     try:
         z = np.load(path, allow_pickle=False)
         if not isinstance(z, np.lib.npyio.NpzFile):
@@ -124,13 +132,17 @@ def read_working_set(path: Path, name: str, C: int | None = None, *,
             f = z["fingerprint"]
             if not isinstance(f, np.ndarray) or f.shape != () or f.dtype.kind != "U":
                 raise bad(f"not a darrm checkpoint (malformed fingerprint); {hint}")
-            w = z["working"]
+            return str(f), z["working"]
     except ParameterError:
         raise
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile,
             NotImplementedError, RuntimeError) as exc:
         raise bad(f"unreadable checkpoint ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
-                  + ("delete it to start afresh" if name == "checkpoint" else hint)) from None
+                  + unreadable_hint) from None
+
+
+def _checked_rows(w: object, bad: Callable[[str], ParameterError], C: int | None, most: int) -> np.ndarray:
+    """The working set as int64 corner counts, each row once in its first order (shape and signs checked)."""
     if not isinstance(w, np.ndarray) or w.dtype.kind not in "iu":
         raise bad(f"working set must be an integer array, got {getattr(w, 'dtype', type(w).__name__)}")
     if w.ndim != 2 or w.shape[1] not in ((4, 8) if C is None else (C,)) or w.shape[0] > most:
@@ -141,4 +153,4 @@ def read_working_set(path: Path, name: str, C: int | None = None, *,
     if w.shape[0] > 1:
         first = np.unique(w, axis=0, return_index=True)[1]
         w = w[np.sort(first)]  # repeated rows once, in their first order
-    return str(f), w
+    return w
