@@ -69,3 +69,35 @@ def test_a_failed_data_set_fails_the_grid_and_is_named(tmp_path: Path, failing: 
 def test_no_output_folder_is_a_usage_error(tmp_path: Path) -> None:
     done = subprocess.run(["bash", str(GRID)], capture_output=True, text=True, timeout=10)
     assert done.returncode == 2 and done.stderr.startswith("usage:")
+
+
+HOLDER = """
+import sys, time
+from darrm.paths import hold_outputs
+from darrm.experiments.data.locations import check_locations
+with hold_outputs():
+    check_locations(sys.argv[1], sys.argv[2], None)
+    print("held", flush=True)
+    time.sleep(30)
+"""
+
+
+def test_runs_beside_each_other_share_the_cache_folder_but_never_an_out_folder(tmp_path: Path) -> None:
+    import sys
+
+    from darrm.errors import ParameterError
+    from darrm.experiments.data.locations import check_locations
+    from darrm.paths import hold_outputs
+
+    cache = tmp_path / "cache"
+    other = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path / "out-a"), str(cache)],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout is not None and other.stdout.readline().strip() == "held"
+        with hold_outputs():
+            check_locations(tmp_path / "out-b", cache, None)  # the same cache: shared
+        with hold_outputs(), pytest.raises(ParameterError, match="out: .* being written by another process"):
+            check_locations(tmp_path / "out-a", tmp_path / "cache-2", None)  # the same out: refused
+    finally:
+        other.kill()
+        other.wait()
