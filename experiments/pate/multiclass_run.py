@@ -20,6 +20,7 @@ import functools
 import math
 import platform
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -185,7 +186,7 @@ def _mechanisms(cfg: MulticlassConfig, progress: bool, cache_dir: Path) -> dict[
                                           "seconds_calibration": time.perf_counter() - t0}
     designs = {"darrm-duel": _duel_design, "darrm-plurality": _plurality_design}
     code = _design_code()
-    jobs = {}
+    jobs: dict[tuple[str, float, int], tuple[Path, Callable[[], dict]]] = {}
     for method, design in designs.items():
         if method not in cfg.methods:
             continue
@@ -197,9 +198,9 @@ def _mechanisms(cfg: MulticlassConfig, progress: bool, cache_dir: Path) -> dict[
     Path(cache_dir).mkdir(parents=True, exist_ok=True)
     if jobs and progress:
         print(f"DaRRM designs: {len(jobs)} (shared through {cache_dir})", flush=True)
-    for (method, e, Q), design in compute_shared(jobs).items():
-        out[(method, e, Q)] = (_plurality_entry(K, C, design) if method == "darrm-plurality"
-                                 else _duel_entry(K, TotalBudget(e, cfg.total_delta, Q), design))
+    for (method, e, Q), made in compute_shared(jobs).items():
+        out[(method, e, Q)] = (_plurality_entry(K, C, made) if method == "darrm-plurality"
+                               else _duel_entry(K, TotalBudget(e, cfg.total_delta, Q), made))
     return out
 
 
