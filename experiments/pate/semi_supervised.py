@@ -111,7 +111,11 @@ def centred(vectors: np.ndarray) -> np.ndarray:
 
     Returns:
         ``(n, d)`` float32 array whose columns have mean zero.
+
+    Raises:
+        ParameterError: no rows.
     """
+    count("vectors", len(vectors))
     x = np.asarray(vectors, dtype=np.float64).reshape(len(vectors), -1)
     return (x - x.mean(axis=0)).astype(np.float32)
 

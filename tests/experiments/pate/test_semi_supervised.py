@@ -69,6 +69,8 @@ def test_centred_rows_have_zero_mean_whatever_their_order_and_ignore_what_all_im
     raw, cen = knn_graph(images, 5), knn_graph(c, 5)
     assert abs(knn_graph(images + shared, 5) - raw).max() > 1e-3  # raw cosine is moved by it, centred is not
     assert abs(knn_graph(semi_supervised.centred(images + shared), 5) - cen).max() == 0
+    with pytest.raises(ParameterError, match="vectors"):
+        semi_supervised.centred(images[:0])
 
 
 def test_label_spreading_labels_separated_clusters_from_one_label_each():
