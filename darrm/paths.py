@@ -78,10 +78,13 @@ def check_writable(name: str, path: PathLike) -> Path:
     return p
 
 
-def check_output_dir(name: str, path: PathLike) -> Path:
+def check_output_dir(name: str, path: PathLike, *, hold: bool = True) -> Path:
     """``path`` can be an output folder: not empty, not an existing file, no symlink on the way that
     the kernel's protected-symlinks rule would not follow (:func:`darrm.atomic.real_target`), and
-    its nearest existing ancestor is a writable folder (the command creates the missing levels)."""
+    its nearest existing ancestor is a writable folder (the command creates the missing levels).
+    With ``hold`` (the default) it is claimed for the command's run (:func:`hold_outputs`); a folder
+    that runs may share (a content-keyed cache, whose files are each written atomically under their
+    own claim) is checked with ``hold=False``."""
     if str(path) == "":
         raise ParameterError(name, "empty path; give a folder")
     p = Path(path)
@@ -95,7 +98,7 @@ def check_output_dir(name: str, path: PathLike) -> Path:
         raise ParameterError(name, f"{path}: {anc} is not a directory")
     if not os.access(anc, os.W_OK | os.X_OK):
         raise ParameterError(name, f"{path}: directory {anc} is not writable")
-    if anc == Path(os.path.abspath(p)) or anc == Path(os.path.abspath(p)).parent:
+    if hold and (anc == Path(os.path.abspath(p)) or anc == Path(os.path.abspath(p)).parent):
         _hold(name, p)  # the lock file goes next to the folder: its parent must exist
     return p
 
@@ -141,10 +144,12 @@ def check_input_dir(name: str, path: PathLike) -> Path:
     return p
 
 
-def check_output_dirs(outputs: Mapping[str, PathLike | None], inputs: Mapping[str, PathLike | None] = {}) -> None:
-    """Every given output folder is usable (:func:`check_output_dir`), every given input folder
-    exists (:func:`check_input_dir`), and no output folder is an input folder or another output's."""
-    outs = {k: check_output_dir(k, v) for k, v in outputs.items() if v is not None}
+def check_output_dirs(outputs: Mapping[str, PathLike | None], inputs: Mapping[str, PathLike | None] = {}, *,
+                      shared: tuple[str, ...] = ()) -> None:
+    """Every given output folder is usable (:func:`check_output_dir`; those named in ``shared`` are not
+    claimed), every given input folder exists (:func:`check_input_dir`), and no output folder is an
+    input folder or another output's."""
+    outs = {k: check_output_dir(k, v, hold=k not in shared) for k, v in outputs.items() if v is not None}
     ins = {k: check_input_dir(k, v) for k, v in inputs.items() if v is not None}
     for name, p in outs.items():
         for iname, ip in ins.items():

@@ -138,6 +138,7 @@ def check_locations(out: str | os.PathLike | None, cache_override: str | os.Path
 
     * ``--out`` and the cache folder actually used — ``--cache-dir``, else ``$DARRM_CACHE``, else the
       default — are usable output folders (:func:`darrm.paths.check_output_dirs`), and differ;
+      ``--out`` is claimed for the run, the cache is not (runs may share it);
     * ``--data-dir`` is an existing folder, ``$DARRM_DATA`` (when no ``--data-dir``) is a folder if
       it exists;
     * neither the cache nor ``--out`` lies inside a data folder the user named (``--data-dir`` or
@@ -157,7 +158,9 @@ def check_locations(out: str | os.PathLike | None, cache_override: str | os.Path
     env_cache = os.environ.get("DARRM_CACHE")
     cache_name = "cache-dir" if cache_override else ("DARRM_CACHE" if env_cache else "cache-dir")
     cache = cache_dir(cache_override)
-    check_output_dirs({"out": out, cache_name: cache}, {"data-dir": data_override})
+    # the cache is shared, not claimed: its files are content-keyed and each written atomically under its
+    # own claim, so runs beside each other (one per data set) may use one cache and reuse its entries
+    check_output_dirs({"out": out, cache_name: cache}, {"data-dir": data_override}, shared=(cache_name,))
     env_data = os.environ.get("DARRM_DATA")
     data_name, data = ("data-dir", data_override) if data_override else ("DARRM_DATA", env_data)
     if not data:

@@ -16,8 +16,11 @@ Outputs in ``out``: ``results.json`` (one record per (method, ε_total, Q)), ``m
 from __future__ import annotations
 
 import dataclasses
+import functools
+import math
 import platform
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +30,9 @@ from tqdm.auto import tqdm
 from darrm.accounting import confident_gnmax_epsilon
 from darrm.atomic import atomic_write_bytes, atomic_write_json
 from darrm.budget.spec import TotalBudget
-from darrm.errors import ParameterError, SolveError
-from darrm.experiments.cache import default_cache_dir
+from darrm.budget.targets import gdp_epsilon
+from darrm.errors import CertificationError, ParameterError, SolveError
+from darrm.experiments.cache import compute_shared, default_cache_dir, settings_key
 from darrm.experiments.data.loader import load_dataset
 from darrm.experiments.pate.multiclass_aggregators import (
     CONFIDENT_RATIO,
@@ -44,9 +48,15 @@ from darrm.experiments.pate.multiclass_aggregators import (
 from darrm.experiments.pate.multiclass_config import MulticlassConfig
 from darrm.experiments.pate.multiclass_report import multiclass_plot, multiclass_table
 from darrm.experiments.pate.multiclass_teachers import multiclass_votes
-from darrm.experiments.pate.plurality_duel import ACCOUNTANT, design_duel, release_duel
+from darrm.experiments.pate.plurality_duel import (
+    ACCOUNTANT,
+    DuelCandidate,
+    certified_duel_mu,
+    design_duel,
+    release_duel,
+)
 from darrm.experiments.pate.plurality_profile import plurality_tight_budget
-from darrm.experiments.pate.plurality_top_two import release_plurality
+from darrm.experiments.pate.plurality_top_two import ROUNDING_MARGIN, TopTwoTable, max_divergence, release_plurality
 from darrm.experiments.pate.public_split import HeldOutSet, split_public
 from darrm.experiments.pate.smooth_sensitivity import fixed_parameters, publish_epsilon
 from darrm.experiments.pate.student import train_student
@@ -83,12 +93,88 @@ ACCOUNTANTS = {
 }
 
 
-def _mechanisms(cfg: MulticlassConfig, progress: bool) -> dict[tuple[str, float, int], dict]:
-    """Calibrated parameters per (method, ε_total, Q), each with the seconds its calibration took."""
+#: the modules whose code decides a shared design: a change to any of them keys new cache files
+_DESIGN_MODULES = ("plurality_top_two.py", "plurality_profile.py", "plurality_duel.py", "multiclass_aggregators.py")
+
+
+def _design_code() -> str:
+    here = Path(__file__).parent
+    return settings_key({name: (here / name).read_text() for name in _DESIGN_MODULES})
+
+
+def _plurality_design(K: int, C: int, e: float, delta: float, Q: int, prior: float) -> dict:
+    """The DaRRM plurality table for one total budget (the tight per-query search), as JSON."""
+    t0 = time.perf_counter()
+    pq = plurality_budget(e, delta, Q)  # generic: the search's feasible start
+    tight = plurality_tight_budget(K, C, e, delta, Q, p_correct=prior, start=pq.eps_query, steps=TIGHT_SEARCH_STEPS)
+    table = tight.table
+    return {"eps_query": tight.eps_query, "delta_query": tight.delta_query,
+            "epsilon_total_check": tight.composition.epsilon, "pld_discretization": tight.composition.interval,
+            "eps_query_generic": pq.eps_query, "lp_solves": tight.solves, "gamma": table.gamma.tolist(),
+            "certified_divergence": table.max_divergence, "prior_agreement": table.expected_agreement,
+            "lp": table.info, "seconds_calibration": time.perf_counter() - t0}
+
+
+def _plurality_entry(K: int, C: int, design: dict) -> dict:
+    """The mechanism entry of a (possibly cached) plurality design: its table, certified again here
+    (:func:`~.plurality_top_two.max_divergence` + the rounding margin ≤ δ_q), so a cache file is
+    never trusted for privacy."""
+    gamma = np.asarray(design["gamma"], dtype=np.float64)
+    worst = max_divergence(gamma, K, C, design["eps_query"])
+    if not worst + ROUNDING_MARGIN <= design["delta_query"]:
+        raise CertificationError(f"cached plurality table (eps_q={design['eps_query']}) fails its certificate: "
+                                 f"divergence {worst} > delta_q {design['delta_query']}")
+    table = TopTwoTable(K, C, design["eps_query"], design["delta_query"], gamma, worst, design["prior_agreement"],
+                        design["lp"])
+    return {k: v for k, v in design.items() if k != "gamma"} | {"table": table, "certified_divergence": worst}
+
+
+def _duel_design(K: int, C: int, e: float, delta: float, Q: int, prior: float) -> dict:
+    """The duel family's design for one total budget (:func:`~.plurality_duel.design_duel`), as JSON."""
+    t0 = time.perf_counter()
+    duel = design_duel(K, C, TotalBudget(e, delta, Q), prior)
+
+    def member(c: DuelCandidate) -> dict:
+        return {"name": c.name, "split": c.split, "sigma1": c.sigma1, "mu2_certified": c.mu2,
+                "prior_agreement": c.agreement, "epsilon_total_check": c.epsilon}
+
+    best = duel.best
+    return {"design": best.name, "split": best.split, "sigma1": best.sigma1, "mu2_certified": best.mu2,
+            "epsilon_total_check": best.epsilon, "prior_agreement": best.agreement,
+            "prior_agreement_gnmax": duel.gnmax.agreement, "h": best.h.tolist(),
+            "candidates": [member(c) for c in duel.candidates], "seconds_calibration": time.perf_counter() - t0}
+
+
+def _duel_entry(K: int, budget: TotalBudget, design: dict) -> dict:
+    """The mechanism entry of a (possibly cached) duel design, its candidate rebuilt and certified again:
+    stage 2's μ2 recomputed from h (:func:`~.plurality_duel.certified_duel_mu`) and the Q-fold charge
+    √Q·√(μ1² + μ2²)-GDP, μ1 = √2/σ1, within the budget (:func:`darrm.budget.targets.gdp_epsilon`, mpmath)."""
+    h = np.asarray(design["h"], dtype=np.float64)
+    mu2 = certified_duel_mu(h, K)
+    charged = gdp_epsilon(math.sqrt(budget.queries) * math.hypot(math.sqrt(2.0) / design["sigma1"], mu2),
+                          budget.delta)
+    if not charged <= budget.epsilon:
+        raise CertificationError(f"cached duel design ({design['design']}, split {design['split']}) fails its "
+                                 f"certificate: charged epsilon {charged} > {budget.epsilon}")
+    candidate = DuelCandidate(design["design"], design["split"], design["sigma1"], mu2, h, design["prior_agreement"],
+                              charged)
+    return {k: v for k, v in design.items() if k != "h"} | {"candidate": candidate, "mu2_certified": mu2,
+                                                             "epsilon_total_check": charged}
+
+
+def _mechanisms(cfg: MulticlassConfig, progress: bool, cache_dir: Path) -> dict[tuple[str, float, int], dict]:
+    """Calibrated parameters per (method, ε_total, Q), each with the seconds its calibration took.
+
+    The DaRRM designs (the plurality table's tight search, the duel family) depend only on (K, C,
+    ε_total, δ_total, Q, prior) and the code that computes them, not on the data: they are shared
+    through ``cache_dir`` (:func:`~darrm.experiments.cache.compute_shared`), so a second data set, or a
+    run beside this one, reads them instead of solving them again; a cached plurality table is
+    certified again when read. ``seconds_calibration`` is the time of the solve that made the design.
+    """
     K = cfg.teachers
     out: dict[tuple[str, float, int], dict] = {}
     cells = [(e, Q) for e in cfg.total_eps for Q in cfg.queries]
-    for e, Q in tqdm(cells, desc="calibrate + DaRRM LPs", disable=not progress, leave=False):
+    for e, Q in cells:
         t0 = time.perf_counter()
         s = gnmax_sigma(e, cfg.total_delta, Q)
         out[("gnmax", e, Q)] = {"sigma": s, "seconds_calibration": time.perf_counter() - t0}
@@ -98,31 +184,23 @@ def _mechanisms(cfg: MulticlassConfig, progress: bool) -> dict[tuple[str, float,
                                           "sigma_ratio": CONFIDENT_RATIO,
                                           "epsilon_total_check": confident_total_epsilon(s1, s2, cfg.total_delta, Q),
                                           "seconds_calibration": time.perf_counter() - t0}
-        if "darrm-duel" in cfg.methods:
-            t0 = time.perf_counter()
-            duel = design_duel(K, C, TotalBudget(e, cfg.total_delta, Q), cfg.prior_accuracy)
-            out[("darrm-duel", e, Q)] = {
-                "candidate": duel.best, "design": duel.best.name, "split": duel.best.split,
-                "sigma1": duel.best.sigma1, "mu2_certified": duel.best.mu2, "epsilon_total_check": duel.best.epsilon,
-                "prior_agreement": duel.best.agreement, "prior_agreement_gnmax": duel.gnmax.agreement,
-                "candidates": [{"name": c.name, "split": c.split, "sigma1": c.sigma1, "mu2_certified": c.mu2,
-                                "prior_agreement": c.agreement, "epsilon_total_check": c.epsilon}
-                               for c in duel.candidates],
-                "seconds_calibration": time.perf_counter() - t0}
-        if "darrm-plurality" not in cfg.methods:
+    designs = {"darrm-duel": _duel_design, "darrm-plurality": _plurality_design}
+    code = _design_code()
+    jobs: dict[tuple[str, float, int], tuple[Path, Callable[[], dict]]] = {}
+    for method, design in designs.items():
+        if method not in cfg.methods:
             continue
-        t0 = time.perf_counter()
-        pq = plurality_budget(e, cfg.total_delta, Q)  # generic: the search's feasible start
-        tight = plurality_tight_budget(K, C, e, cfg.total_delta, Q, p_correct=cfg.prior_accuracy,
-                                       start=pq.eps_query, steps=TIGHT_SEARCH_STEPS)
-        table = tight.table
-        out[("darrm-plurality", e, Q)] = {"eps_query": tight.eps_query, "delta_query": tight.delta_query,
-                                          "epsilon_total_check": tight.composition.epsilon,
-                                          "pld_discretization": tight.composition.interval,
-                                          "eps_query_generic": pq.eps_query, "lp_solves": tight.solves,
-                                          "table": table, "certified_divergence": table.max_divergence,
-                                          "prior_agreement": table.expected_agreement, "lp": table.info,
-                                          "seconds_calibration": time.perf_counter() - t0}
+        for e, Q in cells:
+            settings = {"method": method, "K": K, "C": C, "eps_total": e, "delta_total": cfg.total_delta, "Q": Q,
+                        "prior": cfg.prior_accuracy, "tight_steps": TIGHT_SEARCH_STEPS, "code": code}
+            path = Path(cache_dir) / f"pate-design-{method}-{settings_key(settings)}.json"
+            jobs[(method, e, Q)] = (path, functools.partial(design, K, C, e, cfg.total_delta, Q, cfg.prior_accuracy))
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    if jobs and progress:
+        print(f"DaRRM designs: {len(jobs)} (shared through {cache_dir})", flush=True)
+    for (method, e, Q), made in compute_shared(jobs).items():
+        out[(method, e, Q)] = (_plurality_entry(K, C, made) if method == "darrm-plurality"
+                               else _duel_entry(K, TotalBudget(e, cfg.total_delta, Q), made))
     return out
 
 
@@ -221,7 +299,7 @@ def run_multiclass(cfg: MulticlassConfig, out: Path, *, data_dir: str | None = N
     hist = histograms_of(votes, C)
     teacher_acc = [float(np.mean(votes[:, i] == pool_y)) for i in range(votes.shape[1])]
     weak = warn_weak_teachers(teacher_acc, TEACHER_WARN_ACCURACY, "the query pool")
-    mech = _mechanisms(cfg, progress)
+    mech = _mechanisms(cfg, progress, cache_dir)
     classes = tuple(range(C))
     acc: dict[tuple[str, float | None, int], dict[str, list]] = {}
     cells = _cells(cfg)

@@ -122,9 +122,29 @@ def test_every_record_has_its_total_and_student_accuracy(run10):
     assert d["accountant"].startswith("TIGHT") and d["eps_query"] >= d["eps_query_generic"]  # own profile
     duel = next(r for r in records if r["method"] == "darrm-duel")
     assert duel["epsilon_total_check"] <= 2.0 and duel["prior_agreement"] >= duel["prior_agreement_gnmax"]
+    assert duel["student_accuracy_mean"] is not None and duel["baseline_student_accuracy_mean"] is not None
     assert duel["accountant"].startswith("exact GDP") and duel["candidates"][0]["name"] == "gnmax"
     c = next(r for r in records if r["method"] == "confident-gnmax")
     assert "epsilon_published" in c and "epsilon_published_note" in c  # the GNSS release (or why not)
+
+
+def test_a_second_data_set_reads_the_darrm_designs_instead_of_solving_them(run10, monkeypatch):
+    out, _, _ = run10
+    cache = out.parent / "cache"
+    assert len(list(cache.glob("pate-design-*.json"))) == 2  # duel + plurality of the one (ε_total, Q)
+
+    def unsolvable(*args, **kwargs):
+        raise AssertionError("a DaRRM design solved again although it is cached")
+
+    monkeypatch.setattr(run_mod, "design_duel", unsolvable)
+    monkeypatch.setattr(run_mod, "plurality_tight_budget", unsolvable)
+    cfg = run_mod.MulticlassConfig.quick("fashion-mnist", teachers=5, train_size=500, queries=(6,))
+    mech = run_mod._mechanisms(cfg, False, cache)
+    records = {r["method"]: r for r in json.loads((out / "results.json").read_text())}
+    for method, key in (("darrm-duel", "sigma1"), ("darrm-plurality", "eps_query")):
+        assert mech[(method, 2.0, 6)][key] == records[method][key]
+    assert mech[("darrm-plurality", 2.0, 6)]["table"].max_divergence == records["darrm-plurality"][
+        "certified_divergence"]
 
 
 def test_quick_mode_says_it_is_a_smoke_test(run10):

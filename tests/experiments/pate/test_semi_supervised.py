@@ -46,7 +46,7 @@ def test_pixel_graph_is_the_knn_graph_relabelled_and_computed_once_per_set_of_im
 
     monkeypatch.setattr(semi_supervised, "knn_graph", spy)
     monkeypatch.setattr(semi_supervised, "_PIXEL_GRAPHS", {})
-    direct = real(images, 5)  # a continuous similarity: no ties, so the order cannot matter
+    direct = real(semi_supervised.centred(images), 5)  # a continuous similarity: no ties, so the order cannot matter
     for seed in range(3):
         perm = np.random.default_rng(seed).permutation(60)
         w = pixel_graph(images[perm], 5)
@@ -54,6 +54,23 @@ def test_pixel_graph_is_the_knn_graph_relabelled_and_computed_once_per_set_of_im
     assert calls == [60]  # one graph for the three orders
     pixel_graph(images[:59], 5)
     assert calls == [60, 59]  # another set of images is another graph
+
+
+def test_centred_rows_have_zero_mean_whatever_their_order_and_ignore_what_all_images_share():
+    rng = np.random.default_rng(5)
+    images = rng.integers(0, 200, (50, 28, 28), dtype=np.uint8)
+    c = semi_supervised.centred(images)
+    assert c.shape == (50, 784) and c.dtype == np.float32
+    assert np.allclose(c.astype(np.float64).mean(axis=0), 0.0, atol=1e-4)
+    perm = rng.permutation(50)
+    assert np.array_equal(semi_supervised.centred(images[perm]), c[perm])  # an exact mean: order-free
+    shared = rng.integers(0, 56, (28, 28), dtype=np.uint8)  # e.g. ink every image has at the same place
+    assert np.array_equal(semi_supervised.centred(images + shared), c)
+    raw, cen = knn_graph(images, 5), knn_graph(c, 5)
+    assert abs(knn_graph(images + shared, 5) - raw).max() > 1e-3  # raw cosine is moved by it, centred is not
+    assert abs(knn_graph(semi_supervised.centred(images + shared), 5) - cen).max() == 0
+    with pytest.raises(ParameterError, match="vectors"):
+        semi_supervised.centred(images[:0])
 
 
 def test_label_spreading_labels_separated_clusters_from_one_label_each():
@@ -115,8 +132,8 @@ def test_the_graph_is_exactly_the_given_pool_images(mnist_split, monkeypatch):
     cfg = SemiSupervisedConfig(rounds=2, steps=5, network="mlp")
     st = train_student(px[idx], py[idx], px[rest], tuple(range(10)), cfg, 0)
     assert st.info["graph_nodes"] == 200 and len(seen) == 2 and all(len(v) == 200 for v in seen)
-    pixels = {r.tobytes() for r in seen[0].reshape(200, 28, 28)}
-    assert pixels == {r.tobytes() for r in px[:200]}
+    # the first graph's vectors are the pool's 200 images centred on their own mean, nothing else
+    assert {r.tobytes() for r in seen[0]} == {r.tobytes() for r in semi_supervised.centred(px[:200])}
 
 
 @pytest.mark.slow
