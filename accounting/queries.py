@@ -1053,11 +1053,32 @@ def closed_forms(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], targe
     return (gdp, BOUND_GDP) if gdp < kov else (kov, BOUND_CLOSED_FORM)
 
 
+def confirmed_pairs(table: GammaTable) -> list[tuple[float, float]]:
+    """The per-query pair (ε_q, δ_q) a one-part total-budget design records (``info["group_budgets"]``,
+    its generic charge), kept only where the table's own profile confirms it: δ_γ(ε_q) ≤ δ_q
+    (:meth:`~darrm.privacy.profile.PrivacyProfile.delta`, rounded up).  Then every query is
+    (ε_q, δ_q)-DP whatever the record says, and Kairouz–Oh–Viswanath's composition of that pair is a
+    total at any count and δ; an unconfirmed or malformed pair is not used."""
+    gb = table.info.get("group_budgets")
+    parts = gb.get("groups") if isinstance(gb, dict) else None
+    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict):
+        return []
+    pq = parts[0].get("per_query")
+    try:
+        eq, dq = (float(pq[0]), float(pq[1])) if isinstance(pq, list) and len(pq) == 2 else (math.nan, math.nan)
+    except (TypeError, ValueError):
+        return []
+    if not (0.0 < eq <= v.EPS_MAX and 0.0 <= dq < 1.0):
+        return []
+    return [(eq, dq)] if float(table_profile(table).delta(eq)) <= dq else []
+
+
 def _kov_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target: float, want_eps: bool) -> float:
     """The smallest Kairouz–Oh–Viswanath exact homogeneous composition over a few points
     (ε′, δ′) of the steps' profiles (module docstring, *closed forms*); inf (or 1) where none applies.
     Each query of every step is (ε′, δ′)-DP with ε′ the largest of the profiles' ε at δ′ (for a
-    table, also its per-query budget (ε_q, δ_q)); its cost grows like √Q, not Q."""
+    table, also its per-query budget (ε_q, δ_q), and for one table the recorded per-query pair its
+    profile confirms, :func:`confirmed_pairs`); its cost grows like √Q, not Q."""
 
     n = sum(q for _, q in steps)
     profs = _profiles(steps)
@@ -1070,6 +1091,8 @@ def _kov_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target:
     if len(tables) == len(steps):
         budgets = [per_query_budget(t) for t in tables]
         points.append((max(e for e, _ in budgets), max(d for _, d in budgets)))
+        if len(tables) == 1:
+            points += confirmed_pairs(tables[0])
     best = math.inf if want_eps else 1.0
     winner: tuple[float, float] | None = None
     for e, d in points:
