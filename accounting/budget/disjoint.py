@@ -37,8 +37,9 @@ certificate for the table as stored), composed exactly as √Q·μ*-GDP and turn
 mpmath; (2) the Q-fold composition by the one accountant (:func:`darrm.accounting.queries.fresh_bound`:
 the PLD of its dominating pair and the closed forms), computed in the search for the shapes whose GDP
 charge is loose (``const``, ``eps-delta``) and, for the winner, of the saved table itself
-(:func:`darrm.accounting.budget.charge.charged_total`, what the labelling session composes; the session
-also honours a smaller recorded GDP total, re-certified by :func:`verify_disjoint`).  Because the baselines are
+(:func:`darrm.accounting.budget.charge.charged_total`, what every door composes: its closed forms include
+the same GDP certificate, :func:`darrm.accounting.queries.gdp_bound`, so the winner's record is that charge
+and at most the search's).  Because the baselines are
 candidates and the GNMax scale calibrated by the exact Gaussian composition (s = √Q/μ_total) is a
 feasible threshold point up to float64 rounding (the search reaches it to :data:`THRESHOLD_RTOL`), the
 design is never worse than binary GNMax (up to that rounding) or RR at equal total.

@@ -148,3 +148,23 @@ def test_an_edited_record_never_lowers_a_total(designed, cli, tmp_path):
         loaded = darrm.load(path)
         assert darrm.verify_charged_total(loaded) == recorded
         assert _doors(cli, loaded, path, Q, dt) == (recorded, recorded, recorded)
+
+
+def test_a_recorded_per_query_pair_enters_the_accountant_only_where_the_profile_confirms_it(designed):
+    """A groups design's generic charge records (ε_q, δ_q); the accountant uses it as a closed-form point
+    only when δ_γ(ε_q) ≤ δ_q on the table's own (outward-rounded) profile: a pair below the profile, or a
+    malformed one, is never used, so an edited pair cannot lower a total."""
+    table, _, _ = designed["groups"]
+    prof = q.table_profile(table)
+    eq = 0.5 * prof.epsilon(1e-6)
+    dq = float(prof.delta(eq))
+    assert dq > 0
+
+    def with_pair(pair):
+        gb = table.info["group_budgets"]
+        return dataclasses.replace(table, info={**table.info, "group_budgets": {
+            **gb, "groups": [{**gb["groups"][0], "per_query": pair}]}})
+
+    assert q.confirmed_pairs(with_pair([eq, dq])) == [(eq, dq)]
+    assert q.confirmed_pairs(with_pair([eq, dq * 0.5])) == []
+    assert q.confirmed_pairs(with_pair(["x", 1])) == q.confirmed_pairs(with_pair(None)) == []
