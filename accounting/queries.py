@@ -110,12 +110,11 @@ from .composition import (
 from .table_identity import per_query_budget, table_fingerprint
 
 __all__ = [
-    "BOUND_CLOSED_FORM", "BOUND_FRESH", "BOUND_GENERIC", "MEMBER_RANDOMNESS", "UNBOUNDED", "QueryAccountant",
-    "QueryBound", "bound_name", "check_interval", "choose_interval", "closed_form_bound", "composed_delta",
-    "composed_epsilon", "derived_member_randomness", "exceeds_quickly", "fixed_members_bound", "fresh_bound",
-    "generic_epsilon", "homogeneous_epsilon", "loss_cap_for", "loss_distribution", "pld_points", "query_pld",
-    "record_group_bounds",
-    "table_profile",
+    "BOUND_CLOSED_FORM", "BOUND_FRESH", "BOUND_GDP", "BOUND_GENERIC", "MEMBER_RANDOMNESS", "UNBOUNDED",
+    "QueryAccountant", "QueryBound", "bound_name", "check_interval", "choose_interval", "closed_form_bound",
+    "composed_delta", "composed_epsilon", "derived_member_randomness", "exceeds_quickly", "fixed_members_bound",
+    "fresh_bound", "gdp_bound", "gdp_composed_mu", "generic_epsilon", "homogeneous_epsilon", "loss_cap_for",
+    "loss_distribution", "pld_points", "query_pld", "record_group_bounds", "table_gdp", "table_profile",
 ]
 
 #: what :meth:`LabellingSession.remaining_queries` returns where ε does not grow with the count
@@ -130,6 +129,8 @@ BOUND_GENERIC = "kairouz-oh-viswanath-optimal"
 #: fresh members, when a closed form beats the PLD: Kairouz–Oh–Viswanath's exact homogeneous
 #: composition at a point (ε′, δ_γ(ε′)) of the table's own profile
 BOUND_CLOSED_FORM = "profile-point-kairouz-oh-viswanath"
+#: fresh members, when the tables' certified Gaussian-DP dominance beats the PLD (:func:`gdp_bound`)
+BOUND_GDP = "profile-gdp-certificate"
 #: the fixed-members bounds' names, as each member model declares them (``MemberModel.fixed_bound``)
 BOUND_FIXED_DISJOINT = model_named("disjoint").fixed_bound
 BOUND_FIXED_SHARED = model_named("shared").fixed_bound
@@ -813,14 +814,12 @@ def homogeneous_epsilon(eps_q: float, delta_q: float, queries: int, delta_total:
     return optimal_homogeneous_epsilon(eps_q, delta_q, queries, delta_total)
 
 
-def _hockey_stick(pld):
-    """δ(ε) of a PLD (a dp_accounting one or a :class:`GridPLD`) as a function, evaluated in one
-    numpy pass over its losses above ε (the formula
-    of dp_accounting's ``get_delta_for_epsilon``: infinity mass + Σ_{L > ε} p·(1 − e^{ε − L}), the
-    larger of both directions for an asymmetric PLD); the arrays are read once.  Falls back on the
-    public ``get_delta_for_epsilon`` where the PLD's arrays are not where dp_accounting 0.4–0.6 keep them."""
+def _hockey_arrays(pld) -> list[tuple[np.ndarray, np.ndarray, float]] | None:
+    """(losses, P-masses, infinity mass) of each direction of a PLD (a :class:`GridPLD` or a
+    dp_accounting one: both directions when asymmetric); None where dp_accounting keeps its arrays
+    elsewhere than 0.4–0.6 do."""
     if isinstance(pld, GridPLD):
-        return pld.get_delta_for_epsilon
+        return [((pld.lower + np.arange(pld.probs.size)) * pld.interval, pld.probs, pld.infinity_mass)]
     try:
         pmfs = [pld._pmf_remove] if pld._symmetric else [pld._pmf_remove, pld._pmf_add]
         arrays = []
@@ -830,6 +829,21 @@ def _hockey_stick(pld):
             losses = (dense._lower_loss + np.arange(probs.size)) * dense._discretization
             arrays.append((losses, probs, float(dense._infinity_mass)))
     except AttributeError:  # pragma: no cover - another dp_accounting layout
+        return None
+    return arrays
+
+
+def _hockey_stick(pld, arrays: list[tuple[np.ndarray, np.ndarray, float]] | None = None):
+    """δ(ε) of a PLD (a dp_accounting one or a :class:`GridPLD`) as a function, evaluated in one
+    numpy pass over its losses above ε (the formula of dp_accounting's ``get_delta_for_epsilon``:
+    infinity mass + Σ_{L > ε} p·(1 − e^{ε − L}), the larger of both directions for an asymmetric
+    PLD; a GridPLD's own, with its proven error), from ``arrays`` (:func:`_hockey_arrays`) when given.
+    Falls back on the public ``get_delta_for_epsilon`` where the PLD's arrays are not where
+    dp_accounting 0.4–0.6 keep them."""
+    if isinstance(pld, GridPLD):
+        return pld.get_delta_for_epsilon
+    arrays = _hockey_arrays(pld) if arrays is None else arrays
+    if arrays is None:  # pragma: no cover - another dp_accounting layout
         return lambda e: float(pld.get_delta_for_epsilon(e))
 
     def delta(e: float) -> float:
@@ -842,17 +856,70 @@ def _hockey_stick(pld):
     return delta
 
 
+def _segment_root(losses: np.ndarray, probs: np.ndarray, inf: float, delta: float) -> float:
+    """The ε ≥ 0 at which inf + Σ_{L > ε} p·(1 − e^{ε − L}) = ``delta``, in float64 (inf where even
+    ε = the largest loss leaves more than ``delta``): on ε ∈ [L_{k−1}, L_k) the sum is
+    inf + S_k − e^ε·T_k with S_k = Σ_{j ≥ k} p_j and T_k = Σ_{j ≥ k} p_j e^{−L_j} (suffix sums), non-increasing
+    in ε, so the first loss L_k at which it is ≤ ``delta`` gives e^ε = (inf + S_k − delta)/T_k.  Two
+    passes over the losses; the caller checks the result with the rigorous δ(ε)."""
+    keep = probs > 0.0
+    losses, probs = losses[keep], probs[keep]
+    if losses.size == 0:
+        return 0.0 if inf <= delta else math.inf
+    with np.errstate(over="ignore"):
+        S = np.cumsum(probs[::-1])[::-1]
+        T = np.cumsum((probs * np.exp(-losses))[::-1])[::-1]
+        # δ at each loss L_k: the atoms above it, S_{k+1} − e^{L_k}·T_{k+1}
+        above = np.concatenate([S[1:], [0.0]]) - np.exp(losses) * np.concatenate([T[1:], [0.0]])
+    at = inf + np.maximum(above, 0.0)
+    k = int(np.argmax(at <= delta)) if np.any(at <= delta) else -1
+    if k < 0:
+        return math.inf
+    if T[k] <= 0.0:
+        return max(0.0, float(losses[k]))
+    rest = inf + float(S[k]) - delta
+    eps = math.log(rest / float(T[k])) if rest > 0.0 else -math.inf
+    lo = float(losses[k - 1]) if k > 0 else -math.inf
+    return max(0.0, min(float(losses[k]), max(lo, eps)))
+
+
 def epsilon_for_delta(pld, delta: float, *, upper: bool = True) -> float:
-    """ε at which the PLD's hockey-stick divergence is ``delta``, by bisection (dp_accounting's own
+    """ε at which the PLD's hockey-stick divergence is ``delta`` (dp_accounting's own
     ``get_epsilon_for_delta`` walks the losses in a Python loop: seconds on a PLD of 10⁶ points).
     ``upper``: the returned ε satisfies δ(ε) ≤ ``delta`` (an upper bound on the exact ε of that PLD);
-    else δ(ε) ≥ ``delta`` or ε = 0 (a lower bound).  Exact to a relative 1e-12; inf where no finite
-    ε ≤ 700 reaches ``delta``."""
-    f = _hockey_stick(pld)
+    else δ(ε) ≥ ``delta`` or ε = 0 (a lower bound).  Inf where no finite ε ≤ 700 reaches ``delta``.
+
+    The root is solved on its segment between two losses from suffix sums (:func:`_segment_root`:
+    two passes over the PLD), then checked with the rigorous δ(ε) (a :class:`GridPLD`'s carries its
+    proven floating-point error) and moved outward by a relative 10⁻¹², ×4 per step, until the check
+    holds, then bisected 4 times against the last point that failed (a few passes in all); where that
+    fails within 20 steps (or the arrays are not readable) a bisection to a relative
+    10⁻¹² decides, as before: the check, not the float solve, carries the claim."""
+    arrays = _hockey_arrays(pld)
+    f = _hockey_stick(pld, arrays)
     if f(v.EPS_MAX) > delta:
         return math.inf
     if f(0.0) <= delta:
         return 0.0
+    if arrays is not None:
+        aim = delta
+        if isinstance(pld, GridPLD):  # its δ adds the proven error and the sum's rounding: aim below them
+            aim = (delta - pld.error) / (1.0 + 1.01 * (pld.probs.size + 6) * _U)
+        guess = max(_segment_root(losses, probs, inf, aim) for losses, probs, inf in arrays) if aim > 0 else 0.0
+
+        def ok(e: float) -> bool:
+            return f(e) <= delta if upper else f(e) > delta
+
+        if 0.0 < guess < v.EPS_MAX:
+            bad, step = guess, 1e-12 * guess + 1e-300
+            for _ in range(20):
+                e = min(v.EPS_MAX, guess + step) if upper else max(0.0, guess - step)
+                if ok(e):
+                    for _ in range(4):  # between the last point that failed and e
+                        mid = 0.5 * (bad + e)
+                        bad, e = (bad, mid) if ok(mid) else (mid, e)
+                    return e
+                bad, step = e, 4.0 * step
     lo, hi = 0.0, 1.0
     while f(hi) > delta:
         lo, hi = hi, min(2.0 * hi, v.EPS_MAX)
@@ -899,13 +966,119 @@ def _profiles(steps) -> list[PrivacyProfile]:
     return [table_profile(t) if isinstance(t, GammaTable) else t for t, _ in steps]
 
 
+#: certified GDP parameters by table fingerprint (:func:`table_gdp`), at most :data:`_PROFILE_CACHE_SIZE`
+_GDP: dict[str, float] = {}
+
+
+def table_gdp(table: GammaTable) -> float:
+    """The table's certified GDP parameter μ (:func:`darrm.budget.cloud.table_gdp_mu`: its member
+    model's worst configurations, every point under the μ-Gaussian trade-off curve, checked in mpmath;
+    inf where the model has no such cloud); cached by the table's fingerprint.  Read from γ and the
+    parameters only: what a table's info records never enters."""
+    from darrm.budget.cloud import table_gdp_mu
+
+    key = table_fingerprint(table)
+    if key not in _GDP:
+        if len(_GDP) >= _PROFILE_CACHE_SIZE:
+            _GDP.pop(next(iter(_GDP)))
+        _GDP[key] = table_gdp_mu(table.gamma, table.params)
+    return _GDP[key]
+
+
+def gdp_composed_mu(terms: Sequence[tuple[float, int]]) -> float:
+    """μ = √(Σ n_i μ_i²) of n_i queries each μ_i-GDP (Dong, Roth & Su 2022, Corollary 3.3: μ_i-GDP
+    mechanisms compose adaptively to μ-GDP), rounded up (4 ulp); inf if any μ_i is."""
+    if any(not math.isfinite(mu) for mu, _ in terms):
+        return math.inf
+    return math.sqrt(math.fsum(n * mu * mu for mu, n in terms)) * (1.0 + 4.0 * _U)
+
+
+def _gdp_delta_upper(mu: float, eps: float) -> float:
+    """δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2) (Dong, Roth & Su, Corollary 2.13) at 40 digits,
+    rounded up to a float (1 for μ = inf, 0 for μ = 0)."""
+    import mpmath
+
+    if mu == math.inf:
+        return 1.0
+    if mu == 0.0:
+        return 0.0
+    with mpmath.workdps(40):
+        m, x = mpmath.mpf(mu), mpmath.mpf(eps)
+        val = mpmath.ncdf(-x / m + m / 2) - mpmath.exp(x) * mpmath.ncdf(-x / m - m / 2)
+    return min(1.0, max(0.0, float(val)) * (1.0 + 1e-14) + 1e-300)
+
+
+def gdp_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target: float, want_eps: bool) -> float:
+    """The composition of ``steps`` by their tables' certified Gaussian-DP dominance
+    (:func:`table_gdp`): ε_total at δ_total = ``target`` (``want_eps``) or δ_total at ε_total =
+    ``target``; inf (or 1) where a step has no finite μ (a bare profile has none).  Valid at any count
+    and δ, in time independent of the count.
+
+    **Claim.**  A table whose every worst configuration lies under the μ-Gaussian trade-off curve
+    answers each query μ-GDP (:func:`darrm.budget.targets.certified_gdp_mu`, with its proof), also
+    given the past answers (fresh member randomness: the configurations cover every member
+    behaviour); n_i queries of μ_i-GDP tables compose adaptively to √(Σ n_i μ_i²)-GDP (Dong, Roth &
+    Su 2022, Corollary 3.3), whose δ(ε) is their Corollary 2.13.  ε is
+    :func:`darrm.budget.targets.gdp_epsilon` (decided at 40 digits), δ rounded up.  ∎"""
+    from darrm.budget.targets import gdp_epsilon
+
+    tables = [(t, n) for t, n in steps if isinstance(t, GammaTable)]
+    if len(tables) < len(steps):
+        return math.inf if want_eps else 1.0
+    mu = gdp_composed_mu([(table_gdp(t), n) for t, n in tables])
+    if not want_eps:
+        return _gdp_delta_upper(mu, target)
+    if not math.isfinite(mu):
+        return math.inf
+    return 0.0 if mu == 0.0 else gdp_epsilon(mu, target)
+
+
 def closed_form_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target: float,
                       want_eps: bool) -> float:
+    """The smallest closed form of ``steps`` (:func:`closed_forms`): ε_total at δ_total = ``target``
+    (``want_eps``) or δ_total at ε_total = ``target``; inf (or 1) where none applies."""
+    return closed_forms(steps, target, want_eps)[0]
+
+
+def closed_forms(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target: float,
+                 want_eps: bool) -> tuple[float, str]:
+    """(the smallest closed form, its bound's name): the tables' certified Gaussian-DP dominance
+    (:func:`gdp_bound`, :data:`BOUND_GDP`; the certificate a total-budget design of members on disjoint
+    shards or in groups charges) and the Kairouz–Oh–Viswanath points (:func:`_kov_bound`,
+    :data:`BOUND_CLOSED_FORM`).  Both are computed from the tables themselves (γ, parameters, exact
+    profiles), never from what a table's info records, so the same table gives the same total at every
+    door, and an edited record cannot lower it."""
+    kov = _kov_bound(steps, target, want_eps)
+    gdp = gdp_bound(steps, target, want_eps)
+    return (gdp, BOUND_GDP) if gdp < kov else (kov, BOUND_CLOSED_FORM)
+
+
+def confirmed_pairs(table: GammaTable) -> list[tuple[float, float]]:
+    """The per-query pair (ε_q, δ_q) a one-part total-budget design records (``info["group_budgets"]``,
+    its generic charge), kept only where the table's own profile confirms it: δ_γ(ε_q) ≤ δ_q
+    (:meth:`~darrm.privacy.profile.PrivacyProfile.delta`, rounded up).  Then every query is
+    (ε_q, δ_q)-DP whatever the record says, and Kairouz–Oh–Viswanath's composition of that pair is a
+    total at any count and δ; an unconfirmed or malformed pair is not used."""
+    gb = table.info.get("group_budgets")
+    parts = gb.get("groups") if isinstance(gb, dict) else None
+    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict):
+        return []
+    pq = parts[0].get("per_query")
+    try:
+        eq, dq = (float(pq[0]), float(pq[1])) if isinstance(pq, list) and len(pq) == 2 else (math.nan, math.nan)
+    except (TypeError, ValueError):
+        return []
+    if not (0.0 < eq <= v.EPS_MAX and 0.0 <= dq < 1.0):
+        return []
+    return [(eq, dq)] if float(table_profile(table).delta(eq)) <= dq else []
+
+
+def _kov_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target: float, want_eps: bool) -> float:
     """The smallest Kairouz–Oh–Viswanath exact homogeneous composition over a few points
-    (ε′, δ′) of the steps' profiles (module docstring, *closed forms*): ε_total at δ_total =
-    ``target`` (``want_eps``) or δ_total at ε_total = ``target``; inf (or 1) where none applies.
+    (ε′, δ′) of the steps' profiles (module docstring, *closed forms*); inf (or 1) where none applies.
     Each query of every step is (ε′, δ′)-DP with ε′ the largest of the profiles' ε at δ′ (for a
-    table, also its per-query budget (ε_q, δ_q)); its cost grows like √Q, not Q."""
+    table, also its per-query budget (ε_q, δ_q), and for one table the recorded per-query pair its
+    profile confirms, :func:`confirmed_pairs`); its cost grows like √Q, not Q."""
 
     n = sum(q for _, q in steps)
     profs = _profiles(steps)
@@ -918,6 +1091,8 @@ def closed_form_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], 
     if len(tables) == len(steps):
         budgets = [per_query_budget(t) for t in tables]
         points.append((max(e for e, _ in budgets), max(d for _, d in budgets)))
+        if len(tables) == 1:
+            points += confirmed_pairs(tables[0])
     best = math.inf if want_eps else 1.0
     winner: tuple[float, float] | None = None
     for e, d in points:
@@ -1026,15 +1201,15 @@ def fresh_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target
     try:
         hi, lo, used = _refined(steps, target, want_eps, interval, bracket, loss_cap)
     except ParameterError:
-        closed = closed_form_bound(steps, target, want_eps)
-        if closed == math.inf if want_eps else closed >= 1.0:
+        closed = closed_forms(steps, target, want_eps)
+        if closed[0] == math.inf if want_eps else closed[0] >= 1.0:
             raise
         hi, lo, used = math.inf, 0.0, 0.0
     else:
-        closed = closed_form_bound(steps, target, want_eps)
+        closed = closed_forms(steps, target, want_eps)
     name = BOUND_FRESH
-    if closed < hi:
-        hi, name = closed, BOUND_CLOSED_FORM
+    if closed[0] < hi:
+        hi, name = closed
     lo = min(lo, hi)
     if want_eps:
         return QueryBound(hi, target, name, "fresh", n, lo, used)

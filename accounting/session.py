@@ -14,14 +14,13 @@ the members, which the caller must state (``member_randomness``; :mod:`darrm.acc
 * ``"fixed"`` — the same trained members answer every query: only post-processing of the members'
   own guarantees is claimed (the same ε for any number of queries).
 
-A table designed for a total budget (:func:`darrm.design_for_budget`) is charged its own certified
-composition: its recorded total ε_rec for Q_rec queries at δ_rec, re-certified when the session is
-created (its member model's verifier, :func:`darrm.accounting.budget.verify_charged_total`), bounds
-every q ≤ Q_rec fresh-member queries at any δ ≥ δ_rec (ε(δ) is non-decreasing in the number of
-composed queries and non-increasing in δ), so the session charges the smaller of it and the PLD
-composition.  For members on shared data the design's record *is* the accountant's composition of
-the table (the same number); for members on disjoint shards it may be the smaller certified GDP
-total, which the session then honours: the Q_rec queries the table was designed for fit its budget.
+A table designed for a total budget (:func:`darrm.design_for_budget`) is charged by the same
+accountant as every other table: its closed forms include the certified Gaussian-DP dominance a
+design of members on disjoint shards (or in groups) charges (:func:`darrm.accounting.queries.gdp_bound`,
+read from the table itself), so the Q_rec queries a table was designed for compose to its recorded
+total, at every door (this session, ``darrm account queries``, :func:`~darrm.accounting.composed_epsilon`,
+:func:`darrm.verify_charged_total`).  The record is re-certified when the session is created (its member
+model's verifier): a table that does not meet it (an edited record) is refused.
 
 ε(δ_total) is reported at the session's δ_total like Opacus's ``accountant.get_epsilon(delta)``;
 the generic bound (Q identical (ε_q, δ_q) queries, Kairouz, Oh & Viswanath 2015 Theorem 3.3) stays
@@ -185,7 +184,8 @@ class LabellingSession:
         if self.member_randomness == "fixed":
             fixed_members_bound(table, delta_total=self.delta)  # members with no fixed-member bound: refused now
         self._eps_cache: dict[tuple[int, float], float] = {}
-        self._designed = self._designed_total() if self.member_randomness == "fresh" else None
+        if self.member_randomness == "fresh":
+            self._check_design()
         if self.path is not None:
             # one live session per ledger, in any process: two would each write their own count.
             # Claimed *before* the existence check: two creations at one moment cannot both pass it.
@@ -249,26 +249,20 @@ class LabellingSession:
         if key not in self._eps_cache:
             if len(self._eps_cache) > 4096:
                 self._eps_cache.clear()
-            eps = self._accountant.get_epsilon(d, extra=[(self.table, q)])
-            if self._designed is not None and q <= self._designed[0] and d >= self._designed[1]:
-                eps = min(eps, self._designed[2])  # the design's certified total (module docstring)
-            self._eps_cache[key] = eps
+            self._eps_cache[key] = self._accountant.get_epsilon(d, extra=[(self.table, q)])
         return self._eps_cache[key]
 
-    def _designed_total(self) -> tuple[int, float, float] | None:
-        """(Q_rec, δ_rec, ε_rec) of a table designed for a total budget, re-certified; None for others.
+    def _check_design(self) -> None:
+        """Re-certify the total a table designed for a total budget records (its member model's verifier,
+        :func:`darrm.accounting.budget.verify_charged_total`); nothing for other tables.
 
         Raises:
-            CertificationError: the recorded total is not met by the table."""
-        if "total_budget" not in self.table.info:  # the designers (and their LP imports) are not needed
-            return None
+            CertificationError: the table does not meet its recorded total (an edited record)."""
+        if "total_budget" not in self.table.info and "group_budgets" not in self.table.info:
+            return  # the designers (and their LP imports) are not needed
         from .budget import verify_charged_total
 
-        eps = verify_charged_total(self.table)
-        if eps is None:
-            return None
-        tb = self.table.info["total_budget"]
-        return int(tb["queries"]), float(tb["delta"]), eps
+        verify_charged_total(self.table)
 
     def generic_epsilon_for(self, queries: int, delta: float | None = None) -> float:
         """The generic bound, for comparison: ``queries`` identical (ε_q, δ_q) queries composed exactly.

@@ -4,8 +4,8 @@
 capability (:class:`darrm.models.base.MemberModel`) has one designer here, registered in one line
 by :func:`register_designer`: ``design(params, budget, prior, *, log) -> BudgetDesign`` (the γ of
 smallest expected error whose certified Q-fold composition meets the budget) and
-``verify(table) -> float`` (the recorded total re-certified, CertificationError when it is above the
-recorded budget or differs from the record).  :func:`design_for_budget`, :func:`verify_charged_total`,
+``verify(table) -> float`` (the total recomputed from the table, CertificationError when it is above the
+recorded budget or above the record).  :func:`design_for_budget`, :func:`verify_charged_total`,
 ``darrm solve --total-eps`` and ``darrm verify`` and the labelling session find them through
 :func:`designer_for`; nothing else names a model.  The core keeps the budget and the targets
 (:mod:`darrm.budget`); composing a table over queries is the accountant's
@@ -107,14 +107,18 @@ def design_for_budget(params: object, budget: TotalBudget, prior: Prior | None =
 
 def verify_charged_total(table: GammaTable) -> float | None:
     """The total a table records, re-certified by its member model's verifier (None when it claims
-    none): the composition recomputed by the accountant that charged it, within the budget and equal
-    to the record.
+    none): the composition recomputed from the table alone by the one accountant (for a
+    ``total_budget`` record, :func:`~darrm.accounting.budget.charge.charged_total`, the number every
+    door gives for the recorded count and δ), within the budget and at most the record
+    (:func:`~darrm.accounting.budget.charge.check_recorded`).
 
     Args:
-        table: a γ table (``table.info["total_budget"]`` holds the claim, if any).
+        table: a γ table; ``table.info["total_budget"]`` (one total over Q queries) or
+            ``table.info["group_budgets"]`` (one total per record group or part, each re-checked:
+            :func:`~darrm.accounting.budget.parts.verify_parts`) holds the claim, if any.
 
     Returns:
-        The re-checked total ε, or None.
+        The re-checked total ε (for group budgets, the largest over the groups), or None.
 
     Raises:
         CertificationError: the table does not meet its recorded total or budget, or the record is

@@ -2,7 +2,10 @@
 
 Every designer charges its candidates and its winner here, and every verifier recomputes a record
 here: :func:`charged_total` is :func:`darrm.accounting.queries.composed_epsilon` with fresh members,
-the number the labelling session and ``darrm account queries`` give for the same table and count.
+the number the labelling session and ``darrm account queries`` give for the same table and count
+(the PLD of the table's pair, its Kairouz–Oh–Viswanath points and its certified Gaussian-DP
+dominance, each computed from the table itself).  A verifier returns that recomputed total
+(:func:`check_recorded`), so a table's record and its doors agree.
 """
 
 from __future__ import annotations
@@ -54,16 +57,26 @@ def within_budget(table: GammaTable, budget: TotalBudget) -> bool:
         return False
 
 
-def check_recorded(eps: float, charged: float, budget: TotalBudget) -> None:
-    """A recomputed total ``eps`` must meet the budget and equal the recorded ``charged``.
+def check_recorded(eps: float, charged: float, budget: TotalBudget) -> float:
+    """A recomputed total ``eps`` must meet the budget and be at most the recorded ``charged`` (to
+    :data:`~darrm.budget.verify.RECORD_RTOL`); returns ``eps``, the total every door reports.
+
+    A recomputed total *below* the record is accepted: the record then claims more than the table
+    spends (a table designed by an earlier version, charged before the accountant gained a closed
+    form), which is never a privacy risk, and every door charges the recomputed total.  One above
+    the record is refused: either the record was edited or the table was designed by a version
+    whose accountant the current one does not reproduce; the message says to re-design it.
 
     Raises:
-        CertificationError: it does not."""
+        CertificationError: ``eps`` is above the budget or above the record."""
     if not eps <= budget.epsilon:
         raise CertificationError(f"{budget.queries} queries compose to ε = {eps:.6g} at δ = {budget.delta:g}, "
-                                 f"above the budget ε_total = {budget.epsilon:g}")
-    if not math.isclose(eps, charged, rel_tol=RECORD_RTOL, abs_tol=1e-12):
-        raise CertificationError(f"recorded total ε {charged!r} differs from the recomputed {eps!r}")
+                                 f"above its budget ε_total = {budget.epsilon:g}")
+    if not eps <= charged * (1.0 + RECORD_RTOL) + 1e-12:
+        raise CertificationError(f"recorded total ε {charged!r} differs from the recomputed {eps!r} (above it): the "
+                                 "record was edited, or written by another version of the accountant; re-design "
+                                 "the table with this version (darrm solve --total-eps, darrm.design_for_budget)")
+    return eps
 
 
 def profile_generic_epsilon(profile: PrivacyProfile, eps_q: float, budget: TotalBudget) -> float:

@@ -37,8 +37,9 @@ certificate for the table as stored), composed exactly as √Q·μ*-GDP and turn
 mpmath; (2) the Q-fold composition by the one accountant (:func:`darrm.accounting.queries.fresh_bound`:
 the PLD of its dominating pair and the closed forms), computed in the search for the shapes whose GDP
 charge is loose (``const``, ``eps-delta``) and, for the winner, of the saved table itself
-(:func:`darrm.accounting.budget.charge.charged_total`, what the labelling session composes; the session
-also honours a smaller recorded GDP total, re-certified by :func:`verify_disjoint`).  Because the baselines are
+(:func:`darrm.accounting.budget.charge.charged_total`, what every door composes: its closed forms include
+the same GDP certificate, :func:`darrm.accounting.queries.gdp_bound`, so the winner's record is that charge
+and at most the search's).  Because the baselines are
 candidates and the GNMax scale calibrated by the exact Gaussian composition (s = √Q/μ_total) is a
 feasible threshold point up to float64 rounding (the search reaches it to :data:`THRESHOLD_RTOL`), the
 design is never worse than binary GNMax (up to that rounding) or RR at equal total.
@@ -73,7 +74,7 @@ from darrm.solver.restricted_lp import make_restricted_lp
 from darrm.table import GammaTable
 from darrm.validation import instance, odd_count
 
-from ..queries import fresh_bound
+from ..queries import fresh_bound, gdp_composed_mu, table_gdp
 from .charge import charged_total, check_recorded
 
 #: the shapes searched, baselines first
@@ -232,7 +233,7 @@ def charge_table(prof: PrivacyProfile, mu: float, budget: TotalBudget, analytic_
     when that misses the budget, the PLD of its own pair; the smaller."""
     if analytic_mu is not None:
         mu = min(mu, analytic_mu)
-    e_gdp = gdp_epsilon(mu * math.sqrt(budget.queries), budget.delta) if math.isfinite(mu) else math.inf
+    e_gdp = gdp_epsilon(gdp_composed_mu([(mu, budget.queries)]), budget.delta) if math.isfinite(mu) else math.inf
     e_pld = None
     if pld and not e_gdp <= budget.epsilon:
         e_pld = composed_epsilon_of_profile(prof, budget)
@@ -472,11 +473,11 @@ def design_disjoint(K: int, member: MemberPrivacy, budget: TotalBudget, prior: P
     params, violation = _per_query_params(g, K, member, prof, budget.delta / budget.queries)
     table = GammaTable(params, g, "budget", violation, prior.to_dict(), expected_signed_error(g, prior),
                        solver="total-budget", status=None)
-    # the certified table's own charge by the accountant (what the session composes), at most the
-    # search's charge of its profile (one more closed-form point: the per-query label)
-    pld = charged_total(table, budget)
-    charged = min(ch.gdp_epsilon, pld)
-    accountant = PLD_ACCOUNTANT if pld < ch.gdp_epsilon else GDP_ACCOUNTANT
+    # the certified table's own charge by the accountant (what every door composes): its PLD, its
+    # Kairouz–Oh–Viswanath points and the same GDP certificate the search charged (read from the table),
+    # so at most the search's charge; recorded as it is, the record and the doors agree
+    pld = charged = charged_total(table, budget)
+    accountant = GDP_ACCOUNTANT if ch.gdp_epsilon <= charged else PLD_ACCOUNTANT
     if not charged <= budget.epsilon:  # the search's charge was rigorous; a bug if reached
         raise CertificationError(f"the winning γ composes to ε = {charged} > {budget.epsilon}")
     f = _finite_or_none
@@ -515,38 +516,31 @@ def design(params: DisjointParams, budget: TotalBudget, prior: Prior | None = No
 
 
 def verify_disjoint(table: GammaTable) -> float:
-    """Re-check a disjoint-members table's recorded total: its certified GDP μ (re-derived from the
-    table's own cloud, :meth:`darrm.budget.cloud.Cloud.gdp_mu`) is not above the recorded target μ, and
-    the recorded total is recomputed by the accountant that charged it: the exact √Q·μ-GDP composition
-    (:data:`~darrm.budget.verify.GDP_ACCOUNTANT`) or the accountant's composition of the table
-    (:func:`darrm.accounting.budget.charge.charged_total`, :data:`~darrm.budget.verify.PLD_ACCOUNTANT`);
-    it must meet the budget and equal the record.
+    """Re-check a disjoint-members table's recorded total: the accountant's total of the recorded
+    queries at the recorded δ (:func:`darrm.accounting.budget.charge.charged_total`: the PLD of the
+    table's pair, its Kairouz–Oh–Viswanath points and its certified Gaussian-DP dominance, which
+    reproduces a GDP charge, :func:`darrm.accounting.queries.gdp_bound`), recomputed from the table
+    alone (the record's μ is only checked against the table's certified μ, never used: an edited record
+    cannot lower the total); it must meet the budget and be at most the record
+    (:func:`~darrm.accounting.budget.charge.check_recorded`).
 
     Returns:
-        The re-checked total ε.
+        The re-checked total ε (what every door charges the recorded queries).
 
     Raises:
         CertificationError: no or a malformed record, or one the table does not meet."""
     rec = recorded_budget(table)
     if rec is None:
         raise CertificationError("no total budget is recorded in the table")
-    params = instance("table", table.params, DisjointParams, "a table of members on disjoint shards")
+    instance("table", table.params, DisjointParams, "a table of members on disjoint shards")
     budget, tb = rec
     try:
         target = tb["target"]
         mu_rec = math.inf if target["mu"] is None else float(target["mu"])
         charged = float(tb["composed_epsilon"])
-        accountant = tb["accountant"]
     except (KeyError, TypeError, ValueError) as exc:
         raise CertificationError(f"malformed total_budget record: {exc}") from None
-    mu = Cloud(params.K, params.member).gdp_mu(table.gamma)
-    if not mu <= mu_rec * (1.0 + RECORD_RTOL):
+    mu = table_gdp(table)
+    if not mu <= mu_rec * (1.0 + RECORD_RTOL):  # a record the table contradicts is refused, never used
         raise CertificationError(f"the table is {mu:.9g}-GDP per query, not the recorded target μ = {mu_rec:.9g}")
-    if accountant == GDP_ACCOUNTANT:
-        eps = gdp_epsilon(mu * math.sqrt(budget.queries), budget.delta) if math.isfinite(mu) else math.inf
-    elif accountant == PLD_ACCOUNTANT:
-        eps = charged_total(table, budget)
-    else:
-        raise CertificationError(f"unknown accountant {accountant!r} in the total_budget record")
-    check_recorded(eps, charged, budget)
-    return charged
+    return check_recorded(charged_total(table, budget), charged, budget)

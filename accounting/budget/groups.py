@@ -22,23 +22,19 @@ so the design is limited to :data:`MAX_CONFIGURATIONS` configurations (γ(L) for
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 
 import numpy as np
 
-from darrm.budget.cloud import points_gdp_mu
+from darrm.budget.cloud import GROUP_CONFIGURATIONS, MemberGroupsCloud
 from darrm.budget.design import BudgetDesign
 from darrm.budget.spec import GroupBudgets, TotalBudget
 from darrm.errors import ParameterError
-from darrm.models.groups.certificate import certify_groups, group_pmfs, iter_probability_blocks, joint_pmf
+from darrm.models.groups.certificate import certify_groups
 from darrm.models.groups.params import GroupParams
-from darrm.models.groups.profile import group_profile
 from darrm.models.groups.solver import solve_gamma_opt_groups
 from darrm.prior import Prior
-from darrm.privacy.condition import folded_rows
-from darrm.privacy.profile import PrivacyProfile
 from darrm.table import GammaTable
 from darrm.validation import instance
 
@@ -55,50 +51,8 @@ from .parts import (
 
 __all__ = ["MAX_CONFIGURATIONS", "MemberGroupsCloud", "design", "verify"]
 
-#: most configurations (product of the groups' corner multisets) the design evaluates
-MAX_CONFIGURATIONS = 20_000
-
-
-class MemberGroupsCloud:
-    """The worst configurations of one query of grouped members on shared data (the product of the
-    groups' corner multisets: the first group's multiset a, the others' flattened b), as functions of γ."""
-
-    def __init__(self, params: GroupParams):
-        if params.per_group:
-            raise ParameterError("params", "a total-budget design reads the total vote count (gamma_form 'total'), "
-                                           "not each group's count")
-        if params.configurations > MAX_CONFIGURATIONS:
-            raise ParameterError("params", f"{params.configurations} corner configurations exceed the "
-                                           f"{MAX_CONFIGURATIONS} the total-budget design evaluates")
-        self.params, self.K = params, params.K
-        self.pmfs = [group_pmfs(gr) for gr in params.groups]
-        self.shape = tuple(p[1].shape[0] for p in self.pmfs)
-
-    def probs(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(P, P′), each (2, N_1, N_2·…·N_G): Pr[A(D)=o] and Pr[A(D′)=o] for o = 0, 1
-        (:func:`darrm.models.groups.certificate.iter_probability_blocks`, one block)."""
-        _, probs = next(iter_probability_blocks(g, self.params, self.pmfs, rows=self.shape[0]))
-        (P1, Pp1), (P0, Pp0) = probs
-        n = self.shape[0]
-        return np.stack([P0, P1]).reshape(2, n, -1), np.stack([Pp0, Pp1]).reshape(2, n, -1)
-
-    def row(self, o: int, d: int, a: int, b: int, eps: float) -> np.ndarray:
-        """The folded row r with r·x ≤ e^{ε′} − 1 + 2T(ε′) of output o, direction d, configuration (a, b)."""
-        rest = [int(i) for i in np.unravel_index(b, self.shape[1:])] if len(self.shape) > 1 else []
-        idx = np.array([[a, *rest]], dtype=np.int64)
-        A, Ap = joint_pmf([p[1] for p in self.pmfs], idx), joint_pmf([p[2] for p in self.pmfs], idx)
-        if d == 1:
-            A, Ap = Ap, A
-        r = folded_rows(A, Ap, math.exp(eps))[0]
-        return r if o == 1 else -r
-
-    def profile(self, g: np.ndarray) -> PrivacyProfile:
-        """The query's exact profile, rounded outward (:func:`darrm.models.groups.profile.group_profile`)."""
-        return group_profile(g, self.params, None, None)
-
-    def gdp_mu(self, g: np.ndarray, prof: PrivacyProfile) -> float:
-        """The certified μ (:func:`darrm.budget.cloud.points_gdp_mu`)."""
-        return points_gdp_mu(*self.probs(g), prof)
+#: most configurations (product of the groups' corner multisets) the design evaluates (the cloud's own limit)
+MAX_CONFIGURATIONS = GROUP_CONFIGURATIONS
 
 
 def _at(params: GroupParams, eps_q: float, delta_q: float) -> GroupParams:
@@ -166,4 +120,4 @@ def verify(table: GammaTable) -> float:
         worst = max(gr.Delta for gr in params.groups)
         return dq >= worst and certify_groups(table.gamma, _at(params, eq, dq)).certified
 
-    return verify_parts(table, [MemberGroupsCloud(params)], certified_at)
+    return verify_parts(table, [MemberGroupsCloud(params)], certified_at, whole_table=True)

@@ -61,7 +61,8 @@ from darrm.table import GammaTable
 from darrm.validation import instance
 
 from ..composition import optimal_homogeneous_epsilon
-from .charge import profile_generic_epsilon
+from ..queries import gdp_composed_mu
+from .charge import charged_total, check_recorded, profile_generic_epsilon
 from .disjoint import (
     GDP_GRID,
     GRID_SPAN,
@@ -402,12 +403,16 @@ def recorded_parts(table: GammaTable, parts: int) -> tuple[list[dict], GroupBudg
 
 
 def verify_parts(table: GammaTable, clouds: Sequence[DesignCloud],
-                 certified_at: Callable[[int, float, float], bool]) -> float:
-    """Re-certify each part's recorded total from γ alone: the certified GDP μ (never above the recorded
-    target) composed exactly, the Q-fold PLD of the part's own pair, or the generic composition of the
-    recorded per-query pair (its δ_q re-checked by ``certified_at(part, ε_q, δ_q)``, the model's
-    certificate, or against the part's profile), whichever the record names; each must meet the part's
-    budget and equal the record.
+                 certified_at: Callable[[int, float, float], bool], *, whole_table: bool = False) -> float:
+    """Re-certify each part's recorded total from γ alone, by the one accountant: the Q-fold composition
+    of the part's own pair (:func:`~darrm.accounting.budget.disjoint.composed_epsilon_of_profile`; with
+    ``whole_table``, one part for every record, the table's own total as every door composes it,
+    :func:`~darrm.accounting.budget.charge.charged_total`), its certified GDP μ (re-derived from the part's
+    cloud, never read from the record, which it must not contradict) composed exactly, and, where the
+    record names a per-query pair, its generic composition (the pair re-checked by
+    ``certified_at(part, ε_q, δ_q)``, the model's certificate, or against the part's profile); the
+    smallest must meet the part's budget and be at most the record
+    (:func:`~darrm.accounting.budget.charge.check_recorded`).
 
     Returns:
         The largest re-certified total ε over the parts.
@@ -423,26 +428,25 @@ def verify_parts(table: GammaTable, clouds: Sequence[DesignCloud],
             mu_rec, pq = rec["target"]["mu"], rec.get("per_query")
         except (KeyError, TypeError, ValueError) as exc:
             raise CertificationError(f"malformed group_budgets record of part {i}: {exc}") from None
+        if accountant not in (GDP_ACCOUNTANT, PLD_ACCOUNTANT, GENERIC_ACCOUNTANT):
+            raise CertificationError(f"part {i}: unknown accountant {accountant!r} in the group_budgets record")
         mu = cloud.gdp_mu(table.gamma, prof)
-        if mu_rec is not None and not mu <= float(mu_rec) * (1.0 + RECORD_RTOL):
+        if mu_rec is not None and not mu <= float(mu_rec) * (1.0 + RECORD_RTOL):  # a record the table contradicts
             raise CertificationError(f"part {i}: the table is {mu:.9g}-GDP per query, not the recorded μ = {mu_rec}")
-        if accountant == GDP_ACCOUNTANT:
-            eps = gdp_epsilon(mu * math.sqrt(b.queries), b.delta) if math.isfinite(mu) else math.inf
-        elif accountant == PLD_ACCOUNTANT:
-            eps = composed_epsilon_of_profile(prof, b)
-        elif accountant == GENERIC_ACCOUNTANT and isinstance(pq, list) and len(pq) == 2:
+        eps = charged_total(table, b) if whole_table else composed_epsilon_of_profile(prof, b)
+        if math.isfinite(mu):
+            eps = min(eps, gdp_epsilon(gdp_composed_mu([(mu, b.queries)]), b.delta))
+        if accountant == GENERIC_ACCOUNTANT:
+            if not (isinstance(pq, list) and len(pq) == 2):
+                raise CertificationError(f"part {i}: a generic charge without its per-query pair")
             eq, dq = float(pq[0]), float(pq[1])
             if not (float(prof.delta(eq)) <= dq or certified_at(i, eq, dq)):
                 raise CertificationError(f"part {i}: the table is not ({eq}, {dq})-DP per query as recorded")
-            eps = float(optimal_homogeneous_epsilon(eq, dq, b.queries, b.delta))
-        else:
-            raise CertificationError(f"part {i}: unknown accountant {accountant!r} in the group_budgets record")
-        if not eps <= b.epsilon:
-            raise CertificationError(f"part {i}: {b.queries} queries compose to ε = {eps:.6g} at δ = {b.delta:g}, "
-                                     f"above its budget ε_total = {b.epsilon:g}")
-        if not math.isclose(eps, charged, rel_tol=RECORD_RTOL, abs_tol=1e-12):
-            raise CertificationError(f"part {i}: recorded total ε {charged!r} differs from the recomputed {eps!r}")
-        worst = max(worst, eps)
+            eps = min(eps, float(optimal_homogeneous_epsilon(eq, dq, b.queries, b.delta)))
+        try:
+            worst = max(worst, check_recorded(eps, charged, b))
+        except CertificationError as exc:
+            raise CertificationError(f"part {i}: {exc}") from None
     return worst
 
 

@@ -320,6 +320,4 @@ def verify_shared(table: GammaTable) -> float:
                                      f"compose to ε = {prefix:.6g} at δ = {budget.delta:g}, above the recorded "
                                      f"budget ε_total = {budget.epsilon:g}")
         k *= 2
-    eps = charged_total(table, budget)
-    check_recorded(eps, charged, budget)
-    return charged
+    return check_recorded(charged_total(table, budget), charged, budget)

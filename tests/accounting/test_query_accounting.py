@@ -189,3 +189,22 @@ def test_exported_pld_composes_with_other_mechanisms(small_tables):
     gauss = pld.from_gaussian_mechanism(2.0, value_discretization_interval=1e-4)
     both = ours.compose(gauss)
     assert both.get_epsilon_for_delta(1e-5) > max(ours.get_epsilon_for_delta(1e-5), gauss.get_epsilon_for_delta(1e-5))
+
+
+@pytest.mark.parametrize(("Q", "delta"), [(137, 0.02), (1000, 0.5)])
+def test_the_epsilon_solve_is_on_the_safe_side_of_each_pld_and_tight(Q, delta):
+    """epsilon_for_delta (the segment root, checked and moved outward): the pessimistic side's ε has
+    rigorous δ(ε) ≤ δ and δ(ε·(1 − 10⁻⁹)) > δ; the optimistic side's ε has δ(ε) > δ, and dp_accounting's
+    own ε of that PLD (its Python walk over the losses) lies in [ε·(1 − 10⁻⁹), ε·(1 + 10⁻⁷)]."""
+    from darrm.accounting import queries as q
+
+    sub = darrm.solve(PrivacyParams(11, 3, 0.0892, 1e-4), family="sub")
+    steps = [(sub, Q)]
+    h = q.choose_interval(steps, None, None, q.DEFAULT_BRACKET)
+    grid, optimistic = q._grid_composed(steps, h, None), q._composed(steps, h, False, None)
+    e = q.epsilon_for_delta(grid, delta)
+    assert grid.get_delta_for_epsilon(e) <= delta < grid.get_delta_for_epsilon(e * (1 - 1e-9))
+    lo = q.epsilon_for_delta(optimistic, delta, upper=False)
+    assert optimistic.get_delta_for_epsilon(lo) > delta
+    # both read δ(ε) in float64 (dp_accounting by its own loop): they agree to 10⁻⁹, ours at most 10⁻⁷ lower
+    assert lo * (1 - 1e-9) <= optimistic.get_epsilon_for_delta(delta) <= lo * (1 + 1e-7)
