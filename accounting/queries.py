@@ -66,7 +66,9 @@ cap to the cap and drops those below −cap (to −∞).
   recomputed in 40-digit mpmath, the inverse DFT's bound, and the ℓ1 distance to the exact masses
   carried as ``GridPLD.error`` and added to every δ read (proofs in those functions; tested against
   exact rational convolutions, ``tests/accounting/test_fft_error_bound.py``): about 4·10⁻¹³ at
-  Q = 10⁴ of a pure (0.007, 0) profile, where the float64 bound alone would be 10⁻⁶.
+  Q = 10⁴ of a pure (0.007, 0) profile, where the float64 bound alone would be 10⁻⁶.  The 40-digit
+  recomputation runs only where the float64 bound exceeds 10⁻⁶ of the δ at stake
+  (:func:`_pessimistic_side`): both are rigorous, and the float64 pass is milliseconds.
 * Optimistic: each loss rounded *down* (and the cap as above); a lower bound whose error grows
   like Q·h/2, so the reported bracket [lower, upper] is tight at small Q and wide at large Q.
 * Closed forms: every query of a table is (ε′, δ_γ(ε′))-DP for each ε′ of its profile (the pair
@@ -507,27 +509,32 @@ def _power_error(mag: np.ndarray, n: int, b1: float) -> np.ndarray:
 #: terms it sums for them (over the one-query masses)
 EXACT_FREQUENCIES = 4096
 EXACT_WORK = 1_000_000
-#: the float64 bound :func:`_exact_powers` leaves on the frequencies it does not recompute (ℓ2 norm)
+#: the float64 bound :func:`_exact_powers` leaves on the frequencies it does not recompute (ℓ2 norm),
+#: by default
 EXACT_TARGET = 1e-13
+#: the share of the δ at stake that the proven FFT error may take (:func:`_pessimistic_side`)
+FFT_ERROR_SHARE = 1e-6
 
 
-def _exact_powers(p: np.ndarray, size: int, n: int, w: np.ndarray, per: np.ndarray) -> None:
+def _exact_powers(p: np.ndarray, size: int, n: int, w: np.ndarray, per: np.ndarray,
+                  tolerance: float = EXACT_TARGET) -> None:
     """Where the float64 bound ``per`` on |w_k − z_k^n| is largest (the frequencies near 0, and every
     other peak of |z|, where |z_k|^{n−1} ≈ 1 multiplies the DFT's rounding n-fold), recompute
     z_k = Σ_j p_j e^{−2πi jk/size} and z_k^n in mpmath at 40 digits (the input floats are exact there;
     a sparse p is summed over its non-zeros with jk reduced mod size in integers, a dense one by
     Horner's scheme), store them in ``w`` and their bound, 2.2u·|w_k| (one rounding to complex128 of a
     value accurate to ~10^{−35} relative), in ``per``.  At most :data:`EXACT_FREQUENCIES` frequencies
-    and :data:`EXACT_WORK` terms; the others keep their float64 bound."""
+    and :data:`EXACT_WORK` terms, and only until the others' bound is below ``tolerance`` (ℓ2, both
+    halves of the spectrum); the others keep their float64 bound."""
     import mpmath
 
     nz = np.nonzero(p)[0]
     sparse = 4 * nz.size < p.size
     budget = min(EXACT_FREQUENCIES, EXACT_WORK // max(1, nz.size if sparse else p.size))
     order = np.argsort(per)[::-1]
-    # only as many as leave the rest's ℓ2 norm (both halves of the spectrum) below EXACT_TARGET
+    # only as many as leave the rest's ℓ2 norm (both halves of the spectrum) below the tolerance
     rest = np.sqrt(2.0 * np.cumsum((per[order] ** 2)[::-1])[::-1])
-    order = order[:min(budget, int(np.count_nonzero(rest > EXACT_TARGET)))]
+    order = order[:min(budget, int(np.count_nonzero(rest > tolerance)))]
     if order.size == 0:
         return
     with mpmath.workdps(40):
@@ -610,7 +617,8 @@ def _chernoff_window(logp: np.ndarray, n: int) -> tuple[int, int, float]:
     return int(math.floor(lo)), int(math.ceil(u)), TAIL_MASS
 
 
-def _grid_self_compose(lower: int, probs: np.ndarray, inf: float, h: float, n: int) -> GridPLD:
+def _grid_self_compose(lower: int, probs: np.ndarray, inf: float, h: float, n: int,
+                       tolerance: float = EXACT_TARGET) -> GridPLD:
     """n-fold composition by one FFT on a window chosen by :func:`_chernoff_window`, pessimistic:
     the FFT is cyclic, so the mass outside the window wraps into it (more mass: δ only grows), and
     the upper tail, whose wrapped copy lands at *lower* losses, is also counted as infinite loss.
@@ -639,7 +647,7 @@ def _grid_self_compose(lower: int, probs: np.ndarray, inf: float, h: float, n: i
     b1 = r * math.sqrt(size) * float(np.linalg.norm(p)) * 1.01
     w = _power(z, n)
     per = _power_error(np.abs(z), n, b1)
-    _exact_powers(p, size, n, w, per)
+    _exact_powers(p, size, n, w, per, tolerance)
     err = _spectrum_norm(per, size) + r * _spectrum_norm(np.abs(w), size) * 1.01
     out = fft.irfft(w, size)
     out = np.roll(out, -(lo % size))[:hi - lo + 1]
@@ -676,10 +684,12 @@ def _grid_compose(a: GridPLD, b: GridPLD) -> GridPLD:
 
 
 def _grid_composed(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], interval: float,
-                   loss_cap: float | None) -> GridPLD:
+                   loss_cap: float | None, tolerance: float = EXACT_TARGET) -> GridPLD:
     """The pessimistic composition of ``steps`` on the grid (connect-the-dots per query, one FFT
-    per step): its cost follows the composed PLD's width, √n, not n."""
+    per step): its cost follows the composed PLD's width, √n, not n.  ``tolerance``: the ℓ2 error
+    each step's power may keep in float64 (:func:`fft_tolerance`), shared between the steps."""
     total: GridPLD | None = None
+    tolerance = tolerance / max(1, len(steps))
     for t, n in steps:
         prof = table_profile(t) if isinstance(t, GammaTable) else t
         cap = loss_cap_for(prof) if loss_cap is None else loss_cap
@@ -693,7 +703,7 @@ def _grid_composed(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], int
             arr[0] = 0.0
             part = GridPLD(lo, arr, -math.expm1(n * math.log1p(-min(inf_mass, 1.0 - 1e-16))), interval)
         else:
-            part = _grid_self_compose(lo, arr, inf_mass, interval, n)
+            part = _grid_self_compose(lo, arr, inf_mass, interval, n, tolerance)
         total = part if total is None else _grid_compose(total, part)
     assert total is not None
     return total
@@ -950,7 +960,7 @@ def _refined(steps, target: float, want_eps: bool, interval: float | None, brack
     even that drift would exceed the pessimistic value, no lower bound is computed (``lower`` 0)."""
     n = sum(q for _, q in steps)
     h = choose_interval(steps, interval, loss_cap, bracket)
-    hi = _side(_grid_composed(steps, h, loss_cap), target, want_eps, True)
+    hi = _pessimistic_side(steps, h, loss_cap, target, want_eps)
     if not math.isfinite(hi) or hi == 0.0:
         return hi, hi, h
     width = composed_width(steps, loss_cap)
@@ -960,6 +970,22 @@ def _refined(steps, target: float, want_eps: bool, interval: float | None, brack
         return hi, 0.0, h
     lo = _side(_composed(steps, h_lo, False, loss_cap), target, want_eps, False)
     return hi, min(lo, hi), h
+
+
+def _pessimistic_side(steps, h: float, loss_cap: float | None, target: float, want_eps: bool) -> float:
+    """ε at δ = ``target`` (or δ at ε = ``target``) of the pessimistic grid composition, its FFT error
+    held to :data:`FFT_ERROR_SHARE` of the δ at stake (``target``, or the δ found; never below
+    :data:`EXACT_TARGET`).  First in float64 alone; only where that proven error exceeds the share are
+    the frequencies that carry it recomputed in 40 digits (:func:`_exact_powers`, seconds per
+    composition).  Either result is rigorous (``GridPLD.error`` enters δ); the share only decides how
+    much tightness the float64 error may cost: an error of 10⁻⁶·δ moves ε(δ) as δ → δ(1 − 10⁻⁶) would."""
+    grid = _grid_composed(steps, h, loss_cap, math.inf)
+    out = _side(grid, target, want_eps, True)
+    stake = target if want_eps else out - grid.error
+    aim = max(EXACT_TARGET, FFT_ERROR_SHARE * stake)
+    if grid.error > aim:
+        out = _side(_grid_composed(steps, h, loss_cap, aim), target, want_eps, True)
+    return out
 
 
 def _profiles(steps) -> list[PrivacyProfile]:
