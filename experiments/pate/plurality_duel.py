@@ -347,9 +347,11 @@ def design_duel(K: int, C: int, budget: TotalBudget, p_correct: float = 0.75, *,
     K, C = count("K", K), count("C", C, minimum=2)
     instance("budget", budget, TotalBudget, "a TotalBudget")
     p_correct = open_unit("p_correct", p_correct)
+    if not isinstance(splits, (tuple, list)):
+        raise ParameterError("splits", f"must be a tuple of stage-1 shares in (0, 1), got {splits!r}")
     for r in splits:
         open_unit("splits", r)
-    draws = _draws(K, C, p_correct, count("samples", samples), seed)
+    draws = _draws(K, C, p_correct, count("samples", samples), count("seed", seed, minimum=0))
     mu = gdp_mu_for_total(budget.epsilon, budget.delta, budget.queries)
     for _ in range(8):  # the float64 root, rounded down until the mpmath charge agrees
         if _charge(mu, 0.0, budget) <= budget.epsilon:
