@@ -2,7 +2,7 @@
 design and release (:mod:`darrm.experiments.pate.plurality_duel`) and the two-class study at equal
 totals (:func:`darrm.experiments.disjoint.real.run_equal_total`).
 
-The contract is :mod:`test_fuzz_api`'s (its :class:`Target` and its check, reused): one argument of a
+The contract is :mod:`test_fuzz_api`'s (its :class:`Target` and :func:`fuzz_one`, reused): one argument of a
 valid call replaced by a drawn invalid value must raise a one-line
 :class:`darrm.errors.DarrmError` at once, naming that argument, and write nothing.
 """
@@ -15,8 +15,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from fuzz.test_fuzz_api import FUZZ, Target, _check_refused, _default
-from hypothesis import assume, given
+from fuzz.test_fuzz_api import FUZZ, Target, fuzz_one
+from hypothesis import given
 from hypothesis import strategies as st
 
 import darrm
@@ -99,12 +99,7 @@ def scratch(tmp_path_factory):
 @FUZZ
 @given(data=st.data())
 def test_fuzz_experiment_functions(scratch, bad, tally, name, param, data):
-    target = BY_NAME[name]
-    value = data.draw(target.bad[param](bad), label=param)
-    assume(not (value is None and _default(target, param) is None))  # None is that argument's default
-    kwargs = {**target.base(scratch), param: value}
-    tally(f"api {name}({param}=…)")
-    _check_refused(target, scratch, bad, kwargs, param)
+    fuzz_one(BY_NAME[name], scratch, bad, tally, param, data)
 
 
 @pytest.mark.parametrize("name", list(BY_NAME))

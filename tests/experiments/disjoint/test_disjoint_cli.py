@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from darrm.experiments import cli
 from darrm.experiments.disjoint import real as real_mod
@@ -66,19 +67,21 @@ def test_equal_total_writes_the_rows_of_run_equal_total_on_a_tiny_vote_array(tmp
     assert "wrote" in capsys.readouterr().out
 
 
-def test_equal_total_refuses_bad_options_in_one_line_naming_the_option_and_writes_nothing(tmp_path, monkeypatch,
-                                                                                          capsys):
-    votes, labels = _tiny_votes()
+def _exit_code(argv: list[str]) -> int:
+    try:
+        return cli.main(argv)
+    except SystemExit as exc:  # argparse's own type errors
+        return int(exc.code or 0)
+
+
+@pytest.mark.parametrize(("argv", "name"), [
+    (["--total-eps", "0"], "total-eps"), (["--total-eps", "x"], "--total-eps"), (["--queries", "0"], "queries"),
+    (["--queries", "61"], "queries"), (["--delta-total", "1"], "delta-total"), (["--draws", "0"], "draws"),
+    (["--prior-mean", "1.5"], "prior-mean")])
+def test_equal_total_refuses_bad_options_in_one_line_naming_the_option_and_writes_nothing(argv, name, tmp_path,
+                                                                                          monkeypatch, capsys):
+    votes, labels = _tiny_votes()  # 60 test images: Q = 61 is refused once the votes are known
     monkeypatch.setattr(real_mod, "nonprivate_votes", lambda ds, data_dir, cache_dir: (votes, labels))
-    for argv, name in ((["--total-eps", "0"], "total-eps"), (["--total-eps", "x"], "--total-eps"),
-                       (["--queries", "0"], "queries"), (["--queries", "61"], "queries"),
-                       (["--delta-total", "1"], "delta-total"), (["--draws", "0"], "draws"),
-                       (["--prior-mean", "1.5"], "prior-mean")):
-        try:
-            rc = cli.main(["disjoint", "equal-total", "--out", str(tmp_path / "o"), *argv])
-        except SystemExit as exc:  # argparse's own type errors
-            rc = exc.code
-        assert rc == 2
-        err = capsys.readouterr().err
-        assert name in err and err.count("\n") == 1
-        assert not (tmp_path / "o").exists()
+    assert _exit_code(["disjoint", "equal-total", "--out", str(tmp_path / "o"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert name in err and err.count("\n") == 1 and not (tmp_path / "o").exists()
