@@ -21,7 +21,7 @@ Every group g is owed (ε_g, δ_total) in total over Q queries.
   weighted count Σ_g w_g·l_g with the fixed weights w_g = ε_g / min_h ε_h (the totals' ratios: 1, 2,
   3 in the paper's setting; "weighted").  Either releases the majority of all K votes with
   probability γ, else a fair coin, and each is certified for every group's (ε_q,g, δ_q).
-* **DaRRM designed for each group's total** (:func:`darrm.design_for_budget` with one
+* **DaRRM designed for each group's total** (the model's designer, as :func:`darrm.design_for_budget`, with one
   :class:`~darrm.TotalBudget` (ε_g, δ_total, Q) per group, a :class:`~darrm.GroupBudgets`): instead of
   splitting each total into Q generic per-query budgets, γ is designed so that the certified Q-fold
   composition of *its own* group-g privacy profile meets (ε_g, δ_total) for every g
@@ -42,6 +42,8 @@ from typing import cast
 import numpy as np
 
 import darrm
+from darrm.accounting.budget import designer_for
+from darrm.accounting.budget.parts import SHAPES
 from darrm.experiments.individual.config import IndividualConfig
 from darrm.experiments.individual.shards import teachers_per_group
 from darrm.experiments.pate.multiclass_aggregators import gnmax_release, gnmax_sigma, plurality_budget
@@ -101,7 +103,7 @@ def _design_record(table: darrm.GammaTable) -> dict:
 
 
 def design_for_totals(params: darrm.ShardGroupParams | darrm.WeightedShardParams, cfg: IndividualConfig, Q: int,
-                      prior: darrm.Prior, shapes: tuple[str, ...] | None = None) -> darrm.GammaTable:
+                      prior: darrm.Prior, shapes: tuple[str, ...] = SHAPES) -> darrm.GammaTable:
     """γ designed for every group's total (ε_g, δ_total) over Q queries (module docstring), its charged
     totals re-checked from γ alone by the model's verifier.
 
@@ -110,18 +112,14 @@ def design_for_totals(params: darrm.ShardGroupParams | darrm.WeightedShardParams
         cfg: the study (budgets, δ_total).
         Q: the number of queries.
         prior: the objective's prior.
-        shapes: the shapes the model's designer searches (None: all of them).
+        shapes: the shapes the model's designer searches (default: all of them).
 
     Raises:
         CertificationError: no γ meets every group's total, or the verifier refuses the design's record.
     """
     budgets = darrm.GroupBudgets(tuple(darrm.TotalBudget(e, cfg.delta_total, Q) for e in cfg.budgets))
-    if shapes is None:
-        table = darrm.design_for_budget(params, budgets, prior).table
-    else:  # the model's own designer, which takes the shapes
-        from darrm.accounting.budget import designer_for
-
-        table = designer_for(params).design(params, budgets, prior, shapes=shapes).table
+    # the model's designer (what darrm.design_for_budget calls), which also takes the shapes
+    table = designer_for(params).design(params, budgets, prior, shapes=shapes).table
     darrm.verify_charged_total(table)
     return table
 
@@ -133,15 +131,17 @@ def calibrate(cfg: IndividualConfig, Q: int, prior: darrm.Prior | None = None) -
     dq = per[0].delta_query
     sig = [gnmax_sigma(e, cfg.delta_total, Q) for e in cfg.budgets]
     w = cfg.worst
-    individual = darrm.solve(darrm.ShardGroupParams(
-        cfg.K, darrm.NonPrivate(), [(r, p.eps_query, dq) for r, p in zip(cfg.copies, per, strict=True)]), prior)
+    upsampled = darrm.ShardGroupParams(cfg.K, darrm.NonPrivate(),
+                                       [(r, p.eps_query, dq) for r, p in zip(cfg.copies, per, strict=True)])
+    individual = darrm.solve(upsampled, prior)
     worst = darrm.solve(darrm.DisjointParams(cfg.K, darrm.NonPrivate(), per[w].eps_query, dq), prior)
     budget_groups = [(k, p.eps_query, dq) for k, p in zip(teachers_per_group(cfg.K, cfg.shares), per, strict=True)]
-    per_group = darrm.solve(darrm.WeightedShardParams(darrm.NonPrivate(), budget_groups), prior)
+    weighting = darrm.WeightedShardParams(darrm.NonPrivate(), budget_groups)
+    per_group = darrm.solve(weighting, prior)
     ratios = tuple(b / cfg.budgets[w] for b in cfg.budgets)
     weighted = darrm.solve(darrm.WeightedShardParams(darrm.NonPrivate(), budget_groups, ratios), prior)
-    designed_individual = design_for_totals(individual.params, cfg, Q, prior)
-    designed_per_group = design_for_totals(per_group.params, cfg, Q, prior, cfg.budget_group_shapes)
+    designed_individual = design_for_totals(upsampled, cfg, Q, prior)
+    designed_per_group = design_for_totals(weighting, cfg, Q, prior, cfg.budget_group_shapes)
     return Calibration(Q, tuple(p.eps_query for p in per), dq, sig[w],
                        max(r * s for r, s in zip(cfg.copies, sig, strict=True)), sig[w],
                        tuple(sig[w] / s for s in sig), individual, worst, per_group, weighted,
