@@ -57,16 +57,18 @@ from darrm.accounting import (
     optimal_homogeneous_epsilon,
     tight_total_epsilon,
 )
-from darrm.errors import require
+from darrm.errors import ParameterError, require
 from darrm.experiments.cache import default_cache_dir
 from darrm.experiments.data.loader import DatasetError, binary_task, load_dataset
 from darrm.experiments.disjoint.synthetic import agreement_grid, best_shuffled_darrm
 from darrm.experiments.pate.study import StudyConfig, query_indices
 from darrm.experiments.releases import Method, mechanism_rng, release
 from darrm.numerics.delta import composed_delta
+from darrm.validation import count, epsilon, instance, open_unit
 
-__all__ = ["EQUAL_TOTAL_METHODS", "METHODS", "build_mechanisms", "cached_votes", "load_votes", "markdown",
-           "markdown_all", "nonprivate_votes", "privacy", "run_equal_total", "run_real"]
+__all__ = ["EQUAL_TOTAL_METHODS", "METHODS", "build_mechanisms", "cached_votes", "check_equal_total_settings",
+           "load_votes", "markdown", "markdown_all", "markdown_equal_total", "nonprivate_votes", "privacy",
+           "run_equal_total", "run_real"]
 
 #: rows of the study: release, votes, arguments from :func:`build_mechanisms`' dict, stream id
 METHODS: dict[str, Method] = {
@@ -171,7 +173,7 @@ def run_equal_total(dataset: str, votes: np.ndarray, labels: np.ndarray, *, tota
         queries for Confident-GNMax), answered count, the calibration and the charged total.
 
     Raises:
-        ParameterError: a bad budget, or no γ meets it.
+        ParameterError: a bad argument (naming it), or no γ meets a budget.
     """
     from darrm.budget.spec import TotalBudget
     from darrm.experiments.pate.multiclass_aggregators import (
@@ -183,7 +185,11 @@ def run_equal_total(dataset: str, votes: np.ndarray, labels: np.ndarray, *, tota
     )
     from darrm.experiments.releases import darrm_release, gnmax_release
 
-    v = np.asarray(votes)
+    instance("dataset", dataset, str, "the data set's name (a string)")
+    total_eps, queries, delta_total, draws, prior_mean = check_equal_total_settings(
+        total_eps, queries, delta_total, draws, prior_mean)
+    v, labels = _equal_total_votes(votes, labels, queries, classes)
+    seed = count("seed", seed, minimum=0)
     K = v.shape[1]
     a, b = classes
     rows = []
@@ -226,6 +232,59 @@ def run_equal_total(dataset: str, votes: np.ndarray, labels: np.ndarray, *, tota
                              "accuracy_std": float(np.std(acc)) if acc else None,
                              "answered_mean": float(np.mean(answered)), **calib[method]})
     return rows
+
+
+def check_equal_total_settings(total_eps: object, queries: object, delta_total: object, draws: object,
+                               prior_mean: object) -> tuple[tuple[float, ...], tuple[int, ...], float, int, float]:
+    """The data-independent settings of :func:`run_equal_total`, validated (each refusal names its parameter).
+
+    Returns:
+        (total ε values, Q values, δ_total, draws, prior mean).
+
+    Raises:
+        ParameterError: naming the first bad setting."""
+    if not isinstance(total_eps, (tuple, list)) or not total_eps:
+        raise ParameterError("total_eps", f"must be a non-empty sequence of total ε, got {total_eps!r}")
+    if not isinstance(queries, (tuple, list)) or not queries:
+        raise ParameterError("queries", f"must be a non-empty sequence of query counts, got {queries!r}")
+    return (tuple(epsilon("total_eps", e) for e in total_eps), tuple(count("queries", q) for q in queries),
+            open_unit("delta_total", delta_total), count("draws", draws), open_unit("prior_mean", prior_mean))
+
+
+def _equal_total_votes(votes: object, labels: object, queries: tuple[int, ...],
+                       classes: object) -> tuple[np.ndarray, np.ndarray]:
+    """(votes, labels) of :func:`run_equal_total`, validated (each refusal names its parameter): ``(N, K)``
+    votes in the two classes with K odd, N labels in them, each Q at most N."""
+    if not (isinstance(classes, tuple) and len(classes) == 2 and all(isinstance(c, int) and not isinstance(c, bool)
+                                                                     for c in classes) and classes[0] != classes[1]):
+        raise ParameterError("classes", f"must be two distinct integer classes (a, b), got {classes!r}")
+    try:
+        v, y = np.asarray(votes), np.asarray(labels)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError("votes", f"must be an (N, K) array of class labels: {exc}") from None
+    if v.ndim != 2 or v.shape[0] == 0 or v.shape[1] % 2 == 0 or not np.isin(v, classes).all():
+        raise ParameterError("votes", f"must be an (N, K) array of the classes {classes}, K odd, got shape {v.shape}")
+    if y.shape != (v.shape[0],) or not np.isin(y, classes).all():
+        raise ParameterError("labels", f"must be {v.shape[0]} labels in {classes}, got shape {y.shape}")
+    for q in queries:
+        count("queries", q, maximum=v.shape[0])
+    return v, y
+
+
+def markdown_equal_total(rows: list[dict]) -> str:
+    """The rows of :func:`run_equal_total` as one table per data set: accuracy (std) [answered], charged ε."""
+    out = []
+    for ds in sorted({r["dataset"] for r in rows}):
+        sel = [r for r in rows if r["dataset"] == ds]
+        out += [f"**{ds}**, K = {sel[0]['K']}, δ_total = {sel[0]['delta_total']:g}, {sel[0]['draws']} draws", "",
+                "| method | ε_total | Q | accuracy (std) [answered] | ε charged | accountant |",
+                "|---|---|---|---|---|---|"]
+        for r in sel:
+            acc = "–" if r["accuracy_mean"] is None else f"{r['accuracy_mean']:.3f} ({r['accuracy_std']:.3f})"
+            out.append(f"| {r['method']}{' (' + r['family'] + ')' if 'family' in r else ''} | {r['epsilon_total']:g} | "
+                       f"{r['Q']} | {acc} [{r['answered_mean']:g}] | {r['epsilon_charged']:.4f} | {r['accountant']} |")
+        out.append("")
+    return "\n".join(out)
 
 
 def nonprivate_votes(dataset: str, data_dir: str | None = None,

@@ -4,6 +4,8 @@
 training records fall into budget groups (ε = 1 / 2 / 3 for 34 / 43 / 23 % of the records,
 Boenisch et al., PoPETs 2023), and compares the labels released by
 
+* DaRRM designed for each group's total budget (:func:`darrm.design_for_budget` with one total per
+  group), on the upsampled teachers and on the weighting teachers;
 * DaRRM with per-group targets, records of group g copied into r_g teachers' shards
   (:class:`darrm.ShardGroupParams`), and DaRRM with every record at the worst budget (disjoint
   shards, :class:`darrm.DisjointParams`);

@@ -53,9 +53,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "individual", help="records with their own budgets: individualised DaRRM vs GNMax upsample/weight",
         description="Individualized PATE's MNIST setting (budgets 1/2/3 for 34/43/23 %% of the records) on the "
-                    "two-class task: label accuracy of DaRRM with per-group targets (records copied into r_g "
-                    "shards) and at the worst budget, GNMax upsampling, weighting and at the worst budget; "
-                    "plus the shared-data simulation (members with their own budgets) at several splits.")
+                    "two-class task: label accuracy of DaRRM designed for each group's total (upsampled and "
+                    "weighting teachers), DaRRM with per-query per-group targets (records copied into r_g "
+                    "shards, or weighting teachers) and at the worst budget, GNMax upsampling, weighting and at "
+                    "the worst budget; plus the shared-data simulation (members with their own budgets) at "
+                    "several splits.")
     p.add_argument("--out", required=True, help="output folder (results.json, individual.md, individual.png)")
     p.add_argument("--quick", action="store_true", help="smoke test: 21 teachers, Q = 20, 2 draws (default: off)")
     p.add_argument("--teachers", type=int, default=None, help="number of teachers K, odd (default: 101; quick 21)")

@@ -14,6 +14,11 @@ __all__ = ["IndividualConfig", "quick_config"]
 #: Individualized PATE's MNIST setting (Boenisch et al., PoPETs 2023): budgets and their shares
 PAPER_BUDGETS = (1.0, 2.0, 3.0)
 PAPER_SHARES = (0.34, 0.43, 0.23)
+#: the shapes the budget-groups design (γ per group count) searches by default: its baselines.  The LP
+#: shapes ("gdp", "eps-delta") add dense rows over every per-group cell, (K_1 + 1)(K_2 + 1)(K_3 + 1) =
+#: 37,800 cells at K = 101, and outgrew 4 GiB within their first LP there; the record-groups design
+#: (γ of the count, K + 1 cells) searches every shape
+BUDGET_GROUP_SHAPES = ("threshold", "const", "per-query")
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,8 @@ class IndividualConfig:
         seed: seeds the groups, the shards, the teachers, the queries and the noise.
         teacher: how each teacher is trained (the PATE study's MLP, no self-training).
         splits: the shared-data simulation's numbers of members at the better budget.
+        budget_group_shapes: the shapes searched by the total-budget design on the weighting teachers
+            (:mod:`darrm.accounting.budget.parts`' SHAPES; default :data:`BUDGET_GROUP_SHAPES`).
     """
 
     dataset: str = "mnist"
@@ -47,8 +54,11 @@ class IndividualConfig:
     seed: int = 0
     teacher: StudentConfig = field(default_factory=lambda: StudentConfig(steps=100, self_training=False))
     splits: tuple[int, ...] = (1, 3, 5, 7, 9)
+    budget_group_shapes: tuple[str, ...] = BUDGET_GROUP_SHAPES
 
     def __post_init__(self) -> None:
+        from darrm.accounting.budget.parts import SHAPES
+
         odd_count("K", self.K)
         G = len(self.budgets)
         if G == 0 or len(self.shares) != G or len(self.copies) != G:
@@ -70,6 +80,9 @@ class IndividualConfig:
         count("draws", self.draws)
         for k in self.splits:
             count("splits", k, 1, 10)
+        if not self.budget_group_shapes or any(sh not in SHAPES for sh in self.budget_group_shapes):
+            raise ParameterError("budget_group_shapes", f"must be a non-empty subset of {SHAPES}, "
+                                                        f"got {self.budget_group_shapes!r}")
         if self.teacher.self_training:
             raise ParameterError("teacher", "teachers are trained on their shard's labels only (no self-training)")
 

@@ -34,6 +34,18 @@ def markdown(result: dict) -> str:
                      f"{', '.join(f'{w:.2f}' for w in c['weights'])} | "
                      f"{c['darrm_individual']['expected_error']:.4f} / {c['darrm_per_group']['expected_error']:.4f} / "
                      f"{c['darrm_weighted']['expected_error']:.4f} / {c['darrm_worst']['expected_error']:.4f} |")
+    lines += ["", "DaRRM designed for each group's total (γ whose certified Q-fold composition meets every group's "
+                  "(ε_g, δ_total); each total re-checked by the model's verifier):", "",
+              "| Q | table | E[error] | winning shape | E[error] of the best baseline shape | "
+              "charged ε per group (accountant) |", "|---|---|---|---|---|---|"]
+    for c in result["calibration"]:
+        for key, name in (("darrm_designed_individual", "upsampled teachers (ShardGroupParams)"),
+                          ("darrm_designed_per_group", "weighting teachers, γ per group count (WeightedShardParams)")):
+            d = c[key]
+            lines.append(f"| {c['Q']} | {name} | {d['expected_error']:.5f} | {d['winner']} | "
+                         + ("–" if d["baseline_error"] is None else f"{d['baseline_error']:.5f}") + " | " + ", ".join(
+                             f"{g['composed_epsilon']:.3f} of {g['epsilon']:g} ({g['accountant']})"
+                             for g in d["groups"]) + " |")
     lines += ["", "Shared data (members with their own budgets): K = 11, k members at (0.1, 1e-5), "
                   "11 − k at (0.3, 1e-5), target "
                   "(0.5, 1e-4), prior i.i.d. 0.75; expected error of γ_opt(L).", "",

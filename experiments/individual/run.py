@@ -25,8 +25,8 @@ from darrm.experiments.pate.teachers import shard_indices
 __all__ = ["METHODS", "run_individual"]
 
 #: the released label sets, in table order
-METHODS = ("darrm-individual", "darrm-per-group", "darrm-weighted", "darrm-worst", "gnmax-upsample", "gnmax-weight",
-           "gnmax-worst", "majority")
+METHODS = ("darrm-designed-individual", "darrm-designed-per-group", "darrm-individual", "darrm-per-group",
+           "darrm-weighted", "darrm-worst", "gnmax-upsample", "gnmax-weight", "gnmax-worst", "majority")
 
 
 def run_individual(cfg: IndividualConfig, *, data_dir: str | None = None, cache_dir: Path | None = None,
@@ -76,6 +76,11 @@ def run_individual(cfg: IndividualConfig, *, data_dir: str | None = None, cache_
             rng_w = np.random.default_rng([cfg.seed, 53, Q, draw])
             released["darrm-per-group"] = darrm_labels(weighted[q], cal.per_group, cfg.classes, rng_w)
             released["darrm-weighted"] = darrm_labels(weighted[q], cal.weighted, cfg.classes, rng_w)
+            # the tables designed for each group's total: their own coins too
+            rng_d = np.random.default_rng([cfg.seed, 59, Q, draw])
+            released["darrm-designed-individual"] = darrm_labels(up[q], cal.designed_individual, cfg.classes, rng_d)
+            released["darrm-designed-per-group"] = darrm_labels(weighted[q], cal.designed_per_group, cfg.classes,
+                                                                rng_d)
             for m, lab in released.items():
                 acc[m].append(float(np.mean(lab == truth[q])))
         for m in METHODS:

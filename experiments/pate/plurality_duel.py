@@ -75,6 +75,8 @@ SPLITS = (0.95, 0.9, 0.8, 0.65, 0.5)
 #: the LP's grid: ε′ ∈ (0, GRID_SPAN·μ2] at GRID − 1 points (refining it at the violated tangent points
 #: moved the certified μ2 by < 1e-4 relative at K = 250 for 8× the time, so it is not refined)
 GRID, GRID_SPAN = 33, 8.0
+#: the LP keeps h in [H_FLOOR, 1 − H_FLOOR], H_FLOOR = Φ(−GRID_SPAN/2) ≈ 3.2e-5 (:func:`solve_duel`)
+H_FLOOR = 0.5 * math.erfc(GRID_SPAN / 2.0 / math.sqrt(2.0))
 #: Monte-Carlo draws of the design's prior objective
 SAMPLES = 100_000
 #: the accountant named in records
@@ -223,8 +225,18 @@ def solve_duel(K: int, mu2: float, w: np.ndarray) -> np.ndarray:
         mu2: the stage-2 target μ2 > 0.
         w: the objective (length 2K + 1).
 
+    h is bounded to [η, 1 − η], η = :data:`H_FLOOR` = Φ(−GRID_SPAN/2).  Without the bound the LP may put
+    a tiny mass against a zero (h(m) = 0 < h(m′) one move away, or 1 − h likewise): a point x = 0 < y of
+    the cloud, an infinite privacy loss that no grid of ε′ excludes, so its certified μ2 would be ∞.  With it,
+    every point of the cloud has x ≥ η > 0 (the complements 1 − h are rounded down from ≥ η, and η is
+    far above the rounding), so the certificate's μ2 is finite; and the grid's tangent rows touch the
+    Gaussian trade-off curve at x = Φ(−ε′/μ2 − μ2/2) down to Φ(−GRID_SPAN) ≪ η, so the tail points the
+    bound leaves are ones the grid constrains.  The bound changes no claim: the certificate is computed
+    afterwards on the returned h, as before.  Against an unbounded h it costs at most η of agreement
+    per query (|w|₁ ≤ 1 under the prior's draws, and h moves by at most η).
+
     Returns:
-        h over m = −K..K, clipped to [0, 1].
+        h over m = −K..K, in [η, 1 − η].
 
     Raises:
         ParameterError: a bad ``mu2`` or ``w``.
@@ -250,11 +262,10 @@ def solve_duel(K: int, mu2: float, w: np.ndarray) -> np.ndarray:
     vals = np.concatenate([one, -ee, one, -ee, ee, -one, ee, -one])
     rhs = np.concatenate([dd, dd, dd - 1.0 + ee, dd - 1.0 + ee])
     A = coo_array((vals, (rows, cols)), shape=(4 * len(i), n)).tocsr()
-    res = linprog(-w, A_ub=cast(Any, A), b_ub=rhs, bounds=(0.0, 1.0), method="highs")
+    res = linprog(-w, A_ub=cast(Any, A), b_ub=rhs, bounds=(H_FLOOR, 1.0 - H_FLOOR), method="highs")
     if res.status != 0 or res.x is None:
         raise SolveError(f"duel LP for K={K}, mu2={mu2}: {res.message}")
-    h = np.clip(res.x, 0.0, 1.0)
-    return h
+    return np.clip(res.x, H_FLOOR, 1.0 - H_FLOOR)  # HiGHS meets its bounds to its tolerance only
 
 
 @dataclass(frozen=True)
@@ -336,9 +347,11 @@ def design_duel(K: int, C: int, budget: TotalBudget, p_correct: float = 0.75, *,
     K, C = count("K", K), count("C", C, minimum=2)
     instance("budget", budget, TotalBudget, "a TotalBudget")
     p_correct = open_unit("p_correct", p_correct)
+    if not isinstance(splits, (tuple, list)):
+        raise ParameterError("splits", f"must be a tuple of stage-1 shares in (0, 1), got {splits!r}")
     for r in splits:
         open_unit("splits", r)
-    draws = _draws(K, C, p_correct, count("samples", samples), seed)
+    draws = _draws(K, C, p_correct, count("samples", samples), count("seed", seed, minimum=0))
     mu = gdp_mu_for_total(budget.epsilon, budget.delta, budget.queries)
     for _ in range(8):  # the float64 root, rounded down until the mpmath charge agrees
         if _charge(mu, 0.0, budget) <= budget.epsilon:

@@ -455,11 +455,15 @@ PARAMETRIZED = [(t.name, p) for t in TARGETS for p in t.bad]
 @FUZZ
 @given(data=st.data())
 def test_fuzz_api(ctx, bad, tally, name, param, data):
-    target = BY_NAME[name]
+    fuzz_one(BY_NAME[name], ctx, bad, tally, param, data)
+
+
+def fuzz_one(target: Target, ctx, bad, tally, param: str, data) -> None:
+    """Draw one invalid value of ``param``, call ``target`` with it and check the refusal."""
     value = data.draw(target.bad[param](bad), label=param)
     assume(not (value is None and _default(target, param) is None))  # None is that argument's default
     kwargs = {**target.base(ctx), param: value}
-    tally(f"api {name}({param}=…)")
+    tally(f"api {target.name}({param}=…)")
     _check_refused(target, ctx, bad, kwargs, param)
 
 

@@ -158,6 +158,7 @@ def no_work():
     mp.setattr(runner, "compute_figure", started)
     mp.setattr(synthetic, "evaluate", started)
     mp.setattr(real, "load_votes", started)
+    mp.setattr(real, "nonprivate_votes", started)
     yield
     mp.undo()
 
@@ -364,6 +365,14 @@ OPTIONS: list[Opt] = [
     Opt("darrm-experiments", ("disjoint", "real", "--out", "{d}/out/dj"), "--dataset",
         lambda: bad_choice(("mnist", "fashion-mnist"))),
     Opt("darrm-experiments", ("disjoint", "real", "--out", "{d}/out/dj"), "--out", lambda: bad_path("dir")),
+    *[Opt("darrm-experiments", ("disjoint", "equal-total", "--out", "{d}/out/dj"), o, f)
+      for o, f in [("--out", lambda: bad_path("dir")),
+                   ("--dataset", lambda: bad_choice(("mnist", "fashion-mnist"))),
+                   ("--total-eps", lambda: bad_text(eps_list)),
+                   ("--queries", lambda: st.sampled_from(["0", "-1", "x", "", ",", "2.5", "-5,10", "--", "1,,2"])),
+                   ("--delta-total", lambda: bad_text(real_in(0.0, 1.0, False, False))),
+                   ("--draws", lambda: bad_text(int_in(1))),
+                   ("--prior-mean", lambda: bad_text(real_in(0.0, 1.0, False, False)))]],
     *[Opt("darrm-experiments", ("individual", "--out", "{d}/out/ind", "--quick", "--no-progress"), o, f)
       for o, f in [("--out", lambda: bad_path("dir")),
                    ("--teachers", lambda: bad_text(int_in(1, odd=True))),
@@ -669,6 +678,8 @@ def test_every_option_is_fuzzed():
     unfuzzed = {("darrm-experiments", ("pate",), "--data-dir"), ("darrm-experiments", ("pate",), "--cache-dir"),
                 ("darrm-experiments", ("disjoint", "real"), "--data-dir"),
                 ("darrm-experiments", ("disjoint", "real"), "--cache-dir"),
+                ("darrm-experiments", ("disjoint", "equal-total"), "--data-dir"),
+                ("darrm-experiments", ("disjoint", "equal-total"), "--cache-dir"),
                 ("darrm-experiments", ("individual",), "--data-dir"),
                 ("darrm-experiments", ("individual",), "--cache-dir"),
                 ("darrm", ("aggregate",), "--votes")}  # its file contents: test_fuzz_aggregate_votes

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from darrm.experiments import cli
 from darrm.experiments.disjoint import real as real_mod
@@ -42,3 +43,45 @@ def test_real_writes_records_and_tables(tmp_path, monkeypatch, capsys):
 
 def _small_run(dataset, vp, vn, labels, eps_t):
     return run_real(dataset, vp, vn, labels, eps_t, ms=(1,), queries=(10,), draws=2)
+
+
+def _tiny_votes(n: int = 60):
+    rng = np.random.default_rng(1)
+    labels = rng.choice([5, 8], size=n)
+    return np.where(rng.random((n, 11)) < 0.85, labels[:, None], 13 - labels[:, None]).astype(np.int64), labels
+
+
+def test_equal_total_writes_the_rows_of_run_equal_total_on_a_tiny_vote_array(tmp_path, monkeypatch, capsys):
+    votes, labels = _tiny_votes()
+    monkeypatch.setattr(real_mod, "nonprivate_votes", lambda ds, data_dir, cache_dir: (votes, labels))
+    assert cli.main(["disjoint", "equal-total", "--total-eps", "2", "--queries", "10", "--draws", "2",
+                     "--out", str(tmp_path)]) == 0
+    rows = json.loads((tmp_path / "results_equal_total.json").read_text())
+    want = real_mod.run_equal_total("mnist", votes, labels, total_eps=(2.0,), queries=(10,), draws=2)
+    assert rows == json.loads(json.dumps(want))  # the library's rows, bit for bit
+    assert [r["method"] for r in rows] == list(real_mod.EQUAL_TOTAL_METHODS)
+    assert all(r["epsilon_charged"] <= 2.0 * (1 + 1e-9) for r in rows)
+    tables = (tmp_path / "equal_total.md").read_text()
+    assert "| darrm-designed (" in tables and "| gnmax |" in tables
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["equal_total.md", "results_equal_total.json"]
+    assert "wrote" in capsys.readouterr().out
+
+
+def _exit_code(argv: list[str]) -> int:
+    try:
+        return cli.main(argv)
+    except SystemExit as exc:  # argparse's own type errors
+        return int(exc.code or 0)
+
+
+@pytest.mark.parametrize(("argv", "name"), [
+    (["--total-eps", "0"], "total-eps"), (["--total-eps", "x"], "--total-eps"), (["--queries", "0"], "queries"),
+    (["--queries", "61"], "queries"), (["--delta-total", "1"], "delta-total"), (["--draws", "0"], "draws"),
+    (["--prior-mean", "1.5"], "prior-mean")])
+def test_equal_total_refuses_bad_options_in_one_line_naming_the_option_and_writes_nothing(argv, name, tmp_path,
+                                                                                          monkeypatch, capsys):
+    votes, labels = _tiny_votes()  # 60 test images: Q = 61 is refused once the votes are known
+    monkeypatch.setattr(real_mod, "nonprivate_votes", lambda ds, data_dir, cache_dir: (votes, labels))
+    assert _exit_code(["disjoint", "equal-total", "--out", str(tmp_path / "o"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert name in err and err.count("\n") == 1 and not (tmp_path / "o").exists()

@@ -1,11 +1,24 @@
-"""The individualised-budgets study: who sees which record, calibrations checked independently, the pipeline."""
+"""The individualised-budgets study: who sees which record, calibrations checked independently, the pipeline.
+
+The tables designed for every group's total are re-checked without the designers' code: for each group,
+every worst configuration of one query is enumerated from the model's definition (the changed members at
+every vertex of their region, the unchanged ones counted at either end of their interval), the release
+law computed from Algorithm 1 (the majority w.p. γ, else a fair coin), both outputs and both directions,
+and the group's recorded total is re-checked on those points by :func:`references.budget_check.check_record`
+(the Q-fold composition of their envelope by dp_accounting, optimistic, must meet the budget; a PLD charge
+must not lie below it; a GDP charge is re-checked point by point in mpmath and composed analytically; a
+generic per-query charge point by point at its (ε_q, δ_q)).
+"""
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 
 import numpy as np
 import pytest
+from references.budget_check import check_record
 
 import darrm
 from darrm.accounting import gnmax_epsilon, optimal_homogeneous_epsilon
@@ -36,12 +49,18 @@ def test_weighting_teachers_hold_one_group_each_and_every_record_once():
     assert np.sort(np.concatenate(shards)).tolist() == list(range(999))
 
 
+@functools.cache
+def _calibration(K: int, Q: int):
+    """calibrate() once per (K, Q) for this module (the designs take seconds)."""
+    return calibrate(IndividualConfig(K=K), Q)
+
+
 @pytest.mark.parametrize("Q", [20, 100])
 def test_every_mechanism_meets_every_groups_total_budget(Q):
     """Checked with the accountants, not the calibration: GNMax through the exact Gaussian ε of σ divided by
     the group's sensitivity factor, DaRRM through its certificate and the optimal composition of Q queries."""
     cfg = IndividualConfig(K=21)
-    cal = calibrate(cfg, Q)
+    cal = _calibration(21, Q)
     for g, (eps_g, r) in enumerate(zip(cfg.budgets, cfg.copies, strict=True)):
         assert gnmax_epsilon(cal.sigma_upsample / r, cfg.delta_total, Q) <= eps_g * (1 + 1e-9)
         assert gnmax_epsilon(cal.sigma_weight / cal.weights[g], cfg.delta_total, Q) <= eps_g * (1 + 1e-9)
@@ -67,6 +86,99 @@ def test_every_mechanism_meets_every_groups_total_budget(Q):
         assert not darrm.certify(table.gamma, all_worst).certified
     assert cal.weighted.params.weights == (1.0, 2.0, 3.0)
     assert cal.per_group.objective <= cal.weighted.objective + 1e-9
+
+
+def _release_one(gamma: np.ndarray, total: np.ndarray, K: int, law: np.ndarray) -> float:
+    """Pr[A = 1] for the law of the vote counts: the majority of all K votes w.p. γ, else a fair coin."""
+    return float(np.sum(law * (gamma * (total >= (K + 1) // 2) + (1.0 - gamma) / 2.0)))
+
+
+def _bernoulli_sum(probs) -> np.ndarray:
+    pmf = np.array([1.0])
+    for q in probs:
+        pmf = np.convolve(pmf, [1.0 - q, q])
+    return pmf
+
+
+def _points(pairs: list[tuple[float, float]]) -> np.ndarray:
+    """(x, y) = (Pr[A(D′)=o], Pr[A(D)=o]) of both outputs and both directions."""
+    pts = []
+    for a, b in pairs:
+        pts += [(b, a), (a, b), (1 - b, 1 - a), (1 - a, 1 - b)]
+    return np.clip(np.array(pts), 0.0, 1.0)
+
+
+def upsampled_points(gamma: np.ndarray, member, copies: int) -> np.ndarray:
+    """Every configuration for a record copied into ``copies`` teachers: an ordered tuple of the changed
+    teachers' vertices, n of the K − r others at the upper end of their interval, the rest at the lower."""
+    K = len(gamma) - 1
+    vs, (lo, hi) = member.changed_vertices(), member.unchanged_ends()
+    pairs = []
+    for tup in itertools.product(range(vs.shape[0]), repeat=copies):
+        for n in range(K - copies + 1):
+            a, b = (_release_one(gamma, np.arange(K + 1), K, _bernoulli_sum(
+                [vs[v, side] for v in tup] + [hi] * n + [lo] * (K - copies - n))) for side in (0, 1))
+            pairs.append((a, b))
+    return _points(pairs)
+
+
+def weighting_points(gamma: np.ndarray, member, sizes: list[int], g: int) -> np.ndarray:
+    """Every configuration for a record of budget group g (γ read per group count): the changed teacher of
+    group g at a vertex, j_h of group h's other teachers at the upper end of their interval."""
+    K = sum(sizes)
+    total = sum(np.meshgrid(*[np.arange(k + 1) for k in sizes], indexing="ij"))
+    vs, (lo, hi) = member.changed_vertices(), member.unchanged_ends()
+    others = [k - (h == g) for h, k in enumerate(sizes)]
+    pairs = []
+    for v in range(vs.shape[0]):
+        for js in itertools.product(*[range(n + 1) for n in others]):
+            laws = []
+            for side in (0, 1):
+                joint = np.array(1.0)
+                for h, (n, j) in enumerate(zip(others, js, strict=True)):
+                    changed = [vs[v, side]] if h == g else []
+                    joint = np.multiply.outer(joint, _bernoulli_sum(changed + [hi] * j + [lo] * (n - j)))
+                laws.append(_release_one(gamma, total, K, joint))
+            pairs.append(tuple(laws))
+    return _points(pairs)
+
+
+def check_group_total(pts: np.ndarray, record: dict, budget: float, cfg: IndividualConfig, Q: int) -> None:
+    """The group's recorded total re-checked on the enumerated points (module docstring)."""
+    assert (record["epsilon"], record["delta"], record["queries"]) == (budget, cfg.delta_total, Q)
+    assert record["composed_epsilon"] <= budget
+    check_record(pts, record)
+
+
+def test_designed_rows_meet_every_groups_total_by_an_independent_check_and_never_lose_to_the_per_query_rows():
+    """The two tables designed for every group's total (upsampled teachers, weighting teachers): each group's
+    total re-checked by enumeration and dp_accounting (module docstring), and by the model's verifier; their
+    expected error under the prior never above the per-query rows' on the same teachers."""
+    cfg, Q = IndividualConfig(K=21), 20
+    cal = _calibration(21, Q)
+    sizes = teachers_per_group(21, cfg.shares)
+    designs = ((cal.designed_individual, cal.individual,
+                lambda g: upsampled_points(cal.designed_individual.gamma, darrm.NonPrivate(), cfg.copies[g])),
+               (cal.designed_per_group, cal.per_group,
+                lambda g: weighting_points(cal.designed_per_group.gamma, darrm.NonPrivate(), sizes, g)))
+    for table, per_query, points in designs:
+        assert table.objective <= per_query.objective
+        assert type(table.params) is type(per_query.params)
+        groups = table.info["group_budgets"]["groups"]
+        assert len(groups) == len(cfg.budgets)
+        for g, (rec, budget) in enumerate(zip(groups, cfg.budgets, strict=True)):
+            check_group_total(points(g), rec, budget, cfg, Q)
+        assert darrm.verify_charged_total(table) == max(rec["composed_epsilon"] for rec in groups)
+    assert [g.copies for g in cal.designed_individual.params.groups] == list(cfg.copies)
+    assert [g.size for g in cal.designed_per_group.params.groups] == sizes
+    # the check catches a table that spends more than the record claims: the upsampled design charged at the
+    # first group's budget (one copy) for records copied three times
+    with pytest.raises(AssertionError):
+        check_group_total(upsampled_points(cal.designed_individual.gamma, darrm.NonPrivate(), 3),
+                          cal.designed_individual.info["group_budgets"]["groups"][0], cfg.budgets[0], cfg, Q)
+    record = cal.record()
+    for key in ("darrm_designed_individual", "darrm_designed_per_group"):
+        assert [g["composed_epsilon"] <= g["epsilon"] for g in record[key]["groups"]] == [True] * len(cfg.budgets)
 
 
 def test_weighted_gnmax_reads_the_weighted_histogram():

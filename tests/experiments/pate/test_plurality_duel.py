@@ -15,8 +15,10 @@ from references.plurality_reference import histograms, moves
 
 from darrm.budget.spec import TotalBudget
 from darrm.errors import ParameterError
+from darrm.experiments.pate import plurality_duel
 from darrm.experiments.pate.multiclass_aggregators import gnmax_release, gnmax_sigma, histograms_of
 from darrm.experiments.pate.plurality_duel import (
+    H_FLOOR,
     DuelCandidate,
     certified_duel_mu,
     design_duel,
@@ -90,6 +92,20 @@ def test_an_lp_designed_duel_is_certified_by_the_brute_force_and_a_broken_one_is
     broken[K] = min(1.0, broken[K] + 0.3)  # a jump at m = 0
     assert not _independent_check(broken, K, C, mu)
     assert certified_duel_mu(broken, K) > mu
+
+
+def test_lp_duels_keep_h_off_zero_and_one_so_their_certified_mu2_is_finite_and_near_the_target(monkeypatch):
+    """At K = 60, μ2 = 0.2 the unbounded LP puts h = 0 and 1 at the ends of the margin range next to
+    values off them: an infinite loss (certified μ2 = ∞, the candidate dropped).  Bounded to
+    [H_FLOOR, 1 − H_FLOOR], its certified μ2 is finite and within 5 % of the target."""
+    K, mu2 = 60, 0.2
+    w = np.linspace(-1.0, 1.0, 2 * K + 1)
+    h = solve_duel(K, mu2, w)
+    assert H_FLOOR <= h.min() and h.max() <= 1.0 - H_FLOOR
+    assert certified_duel_mu(h, K) < mu2 * 1.05
+    monkeypatch.setattr(plurality_duel, "H_FLOOR", 0.0)  # the LP as it was: the same w reaches 0 and 1
+    unbounded = solve_duel(K, mu2, w)
+    assert unbounded.min() == 0.0 and certified_duel_mu(unbounded, K) == math.inf
 
 
 def test_gnmax_is_the_member_h_one_costs_nothing_in_stage_two_and_releases_the_same_labels():
