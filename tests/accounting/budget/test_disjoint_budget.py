@@ -155,14 +155,22 @@ def test_cli_solves_disjoint_members_for_a_total_budget_and_verify_rechecks_targ
     assert "target-eps: does not apply with a total budget" in capsys.readouterr().err
 
 
-def test_a_table_whose_record_claims_a_smaller_target_or_total_is_refused():
+#: one designed table of non-private members (K = 11), shared by the tests of its record and its session
+BUDGET11 = TotalBudget(2.0, 1e-5, 100)
+
+
+@pytest.fixture(scope="module")
+def design11():
+    return design_for_budget(DisjointParams(11, NonPrivate(), 1.0), BUDGET11, IIDPrior(0.85))
+
+
+def test_a_table_whose_record_claims_a_smaller_target_or_total_is_refused(design11):
     import dataclasses
 
     import darrm
 
     verify_total_budget = darrm.verify_charged_total
-    d = design_for_budget(DisjointParams(11, NonPrivate(), 1.0), TotalBudget(2.0, 1e-5, 100), IIDPrior(0.85))
-    t = d.table
+    t = design11.table
     assert verify_total_budget(t) == t.info["total_budget"]["composed_epsilon"]
     tb = t.info["total_budget"]
     smaller_mu = {**tb, "target": {**tb["target"], "mu": tb["target"]["mu"] * 0.99}}
@@ -176,7 +184,7 @@ def test_a_table_whose_record_claims_a_smaller_target_or_total_is_refused():
         darrm.verify_charged_total(dataclasses.replace(t, info={**t.info, "total_budget": wrong}))
 
 
-def test_the_session_charges_a_designed_table_its_own_certified_total():
+def test_the_session_charges_a_designed_table_its_own_certified_total(design11):
     """The session accepts the record it re-certifies: the Q queries a disjoint-members table was
     designed for fit the budget, charged the recorded total (the GDP certificate here, smaller than
     the PLD of the pair), and a record the table does not meet refuses the session."""
@@ -185,8 +193,7 @@ def test_the_session_charges_a_designed_table_its_own_certified_total():
     import darrm
     from darrm.accounting import LabellingSession
 
-    budget = TotalBudget(2.0, 1e-5, 100)
-    t = design_for_budget(DisjointParams(11, NonPrivate(), 1.0), budget, IIDPrior(0.85)).table
+    budget, t = BUDGET11, design11.table
     tb = t.info["total_budget"]
     s = LabellingSession(t, budget_epsilon=budget.epsilon, delta=budget.delta, rng=0)  # fresh: settled by the model
     assert s.epsilon_for(budget.queries) == tb["composed_epsilon"] <= budget.epsilon

@@ -103,10 +103,25 @@ def _design(K, member, copies, totals, Q, p, **kw):
     return params, budgets, shard_groups.design(params, GroupBudgets(tuple(budgets)), IIDPrior(p), **kw)
 
 
-@pytest.mark.parametrize(("K", "member", "copies", "totals", "Q", "p"), POINTS)
+@pytest.fixture(scope="module")
+def designed():
+    """``designed(i)``: :func:`_design` of ``POINTS[i]`` (all shapes), searched once for the module: the
+    tests that need *a* designed table and its record share it."""
+    cache: dict[int, tuple] = {}
+
+    def get(i: int) -> tuple:
+        if i not in cache:
+            cache[i] = _design(*POINTS[i])
+        return cache[i]
+
+    return get
+
+
+@pytest.mark.parametrize("i", range(len(POINTS)), ids=[f"K{pt[0]}-Q{pt[4]}" for pt in POINTS])
 def test_designed_error_never_exceeds_upsampling_gnmax_or_the_per_query_design_and_group_totals_recheck(
-        K, member, copies, totals, Q, p, budget_check):
-    params, budgets, d = _design(K, member, copies, totals, Q, p)
+        i, designed, budget_check):
+    K, member, copies, totals, Q, p = POINTS[i]
+    params, budgets, d = designed(i)
     t = d.table
     # GNMax's exact-γ scale is feasible up to the float64 rounding of its table and the search's
     # precision on 1/s (1e-8): a relative 1e-6 covers both
@@ -145,8 +160,8 @@ def test_a_deliberately_broken_target_is_caught_by_the_certificate(monkeypatch, 
         shard_groups.verify(forged)
 
 
-def test_a_record_claiming_a_smaller_target_or_total_is_refused():
-    *_, d = _design(*POINTS[0])
+def test_a_record_claiming_a_smaller_target_or_total_is_refused(designed):
+    *_, d = designed(0)
     t = d.table
     groups = t.info["group_budgets"]["groups"]
 

@@ -41,6 +41,30 @@ def design5():
     return design_for_budget(darrm.PrivacyParams(K5["K"], 1, K5["eps"], K5["member_delta"]), BUDGET5)
 
 
+@pytest.fixture
+def cli_designs_through_design5(design5, monkeypatch):
+    """The shared-members designer, answering ``design5``'s own problem (K, ε, Δ, budget, default prior,
+    no option but ``log``) with ``design5`` (the search is deterministic: the same arguments give the same
+    design) and any other by a real design.  A ``darrm solve --total-eps`` test then proves the CLI's
+    wiring (its flags reach the designer as exactly these arguments, and it writes, prints and verifies
+    the table the designer returned) without a second search of one problem.  Returns the list of the
+    arguments answered from ``design5`` (a test asserts the CLI reached it)."""
+    from darrm.accounting.budget import DESIGNERS, Designer
+
+    real = DESIGNERS["shared"]
+    answered: list = []
+
+    def design(params, budget, prior=None, **options):
+        key = (params.K, params.eps, params.member_delta, budget, IIDPrior() if prior is None else prior)
+        if key == (K5["K"], K5["eps"], K5["member_delta"], BUDGET5, IIDPrior()) and set(options) <= {"log"}:
+            answered.append(key)
+            return design5
+        return real.design(params, budget, prior, **options)
+
+    monkeypatch.setitem(DESIGNERS, "shared", Designer(design, real.verify))
+    return answered
+
+
 # ------------------------------------------------------------------ the multi-pair LP
 @pytest.mark.parametrize("m", [1.0, 2.5])
 def test_one_pair_rows_and_lp_are_todays_gamma_opt(m):
@@ -226,12 +250,15 @@ def test_cli_refuses_bad_budget_options_in_one_line_writing_nothing(cli, tmp_pat
     assert len(err.strip().splitlines()) == 1 and name in err
 
 
-def test_budget_file_round_trips_and_verify_rechecks_the_composition(cli, tmp_path):
+def test_budget_file_round_trips_and_verify_rechecks_the_composition(cli, tmp_path, design5,
+                                                                     cli_designs_through_design5):
     out = tmp_path / "b.json"
     rc, stdout, _ = cli("solve", "--K", "5", "--eps", "0.3", "--member-delta", "1e-4", "--total-eps", "1.5",
                         "--total-delta", "1e-3", "--queries", "3", "--out", str(out), "--json")
     assert rc == 0
+    assert len(cli_designs_through_design5) == 1  # the CLI asked the designer for design5's problem, once
     rec = json.loads(stdout)
+    assert np.array_equal(np.array(rec["gamma"]), design5.table.gamma)
     assert rec["family"] == "budget" and rec["total_budget"]["epsilon_total"] == 1.5
     assert rec["total_budget"]["epsilon_total_composed"] <= 1.5 and rec["total_budget"]["queries"] == 3
     t = darrm.load(out)
@@ -259,15 +286,14 @@ def test_budget_file_round_trips_and_verify_rechecks_the_composition(cli, tmp_pa
 
 
 @pytest.mark.parametrize(("field", "value", "names"), [("queries", 10**9, "total_budget.queries: the first")])
-def test_a_resealed_total_budget_cannot_make_verify_run_away(cli, tmp_path, field, value, names):
+def test_a_resealed_total_budget_cannot_make_verify_run_away(cli, tmp_path, design5, field, value, names):
     """The queries' prefixes 1, 2, 4, … are composed first (ε(δ) grows with the count, so a prefix past
-    ε_total refuses the record).  A K = 3 table re-sealed with Q = 10⁹ ran over 200 s."""
+    ε_total refuses the record).  A K = 3 table re-sealed with Q = 10⁹ ran over 200 s.  Any designed
+    table shows it (the module's one design, written as ``darrm solve --total-eps`` writes it)."""
     import time
 
     out = tmp_path / "b.json"
-    rc, _, _ = cli("--no-progress", "solve", "--K", "3", "--eps", "0.3", "--member-delta", "1e-4", "--total-eps", "1",
-                   "--total-delta", "1e-3", "--queries", "2", "--out", str(out))
-    assert rc == 0
+    darrm.save(design5.table, out)
     d = json.loads(out.read_text())
     d["info"]["total_budget"][field] = value
     d["checksum"] = checksum(d)
