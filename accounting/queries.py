@@ -115,8 +115,9 @@ __all__ = [
     "BOUND_CLOSED_FORM", "BOUND_FRESH", "BOUND_GDP", "BOUND_GENERIC", "MEMBER_RANDOMNESS", "UNBOUNDED",
     "QueryAccountant", "QueryBound", "bound_name", "check_interval", "choose_interval", "closed_form_bound",
     "composed_delta", "composed_epsilon", "derived_member_randomness", "exceeds_quickly", "fixed_members_bound",
-    "fresh_bound", "gdp_bound", "gdp_composed_mu", "generic_epsilon", "homogeneous_epsilon", "loss_cap_for",
-    "loss_distribution", "pld_points", "query_pld", "record_group_bounds", "table_gdp", "table_profile",
+    "GroupPart", "fresh_bound", "gdp_bound", "gdp_composed_mu", "generic_epsilon", "group_closed_form", "group_total",
+    "has_record_groups", "homogeneous_epsilon", "largest_group_total", "loss_cap_for", "loss_distribution",
+    "pld_points", "query_pld", "record_group_bounds", "record_group_totals", "table_gdp", "table_profile",
 ]
 
 #: what :meth:`LabellingSession.remaining_queries` returns where ε does not grow with the count
@@ -1222,6 +1223,10 @@ def fresh_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target
     n = sum(q for _, q in steps)
     if loss_cap is not None:
         loss_cap = v.real("loss_cap", loss_cap, 0.0, MAX_LOSS_CAP, closed="right")
+    if want_eps and len(steps) == 1 and isinstance(steps[0][0], GammaTable):
+        per = record_group_totals(steps[0][0], n, target, interval=interval, bracket=bracket, loss_cap=loss_cap)
+        if per is not None:  # each record's loss is its own group's: the largest group total is every record's
+            return largest_group_total(per)
     if interval is not None:
         choose_interval(steps, interval, loss_cap, bracket)  # a given interval that cannot work: refused first
     try:
@@ -1240,6 +1245,91 @@ def fresh_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target
     if want_eps:
         return QueryBound(hi, target, name, "fresh", n, lo, used)
     return QueryBound(target, min(1.0, hi), name, "fresh", n, lo, used, "delta")
+
+
+@dataclass(frozen=True)
+class GroupPart:
+    """One record group of a table, as its fresh-members total is computed (:func:`group_total`).
+
+    Attributes:
+        profile: the group's exact per-query profile, rounded outward (its records' dominating pair).
+        mu: the group's certified Gaussian-DP parameter (:func:`darrm.budget.cloud.points_gdp_mu`; inf: none).
+        pair: a per-query pair (ε_q, δ_q) that the group's profile or the model's certificate confirms
+            (None: none recorded, or not confirmed).
+    """
+
+    profile: PrivacyProfile
+    mu: float
+    pair: tuple[float, float] | None = None
+
+
+def group_closed_form(part: GroupPart, queries: int, delta_total: float) -> tuple[float, str]:
+    """(the smaller of :func:`group_total`'s closed forms (2) and (3), its bound's name); inf where neither
+    applies."""
+    from darrm.budget.targets import gdp_epsilon
+
+    closed, name = math.inf, BOUND_GDP
+    if math.isfinite(part.mu):
+        closed = 0.0 if part.mu == 0.0 else gdp_epsilon(gdp_composed_mu([(part.mu, queries)]), delta_total)
+    if part.pair is not None:
+        e = float(optimal_homogeneous_epsilon(part.pair[0], part.pair[1], queries, delta_total))
+        if e < closed:
+            closed, name = e, BOUND_CLOSED_FORM
+    return closed, name
+
+
+def group_total(part: GroupPart, queries: int, delta_total: float, *, interval: float | None = None,
+                bracket: float = DEFAULT_BRACKET, loss_cap: float | None = None) -> QueryBound:
+    """ε_total at ``delta_total`` of ``queries`` fresh-members answers for the records of one group: the
+    smallest of (1) :func:`fresh_bound` of the group's own pair (its PLD and the Kairouz–Oh–Viswanath points
+    of its profile), (2) its certified μ composed exactly (√Q·μ-GDP, Dong, Roth & Su 2022, Corollary 3.3,
+    turned into ε at 40 digits by :func:`darrm.budget.targets.gdp_epsilon`) and (3) the optimal homogeneous
+    composition of its confirmed per-query pair (Kairouz, Oh & Viswanath 2017, Theorem 3.3).  Each is an
+    upper bound on the group's records' total, so the smallest is one.  The one per-group computation:
+    every door (:func:`composed_epsilon`, the session, ``darrm account queries``) and the verifier of a
+    designed table's group totals call it.
+
+    Raises:
+        ParameterError: none of the three can be computed (naming the option the PLD refused)."""
+    closed, name = group_closed_form(part, queries, delta_total)
+    try:
+        b = fresh_bound([(part.profile, queries)], delta_total, True, interval=interval, bracket=bracket,
+                        loss_cap=loss_cap)
+    except ParameterError:
+        if closed == math.inf:
+            raise
+        return QueryBound(closed, delta_total, name, "fresh", queries, 0.0)
+    if closed < b.epsilon:
+        return replace(b, epsilon=closed, bound=name, lower=min(b.lower, closed))
+    return b
+
+
+def largest_group_total(per: Sequence[QueryBound]) -> QueryBound:
+    """The largest of the groups' totals (the first on ties): a total for every record of the table,
+    since a record's privacy loss is its own group's (each record belongs to one group)."""
+    return max(per, key=lambda b: b.upper)
+
+
+def has_record_groups(table: GammaTable) -> bool:
+    """Whether the table's member model registers record groups (:func:`record_group_totals` applies)."""
+    from .budget import designer_groups
+
+    return designer_groups(table) is not None
+
+
+def record_group_totals(table: GammaTable, queries: int, delta_total: float, *, interval: float | None = None,
+                        bracket: float = DEFAULT_BRACKET,
+                        loss_cap: float | None = None) -> tuple[QueryBound, ...] | None:
+    """Each record group's fresh-members ε_total (:func:`group_total`) of a table whose member model
+    registers its record groups (:func:`darrm.accounting.budget.group_parts`: shard groups, weighted
+    shards), in the order of its groups; None for other tables."""
+    from .budget import group_parts  # the designers' per-group clouds, a layer above
+
+    parts = group_parts(table)
+    if parts is None:
+        return None
+    return tuple(group_total(p, queries, delta_total, interval=interval, bracket=bracket, loss_cap=loss_cap)
+                 for p in parts)
 
 
 def _fixed(steps: list[tuple[GammaTable, int]], **target: float) -> QueryBound:
@@ -1278,13 +1368,12 @@ def record_group_bounds(table: GammaTable, queries: int, *, member_randomness: s
     Raises:
         ParameterError: not a record-groups table, neither or both totals, or another bad argument.
     """
-    from darrm.models.shard_groups.profile import record_group_profiles
-
     v.instance("table", table, GammaTable, "a darrm.GammaTable")
-    p: Any = table.params  # record groups on shards (checked below): their member and groups are read
-    if not model_of(p).supports("record-groups"):
-        raise ParameterError("table", f"must be a table of record groups on shards (darrm.ShardGroupParams), "
-                                      f"not of {p.members!r} members: use composed_epsilon")
+    p: Any = table.params  # record groups (checked below): their member and groups are read
+    copies = model_of(p).supports("record-groups")
+    if not copies and not has_record_groups(table):
+        raise ParameterError("table", f"must be a table of record groups (darrm.ShardGroupParams or "
+                                      f"darrm.WeightedShardParams), not of {p.members!r} members: use composed_epsilon")
     if (delta_total is None) == (epsilon_total is None):
         raise ParameterError("delta_total", "give exactly one of delta_total and epsilon_total")
     want_eps = delta_total is not None
@@ -1294,11 +1383,19 @@ def record_group_bounds(table: GammaTable, queries: int, *, member_randomness: s
     v.positive("bracket", bracket)
     if check_member_randomness(member_randomness) == "fixed":
         dt, et = (target, None) if want_eps else (None, target)
+        if not copies:  # one record changes one member of its group: the members' own bound, every group
+            return (replace(fixed_members_bound(table, dt, et), queries=q),) * len(p.groups)
         return tuple(replace(_shard_members_bound(p.member, g.copies, BOUND_FIXED_COPIES, dt, et), queries=q)
                      for g in p.groups)
     h = None if value_discretization_interval is None else check_interval(value_discretization_interval)
-    return tuple(fresh_bound([(prof, q)], target, want_eps, interval=h, bracket=bracket, loss_cap=loss_cap)
-                 for prof in record_group_profiles(table))
+    if want_eps:
+        per = record_group_totals(table, q, target, interval=h, bracket=bracket, loss_cap=loss_cap)
+        assert per is not None  # every record-groups model registers its groups (has_record_groups)
+        return per
+    from .budget import group_parts
+
+    return tuple(fresh_bound([(part.profile, q)], target, want_eps, interval=h, bracket=bracket, loss_cap=loss_cap)
+                 for part in group_parts(table) or ())
 
 
 @dataclass

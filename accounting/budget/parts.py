@@ -50,7 +50,7 @@ import numpy as np
 
 from darrm.budget.design import BudgetDesign, Candidate
 from darrm.budget.spec import GroupBudgets, TotalBudget
-from darrm.budget.targets import gdp_delta, gdp_epsilon, gdp_mu_for_total
+from darrm.budget.targets import gdp_delta, gdp_mu_for_total
 from darrm.budget.verify import GDP_ACCOUNTANT, PLD_ACCOUNTANT, RECORD_RTOL
 from darrm.errors import CertificationError, ParameterError
 from darrm.gamma import gamma_threshold
@@ -58,10 +58,10 @@ from darrm.prior import IIDPrior, Prior
 from darrm.privacy.profile import PrivacyProfile
 from darrm.solver.finalize import TableForm, total_form
 from darrm.table import GammaTable
-from darrm.validation import instance
+from darrm.validation import EPS_MAX, instance
 
 from ..composition import optimal_homogeneous_epsilon
-from ..queries import gdp_composed_mu
+from ..queries import GroupPart, group_closed_form, group_total
 from .charge import charged_total, check_recorded, profile_generic_epsilon
 from .disjoint import (
     GDP_GRID,
@@ -72,13 +72,13 @@ from .disjoint import (
     TargetLP,
     bisect_shape,
     charge_table,
-    composed_epsilon_of_profile,
     keep_candidate,
     tangent_points,
 )
 
-__all__ = ["GENERIC_ACCOUNTANT", "SHAPES", "DesignCloud", "PartSearch", "certified_targets", "design_parts",
-           "part_budgets", "per_query_epsilon", "verify_parts"]
+__all__ = ["GENERIC_ACCOUNTANT", "SHAPES", "DesignCloud", "PartSearch", "certified_per_group", "certified_targets",
+           "design_parts", "group_parts_of", "part_budgets", "per_query_epsilon", "recorded_pair",
+           "verified_part_totals", "verify_parts"]
 
 #: the shapes searched, baselines first
 BASELINE_SHAPES = ("threshold", "const", "per-query")
@@ -402,6 +402,40 @@ def recorded_parts(table: GammaTable, parts: int) -> tuple[list[dict], GroupBudg
     return records, budgets
 
 
+def recorded_pair(record: object) -> tuple[float, float] | None:
+    """The per-query pair (ε_q, δ_q) a part's record names (its generic charge), if well formed:
+    0 < ε_q ≤ :data:`darrm.validation.EPS_MAX`, 0 ≤ δ_q < 1; None otherwise."""
+    pq = record.get("per_query") if isinstance(record, dict) else None
+    if not (isinstance(pq, list) and len(pq) == 2):
+        return None
+    try:
+        eq, dq = float(pq[0]), float(pq[1])
+    except (TypeError, ValueError):
+        return None
+    return (eq, dq) if 0.0 < eq <= EPS_MAX and 0.0 <= dq < 1.0 else None
+
+
+def group_parts_of(table: GammaTable, clouds: Sequence[DesignCloud],
+                   certified_at: Callable[[int, float, float], bool]) -> list[GroupPart]:
+    """Each part's profile, certified GDP μ (re-derived from its cloud, never read from a record) and
+    the per-query pair its record names where the part's profile (δ_γ(ε_q) ≤ δ_q, rounded up) or the
+    model's certificate (``certified_at(part, ε_q, δ_q)``) confirms it: then every query is (ε_q, δ_q)-DP
+    for that part's records whatever the record says, so a forged pair is never used
+    (:func:`darrm.accounting.queries.group_total`)."""
+    gb = table.info.get("group_budgets")
+    records = gb.get("groups") if isinstance(gb, dict) else None
+    if not isinstance(records, list) or len(records) != len(clouds):
+        records = [None] * len(clouds)
+    out = []
+    for i, (cloud, rec) in enumerate(zip(clouds, records, strict=True)):
+        prof = cloud.profile(table.gamma)
+        pair = recorded_pair(rec)
+        if pair is not None and not (float(prof.delta(pair[0])) <= pair[1] or certified_at(i, *pair)):
+            pair = None
+        out.append(GroupPart(prof, float(cloud.gdp_mu(table.gamma, prof)), pair))
+    return out
+
+
 def verify_parts(table: GammaTable, clouds: Sequence[DesignCloud],
                  certified_at: Callable[[int, float, float], bool], *, whole_table: bool = False) -> float:
     """Re-certify each part's recorded total from γ alone, by the one accountant: the Q-fold composition
@@ -419,35 +453,50 @@ def verify_parts(table: GammaTable, clouds: Sequence[DesignCloud],
 
     Raises:
         CertificationError: a malformed record, or a part's total above its budget or the record."""
+    return max(verified_part_totals(table, clouds, certified_at, whole_table=whole_table), default=0.0)
+
+
+def verified_part_totals(table: GammaTable, clouds: Sequence[DesignCloud],
+                         certified_at: Callable[[int, float, float], bool], *,
+                         whole_table: bool = False) -> list[float]:
+    """Each part's re-certified total (:func:`verify_parts`, which returns the largest), in the order of
+    the parts: for record groups, :func:`darrm.accounting.queries.group_total` at the part's recorded
+    count and δ, the number every door gives for that group.
+
+    Raises:
+        CertificationError: as :func:`verify_parts`."""
     records, budgets = recorded_parts(table, len(clouds))
-    worst = 0.0
-    for i, (cloud, rec, b) in enumerate(zip(clouds, records, budgets.budgets, strict=True)):
-        prof = cloud.profile(table.gamma)
+    totals = []
+    for i, (part, rec, b) in enumerate(zip(group_parts_of(table, clouds, certified_at), records, budgets.budgets,
+                                           strict=True)):
         try:
             charged, accountant = float(rec["composed_epsilon"]), rec["accountant"]
-            mu_rec, pq = rec["target"]["mu"], rec.get("per_query")
+            mu_rec = rec["target"]["mu"]
         except (KeyError, TypeError, ValueError) as exc:
             raise CertificationError(f"malformed group_budgets record of part {i}: {exc}") from None
         if accountant not in (GDP_ACCOUNTANT, PLD_ACCOUNTANT, GENERIC_ACCOUNTANT):
             raise CertificationError(f"part {i}: unknown accountant {accountant!r} in the group_budgets record")
-        mu = cloud.gdp_mu(table.gamma, prof)
-        if mu_rec is not None and not mu <= float(mu_rec) * (1.0 + RECORD_RTOL):  # a record the table contradicts
-            raise CertificationError(f"part {i}: the table is {mu:.9g}-GDP per query, not the recorded μ = {mu_rec}")
-        eps = charged_total(table, b) if whole_table else composed_epsilon_of_profile(prof, b)
-        if math.isfinite(mu):
-            eps = min(eps, gdp_epsilon(gdp_composed_mu([(mu, b.queries)]), b.delta))
+        if mu_rec is not None and not part.mu <= float(mu_rec) * (1.0 + RECORD_RTOL):  # a record the table contradicts
+            raise CertificationError(f"part {i}: the table is {part.mu:.9g}-GDP per query, not the recorded μ = "
+                                     f"{mu_rec}")
         if accountant == GENERIC_ACCOUNTANT:
-            if not (isinstance(pq, list) and len(pq) == 2):
+            pair = recorded_pair(rec)
+            if pair is None:
                 raise CertificationError(f"part {i}: a generic charge without its per-query pair")
-            eq, dq = float(pq[0]), float(pq[1])
-            if not (float(prof.delta(eq)) <= dq or certified_at(i, eq, dq)):
-                raise CertificationError(f"part {i}: the table is not ({eq}, {dq})-DP per query as recorded")
-            eps = min(eps, float(optimal_homogeneous_epsilon(eq, dq, b.queries, b.delta)))
+            if part.pair != pair:
+                raise CertificationError(f"part {i}: the table is not {pair}-DP per query as recorded")
+        if whole_table:  # the table's own total as every door composes it, and the part's closed forms
+            eps = min(charged_total(table, b), group_closed_form(part, b.queries, b.delta)[0])
+        else:
+            try:
+                eps = group_total(part, b.queries, b.delta).epsilon
+            except ParameterError:
+                eps = math.inf
         try:
-            worst = max(worst, check_recorded(eps, charged, b))
+            totals.append(check_recorded(eps, charged, b))
         except CertificationError as exc:
             raise CertificationError(f"part {i}: {exc}") from None
-    return worst
+    return totals
 
 
 def design_per_group(params: Any, budget: object, prior: Prior | None, shapes: object,
@@ -484,13 +533,13 @@ def design_per_group(params: Any, budget: object, prior: Prior | None, shapes: o
                         lambda g, profs: certified_targets(g, profs, budgets, at, certify), t0)
 
 
-def verify_per_group(table: GammaTable, clouds: Sequence[DesignCloud], targets: list[tuple[float, float]],
-                     at: Callable[[list[tuple[float, float]]], Any],
-                     certify: Callable[[np.ndarray, Any], Any]) -> float:
-    """:func:`verify_parts` for a model whose record groups each own a total budget: a recorded per-query
-    pair of group i is re-checked by the model's certificate at the table's own per-query targets
-    (``targets``) with group i's replaced by that pair."""
+def certified_per_group(table: GammaTable, targets: list[tuple[float, float]],
+                        at: Callable[[list[tuple[float, float]]], Any],
+                        certify: Callable[[np.ndarray, Any], Any]) -> Callable[[int, float, float], bool]:
+    """``certified_at(i, ε_q, δ_q)`` of a model whose record groups each own a total budget: the model's
+    certificate of the table at its own per-query targets (``targets``) with group i's replaced by that
+    pair (:func:`group_parts_of`, :func:`verify_parts`)."""
     def certified_at(i: int, eq: float, dq: float) -> bool:
         return bool(certify(table.gamma, at([(eq, dq) if j == i else t for j, t in enumerate(targets)])).certified)
 
-    return verify_parts(table, clouds, certified_at)
+    return certified_at

@@ -48,9 +48,9 @@ from darrm.privacy.profile import PrivacyProfile
 from darrm.table import GammaTable
 from darrm.validation import instance
 
-from .parts import SHAPES, design_per_group, verify_per_group
+from .parts import SHAPES, certified_per_group, design_per_group, verify_parts
 
-__all__ = ["RecordGroupCloud", "design", "verify"]
+__all__ = ["RecordGroupCloud", "design", "record_groups", "verify"]
 
 
 class RecordGroupCloud:
@@ -132,7 +132,8 @@ def design(params: ShardGroupParams, budget: TotalBudget | GroupBudgets, prior: 
 
 def verify(table: GammaTable) -> float:
     """Re-certify a designed record-groups table's per-group totals from its γ alone
-    (:func:`darrm.accounting.budget.parts.verify_parts`; a recorded per-query pair re-checked by
+    (:func:`darrm.accounting.budget.parts.verify_parts` over :func:`record_groups`; a recorded per-query pair
+    re-checked by
     :func:`~darrm.models.shard_groups.certify_shard_groups` at that group's target).
 
     Args:
@@ -145,8 +146,18 @@ def verify(table: GammaTable) -> float:
         CertificationError: a malformed record, or a group's total above its budget or the record.
         ParameterError: ``table`` is not a record-groups γ table.
     """
+    return verify_parts(table, *record_groups(table))
+
+
+def record_groups(table: GammaTable) -> tuple[list[RecordGroupCloud], Callable[[int, float, float], bool]]:
+    """The table's groups as the accountant composes them: one cloud per group and the model's certificate
+    of a per-query pair for one group (:func:`darrm.accounting.budget.parts.certified_per_group`), for
+    :func:`darrm.accounting.budget.group_parts` and :func:`verify`.
+
+    Raises:
+        ParameterError: ``table`` is not a table of this model."""
     params = instance("table.params", instance("table", table, GammaTable, "a darrm.GammaTable").params,
                       ShardGroupParams, "record groups (darrm.ShardGroupParams)")
-    return verify_per_group(table, [RecordGroupCloud(params, i) for i in range(len(params.groups))],
-                            [(grp.target_eps, grp.target_delta) for grp in params.groups], lambda t: _at(params, t),
-                            certify_shard_groups)
+    return ([RecordGroupCloud(params, i) for i in range(len(params.groups))],
+            certified_per_group(table, [(grp.target_eps, grp.target_delta) for grp in params.groups],
+                                lambda t: _at(params, t), certify_shard_groups))

@@ -46,9 +46,9 @@ from darrm.privacy.profile import Envelope, PrivacyProfile, finish
 from darrm.table import GammaTable
 from darrm.validation import instance
 
-from .parts import SHAPES, design_per_group, verify_per_group
+from .parts import SHAPES, certified_per_group, design_per_group, verify_parts
 
-__all__ = ["BudgetGroupCloud", "design", "verify"]
+__all__ = ["BudgetGroupCloud", "design", "record_groups", "verify"]
 
 _TINY = 2.0**-1074
 
@@ -154,7 +154,8 @@ def design(params: WeightedShardParams, budget: TotalBudget | GroupBudgets, prio
 
 def verify(table: GammaTable) -> float:
     """Re-certify a designed budget-groups table's per-group totals from its γ alone
-    (:func:`darrm.accounting.budget.parts.verify_parts`; a recorded per-query pair re-checked by
+    (:func:`darrm.accounting.budget.parts.verify_parts` over :func:`record_groups`; a recorded per-query pair
+    re-checked by
     :func:`~darrm.models.weighted_shards.certify_weighted_shards` at that group's target).
 
     Returns:
@@ -164,8 +165,18 @@ def verify(table: GammaTable) -> float:
         ParameterError: not a γ table of budget groups.
         CertificationError: the record is malformed, or some group's total exceeds its budget or its record.
     """
+    return verify_parts(table, *record_groups(table))
+
+
+def record_groups(table: GammaTable) -> tuple[list[BudgetGroupCloud], Callable[[int, float, float], bool]]:
+    """The table's groups as the accountant composes them: one cloud per group and the model's certificate
+    of a per-query pair for one group (:func:`darrm.accounting.budget.parts.certified_per_group`), for
+    :func:`darrm.accounting.budget.group_parts` and :func:`verify`.
+
+    Raises:
+        ParameterError: ``table`` is not a table of this model."""
     params = instance("table.params", instance("table", table, GammaTable, "a darrm.GammaTable").params,
                       WeightedShardParams, "budget groups (darrm.WeightedShardParams)")
-    return verify_per_group(table, [BudgetGroupCloud(params, i) for i in range(len(params.groups))],
-                            [(grp.target_eps, grp.target_delta) for grp in params.groups], lambda t: _at(params, t),
-                            certify_weighted_shards)
+    return ([BudgetGroupCloud(params, i) for i in range(len(params.groups))],
+            certified_per_group(table, [(grp.target_eps, grp.target_delta) for grp in params.groups],
+                                lambda t: _at(params, t), certify_weighted_shards))
