@@ -88,7 +88,7 @@ and halved while the bracket is wider than ``bracket`` and the finer PLD stays w
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -112,12 +112,13 @@ from .composition import (
 from .table_identity import per_query_budget, table_fingerprint
 
 __all__ = [
-    "BOUND_CLOSED_FORM", "BOUND_FRESH", "BOUND_GDP", "BOUND_GENERIC", "MEMBER_RANDOMNESS", "UNBOUNDED",
-    "QueryAccountant", "QueryBound", "bound_name", "check_interval", "choose_interval", "closed_form_bound",
-    "composed_delta", "composed_epsilon", "derived_member_randomness", "exceeds_quickly", "fixed_members_bound",
-    "GroupPart", "fresh_bound", "gdp_bound", "gdp_composed_mu", "generic_epsilon", "group_closed_form", "group_total",
-    "has_record_groups", "homogeneous_epsilon", "largest_group_total", "loss_cap_for", "loss_distribution",
-    "pld_points", "query_pld", "record_group_bounds", "record_group_totals", "table_gdp", "table_profile",
+    "BOUND_CLOSED_FORM", "BOUND_FRESH", "BOUND_GDP", "BOUND_GENERIC", "GroupPart", "MEMBER_RANDOMNESS",
+    "QueryAccountant", "QueryBound", "UNBOUNDED", "bound_name", "check_interval", "choose_interval",
+    "closed_form_bound", "composed_delta", "composed_epsilon", "derived_member_randomness", "exceeds_quickly",
+    "fixed_members_bound", "fresh_bound", "gdp_bound", "gdp_composed_mu", "generic_epsilon", "group_closed_form",
+    "group_parts", "group_parts_of", "group_total", "has_record_groups", "homogeneous_epsilon", "largest_group_total",
+    "loss_cap_for", "loss_distribution", "pld_points", "query_pld", "record_group_bounds", "record_group_totals",
+    "recorded_pair", "table_gdp", "table_profile",
 ]
 
 #: what :meth:`LabellingSession.remaining_queries` returns where ε does not grow with the count
@@ -1088,15 +1089,12 @@ def confirmed_pairs(table: GammaTable) -> list[tuple[float, float]]:
     total at any count and δ; an unconfirmed or malformed pair is not used."""
     gb = table.info.get("group_budgets")
     parts = gb.get("groups") if isinstance(gb, dict) else None
-    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict):
+    if not isinstance(parts, list) or len(parts) != 1:
         return []
-    pq = parts[0].get("per_query")
-    try:
-        eq, dq = (float(pq[0]), float(pq[1])) if isinstance(pq, list) and len(pq) == 2 else (math.nan, math.nan)
-    except (TypeError, ValueError):
+    pair = recorded_pair(parts[0])
+    if pair is None:
         return []
-    if not (0.0 < eq <= v.EPS_MAX and 0.0 <= dq < 1.0):
-        return []
+    eq, dq = pair
     return [(eq, dq)] if float(table_profile(table).delta(eq)) <= dq else []
 
 
@@ -1311,20 +1309,81 @@ def largest_group_total(per: Sequence[QueryBound]) -> QueryBound:
 
 
 def has_record_groups(table: GammaTable) -> bool:
-    """Whether the table's member model registers record groups (:func:`record_group_totals` applies)."""
-    from .budget import designer_groups
+    """Whether the table's member model registers record groups
+    (:func:`darrm.budget.group_clouds.register_group_clouds`; :func:`record_group_totals` applies)."""
+    from darrm.budget.group_clouds import GROUP_CLOUDS
 
-    return designer_groups(table) is not None
+    return model_of(table.params).name in GROUP_CLOUDS
+
+
+def recorded_pair(record: object) -> tuple[float, float] | None:
+    """The per-query pair (ε_q, δ_q) a part's record names (its generic charge), if well formed:
+    0 < ε_q ≤ :data:`darrm.validation.EPS_MAX`, 0 ≤ δ_q < 1; None otherwise."""
+    pq = record.get("per_query") if isinstance(record, dict) else None
+    if not (isinstance(pq, list) and len(pq) == 2):
+        return None
+    try:
+        eq, dq = float(pq[0]), float(pq[1])
+    except (TypeError, ValueError):
+        return None
+    return (eq, dq) if 0.0 < eq <= v.EPS_MAX and 0.0 <= dq < 1.0 else None
+
+
+def group_parts_of(table: GammaTable, clouds: Sequence[Any],
+                   certified_at: Callable[[int, float, float], bool]) -> list[GroupPart]:
+    """Each part's profile, certified GDP μ (re-derived from its cloud, never read from a record) and
+    the per-query pair its record names where the part's profile (δ_γ(ε_q) ≤ δ_q, rounded up) or the
+    model's certificate (``certified_at(part, ε_q, δ_q)``) confirms it: then every query is (ε_q, δ_q)-DP
+    for that part's records whatever the record says, so a forged pair is never used
+    (:func:`darrm.accounting.queries.group_total`)."""
+    gb = table.info.get("group_budgets")
+    records = gb.get("groups") if isinstance(gb, dict) else None
+    if not isinstance(records, list) or len(records) != len(clouds):
+        records = [None] * len(clouds)
+    out = []
+    for i, (cloud, rec) in enumerate(zip(clouds, records, strict=True)):
+        prof = cloud.profile(table.gamma)
+        pair = recorded_pair(rec)
+        if pair is not None and not (float(prof.delta(pair[0])) <= pair[1] or certified_at(i, *pair)):
+            pair = None
+        out.append(GroupPart(prof, float(cloud.gdp_mu(table.gamma, prof)), pair))
+    return out
+
+
+#: group parts by (table fingerprint, recorded per-query pairs), at most :data:`_PROFILE_CACHE_SIZE`
+_GROUP_PARTS: dict[tuple[str, str], list[GroupPart]] = {}
+
+
+def group_parts(table: GammaTable) -> list[GroupPart] | None:
+    """Each record group of ``table`` as the accountant composes it (:func:`group_parts_of` of its
+    registered clouds, :func:`darrm.budget.group_clouds.record_group_clouds`), or None where the member
+    model has no record groups.  Cached by the table's fingerprint and the pairs its record names (a pair
+    enters only where confirmed)."""
+    from darrm.budget.group_clouds import record_group_clouds
+
+    groups = record_group_clouds(table.gamma, table.params)
+    if groups is None:
+        return None
+    gb = table.info.get("group_budgets")
+    recs = gb.get("groups") if isinstance(gb, dict) else None
+    key = (table_fingerprint(table), repr([recorded_pair(r) for r in recs] if isinstance(recs, list) else None))
+    if key not in _GROUP_PARTS:
+        if len(_GROUP_PARTS) >= _PROFILE_CACHE_SIZE:
+            _GROUP_PARTS.pop(next(iter(_GROUP_PARTS)))
+        _GROUP_PARTS[key] = group_parts_of(table, *groups)
+    return _GROUP_PARTS[key]
 
 
 def record_group_totals(table: GammaTable, queries: int, delta_total: float, *, interval: float | None = None,
                         bracket: float = DEFAULT_BRACKET,
                         loss_cap: float | None = None) -> tuple[QueryBound, ...] | None:
     """Each record group's fresh-members ε_total (:func:`group_total`) of a table whose member model
-    registers its record groups (:func:`darrm.accounting.budget.group_parts`: shard groups, weighted
-    shards), in the order of its groups; None for other tables."""
-    from .budget import group_parts  # the designers' per-group clouds, a layer above
+    registers its record groups (:func:`group_parts`: shard groups, weighted shards), in the order of its
+    groups; None for other tables.
 
+    Each record belongs to one group and changing it moves only what its group's worst configurations cover,
+    so its loss is its own group's: group g's total holds for its records, and the largest group total
+    (:func:`largest_group_total`) is a total for every record of the table."""
     parts = group_parts(table)
     if parts is None:
         return None
@@ -1392,8 +1451,6 @@ def record_group_bounds(table: GammaTable, queries: int, *, member_randomness: s
         per = record_group_totals(table, q, target, interval=h, bracket=bracket, loss_cap=loss_cap)
         assert per is not None  # every record-groups model registers its groups (has_record_groups)
         return per
-    from .budget import group_parts
-
     return tuple(fresh_bound([(part.profile, q)], target, want_eps, interval=h, bracket=bracket, loss_cap=loss_cap)
                  for part in group_parts(table) or ())
 

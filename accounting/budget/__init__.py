@@ -14,9 +14,8 @@ recorded budget or above the record).  :func:`design_for_budget`, :func:`verify_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from darrm.budget.design import BudgetDesign
 from darrm.budget.spec import GroupBudgets, TotalBudget
@@ -27,13 +26,9 @@ from darrm.prior import Prior
 from darrm.table import GammaTable
 from darrm.validation import function, instance
 
-from ..queries import GroupPart
-from ..table_identity import table_fingerprint
 from . import disjoint, groups, shard_groups, shared, weighted_shards
-from .parts import DesignCloud, group_parts_of, recorded_pair
 
-__all__ = ["DESIGNERS", "Designer", "design_for_budget", "designer_for", "designer_groups", "group_parts",
-           "register_designer",
+__all__ = ["DESIGNERS", "Designer", "design_for_budget", "designer_for", "register_designer",
            "verify_charged_total"]
 
 
@@ -44,13 +39,10 @@ class Designer:
     Attributes:
         design: ``(params, budget, prior, *, log) -> BudgetDesign``.
         verify: ``(table) -> float``, the re-certified recorded total (CertificationError otherwise).
-        groups: for a model whose records fall in groups each owed its own total, ``(table) -> (one cloud
-            per group, certified_at(group, ε_q, δ_q))`` (:func:`group_parts`); None: one pair for every record.
     """
 
     design: Callable[..., BudgetDesign]
     verify: Callable[[GammaTable], float]
-    groups: Callable[[GammaTable], tuple[Sequence[DesignCloud], Callable[[int, float, float], bool]]] | None = None
 
 
 #: the designers, by member-model name (:func:`register_designer`)
@@ -58,19 +50,17 @@ DESIGNERS: dict[str, Designer] = {}
 
 
 def register_designer(model_name: str, *, design: Callable[..., BudgetDesign],
-                      verify: Callable[[GammaTable], float],
-                      groups: Callable[[GammaTable], Any] | None = None) -> Designer:
+                      verify: Callable[[GammaTable], float]) -> Designer:
     """Register the total-budget designer of the member model ``model_name``.
 
     Raises:
         ParameterError: naming ``model_name`` (not a registered model, one without the
-            ``"total-budget"`` capability, or one already registered), ``design``, ``verify`` or ``groups``."""
+            ``"total-budget"`` capability, or one already registered), ``design`` or ``verify``."""
     model = model_named(model_name, "model_name")
     model.require("total-budget", "model_name")
     if DESIGNERS.get(model.name) is not None:
         raise ParameterError("model_name", f"the {model.name} member model already has a total-budget designer")
-    d = DESIGNERS[model.name] = Designer(function("design", design), function("verify", verify),
-                                         function("groups", groups, allow_none=True))
+    d = DESIGNERS[model.name] = Designer(function("design", design), function("verify", verify))
     return d
 
 
@@ -140,43 +130,8 @@ def verify_charged_total(table: GammaTable) -> float | None:
     return designer_for(table.params, "table").verify(table)
 
 
-def designer_groups(table: GammaTable) -> Callable[[GammaTable], Any] | None:
-    """The ``groups`` of the designer of the table's member model (None: no record groups)."""
-    d = DESIGNERS.get(model_of(table.params).name)
-    return None if d is None else d.groups
-
-
-#: group parts by (table fingerprint, recorded per-query pairs), at most :data:`_GROUP_CACHE_SIZE`
-_GROUP_PARTS: dict[tuple[str, str], list[GroupPart]] = {}
-_GROUP_CACHE_SIZE = 64
-
-
-def group_parts(table: GammaTable) -> list[GroupPart] | None:
-    """Each record group of ``table`` as the accountant composes it
-    (:func:`~darrm.accounting.budget.parts.group_parts_of`: its profile, certified GDP μ and confirmed
-    per-query pair), or None where the member model has no record groups.  Cached by the table's
-    fingerprint and the pairs its record names (a pair enters only where confirmed).
-
-    A record of group g is owed the composition of group g's pair alone, since changing it changes only
-    what group g's worst configurations cover; so each group's total holds for its records, and the
-    largest group total is a total for every record of the table (each record is in one group)."""
-    groups = designer_groups(table)
-    if groups is None:
-        return None
-    gb = table.info.get("group_budgets")
-    recs = gb.get("groups") if isinstance(gb, dict) else None
-    key = (table_fingerprint(table), repr([recorded_pair(r) for r in recs] if isinstance(recs, list) else None))
-    if key not in _GROUP_PARTS:
-        if len(_GROUP_PARTS) >= _GROUP_CACHE_SIZE:
-            _GROUP_PARTS.pop(next(iter(_GROUP_PARTS)))
-        _GROUP_PARTS[key] = group_parts_of(table, *groups(table))
-    return _GROUP_PARTS[key]
-
-
 register_designer("shared", design=shared.design_shared, verify=shared.verify_shared)
 register_designer("disjoint", design=disjoint.design, verify=disjoint.verify_disjoint)
 register_designer("groups", design=groups.design, verify=groups.verify)
-register_designer("shard-groups", design=shard_groups.design, verify=shard_groups.verify,
-                  groups=shard_groups.record_groups)
-register_designer("weighted-shards", design=weighted_shards.design, verify=weighted_shards.verify,
-                  groups=weighted_shards.record_groups)
+register_designer("shard-groups", design=shard_groups.design, verify=shard_groups.verify)
+register_designer("weighted-shards", design=weighted_shards.design, verify=weighted_shards.verify)

@@ -58,10 +58,10 @@ from darrm.prior import IIDPrior, Prior
 from darrm.privacy.profile import PrivacyProfile
 from darrm.solver.finalize import TableForm, total_form
 from darrm.table import GammaTable
-from darrm.validation import EPS_MAX, instance
+from darrm.validation import instance
 
 from ..composition import optimal_homogeneous_epsilon
-from ..queries import GroupPart, group_closed_form, group_total
+from ..queries import group_closed_form, group_parts_of, group_total, recorded_pair
 from .charge import charged_total, check_recorded, profile_generic_epsilon
 from .disjoint import (
     GDP_GRID,
@@ -76,9 +76,8 @@ from .disjoint import (
     tangent_points,
 )
 
-__all__ = ["GENERIC_ACCOUNTANT", "SHAPES", "DesignCloud", "PartSearch", "certified_per_group", "certified_targets",
-           "design_parts", "group_parts_of", "part_budgets", "per_query_epsilon", "recorded_pair",
-           "verified_part_totals", "verify_parts"]
+__all__ = ["GENERIC_ACCOUNTANT", "SHAPES", "DesignCloud", "PartSearch", "certified_targets", "design_parts",
+           "part_budgets", "per_query_epsilon", "verified_part_totals", "verify_parts"]
 
 #: the shapes searched, baselines first
 BASELINE_SHAPES = ("threshold", "const", "per-query")
@@ -402,40 +401,6 @@ def recorded_parts(table: GammaTable, parts: int) -> tuple[list[dict], GroupBudg
     return records, budgets
 
 
-def recorded_pair(record: object) -> tuple[float, float] | None:
-    """The per-query pair (ε_q, δ_q) a part's record names (its generic charge), if well formed:
-    0 < ε_q ≤ :data:`darrm.validation.EPS_MAX`, 0 ≤ δ_q < 1; None otherwise."""
-    pq = record.get("per_query") if isinstance(record, dict) else None
-    if not (isinstance(pq, list) and len(pq) == 2):
-        return None
-    try:
-        eq, dq = float(pq[0]), float(pq[1])
-    except (TypeError, ValueError):
-        return None
-    return (eq, dq) if 0.0 < eq <= EPS_MAX and 0.0 <= dq < 1.0 else None
-
-
-def group_parts_of(table: GammaTable, clouds: Sequence[DesignCloud],
-                   certified_at: Callable[[int, float, float], bool]) -> list[GroupPart]:
-    """Each part's profile, certified GDP μ (re-derived from its cloud, never read from a record) and
-    the per-query pair its record names where the part's profile (δ_γ(ε_q) ≤ δ_q, rounded up) or the
-    model's certificate (``certified_at(part, ε_q, δ_q)``) confirms it: then every query is (ε_q, δ_q)-DP
-    for that part's records whatever the record says, so a forged pair is never used
-    (:func:`darrm.accounting.queries.group_total`)."""
-    gb = table.info.get("group_budgets")
-    records = gb.get("groups") if isinstance(gb, dict) else None
-    if not isinstance(records, list) or len(records) != len(clouds):
-        records = [None] * len(clouds)
-    out = []
-    for i, (cloud, rec) in enumerate(zip(clouds, records, strict=True)):
-        prof = cloud.profile(table.gamma)
-        pair = recorded_pair(rec)
-        if pair is not None and not (float(prof.delta(pair[0])) <= pair[1] or certified_at(i, *pair)):
-            pair = None
-        out.append(GroupPart(prof, float(cloud.gdp_mu(table.gamma, prof)), pair))
-    return out
-
-
 def verify_parts(table: GammaTable, clouds: Sequence[DesignCloud],
                  certified_at: Callable[[int, float, float], bool], *, whole_table: bool = False) -> float:
     """Re-certify each part's recorded total from γ alone, by the one accountant: the Q-fold composition
@@ -531,15 +496,3 @@ def design_per_group(params: Any, budget: object, prior: Prior | None, shapes: o
                         None if form is None else form(prior), lift)
     return design_parts(search, check_shapes(shapes),
                         lambda g, profs: certified_targets(g, profs, budgets, at, certify), t0)
-
-
-def certified_per_group(table: GammaTable, targets: list[tuple[float, float]],
-                        at: Callable[[list[tuple[float, float]]], Any],
-                        certify: Callable[[np.ndarray, Any], Any]) -> Callable[[int, float, float], bool]:
-    """``certified_at(i, ε_q, δ_q)`` of a model whose record groups each own a total budget: the model's
-    certificate of the table at its own per-query targets (``targets``) with group i's replaced by that
-    pair (:func:`group_parts_of`, :func:`verify_parts`)."""
-    def certified_at(i: int, eq: float, dq: float) -> bool:
-        return bool(certify(table.gamma, at([(eq, dq) if j == i else t for j, t in enumerate(targets)])).certified)
-
-    return certified_at

@@ -23,10 +23,11 @@ import pytest
 import darrm
 from darrm.accounting import LabellingSession
 from darrm.accounting import queries as q
-from darrm.accounting.budget import group_parts, groups, parts, shard_groups, weighted_shards
+from darrm.accounting.budget import groups, parts, shard_groups, weighted_shards
 from darrm.accounting.budget.disjoint import design_disjoint
 from darrm.accounting.budget.shared import design_shared
 from darrm.accounting.cli import number
+from darrm.budget.group_clouds import record_group_clouds
 from darrm.budget.spec import GroupBudgets, TotalBudget
 from darrm.mechanism import output_weights
 from darrm.models.disjoint import NonPrivate
@@ -218,8 +219,9 @@ def _group_doors(cli, table, path, queries: int, delta: float):
 
 
 def _verifier_groups(table) -> list[float]:
-    module = shard_groups if isinstance(table.params, ShardGroupParams) else weighted_shards
-    return parts.verified_part_totals(table, *module.record_groups(table))
+    groups = record_group_clouds(table.gamma, table.params)
+    assert groups is not None
+    return parts.verified_part_totals(table, *groups)
 
 
 @pytest.mark.parametrize("kind", ["shard-groups", "weighted-shards"])
@@ -260,12 +262,11 @@ def test_a_forged_record_never_lowers_a_record_group_total(designed_groups, cli,
     table, path = designed_groups[kind]
     Q, dt = 20, 1e-5
     honest = _group_doors(cli, table, path, Q, dt)
-    prof = parts.group_parts_of(table, *(shard_groups if kind == "shard-groups" else weighted_shards)
-                                .record_groups(table))[0].profile
+    prof = q.group_parts(table)[0].profile
     eq = 0.5 * prof.epsilon(1e-6)
     forged_pair = [eq, float(prof.delta(eq)) * 0.5]  # below group 0's own profile: not DP per query at it
     forged = _with_pair(table, 0, forged_pair)
-    assert group_parts(forged)[0].pair is None
+    assert q.group_parts(forged)[0].pair is None
     fpath = tmp_path / "forged.json"
     darrm.save(forged, fpath)
     assert _group_doors(cli, darrm.load(fpath), fpath, Q, dt) == honest
@@ -293,7 +294,7 @@ def test_a_confirmed_recorded_pair_enters_every_door_alike(designed_groups, cli,
     honest = _group_doors(cli, table, path, Q, dt)
     grp = table.params.groups[0]
     paired = _with_pair(table, 0, [grp.target_eps, grp.target_delta])
-    assert group_parts(paired)[0].pair == (grp.target_eps, grp.target_delta)
+    assert q.group_parts(paired)[0].pair == (grp.target_eps, grp.target_delta)
     ppath = tmp_path / "paired.json"
     darrm.save(paired, ppath)
     loaded = darrm.load(ppath)
