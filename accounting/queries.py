@@ -38,10 +38,15 @@ Public API (stable; the total-budget solver and the comparisons build on it):
 profile δ_g (:func:`darrm.models.shard_groups.profile.record_group_profiles`): for fresh members the
 records of group g are owed the Q-fold composition of group g's pair (Zhu et al. Theorem 10 with
 group g's pair, which dominates every query's conditional law for those records);
-:func:`record_group_bounds` reports it group by group, and the largest is a total for every record.
-:func:`composed_epsilon` on such a table composes the pair every record meets (the union of the
-groups' clouds, :func:`darrm.models.profile.privacy_profile`): also valid, for any sequence of
-tables, but looser than the largest group total when the groups' worst cases differ.
+:func:`record_group_bounds` reports it group by group, and the largest is a total for every record
+(each record is in one group, and its loss is its group's).  Every door computes a group's total by
+one function, :func:`group_total` (the group's own PLD, its certified μ-GDP and a confirmed per-query
+pair, the smallest), so :func:`composed_epsilon` of one such table, the labelling session,
+``darrm account queries`` and the designed table's verifier give the same number, the largest group
+total (:func:`record_group_totals`; budget groups on one-group shards, :class:`~darrm.WeightedShardParams`,
+likewise).  :func:`composed_delta` and a sequence of tables compose the pair every record meets (the
+union of the groups' clouds, :func:`darrm.models.profile.privacy_profile`): also valid, but looser
+than the largest group total when the groups' worst cases differ.
 
 **Discretisation, both ways, and the closed forms.**  One query's privacy loss L = log(P(j)/Q(j))
 under P, with the infinite-loss atom P(0) as dp_accounting's ``infinity_mass``, is put on a grid of

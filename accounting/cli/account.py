@@ -8,7 +8,7 @@ Subcommands (each prints one library function's records):
 * ``paper-tables`` — :func:`darrm.accounting.paper.tables`;
 * ``queries``      — :func:`darrm.accounting.queries.composed_epsilon` / ``composed_delta`` of a
   γ file's answers (the table's own privacy profile, PLD-composed, or the fixed members' bound),
-  beside the generic bound; for record groups on shards,
+  beside the generic bound; for record groups (copies on shards, or budget groups),
   :func:`darrm.accounting.queries.record_group_bounds` (each group's own total).
 
 The numerical modules are imported when a subcommand runs, not when the parser is built.
@@ -266,8 +266,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "bracketed by optimistic and pessimistic discretisation; with fixed, the post-processing "
                     "bound of the members' own guarantees (any Q).  The generic bound (Q identical "
                     "(ε_q, δ_q) queries, Kairouz-Oh-Viswanath) is printed beside it (docs/accounting.md).  "
-                    "For records copied into shards (darrm solve --record-groups), each record group's own "
-                    "total is printed, and the largest, which every record meets."))
+                    "For records copied into shards (darrm solve --record-groups) and budget groups on one-group "
+                    "shards, each record group's own total is printed, and the largest, which every record "
+                    "meets."))
     p.add_argument("file", help="the γ file (written by `darrm solve --out`)")
     p.add_argument("--queries", type=count_arg, required=True, help="number Q of answered queries")
     p.add_argument("--delta-total", type=float, help="total δ in (0, 1): print epsilon_total (default: none)")
