@@ -1089,7 +1089,8 @@ def closed_forms(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], targe
 def confirmed_pairs(table: GammaTable) -> list[tuple[float, float]]:
     """The per-query pair (ε_q, δ_q) a one-part total-budget design records (``info["group_budgets"]``,
     its generic charge), kept only where the table's own profile confirms it: δ_γ(ε_q) ≤ δ_q
-    (:meth:`~darrm.privacy.profile.PrivacyProfile.delta`, rounded up).  Then every query is
+    (:meth:`~darrm.privacy.profile.PrivacyProfile.delta`, rounded up), or its member model's certificate
+    does (:func:`darrm.budget.cloud.pair_certified`, what the verifier also accepts).  Then every query is
     (ε_q, δ_q)-DP whatever the record says, and Kairouz–Oh–Viswanath's composition of that pair is a
     total at any count and δ; an unconfirmed or malformed pair is not used."""
     gb = table.info.get("group_budgets")
@@ -1100,7 +1101,19 @@ def confirmed_pairs(table: GammaTable) -> list[tuple[float, float]]:
     if pair is None:
         return []
     eq, dq = pair
-    return [(eq, dq)] if float(table_profile(table).delta(eq)) <= dq else []
+    key = (table_fingerprint(table), eq, dq)
+    if key not in _CONFIRMED:
+        from darrm.budget.cloud import pair_certified
+
+        if len(_CONFIRMED) >= _PROFILE_CACHE_SIZE:
+            _CONFIRMED.pop(next(iter(_CONFIRMED)))
+        _CONFIRMED[key] = float(table_profile(table).delta(eq)) <= dq or \
+            pair_certified(table.gamma, table.params, eq, dq)
+    return [(eq, dq)] if _CONFIRMED[key] else []
+
+
+#: confirmations of recorded per-query pairs by (table fingerprint, ε_q, δ_q) (:func:`confirmed_pairs`)
+_CONFIRMED: dict[tuple[str, float, float], bool] = {}
 
 
 def _kov_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target: float, want_eps: bool) -> float:

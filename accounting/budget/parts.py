@@ -61,7 +61,7 @@ from darrm.table import GammaTable
 from darrm.validation import instance
 
 from ..composition import optimal_homogeneous_epsilon
-from ..queries import group_closed_form, group_parts_of, group_total, recorded_pair
+from ..queries import group_parts_of, group_total, recorded_pair
 from .charge import charged_total, check_recorded, profile_generic_epsilon
 from .disjoint import (
     GDP_GRID,
@@ -450,8 +450,8 @@ def verified_part_totals(table: GammaTable, clouds: Sequence[DesignCloud],
                 raise CertificationError(f"part {i}: a generic charge without its per-query pair")
             if part.pair != pair:
                 raise CertificationError(f"part {i}: the table is not {pair}-DP per query as recorded")
-        if whole_table:  # the table's own total as every door composes it, and the part's closed forms
-            eps = min(charged_total(table, b), group_closed_form(part, b.queries, b.delta)[0])
+        if whole_table:  # the table's own total as every door composes it (its GDP μ and confirmed pair included)
+            eps = charged_total(table, b)
         else:
             try:
                 eps = group_total(part, b.queries, b.delta).epsilon

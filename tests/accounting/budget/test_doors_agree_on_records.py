@@ -302,3 +302,20 @@ def test_a_confirmed_recorded_pair_enters_every_door_alike(designed_groups, cli,
     assert list(per_cli) == list(per_session) == _verifier_groups(loaded)
     assert largest[0] == largest[1] == largest[2] == max(per_cli) == darrm.verify_charged_total(loaded)
     assert all(a <= b for a, b in zip(per_cli, honest[0], strict=True))
+
+
+def test_a_groups_pair_the_certificate_confirms_enters_every_door_and_the_verifier_alike(designed, cli, tmp_path):
+    """A grouped-members design recording the table's own certified per-query target as its pair: the doors
+    (which accept a pair the profile or the model's certificate confirms, as the verifier does) and
+    verify_charged_total give one number, at most the honest one, at the recorded count."""
+    table, _, (Q, dt, recorded) = designed["groups"]
+    pair = [table.params.target_eps, table.params.target_delta]
+    gb = table.info["group_budgets"]
+    paired = dataclasses.replace(table, info={**table.info, "group_budgets": {
+        **gb, "groups": [{**gb["groups"][0], "per_query": pair}]}})
+    assert q.confirmed_pairs(paired) == [tuple(pair)]
+    path = tmp_path / "paired.json"
+    darrm.save(paired, path)
+    loaded = darrm.load(path)
+    cli_eps, api, session = _doors(cli, loaded, path, Q, dt)
+    assert cli_eps == api == session == darrm.verify_charged_total(loaded) <= recorded
