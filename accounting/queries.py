@@ -38,10 +38,15 @@ Public API (stable; the total-budget solver and the comparisons build on it):
 profile δ_g (:func:`darrm.models.shard_groups.profile.record_group_profiles`): for fresh members the
 records of group g are owed the Q-fold composition of group g's pair (Zhu et al. Theorem 10 with
 group g's pair, which dominates every query's conditional law for those records);
-:func:`record_group_bounds` reports it group by group, and the largest is a total for every record.
-:func:`composed_epsilon` on such a table composes the pair every record meets (the union of the
-groups' clouds, :func:`darrm.models.profile.privacy_profile`): also valid, for any sequence of
-tables, but looser than the largest group total when the groups' worst cases differ.
+:func:`record_group_bounds` reports it group by group, and the largest is a total for every record
+(each record is in one group, and its loss is its group's).  Every door computes a group's total by
+one function, :func:`group_total` (the group's own PLD, its certified μ-GDP and a confirmed per-query
+pair, the smallest), so :func:`composed_epsilon` of one such table, the labelling session,
+``darrm account queries`` and the designed table's verifier give the same number, the largest group
+total (:func:`record_group_totals`; budget groups on one-group shards, :class:`~darrm.WeightedShardParams`,
+likewise).  :func:`composed_delta` and a sequence of tables compose the pair every record meets (the
+union of the groups' clouds, :func:`darrm.models.profile.privacy_profile`): also valid, but looser
+than the largest group total when the groups' worst cases differ.
 
 **Discretisation, both ways, and the closed forms.**  One query's privacy loss L = log(P(j)/Q(j))
 under P, with the infinite-loss atom P(0) as dp_accounting's ``infinity_mass``, is put on a grid of
@@ -88,7 +93,7 @@ and halved while the bracket is wider than ``bracket`` and the finer PLD stays w
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -112,11 +117,13 @@ from .composition import (
 from .table_identity import per_query_budget, table_fingerprint
 
 __all__ = [
-    "BOUND_CLOSED_FORM", "BOUND_FRESH", "BOUND_GDP", "BOUND_GENERIC", "MEMBER_RANDOMNESS", "UNBOUNDED",
-    "QueryAccountant", "QueryBound", "bound_name", "check_interval", "choose_interval", "closed_form_bound",
-    "composed_delta", "composed_epsilon", "derived_member_randomness", "exceeds_quickly", "fixed_members_bound",
-    "fresh_bound", "gdp_bound", "gdp_composed_mu", "generic_epsilon", "homogeneous_epsilon", "loss_cap_for",
-    "loss_distribution", "pld_points", "query_pld", "record_group_bounds", "table_gdp", "table_profile",
+    "BOUND_CLOSED_FORM", "BOUND_FRESH", "BOUND_GDP", "BOUND_GENERIC", "GroupPart", "MEMBER_RANDOMNESS",
+    "QueryAccountant", "QueryBound", "UNBOUNDED", "bound_name", "check_interval", "choose_interval",
+    "closed_form_bound", "composed_delta", "composed_epsilon", "derived_member_randomness", "exceeds_quickly",
+    "fixed_members_bound", "fresh_bound", "gdp_bound", "gdp_composed_mu", "generic_epsilon", "group_closed_form",
+    "group_parts", "group_parts_of", "group_total", "has_record_groups", "homogeneous_epsilon", "largest_group_total",
+    "loss_cap_for", "loss_distribution", "pld_points", "query_pld", "record_group_bounds", "record_group_totals",
+    "recorded_pair", "table_gdp", "table_profile",
 ]
 
 #: what :meth:`LabellingSession.remaining_queries` returns where ε does not grow with the count
@@ -1082,21 +1089,31 @@ def closed_forms(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], targe
 def confirmed_pairs(table: GammaTable) -> list[tuple[float, float]]:
     """The per-query pair (ε_q, δ_q) a one-part total-budget design records (``info["group_budgets"]``,
     its generic charge), kept only where the table's own profile confirms it: δ_γ(ε_q) ≤ δ_q
-    (:meth:`~darrm.privacy.profile.PrivacyProfile.delta`, rounded up).  Then every query is
+    (:meth:`~darrm.privacy.profile.PrivacyProfile.delta`, rounded up), or its member model's certificate
+    does (:func:`darrm.budget.cloud.pair_certified`, what the verifier also accepts).  Then every query is
     (ε_q, δ_q)-DP whatever the record says, and Kairouz–Oh–Viswanath's composition of that pair is a
     total at any count and δ; an unconfirmed or malformed pair is not used."""
     gb = table.info.get("group_budgets")
     parts = gb.get("groups") if isinstance(gb, dict) else None
-    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict):
+    if not isinstance(parts, list) or len(parts) != 1:
         return []
-    pq = parts[0].get("per_query")
-    try:
-        eq, dq = (float(pq[0]), float(pq[1])) if isinstance(pq, list) and len(pq) == 2 else (math.nan, math.nan)
-    except (TypeError, ValueError):
+    pair = recorded_pair(parts[0])
+    if pair is None:
         return []
-    if not (0.0 < eq <= v.EPS_MAX and 0.0 <= dq < 1.0):
-        return []
-    return [(eq, dq)] if float(table_profile(table).delta(eq)) <= dq else []
+    eq, dq = pair
+    key = (table_fingerprint(table), eq, dq)
+    if key not in _CONFIRMED:
+        from darrm.budget.cloud import pair_certified
+
+        if len(_CONFIRMED) >= _PROFILE_CACHE_SIZE:
+            _CONFIRMED.pop(next(iter(_CONFIRMED)))
+        _CONFIRMED[key] = float(table_profile(table).delta(eq)) <= dq or \
+            pair_certified(table.gamma, table.params, eq, dq)
+    return [(eq, dq)] if _CONFIRMED[key] else []
+
+
+#: confirmations of recorded per-query pairs by (table fingerprint, ε_q, δ_q) (:func:`confirmed_pairs`)
+_CONFIRMED: dict[tuple[str, float, float], bool] = {}
 
 
 def _kov_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target: float, want_eps: bool) -> float:
@@ -1222,6 +1239,10 @@ def fresh_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target
     n = sum(q for _, q in steps)
     if loss_cap is not None:
         loss_cap = v.real("loss_cap", loss_cap, 0.0, MAX_LOSS_CAP, closed="right")
+    if want_eps and len(steps) == 1 and isinstance(steps[0][0], GammaTable):
+        per = record_group_totals(steps[0][0], n, target, interval=interval, bracket=bracket, loss_cap=loss_cap)
+        if per is not None:  # each record's loss is its own group's: the largest group total is every record's
+            return largest_group_total(per)
     if interval is not None:
         choose_interval(steps, interval, loss_cap, bracket)  # a given interval that cannot work: refused first
     try:
@@ -1240,6 +1261,152 @@ def fresh_bound(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], target
     if want_eps:
         return QueryBound(hi, target, name, "fresh", n, lo, used)
     return QueryBound(target, min(1.0, hi), name, "fresh", n, lo, used, "delta")
+
+
+@dataclass(frozen=True)
+class GroupPart:
+    """One record group of a table, as its fresh-members total is computed (:func:`group_total`).
+
+    Attributes:
+        profile: the group's exact per-query profile, rounded outward (its records' dominating pair).
+        mu: the group's certified Gaussian-DP parameter (:func:`darrm.budget.cloud.points_gdp_mu`; inf: none).
+        pair: a per-query pair (ε_q, δ_q) that the group's profile or the model's certificate confirms
+            (None: none recorded, or not confirmed).
+    """
+
+    profile: PrivacyProfile
+    mu: float
+    pair: tuple[float, float] | None = None
+
+
+def group_closed_form(part: GroupPart, queries: int, delta_total: float) -> tuple[float, str]:
+    """(the smaller of :func:`group_total`'s closed forms (2) and (3), its bound's name); inf where neither
+    applies."""
+    from darrm.budget.targets import gdp_epsilon
+
+    closed, name = math.inf, BOUND_GDP
+    if math.isfinite(part.mu):
+        closed = 0.0 if part.mu == 0.0 else gdp_epsilon(gdp_composed_mu([(part.mu, queries)]), delta_total)
+    if part.pair is not None:
+        e = float(optimal_homogeneous_epsilon(part.pair[0], part.pair[1], queries, delta_total))
+        if e < closed:
+            closed, name = e, BOUND_CLOSED_FORM
+    return closed, name
+
+
+def group_total(part: GroupPart, queries: int, delta_total: float, *, interval: float | None = None,
+                bracket: float = DEFAULT_BRACKET, loss_cap: float | None = None) -> QueryBound:
+    """ε_total at ``delta_total`` of ``queries`` fresh-members answers for the records of one group: the
+    smallest of (1) :func:`fresh_bound` of the group's own pair (its PLD and the Kairouz–Oh–Viswanath points
+    of its profile), (2) its certified μ composed exactly (√Q·μ-GDP, Dong, Roth & Su 2022, Corollary 3.3,
+    turned into ε at 40 digits by :func:`darrm.budget.targets.gdp_epsilon`) and (3) the optimal homogeneous
+    composition of its confirmed per-query pair (Kairouz, Oh & Viswanath 2017, Theorem 3.3).  Each is an
+    upper bound on the group's records' total, so the smallest is one.  The one per-group computation:
+    every door (:func:`composed_epsilon`, the session, ``darrm account queries``) and the verifier of a
+    designed table's group totals call it.
+
+    Raises:
+        ParameterError: none of the three can be computed (naming the option the PLD refused)."""
+    closed, name = group_closed_form(part, queries, delta_total)
+    try:
+        b = fresh_bound([(part.profile, queries)], delta_total, True, interval=interval, bracket=bracket,
+                        loss_cap=loss_cap)
+    except ParameterError:
+        if closed == math.inf:
+            raise
+        return QueryBound(closed, delta_total, name, "fresh", queries, 0.0)
+    if closed < b.epsilon:
+        return replace(b, epsilon=closed, bound=name, lower=min(b.lower, closed))
+    return b
+
+
+def largest_group_total(per: Sequence[QueryBound]) -> QueryBound:
+    """The largest of the groups' totals (the first on ties): a total for every record of the table,
+    since a record's privacy loss is its own group's (each record belongs to one group)."""
+    return max(per, key=lambda b: b.upper)
+
+
+def has_record_groups(table: GammaTable) -> bool:
+    """Whether the table's member model registers record groups
+    (:func:`darrm.budget.group_clouds.register_group_clouds`; :func:`record_group_totals` applies)."""
+    from darrm.budget.group_clouds import GROUP_CLOUDS
+
+    return model_of(table.params).name in GROUP_CLOUDS
+
+
+def recorded_pair(record: object) -> tuple[float, float] | None:
+    """The per-query pair (ε_q, δ_q) a part's record names (its generic charge), if well formed:
+    0 < ε_q ≤ :data:`darrm.validation.EPS_MAX`, 0 ≤ δ_q < 1; None otherwise."""
+    pq = record.get("per_query") if isinstance(record, dict) else None
+    if not (isinstance(pq, list) and len(pq) == 2):
+        return None
+    try:
+        eq, dq = float(pq[0]), float(pq[1])
+    except (TypeError, ValueError):
+        return None
+    return (eq, dq) if 0.0 < eq <= v.EPS_MAX and 0.0 <= dq < 1.0 else None
+
+
+def group_parts_of(table: GammaTable, clouds: Sequence[Any],
+                   certified_at: Callable[[int, float, float], bool]) -> list[GroupPart]:
+    """Each part's profile, certified GDP μ (re-derived from its cloud, never read from a record) and
+    the per-query pair its record names where the part's profile (δ_γ(ε_q) ≤ δ_q, rounded up) or the
+    model's certificate (``certified_at(part, ε_q, δ_q)``) confirms it: then every query is (ε_q, δ_q)-DP
+    for that part's records whatever the record says, so a forged pair is never used
+    (:func:`darrm.accounting.queries.group_total`)."""
+    gb = table.info.get("group_budgets")
+    records = gb.get("groups") if isinstance(gb, dict) else None
+    if not isinstance(records, list) or len(records) != len(clouds):
+        records = [None] * len(clouds)
+    out = []
+    for i, (cloud, rec) in enumerate(zip(clouds, records, strict=True)):
+        prof = cloud.profile(table.gamma)
+        pair = recorded_pair(rec)
+        if pair is not None and not (float(prof.delta(pair[0])) <= pair[1] or certified_at(i, *pair)):
+            pair = None
+        out.append(GroupPart(prof, float(cloud.gdp_mu(table.gamma, prof)), pair))
+    return out
+
+
+#: group parts by (table fingerprint, recorded per-query pairs), at most :data:`_PROFILE_CACHE_SIZE`
+_GROUP_PARTS: dict[tuple[str, str], list[GroupPart]] = {}
+
+
+def group_parts(table: GammaTable) -> list[GroupPart] | None:
+    """Each record group of ``table`` as the accountant composes it (:func:`group_parts_of` of its
+    registered clouds, :func:`darrm.budget.group_clouds.record_group_clouds`), or None where the member
+    model has no record groups.  Cached by the table's fingerprint and the pairs its record names (a pair
+    enters only where confirmed)."""
+    from darrm.budget.group_clouds import record_group_clouds
+
+    groups = record_group_clouds(table.gamma, table.params)
+    if groups is None:
+        return None
+    gb = table.info.get("group_budgets")
+    recs = gb.get("groups") if isinstance(gb, dict) else None
+    key = (table_fingerprint(table), repr([recorded_pair(r) for r in recs] if isinstance(recs, list) else None))
+    if key not in _GROUP_PARTS:
+        if len(_GROUP_PARTS) >= _PROFILE_CACHE_SIZE:
+            _GROUP_PARTS.pop(next(iter(_GROUP_PARTS)))
+        _GROUP_PARTS[key] = group_parts_of(table, *groups)
+    return _GROUP_PARTS[key]
+
+
+def record_group_totals(table: GammaTable, queries: int, delta_total: float, *, interval: float | None = None,
+                        bracket: float = DEFAULT_BRACKET,
+                        loss_cap: float | None = None) -> tuple[QueryBound, ...] | None:
+    """Each record group's fresh-members ε_total (:func:`group_total`) of a table whose member model
+    registers its record groups (:func:`group_parts`: shard groups, weighted shards), in the order of its
+    groups; None for other tables.
+
+    Each record belongs to one group and changing it moves only what its group's worst configurations cover,
+    so its loss is its own group's: group g's total holds for its records, and the largest group total
+    (:func:`largest_group_total`) is a total for every record of the table."""
+    parts = group_parts(table)
+    if parts is None:
+        return None
+    return tuple(group_total(p, queries, delta_total, interval=interval, bracket=bracket, loss_cap=loss_cap)
+                 for p in parts)
 
 
 def _fixed(steps: list[tuple[GammaTable, int]], **target: float) -> QueryBound:
@@ -1278,13 +1445,12 @@ def record_group_bounds(table: GammaTable, queries: int, *, member_randomness: s
     Raises:
         ParameterError: not a record-groups table, neither or both totals, or another bad argument.
     """
-    from darrm.models.shard_groups.profile import record_group_profiles
-
     v.instance("table", table, GammaTable, "a darrm.GammaTable")
-    p: Any = table.params  # record groups on shards (checked below): their member and groups are read
-    if not model_of(p).supports("record-groups"):
-        raise ParameterError("table", f"must be a table of record groups on shards (darrm.ShardGroupParams), "
-                                      f"not of {p.members!r} members: use composed_epsilon")
+    p: Any = table.params  # record groups (checked below): their member and groups are read
+    copies = model_of(p).supports("record-groups")
+    if not copies and not has_record_groups(table):
+        raise ParameterError("table", f"must be a table of record groups (darrm.ShardGroupParams or "
+                                      f"darrm.WeightedShardParams), not of {p.members!r} members: use composed_epsilon")
     if (delta_total is None) == (epsilon_total is None):
         raise ParameterError("delta_total", "give exactly one of delta_total and epsilon_total")
     want_eps = delta_total is not None
@@ -1294,11 +1460,17 @@ def record_group_bounds(table: GammaTable, queries: int, *, member_randomness: s
     v.positive("bracket", bracket)
     if check_member_randomness(member_randomness) == "fixed":
         dt, et = (target, None) if want_eps else (None, target)
+        if not copies:  # one record changes one member of its group: the members' own bound, every group
+            return (replace(fixed_members_bound(table, dt, et), queries=q),) * len(p.groups)
         return tuple(replace(_shard_members_bound(p.member, g.copies, BOUND_FIXED_COPIES, dt, et), queries=q)
                      for g in p.groups)
     h = None if value_discretization_interval is None else check_interval(value_discretization_interval)
-    return tuple(fresh_bound([(prof, q)], target, want_eps, interval=h, bracket=bracket, loss_cap=loss_cap)
-                 for prof in record_group_profiles(table))
+    if want_eps:
+        per = record_group_totals(table, q, target, interval=h, bracket=bracket, loss_cap=loss_cap)
+        assert per is not None  # every record-groups model registers its groups (has_record_groups)
+        return per
+    return tuple(fresh_bound([(part.profile, q)], target, want_eps, interval=h, bracket=bracket, loss_cap=loss_cap)
+                 for part in group_parts(table) or ())
 
 
 @dataclass

@@ -82,7 +82,9 @@ from .queries import (
     derived_member_randomness,
     exceeds_quickly,
     fixed_members_bound,
+    has_record_groups,
     homogeneous_epsilon,
+    record_group_bounds,
 )
 from .table_identity import per_query_budget, table_fingerprint
 
@@ -263,6 +265,26 @@ class LabellingSession:
         from .budget import verify_charged_total
 
         verify_charged_total(self.table)
+
+    def group_epsilons_for(self, queries: int, delta: float | None = None) -> tuple[float, ...] | None:
+        """Each record group's ε_total of ``queries`` answers at δ_total, for a table of record groups
+        (:func:`darrm.accounting.queries.record_group_bounds`: fresh members, each group's own pair, the
+        numbers ``darrm account queries`` prints); None for other tables.  A record's loss is its own
+        group's, so the largest is :meth:`epsilon_for`, what the session charges every record.
+
+        Args:
+            queries: the number of answers Q (≥ 1).
+            delta: δ_total (default: the session's δ).
+
+        Raises:
+            ParameterError: naming ``queries`` or ``delta``."""
+        d = self.delta if delta is None else v.open_unit("delta", delta)
+        q = v.count("queries", queries)
+        if not has_record_groups(self.table):
+            return None
+        return tuple(b.epsilon for b in record_group_bounds(
+            self.table, q, member_randomness=self.member_randomness, delta_total=d,
+            value_discretization_interval=self._accountant.value_discretization_interval))
 
     def generic_epsilon_for(self, queries: int, delta: float | None = None) -> float:
         """The generic bound, for comparison: ``queries`` identical (ε_q, δ_q) queries composed exactly.

@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from darrm.budget.cloud import GROUP_CONFIGURATIONS, MemberGroupsCloud
+from darrm.budget.cloud import GROUP_CONFIGURATIONS, MemberGroupsCloud, groups_pair_certified
 from darrm.budget.design import BudgetDesign
 from darrm.budget.spec import GroupBudgets, TotalBudget
 from darrm.errors import ParameterError
@@ -116,8 +116,5 @@ def verify(table: GammaTable) -> float:
     instance("table", table, GammaTable, "a darrm.GammaTable")
     params = instance("table.params", table.params, GroupParams, "member groups (darrm.GroupParams)")
 
-    def certified_at(i: int, eq: float, dq: float) -> bool:
-        worst = max(gr.Delta for gr in params.groups)
-        return dq >= worst and certify_groups(table.gamma, _at(params, eq, dq)).certified
-
-    return verify_parts(table, [MemberGroupsCloud(params)], certified_at, whole_table=True)
+    return verify_parts(table, [MemberGroupsCloud(params)],
+                        lambda i, eq, dq: groups_pair_certified(table.gamma, params, eq, dq), whole_table=True)

@@ -50,7 +50,7 @@ import numpy as np
 
 from darrm.budget.design import BudgetDesign, Candidate
 from darrm.budget.spec import GroupBudgets, TotalBudget
-from darrm.budget.targets import gdp_delta, gdp_epsilon, gdp_mu_for_total
+from darrm.budget.targets import gdp_delta, gdp_mu_for_total
 from darrm.budget.verify import GDP_ACCOUNTANT, PLD_ACCOUNTANT, RECORD_RTOL
 from darrm.errors import CertificationError, ParameterError
 from darrm.gamma import gamma_threshold
@@ -61,7 +61,7 @@ from darrm.table import GammaTable
 from darrm.validation import instance
 
 from ..composition import optimal_homogeneous_epsilon
-from ..queries import gdp_composed_mu
+from ..queries import group_parts_of, group_total, recorded_pair
 from .charge import charged_total, check_recorded, profile_generic_epsilon
 from .disjoint import (
     GDP_GRID,
@@ -72,13 +72,12 @@ from .disjoint import (
     TargetLP,
     bisect_shape,
     charge_table,
-    composed_epsilon_of_profile,
     keep_candidate,
     tangent_points,
 )
 
 __all__ = ["GENERIC_ACCOUNTANT", "SHAPES", "DesignCloud", "PartSearch", "certified_targets", "design_parts",
-           "part_budgets", "per_query_epsilon", "verify_parts"]
+           "part_budgets", "per_query_epsilon", "verified_part_totals", "verify_parts"]
 
 #: the shapes searched, baselines first
 BASELINE_SHAPES = ("threshold", "const", "per-query")
@@ -419,35 +418,50 @@ def verify_parts(table: GammaTable, clouds: Sequence[DesignCloud],
 
     Raises:
         CertificationError: a malformed record, or a part's total above its budget or the record."""
+    return max(verified_part_totals(table, clouds, certified_at, whole_table=whole_table), default=0.0)
+
+
+def verified_part_totals(table: GammaTable, clouds: Sequence[DesignCloud],
+                         certified_at: Callable[[int, float, float], bool], *,
+                         whole_table: bool = False) -> list[float]:
+    """Each part's re-certified total (:func:`verify_parts`, which returns the largest), in the order of
+    the parts: for record groups, :func:`darrm.accounting.queries.group_total` at the part's recorded
+    count and δ, the number every door gives for that group.
+
+    Raises:
+        CertificationError: as :func:`verify_parts`."""
     records, budgets = recorded_parts(table, len(clouds))
-    worst = 0.0
-    for i, (cloud, rec, b) in enumerate(zip(clouds, records, budgets.budgets, strict=True)):
-        prof = cloud.profile(table.gamma)
+    totals = []
+    for i, (part, rec, b) in enumerate(zip(group_parts_of(table, clouds, certified_at), records, budgets.budgets,
+                                           strict=True)):
         try:
             charged, accountant = float(rec["composed_epsilon"]), rec["accountant"]
-            mu_rec, pq = rec["target"]["mu"], rec.get("per_query")
+            mu_rec = rec["target"]["mu"]
         except (KeyError, TypeError, ValueError) as exc:
             raise CertificationError(f"malformed group_budgets record of part {i}: {exc}") from None
         if accountant not in (GDP_ACCOUNTANT, PLD_ACCOUNTANT, GENERIC_ACCOUNTANT):
             raise CertificationError(f"part {i}: unknown accountant {accountant!r} in the group_budgets record")
-        mu = cloud.gdp_mu(table.gamma, prof)
-        if mu_rec is not None and not mu <= float(mu_rec) * (1.0 + RECORD_RTOL):  # a record the table contradicts
-            raise CertificationError(f"part {i}: the table is {mu:.9g}-GDP per query, not the recorded μ = {mu_rec}")
-        eps = charged_total(table, b) if whole_table else composed_epsilon_of_profile(prof, b)
-        if math.isfinite(mu):
-            eps = min(eps, gdp_epsilon(gdp_composed_mu([(mu, b.queries)]), b.delta))
+        if mu_rec is not None and not part.mu <= float(mu_rec) * (1.0 + RECORD_RTOL):  # a record the table contradicts
+            raise CertificationError(f"part {i}: the table is {part.mu:.9g}-GDP per query, not the recorded μ = "
+                                     f"{mu_rec}")
         if accountant == GENERIC_ACCOUNTANT:
-            if not (isinstance(pq, list) and len(pq) == 2):
+            pair = recorded_pair(rec)
+            if pair is None:
                 raise CertificationError(f"part {i}: a generic charge without its per-query pair")
-            eq, dq = float(pq[0]), float(pq[1])
-            if not (float(prof.delta(eq)) <= dq or certified_at(i, eq, dq)):
-                raise CertificationError(f"part {i}: the table is not ({eq}, {dq})-DP per query as recorded")
-            eps = min(eps, float(optimal_homogeneous_epsilon(eq, dq, b.queries, b.delta)))
+            if part.pair != pair:
+                raise CertificationError(f"part {i}: the table is not {pair}-DP per query as recorded")
+        if whole_table:  # the table's own total as every door composes it (its GDP μ and confirmed pair included)
+            eps = charged_total(table, b)
+        else:
+            try:
+                eps = group_total(part, b.queries, b.delta).epsilon
+            except ParameterError:
+                eps = math.inf
         try:
-            worst = max(worst, check_recorded(eps, charged, b))
+            totals.append(check_recorded(eps, charged, b))
         except CertificationError as exc:
             raise CertificationError(f"part {i}: {exc}") from None
-    return worst
+    return totals
 
 
 def design_per_group(params: Any, budget: object, prior: Prior | None, shapes: object,
@@ -482,15 +496,3 @@ def design_per_group(params: Any, budget: object, prior: Prior | None, shapes: o
                         None if form is None else form(prior), lift)
     return design_parts(search, check_shapes(shapes),
                         lambda g, profs: certified_targets(g, profs, budgets, at, certify), t0)
-
-
-def verify_per_group(table: GammaTable, clouds: Sequence[DesignCloud], targets: list[tuple[float, float]],
-                     at: Callable[[list[tuple[float, float]]], Any],
-                     certify: Callable[[np.ndarray, Any], Any]) -> float:
-    """:func:`verify_parts` for a model whose record groups each own a total budget: a recorded per-query
-    pair of group i is re-checked by the model's certificate at the table's own per-query targets
-    (``targets``) with group i's replaced by that pair."""
-    def certified_at(i: int, eq: float, dq: float) -> bool:
-        return bool(certify(table.gamma, at([(eq, dq) if j == i else t for j, t in enumerate(targets)])).certified)
-
-    return verify_parts(table, clouds, certified_at)

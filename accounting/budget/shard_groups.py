@@ -23,81 +23,25 @@ hold copies of several groups' records (it is a different ensemble: :mod:`darrm.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 
-from darrm.budget.cloud import points_gdp_mu
 from darrm.budget.design import BudgetDesign
+from darrm.budget.group_clouds import RecordGroupCloud, record_group_clouds, shard_groups_at
 from darrm.budget.spec import GroupBudgets, TotalBudget
-from darrm.mechanism import output_weights
 from darrm.models.shard_groups.certificate import (
-    _alpha,
     certify_shard_groups,
-    changed_pmfs,
-    shifted_expectations,
-    vertex_multisets,
 )
-from darrm.models.shard_groups.params import RecordGroup, ShardGroupParams
-from darrm.models.shard_groups.profile import shard_group_profile
+from darrm.models.shard_groups.params import ShardGroupParams
 from darrm.models.shard_groups.solver import solve_gamma_opt_shard_groups
 from darrm.prior import Prior
-from darrm.privacy.condition import folded_rows
-from darrm.privacy.profile import PrivacyProfile
 from darrm.table import GammaTable
 from darrm.validation import instance
 
-from .parts import SHAPES, design_per_group, verify_per_group
+from .parts import SHAPES, design_per_group, verify_parts
 
 __all__ = ["RecordGroupCloud", "design", "verify"]
-
-
-class RecordGroupCloud:
-    """The worst configurations of one query for the records of one group (r copies): a multiset of
-    the r changed members' vertices (row m) and the number n of unchanged members at the upper end,
-    each output and direction (:mod:`darrm.models.shard_groups`'s reduction), as functions of γ."""
-
-    def __init__(self, params: ShardGroupParams, group: int):
-        self.params = params.record_group_params(group)
-        self.K, self.copies = params.K, params.groups[group].copies
-        vs, vc = params.member.changed_vertices(), params.member.changed_complements()
-        ms = vertex_multisets(vs.shape[0], self.copies)
-        self.pi, self.pip = changed_pmfs(vs[:, 0], vc[:, 0], ms), changed_pmfs(vs[:, 1], vc[:, 1], ms)
-
-    def probs(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(P, P′), each (2, M, K − r + 1): Pr[A(D)=o] and Pr[A(D′)=o] for o = 0, 1 at every (multiset, n)
-        (the arithmetic of :func:`darrm.models.shard_groups.certificate.violations`)."""
-        w1 = output_weights(g)
-        P, Pp = [], []
-        for w in (w1[::-1], w1):
-            E = shifted_expectations(self.params, self.copies, w)
-            P.append(self.pi @ E)
-            Pp.append(self.pip @ E)
-        return np.stack(P), np.stack(Pp)
-
-    def row(self, o: int, d: int, m: int, n: int, eps: float) -> np.ndarray:
-        """The folded row r with r·x ≤ e^{ε′} − 1 + 2T(ε′) of output o, direction d, multiset m, n."""
-        a = _alpha(self.params, self.copies, n, self.pi[m])
-        ap = _alpha(self.params, self.copies, n, self.pip[m])
-        if d == 1:
-            a, ap = ap, a
-        r = folded_rows(a[None, :], ap[None, :], math.exp(eps))[0]
-        return r if o == 1 else -r
-
-    def profile(self, g: np.ndarray) -> PrivacyProfile:
-        """Group g's exact profile, rounded outward (:func:`darrm.models.shard_groups.profile.shard_group_profile`)."""
-        return shard_group_profile(g, self.params, None)
-
-    def gdp_mu(self, g: np.ndarray, prof: PrivacyProfile) -> float:
-        """Group g's certified μ (:func:`darrm.budget.cloud.points_gdp_mu`)."""
-        return points_gdp_mu(*self.probs(g), prof)
-
-
-def _at(params: ShardGroupParams, targets: list[tuple[float, float]]) -> ShardGroupParams:
-    """The same ensemble at per-group per-query targets (ε_q,g, δ_q,g)."""
-    return ShardGroupParams(params.K, params.member, [RecordGroup(grp.copies, float(e), float(d)) for grp, (e, d)
-                                                      in zip(params.groups, targets, strict=True)])
 
 
 def design(params: ShardGroupParams, budget: TotalBudget | GroupBudgets, prior: Prior | None = None, *,
@@ -125,14 +69,15 @@ def design(params: ShardGroupParams, budget: TotalBudget | GroupBudgets, prior: 
     instance("params", params, ShardGroupParams, "a darrm.ShardGroupParams")
     return design_per_group(params, budget, prior, shapes, log, what="record group",
                             clouds=[RecordGroupCloud(params, i) for i in range(len(params.groups))],
-                            at=lambda t: _at(params, t), solve=solve_gamma_opt_shard_groups,
+                            at=lambda t: shard_groups_at(params, t), solve=solve_gamma_opt_shard_groups,
                             certify=certify_shard_groups,
                             sensitivity=np.array([grp.copies for grp in params.groups], dtype=np.float64))
 
 
 def verify(table: GammaTable) -> float:
     """Re-certify a designed record-groups table's per-group totals from its γ alone
-    (:func:`darrm.accounting.budget.parts.verify_parts`; a recorded per-query pair re-checked by
+    (:func:`darrm.accounting.budget.parts.verify_parts` over
+    :func:`darrm.budget.group_clouds.record_group_clouds`; a recorded per-query pair re-checked by
     :func:`~darrm.models.shard_groups.certify_shard_groups` at that group's target).
 
     Args:
@@ -147,6 +92,7 @@ def verify(table: GammaTable) -> float:
     """
     params = instance("table.params", instance("table", table, GammaTable, "a darrm.GammaTable").params,
                       ShardGroupParams, "record groups (darrm.ShardGroupParams)")
-    return verify_per_group(table, [RecordGroupCloud(params, i) for i in range(len(params.groups))],
-                            [(grp.target_eps, grp.target_delta) for grp in params.groups], lambda t: _at(params, t),
-                            certify_shard_groups)
+    groups = record_group_clouds(table.gamma, params)
+    assert groups is not None  # registered in darrm.budget.group_clouds
+    return verify_parts(table, *groups)
+

@@ -8,7 +8,7 @@ Subcommands (each prints one library function's records):
 * ``paper-tables`` — :func:`darrm.accounting.paper.tables`;
 * ``queries``      — :func:`darrm.accounting.queries.composed_epsilon` / ``composed_delta`` of a
   γ file's answers (the table's own privacy profile, PLD-composed, or the fixed members' bound),
-  beside the generic bound; for record groups on shards,
+  beside the generic bound; for record groups (copies on shards, or budget groups),
   :func:`darrm.accounting.queries.record_group_bounds` (each group's own total).
 
 The numerical modules are imported when a subcommand runs, not when the parser is built.
@@ -118,10 +118,8 @@ def _cmd_queries(args: argparse.Namespace) -> int:
     except ParameterError as exc:
         raise ParameterError("member-randomness", str(exc).split(": ", 1)[1]) from None
     opts = {"member_randomness": mr, "value_discretization_interval": args.interval}
-    from darrm.models import model_of
-
-    if model_of(table.params).supports("record-groups"):  # record groups: each group's own total
-        return _record_group_queries(args, table, opts)
+    if queries.has_record_groups(table):
+        return _record_group_queries(args, table, opts)  # record groups: each group's own total
     try:
         if args.delta_total is not None:
             b = queries.composed_epsilon(table, args.queries, delta_total=args.delta_total, **opts)
@@ -161,14 +159,16 @@ FIXED_NOTE = ("fixed members: the total is post-processing of the members' own g
 
 
 def _record_group_queries(args: argparse.Namespace, table, opts: dict) -> int:
-    """``account queries`` for a table of record groups on shards: each record group's own total
-    (:func:`darrm.accounting.queries.record_group_bounds`), and the largest, which every record meets."""
+    """``account queries`` for a table of record groups (copies on shards, or budget groups on one-group
+    shards): each record group's own total (:func:`darrm.accounting.queries.record_group_bounds`), and the
+    largest, which every record meets (a record's loss is its own group's): the number
+    :func:`~darrm.accounting.queries.composed_epsilon` gives."""
     from .. import queries
 
     target = {"delta_total": args.delta_total} if args.delta_total is not None else \
         {"epsilon_total": args.epsilon_total}
     per = queries.record_group_bounds(table, args.queries, **target, **opts)
-    worst = max(per, key=lambda b: b.upper)
+    worst = queries.largest_group_total(per)
     groups = table.params.groups
     rec = {**worst.to_dict(), "queries": args.queries,
            "record_group_totals": [{"record_group": g.to_list(), **b.to_dict()}
@@ -176,11 +176,11 @@ def _record_group_queries(args: argparse.Namespace, table, opts: dict) -> int:
     if args.json:
         print_json(rec)
         return 0
-    rows = [[f"{g.copies}×({g.target_eps:g}, {g.target_delta:g})", b.bound, b.epsilon, b.delta,
+    rows = [[f"{g.to_list()[0]}×({g.target_eps:g}, {g.target_delta:g})", b.bound, b.epsilon, b.delta,
              b.lower if b.bound == queries.BOUND_FRESH else b.upper] for g, b in zip(groups, per, strict=True)]
     rows.append(["every record", worst.bound, worst.epsilon, worst.delta,
                  worst.lower if worst.bound == queries.BOUND_FRESH else worst.upper])
-    print_table(["record group copies×(ε, δ)", "accountant", "epsilon_total", "delta_total", "lower_bound"], rows,
+    print_table(["record group count×(ε, δ)", "accountant", "epsilon_total", "delta_total", "lower_bound"], rows,
                 f"{args.queries} queries of {args.file}, members {args.member_randomness}: each record group's total")
     return 0
 
@@ -266,8 +266,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "bracketed by optimistic and pessimistic discretisation; with fixed, the post-processing "
                     "bound of the members' own guarantees (any Q).  The generic bound (Q identical "
                     "(ε_q, δ_q) queries, Kairouz-Oh-Viswanath) is printed beside it (docs/accounting.md).  "
-                    "For records copied into shards (darrm solve --record-groups), each record group's own "
-                    "total is printed, and the largest, which every record meets."))
+                    "For records copied into shards (darrm solve --record-groups) and budget groups on one-group "
+                    "shards, each record group's own total is printed, and the largest, which every record "
+                    "meets."))
     p.add_argument("file", help="the γ file (written by `darrm solve --out`)")
     p.add_argument("--queries", type=count_arg, required=True, help="number Q of answered queries")
     p.add_argument("--delta-total", type=float, help="total δ in (0, 1): print epsilon_total (default: none)")

@@ -23,7 +23,7 @@ from ..models import model_of
 from ..models.disjoint.certificate import vote_count_pmf
 from ..models.disjoint.members import MemberPrivacy
 from ..models.disjoint.params import DisjointParams
-from ..models.groups.certificate import group_pmfs, iter_probability_blocks, joint_pmf
+from ..models.groups.certificate import certify_groups, group_pmfs, iter_probability_blocks, joint_pmf
 from ..models.groups.params import GroupParams
 from ..models.groups.profile import group_profile
 from ..models.profile import privacy_profile
@@ -167,3 +167,23 @@ def table_gdp_mu(gamma: np.ndarray, params: Any) -> float:
 
 register_cloud("disjoint", lambda p: Cloud(p.K, p.member))
 register_cloud("groups", MemberGroupsCloud)
+
+
+def groups_pair_certified(gamma: np.ndarray, params: GroupParams, eps_q: float, delta_q: float) -> bool:
+    """Whether grouped members' γ is (ε_q, δ_q)-DP per query by the model's certificate
+    (:func:`darrm.models.groups.certificate.certify_groups` at that target; δ_q must cover every group's Δ_g)."""
+    return delta_q >= max(gr.Delta for gr in params.groups) and \
+        bool(certify_groups(gamma, GroupParams(params.groups, eps_q, delta_q)).certified)
+
+
+#: the model's certificate of a per-query pair (ε_q, δ_q) for a one-part table, by member-model name
+#: (:func:`pair_certified`)
+PAIR_CERTIFICATES: dict[str, Callable[[np.ndarray, Any, float, float], bool]] = {"groups": groups_pair_certified}
+
+
+def pair_certified(gamma: np.ndarray, params: Any, eps_q: float, delta_q: float) -> bool:
+    """Whether the table (γ, ``params``) is (ε_q, δ_q)-DP per query by its member model's certificate
+    (False for a model with none registered): what confirms a per-query pair a design records besides
+    the table's own profile (:func:`darrm.accounting.queries.confirmed_pairs`)."""
+    check = PAIR_CERTIFICATES.get(model_of(params).name)
+    return check is not None and check(gamma, params, eps_q, delta_q)
