@@ -276,6 +276,10 @@ class LabellingSession:
             queries: the number of answers Q (≥ 1).
             delta: δ_total (default: the session's δ).
 
+        Returns:
+            One ε_total per record group, in the table's group order; None when the table has no record
+            groups.
+
         Raises:
             ParameterError: naming ``queries`` or ``delta``."""
         d = self.delta if delta is None else v.open_unit("delta", delta)
