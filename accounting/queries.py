@@ -694,7 +694,7 @@ def _grid_composed(steps: Sequence[tuple[GammaTable | PrivacyProfile, int]], int
                    loss_cap: float | None, tolerance: float = EXACT_TARGET) -> GridPLD:
     """The pessimistic composition of ``steps`` on the grid (connect-the-dots per query, one FFT
     per step): its cost follows the composed PLD's width, √n, not n.  ``tolerance``: the ℓ2 error
-    each step's power may keep in float64 (:func:`fft_tolerance`), shared between the steps."""
+    each step's power may keep in float64 (:func:`_pessimistic_side` chooses it), shared between the steps."""
     total: GridPLD | None = None
     tolerance = tolerance / max(1, len(steps))
     for t, n in steps:
@@ -1029,15 +1029,13 @@ def gdp_composed_mu(terms: Sequence[tuple[float, int]]) -> float:
 def _gdp_delta_upper(mu: float, eps: float) -> float:
     """δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2) (Dong, Roth & Su, Corollary 2.13) at 40 digits,
     rounded up to a float (1 for μ = inf, 0 for μ = 0)."""
-    import mpmath
+    from darrm.budget.targets import gdp_delta_exact
 
     if mu == math.inf:
         return 1.0
     if mu == 0.0:
         return 0.0
-    with mpmath.workdps(40):
-        m, x = mpmath.mpf(mu), mpmath.mpf(eps)
-        val = mpmath.ncdf(-x / m + m / 2) - mpmath.exp(x) * mpmath.ncdf(-x / m - m / 2)
+    val = gdp_delta_exact(mu, eps)
     return min(1.0, max(0.0, float(val)) * (1.0 + 1e-14) + 1e-300)
 
 

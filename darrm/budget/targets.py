@@ -106,6 +106,16 @@ def conservative_pairs(grid: np.ndarray, target: np.ndarray) -> list[ProfilePair
 CHECK_DIGITS = 40
 
 
+def gdp_delta_exact(mu: float, eps: float):
+    """δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2) of a μ-GDP mechanism (Dong, Roth & Su, Corollary 2.13),
+    as an mpmath number at :data:`CHECK_DIGITS` digits (finite μ > 0)."""
+    import mpmath
+
+    with mpmath.workdps(CHECK_DIGITS):
+        m, x = mpmath.mpf(mu), mpmath.mpf(eps)
+        return mpmath.ncdf(-x / m + m / 2) - mpmath.exp(x) * mpmath.ncdf(-x / m - m / 2)
+
+
 def gdp_epsilon(mu: float, delta: float) -> float:
     """The smallest ε (to ~1e-12, rounded up) with δ_μ(ε) ≤ ``delta``: the ε of a μ-GDP mechanism at
     δ, checked in mpmath at :data:`CHECK_DIGITS` digits (so the float64 evaluation of
@@ -113,17 +123,13 @@ def gdp_epsilon(mu: float, delta: float) -> float:
 
     Raises:
         ParameterError: a bad value."""
-    import mpmath
-
     delta = open_unit("delta", delta)
     if mu == math.inf:
         return math.inf
     mu = positive("mu", mu)
 
-    def exact(e: float) -> mpmath.mpf:
-        with mpmath.workdps(CHECK_DIGITS):
-            m, x = mpmath.mpf(mu), mpmath.mpf(e)
-            return mpmath.ncdf(-x / m + m / 2) - mpmath.exp(x) * mpmath.ncdf(-x / m - m / 2)
+    def exact(e: float):
+        return gdp_delta_exact(mu, e)
 
     lo, hi = 0.0, max(1.0, mu * mu)
     while exact(hi) > delta:
