@@ -985,11 +985,14 @@ def _pessimistic_side(steps, h: float, loss_cap: float | None, target: float, wa
     :data:`EXACT_TARGET`).  First in float64 alone; only where that proven error exceeds the share are
     the frequencies that carry it recomputed in 40 digits (:func:`_exact_powers`, seconds per
     composition).  Either result is rigorous (``GridPLD.error`` enters δ); the share only decides how
-    much tightness the float64 error may cost: an error of 10⁻⁶·δ moves ε(δ) as δ → δ(1 − 10⁻⁶) would."""
+    much tightness the float64 error may cost: an error of 10⁻⁶·δ moves ε(δ) as δ → δ(1 − 10⁻⁶) would.
+    Where δ is the target its share is known in advance, so one pass suffices."""
+    if want_eps:
+        return _side(_grid_composed(steps, h, loss_cap, max(EXACT_TARGET, FFT_ERROR_SHARE * target)), target,
+                     True, True)
     grid = _grid_composed(steps, h, loss_cap, math.inf)
     out = _side(grid, target, want_eps, True)
-    stake = target if want_eps else out - grid.error
-    aim = max(EXACT_TARGET, FFT_ERROR_SHARE * stake)
+    aim = max(EXACT_TARGET, FFT_ERROR_SHARE * (out - grid.error))
     if grid.error > aim:
         out = _side(_grid_composed(steps, h, loss_cap, aim), target, want_eps, True)
     return out
